@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+// Folio has no package dependencies: only the Swift toolchain (standard library,
+// Foundation, Dispatch, Synchronization, Glibc/Darwin). Benchmarks/ is a separate package.
+import PackageDescription
+
+let package = Package(
+    name: "Folio",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "FolioStorage", targets: ["FolioStorage"]),
+        .executable(name: "folio", targets: ["folio"]),
+    ],
+    targets: [
+        // The byte-level engine: files, pages, keys, B+tree, commits, recovery, compaction.
+        .target(name: "FolioStorage"),
+        // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
+        .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
+        .executableTarget(name: "folio", dependencies: ["FolioStorage"]),
+        .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
+        .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,96 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// A named place in the commit, compaction, creation and lock paths where a test process
+/// can kill itself, to prove that a crash at exactly that instant loses nothing acknowledged.
+///
+/// Select one with the environment: `FOLIO_CRASH_POINT=commit.afterSnapshotSync` kills the
+/// process (SIGKILL, no cleanup, no buffered output) the first time that point is reached;
+/// `FOLIO_CRASH_POINT_SKIP=N` lets it pass N times first. Without the variable a crash point
+/// costs one load of a constant. The full list is ``CrashPoint/all`` and Docs/Durability.md.
+public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
+    /// The point's name, as given in `FOLIO_CRASH_POINT`.
+    public let name: String
+
+    init(_ name: String) { self.name = name }
+
+    public var description: String { name }
+
+    /// Kills the process if this point is the selected one and its skip count is used up.
+    @inline(__always)
+    func reach() {
+        guard let selected = CrashPoint.selected, selected == name else { return }
+        CrashPoint.reachSelected()
+    }
+
+    // MARK: The points
+
+    /// Creation: the directory and lock exist, nothing else.
+    public static let createAfterLock = CrashPoint("create.afterLock")
+    /// Creation: the first snapshot file is written and synced.
+    public static let createAfterSnapshot = CrashPoint("create.afterSnapshot")
+    /// Creation: the info file is in place.
+    public static let createAfterInfo = CrashPoint("create.afterInfo")
+    /// Creation: the first root is written to its temporary file, not yet renamed.
+    public static let createBeforeRootRename = CrashPoint("create.beforeRootRename")
+    /// Creation: the root is renamed into place; directory not yet synced.
+    public static let createAfterRootRename = CrashPoint("create.afterRootRename")
+    /// Open: the write lock is held, recovery (truncation) not yet done.
+    public static let openAfterLock = CrashPoint("open.afterLock")
+    /// Commit: some pages appended to the snapshot file (after the first chunk).
+    public static let commitMidAppend = CrashPoint("commit.midAppend")
+    /// Commit: all pages appended, snapshot file not yet synced.
+    public static let commitBeforeSnapshotSync = CrashPoint("commit.beforeSnapshotSync")
+    /// Commit: snapshot file synced, root not yet written.
+    public static let commitAfterSnapshotSync = CrashPoint("commit.afterSnapshotSync")
+    /// Commit: root temporary file written and synced, not yet renamed.
+    public static let commitBeforeRootRename = CrashPoint("commit.beforeRootRename")
+    /// Commit: root renamed into place, directory not yet synced.
+    public static let commitAfterRootRename = CrashPoint("commit.afterRootRename")
+    /// Commit: fully durable, not yet acknowledged to the caller.
+    public static let commitAfterDirectorySync = CrashPoint("commit.afterDirectorySync")
+    /// Compaction: part of the live pages copied into the new snapshot file.
+    public static let compactMidCopy = CrashPoint("compact.midCopy")
+    /// Compaction: new snapshot file complete and synced, root not yet switched.
+    public static let compactBeforeRootRename = CrashPoint("compact.beforeRootRename")
+    /// Compaction: root switched, old snapshot files not yet removed.
+    public static let compactAfterRootRename = CrashPoint("compact.afterRootRename")
+    /// Compaction: some old snapshot files removed.
+    public static let compactMidRemove = CrashPoint("compact.midRemove")
+
+    /// Every crash point, in the order a store's life reaches them.
+    public static let all: [CrashPoint] = [
+        createAfterLock, createAfterSnapshot, createAfterInfo, createBeforeRootRename, createAfterRootRename,
+        openAfterLock,
+        commitMidAppend, commitBeforeSnapshotSync, commitAfterSnapshotSync, commitBeforeRootRename,
+        commitAfterRootRename, commitAfterDirectorySync,
+        compactMidCopy, compactBeforeRootRename, compactAfterRootRename, compactMidRemove,
+    ]
+
+    // MARK: Selection from the environment
+
+    private static let selected: String? = {
+        guard let value = getenv("FOLIO_CRASH_POINT") else { return nil }
+        let name = String(cString: value)
+        return name.isEmpty ? nil : name
+    }()
+
+    private static let remainingSkips: Mutex<Int> = {
+        guard let value = getenv("FOLIO_CRASH_POINT_SKIP") else { return Mutex(0) }
+        return Mutex(Int(String(cString: value)) ?? 0)
+    }()
+
+    private static func reachSelected() {
+        let crash = remainingSkips.withLock { skips -> Bool in
+            if skips > 0 { skips -= 1; return false }
+            return true
+        }
+        if crash { kill(getpid(), SIGKILL) }
+    }
+}

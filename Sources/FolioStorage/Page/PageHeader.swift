@@ -1,0 +1,129 @@
+/// Where a page lives in its snapshot file: byte offset and total length (header included).
+///
+/// Child pointers and overflow references carry the length too, so a page is read with
+/// one `pread` and checked against the length its parent expects.
+public struct PageAddress: Hashable, Sendable, CustomStringConvertible {
+    /// Byte offset of the page's first header byte in the snapshot file.
+    public var offset: UInt64
+    /// Total length of the page in bytes, header included.
+    public var length: UInt32
+
+    public init(offset: UInt64, length: UInt32) {
+        self.offset = offset
+        self.length = length
+    }
+
+    /// The null address: an empty tree, or no previous commit. Offset 0 is inside the
+    /// snapshot file header, so no page can be there.
+    public static let none = PageAddress(offset: 0, length: 0)
+
+    /// True for ``none``.
+    public var isNone: Bool { offset == 0 }
+
+    /// One past the page's last byte.
+    public var end: UInt64 { offset + UInt64(length) }
+
+    public var description: String { isNone ? "none" : "@\(offset)+\(length)" }
+}
+
+/// What a page holds (byte 4 of its header).
+enum PageKind: UInt8, Sendable {
+    /// Sorted keys with inline values or overflow references.
+    case leaf = 1
+    /// Separator keys and child page addresses.
+    case branch = 2
+    /// One large value, stored out of line so leaves stay small.
+    case overflow = 3
+    /// A commit record: the root fields of one generation plus its change record.
+    case commit = 4
+
+    var name: String {
+        switch self {
+        case .leaf: return "leaf"
+        case .branch: return "branch"
+        case .overflow: return "overflow"
+        case .commit: return "commit"
+        }
+    }
+}
+
+/// The 24-byte header every page starts with (Docs/Format.md §4):
+///
+///     0  u32  CRC-32C of (the page's file offset as u64 LE) ++ bytes[4 ..< length]
+///     4  u8   kind
+///     5  u8   flags (0)
+///     6  u16  entry count (leaf: entries; branch: children; others: 0)
+///     8  u32  length of the whole page, header included
+///     12 u32  reserved (0)
+///     16 u64  generation of the commit that wrote the page
+///
+/// Folding the offset into the checksum means a valid page copied to another offset (a
+/// misdirected write) fails its check, as bbolt does with page ids.
+enum PageHeader {
+    static let size = 24
+
+    struct Fields {
+        var kind: PageKind
+        var count: Int
+        var generation: UInt64
+    }
+
+    /// Starts a page at the end of `writer`; returns its start index for ``seal``.
+    static func begin(_ writer: inout ByteWriter, kind: PageKind, count: Int, generation: UInt64) -> Int {
+        let start = writer.count
+        writer.append(UInt32(0))
+        writer.append(kind.rawValue)
+        writer.append(UInt8(0))
+        writer.append(UInt16(truncatingIfNeeded: count))
+        writer.append(UInt32(0))
+        writer.append(UInt32(0))
+        writer.append(generation)
+        return start
+    }
+
+    /// Fills in the length and checksum of the page that starts at `start` and runs to the
+    /// end of `writer`, for a page that will be written at `fileOffset`.
+    static func seal(_ writer: inout ByteWriter, start: Int, fileOffset: UInt64) {
+        let length = writer.count - start
+        writer.set(UInt32(length), at: start + 8)
+        let crc = writer.bytes.withUnsafeBytes { buffer in
+            checksum(buffer[(start + 4)..<(start + length)], fileOffset: fileOffset)
+        }
+        writer.set(crc, at: start)
+    }
+
+    static func checksum(_ bytesAfterChecksum: Slice<UnsafeRawBufferPointer>, fileOffset: UInt64) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        withUnsafeBytes(of: fileOffset.littleEndian) { crc = CRC32C.update(crc, $0) }
+        crc = CRC32C.update(crc, UnsafeRawBufferPointer(rebasing: bytesAfterChecksum))
+        return ~crc
+    }
+
+    /// Checks a page read from `address` of `file`: complete, the length its parent expects,
+    /// a matching checksum, a known kind (and the expected one, if given). Never traps on
+    /// any input.
+    static func validate(_ bytes: [UInt8], address: PageAddress, file: String,
+                         expecting expected: PageKind? = nil) throws(StorageError) -> Fields {
+        func corrupt(_ detail: String, expected: UInt32? = nil, actual: UInt32? = nil) -> StorageError {
+            .corruption(Corruption(file: file, offset: address.offset, detail: detail,
+                                   expectedChecksum: expected, actualChecksum: actual))
+        }
+        guard bytes.count == Int(address.length) else {
+            throw corrupt("page of \(address.length) bytes expected, only \(bytes.count) bytes in the file")
+        }
+        guard bytes.count >= size else { throw corrupt("page shorter than its \(size)-byte header") }
+        let stored = bytes.littleEndianUInt32(at: 0)
+        let length = bytes.littleEndianUInt32(at: 8)
+        guard length == address.length else {
+            throw corrupt("page header says \(length) bytes, its reference says \(address.length)")
+        }
+        let actual = bytes.withUnsafeBytes { checksum($0[4...], fileOffset: address.offset) }
+        guard stored == actual else { throw corrupt("page checksum mismatch", expected: stored, actual: actual) }
+        guard let kind = PageKind(rawValue: bytes[4]) else { throw corrupt("unknown page kind \(bytes[4])") }
+        if let expected, kind != expected {
+            throw corrupt("expected a \(expected.name) page, found a \(kind.name) page")
+        }
+        let count = Int(UInt16(bytes[6]) | UInt16(bytes[7]) << 8)
+        return Fields(kind: kind, count: count, generation: bytes.littleEndianUInt64(at: 16))
+    }
+}

@@ -1,0 +1,193 @@
+/// A value as a leaf holds it.
+enum LeafValue: Sendable, Equatable {
+    /// Stored in the leaf itself.
+    case inline([UInt8])
+    /// Stored in its own overflow page.
+    case overflow(PageAddress)
+    /// A large value of an uncommitted transaction; becomes `.overflow` when written.
+    case pendingOverflow([UInt8])
+
+    /// Bytes this value takes in its leaf entry after the key (Docs/Format.md §5).
+    var encodedSize: Int {
+        switch self {
+        case .inline(let bytes): return 4 + bytes.count
+        case .overflow, .pendingOverflow: return 12
+        }
+    }
+}
+
+/// A decoded leaf page: keys in strictly increasing byte order and their values.
+struct LeafNode: Sendable {
+    var keys: [[UInt8]]
+    var values: [LeafValue]
+}
+
+/// A decoded branch page: `children.count == keys.count + 1`; child `i` holds the keys `k`
+/// with `keys[i-1] <= k < keys[i]`.
+struct BranchNode: Sendable {
+    var keys: [[UInt8]]
+    var children: [PageAddress]
+}
+
+/// A decoded tree page, as the page cache holds it. Immutable once decoded.
+enum StoredNode: Sendable {
+    case leaf(LeafNode)
+    case branch(BranchNode)
+}
+
+/// Encoding and decoding of leaf and branch pages (Docs/Format.md §5 and §6).
+enum TreePage {
+    /// Bytes of a leaf entry: u16 key length, u8 value kind, key, then the value.
+    static func leafEntrySize(keyCount: Int, value: LeafValue) -> Int { 3 + keyCount + value.encodedSize }
+
+    /// Bytes of a branch entry after the first child: u16 key length, key, u64 + u32 child.
+    static func branchEntrySize(keyCount: Int) -> Int { 2 + keyCount + 12 }
+
+    /// Size of a branch page with only its first child.
+    static let emptyBranchSize = PageHeader.size + 12
+
+    static func encodeLeaf(keys: [[UInt8]], values: [LeafValue], generation: UInt64,
+                           into writer: inout ByteWriter, at fileOffset: UInt64) {
+        let start = PageHeader.begin(&writer, kind: .leaf, count: keys.count, generation: generation)
+        for index in keys.indices {
+            let key = keys[index]
+            writer.append(UInt16(key.count))
+            switch values[index] {
+            case .inline(let bytes):
+                writer.append(UInt8(0))
+                writer.append(bytes: key)
+                writer.append(UInt32(bytes.count))
+                writer.append(bytes: bytes)
+            case .overflow(let address):
+                writer.append(UInt8(1))
+                writer.append(bytes: key)
+                writer.append(address.offset)
+                writer.append(address.length)
+            case .pendingOverflow:
+                preconditionFailure("overflow values are written before their leaf")
+            }
+        }
+        PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
+    }
+
+    static func encodeBranch(keys: [[UInt8]], children: [PageAddress], generation: UInt64,
+                             into writer: inout ByteWriter, at fileOffset: UInt64) {
+        let start = PageHeader.begin(&writer, kind: .branch, count: children.count, generation: generation)
+        writer.append(children[0].offset)
+        writer.append(children[0].length)
+        for index in keys.indices {
+            writer.append(UInt16(keys[index].count))
+            writer.append(bytes: keys[index])
+            writer.append(children[index + 1].offset)
+            writer.append(children[index + 1].length)
+        }
+        PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
+    }
+
+    /// Validates and decodes a leaf or branch page read from `address`.
+    ///
+    /// Structural rules checked here (each failure is a corruption error, never a trap):
+    /// the body is consumed exactly; a branch has at least two children; a leaf at least one
+    /// entry; keys are at most ``StorageLimits/maximumKeyLength`` bytes; every child and
+    /// overflow page ends at or before this page's offset. Pages are appended children first,
+    /// so that last rule holds for every honest page, and it makes every walk over damaged
+    /// data terminate: offsets strictly decrease on the way down.
+    static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> StoredNode {
+        let header = try PageHeader.validate(bytes, address: address, file: file)
+        func corrupt(_ detail: String) -> StorageError {
+            .corruption(Corruption(file: file, offset: address.offset, detail: detail))
+        }
+        var reader = ByteReader(bytes, from: PageHeader.size)
+        switch header.kind {
+        case .leaf:
+            guard header.count >= 1 else { throw corrupt("leaf page with no entries") }
+            var keys: [[UInt8]] = []
+            var values: [LeafValue] = []
+            keys.reserveCapacity(header.count)
+            values.reserveCapacity(header.count)
+            for index in 0..<header.count {
+                guard let keyLength = reader.readUInt16(), let valueKind = reader.readUInt8() else {
+                    throw corrupt("leaf entry \(index) header runs past the page end")
+                }
+                guard Int(keyLength) <= StorageLimits.maximumKeyLength, let key = reader.readBytes(Int(keyLength)) else {
+                    throw corrupt("leaf entry \(index) key of \(keyLength) bytes is too long or runs past the page end")
+                }
+                switch valueKind {
+                case 0:
+                    guard let valueLength = reader.readUInt32(), let value = reader.readBytes(Int(valueLength)) else {
+                        throw corrupt("leaf entry \(index) value runs past the page end")
+                    }
+                    values.append(.inline(value))
+                case 1:
+                    guard let offset = reader.readUInt64(), let length = reader.readUInt32() else {
+                        throw corrupt("leaf entry \(index) overflow reference runs past the page end")
+                    }
+                    let target = PageAddress(offset: offset, length: length)
+                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), target.end <= address.offset else {
+                        throw corrupt("leaf entry \(index) overflow reference \(target) is not before the leaf")
+                    }
+                    values.append(.overflow(target))
+                default:
+                    throw corrupt("leaf entry \(index) has unknown value kind \(valueKind)")
+                }
+                keys.append(key)
+            }
+            guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes after the last leaf entry") }
+            return .leaf(LeafNode(keys: keys, values: values))
+        case .branch:
+            guard header.count >= 2 else { throw corrupt("branch page with \(header.count) children") }
+            var keys: [[UInt8]] = []
+            var children: [PageAddress] = []
+            keys.reserveCapacity(header.count - 1)
+            children.reserveCapacity(header.count)
+            for index in 0..<header.count {
+                if index > 0 {
+                    guard let keyLength = reader.readUInt16(), Int(keyLength) <= StorageLimits.maximumKeyLength,
+                          let key = reader.readBytes(Int(keyLength)) else {
+                        throw corrupt("branch separator \(index) runs past the page end or is too long")
+                    }
+                    keys.append(key)
+                }
+                guard let offset = reader.readUInt64(), let length = reader.readUInt32() else {
+                    throw corrupt("branch child \(index) runs past the page end")
+                }
+                let child = PageAddress(offset: offset, length: length)
+                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), child.end <= address.offset else {
+                    throw corrupt("branch child \(index) at \(child) is not before its parent")
+                }
+                children.append(child)
+            }
+            guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes after the last branch child") }
+            return .branch(BranchNode(keys: keys, children: children))
+        case .overflow, .commit:
+            throw corrupt("expected a leaf or branch page, found a \(header.kind.name) page")
+        }
+    }
+
+    /// Validates an overflow page and returns the value it holds.
+    static func decodeOverflow(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> [UInt8] {
+        _ = try PageHeader.validate(bytes, address: address, file: file, expecting: .overflow)
+        return Array(bytes[PageHeader.size...])
+    }
+
+    static func encodeOverflow(_ value: [UInt8], generation: UInt64, into writer: inout ByteWriter, at fileOffset: UInt64) {
+        let start = PageHeader.begin(&writer, kind: .overflow, count: 0, generation: generation)
+        writer.append(bytes: value)
+        PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
+    }
+}
+
+/// Size limits of the engine. Pages are variable-size; these bound them.
+public enum StorageLimits {
+    /// Longest key, in bytes. Keeps at least several entries in every page.
+    public static let maximumKeyLength = 1024
+    /// Values longer than this go into their own overflow page, so that leaves stay small
+    /// and a scan over keys does not read large blobs (the YYCache trade-off).
+    public static let inlineValueLimit = 2048
+    /// Longest value, in bytes (an overflow page's length must fit in 32 bits).
+    public static let maximumValueLength = Int(UInt32.max) - 4096
+    /// A leaf or branch whose encoded size exceeds this is split.
+    public static let maximumPageSize = 8192
+    /// A non-root leaf or branch smaller than this is merged with or refilled from a sibling.
+    public static let minimumPageFill = maximumPageSize / 4
+}

@@ -1,0 +1,73 @@
+/// An open snapshot file, shared by every root that lives in it.
+///
+/// Readers pin a root, and the root holds this object; the handle closes when the last
+/// root using it is released. Compaction may unlink the file while views still read it:
+/// POSIX keeps an unlinked file's data readable through open descriptors (DESIGN.md,
+/// invariant 6), so a pinned view never sees its pages vanish.
+final class SnapshotFile: Sendable {
+    let number: UInt64
+    let path: String
+    let handle: any StorageFile
+
+    init(number: UInt64, path: String, handle: any StorageFile) {
+        self.number = number
+        self.path = path
+        self.handle = handle
+    }
+
+    deinit { handle.close() }
+}
+
+/// Reads and decodes pages of one snapshot file through the shared page cache.
+struct PageSource: Sendable {
+    let file: SnapshotFile
+    let cache: PageCache
+    let counters: IOCounters
+
+    /// The decoded leaf or branch page at `address`.
+    func node(at address: PageAddress) throws(StorageError) -> StoredNode {
+        let key = PageCache.Key(file: file.number, offset: address.offset)
+        if case .node(let node)? = cache.get(key) { return node }
+        let bytes = try file.handle.read(at: address.offset, count: Int(address.length))
+        counters.recordPageRead(bytes: bytes.count)
+        let node = try TreePage.decode(bytes, address: address, file: file.path)
+        cache.insert(key, .node(node), cost: Int(address.length) + 64)
+        return node
+    }
+
+    /// The decoded page at `address`, from the cache if it is there, without adding it
+    /// (for whole-store walks such as compaction and verification, which would otherwise
+    /// evict every hot page).
+    func nodeBypassingCache(at address: PageAddress) throws(StorageError) -> StoredNode {
+        if case .node(let node)? = cache.get(PageCache.Key(file: file.number, offset: address.offset)) { return node }
+        let bytes = try file.handle.read(at: address.offset, count: Int(address.length))
+        counters.recordPageRead(bytes: bytes.count)
+        return try TreePage.decode(bytes, address: address, file: file.path)
+    }
+
+    /// The overflow value at `address`, without adding it to the cache.
+    func overflowBypassingCache(at address: PageAddress) throws(StorageError) -> [UInt8] {
+        if case .overflow(let bytes)? = cache.get(PageCache.Key(file: file.number, offset: address.offset)) { return bytes }
+        let raw = try file.handle.read(at: address.offset, count: Int(address.length))
+        counters.recordPageRead(bytes: raw.count)
+        return try TreePage.decodeOverflow(raw, address: address, file: file.path)
+    }
+
+    /// The value stored in the overflow page at `address`.
+    func overflow(at address: PageAddress) throws(StorageError) -> [UInt8] {
+        let key = PageCache.Key(file: file.number, offset: address.offset)
+        if case .overflow(let bytes)? = cache.get(key) { return bytes }
+        let raw = try file.handle.read(at: address.offset, count: Int(address.length))
+        counters.recordPageRead(bytes: raw.count)
+        let value = try TreePage.decodeOverflow(raw, address: address, file: file.path)
+        cache.insert(key, .overflow(value), cost: value.count + 64)
+        return value
+    }
+
+    /// The commit record at `address` (not cached: read once per open or replay).
+    func commit(at address: PageAddress) throws(StorageError) -> CommitRecord {
+        let bytes = try file.handle.read(at: address.offset, count: Int(address.length))
+        counters.recordPageRead(bytes: bytes.count)
+        return try CommitRecord.decode(bytes, address: address, file: file.path)
+    }
+}

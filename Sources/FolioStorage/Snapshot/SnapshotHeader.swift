@@ -1,0 +1,60 @@
+/// The 64-byte header at offset 0 of every snapshot file (Docs/Format.md §3):
+///
+///     0  8 bytes  magic "FOLIOSNP"
+///     8  u32      format version
+///     12 u32      header length (64)
+///     16 u64      file number (also in the file name)
+///     24 u64      generation of the commit that created the file
+///     32 u64      creation time, microseconds since 1970
+///     40 20 bytes zero
+///     60 u32      CRC-32C of bytes 0 ..< 60
+///
+/// Pages follow from offset 64. Bytes are only ever appended after the header: nothing
+/// committed is rewritten (Docs/Format.md §3, invariant 1 of DESIGN.md).
+struct SnapshotHeader: Equatable, Sendable {
+    static let size = 64
+    static let magic: [UInt8] = Array("FOLIOSNP".utf8)
+
+    var fileNumber: UInt64
+    var createdGeneration: UInt64
+    var timestamp: UInt64
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.size)
+        writer.append(bytes: Self.magic)
+        writer.append(StorageFormat.version)
+        writer.append(UInt32(Self.size))
+        writer.append(fileNumber)
+        writer.append(createdGeneration)
+        writer.append(timestamp)
+        writer.appendZeros(20)
+        writer.append(CRC32C.checksum(writer.bytes))
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8], file: String) throws(StorageError) -> SnapshotHeader {
+        func corrupt(_ detail: String, _ expected: UInt32? = nil, _ actual: UInt32? = nil) -> StorageError {
+            .corruption(Corruption(file: file, offset: 0, detail: "snapshot header: \(detail)",
+                                   expectedChecksum: expected, actualChecksum: actual))
+        }
+        guard bytes.count >= size else { throw corrupt("file shorter than its \(size)-byte header") }
+        guard Array(bytes[0..<8]) == magic else { throw corrupt("bad magic") }
+        let stored = bytes.littleEndianUInt32(at: 60)
+        let actual = CRC32C.checksum(Array(bytes[0..<60]))
+        guard stored == actual else { throw corrupt("checksum mismatch", stored, actual) }
+        let version = bytes.littleEndianUInt32(at: 8)
+        guard version <= StorageFormat.version else {
+            throw .unsupportedFormatVersion(path: file, found: version, supported: StorageFormat.version)
+        }
+        guard bytes.littleEndianUInt32(at: 12) == UInt32(size) else { throw corrupt("unexpected header length") }
+        return SnapshotHeader(fileNumber: bytes.littleEndianUInt64(at: 16),
+                              createdGeneration: bytes.littleEndianUInt64(at: 24),
+                              timestamp: bytes.littleEndianUInt64(at: 32))
+    }
+}
+
+/// The on-disk format this engine writes and the newest it reads.
+public enum StorageFormat {
+    /// Format version 1 (Docs/Format.md).
+    public static let version: UInt32 = 1
+}

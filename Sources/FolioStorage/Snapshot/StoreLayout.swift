@@ -1,0 +1,41 @@
+/// The files of a store in its directory (Docs/Format.md §2):
+///
+///     <store>/info                    format version and creation date (JSON)
+///     <store>/root                    the root pointer: current and previous root slots
+///     <store>/root.tmp                a root being written (removed by the next writer)
+///     <store>/lock                    the writer's advisory lock; never renamed or replaced
+///     <store>/snapshots/<n>.folio     append-only snapshot files, n in 16 lower-case hex digits
+struct StoreLayout: Sendable {
+    let directory: String
+
+    init(directory: String) {
+        var directory = directory
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        self.directory = directory
+    }
+
+    var info: String { StoragePath.join(directory, "info") }
+    var root: String { StoragePath.join(directory, "root") }
+    var rootTemporary: String { StoragePath.join(directory, "root.tmp") }
+    var infoTemporary: String { StoragePath.join(directory, "info.tmp") }
+    var lock: String { StoragePath.join(directory, "lock") }
+    var snapshots: String { StoragePath.join(directory, "snapshots") }
+
+    func snapshot(_ number: UInt64) -> String {
+        StoragePath.join(snapshots, Self.snapshotName(number))
+    }
+
+    static func snapshotName(_ number: UInt64) -> String {
+        let hex = String(number, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex + ".folio"
+    }
+
+    /// The number of a snapshot file name, or nil if the name is not one.
+    static func snapshotNumber(fromName name: String) -> UInt64? {
+        guard name.count == 22, name.hasSuffix(".folio") else { return nil }
+        return UInt64(name.prefix(16), radix: 16)
+    }
+
+    /// Names a store directory may hold; anything else means it is not (only) a store.
+    static let knownNames: Set<String> = ["info", "info.tmp", "root", "root.tmp", "lock", "snapshots"]
+}

@@ -1,0 +1,106 @@
+/// Every error the storage engine throws.
+///
+/// Each case says what happened and where, so that a message reaching a log or a user
+/// is enough to act on: corruption names the file, the byte offset and what was expected;
+/// an I/O failure names the operation, the path and the system error.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Bytes on disk do not match what the format requires (bad checksum, impossible length,
+    /// unknown page kind, a page found at an offset it was not written for).
+    case corruption(Corruption)
+    /// Another writer (in this or another process) holds the store's write lock.
+    case lockedByAnotherWriter(path: String)
+    /// This process already has the store open for writing; open it once and share the handle.
+    case alreadyOpenInThisProcess(path: String)
+    /// No store exists at the path (and the caller asked not to create one).
+    case storeNotFound(path: String)
+    /// The directory exists and holds files, but not a Folio store.
+    case notAStore(path: String, reason: String)
+    /// The store was written by a newer (or unknown) format version than this engine reads.
+    case unsupportedFormatVersion(path: String, found: UInt32, supported: UInt32)
+    /// A system call failed; `operation` is the seam operation, `code` the `errno` value.
+    case io(operation: String, path: String, code: Int32)
+    /// A write or sync failed and the store can no longer commit safely (an fsync failure
+    /// poisons the file handle: the kernel may have dropped the unsynced pages). Reads of
+    /// committed data still work; reopen the store to write again.
+    case needsReopen(path: String, cause: String)
+    /// A write was attempted through a read-only store.
+    case readOnly(path: String)
+    /// A second write transaction was begun while one is active. The engine never blocks;
+    /// callers serialise writers (the `Folio` layer does this with an actor).
+    case writeTransactionInProgress
+    /// The transaction has already been committed or rolled back.
+    case transactionFinished
+    /// The store has been closed.
+    case closed(path: String)
+    /// A key is longer than ``StorageLimits/maximumKeyLength`` bytes.
+    case keyTooLarge(length: Int, maximum: Int)
+    /// A value is longer than ``StorageLimits/maximumValueLength`` bytes.
+    case valueTooLarge(length: Int, maximum: Int)
+    /// A named tree does not exist.
+    case treeNotFound(name: String)
+    /// A tree name is empty, too long or reserved.
+    case invalidTreeName(name: String)
+    /// A value cannot be encoded as an order-preserving key (for example an unpaired
+    /// surrogate in a string would be, but Swift strings cannot hold one).
+    case invalidKey(reason: String)
+
+    public var description: String {
+        switch self {
+        case .corruption(let c): return c.description
+        case .lockedByAnotherWriter(let path): return "store at \(path) is locked by another writer"
+        case .alreadyOpenInThisProcess(let path): return "store at \(path) is already open for writing in this process"
+        case .storeNotFound(let path): return "no Folio store at \(path)"
+        case .notAStore(let path, let reason): return "\(path) is not a Folio store: \(reason)"
+        case .unsupportedFormatVersion(let path, let found, let supported):
+            return "store at \(path) has format version \(found); this version of Folio reads up to \(supported)"
+        case .io(let op, let path, let code): return "\(op) failed on \(path): \(SystemError.message(code)) (errno \(code))"
+        case .needsReopen(let path, let cause): return "store at \(path) must be reopened before it can commit again: \(cause)"
+        case .readOnly(let path): return "store at \(path) is open read-only"
+        case .writeTransactionInProgress: return "a write transaction is already in progress"
+        case .transactionFinished: return "the transaction has already finished"
+        case .closed(let path): return "store at \(path) is closed"
+        case .keyTooLarge(let length, let maximum): return "key of \(length) bytes exceeds the maximum of \(maximum)"
+        case .valueTooLarge(let length, let maximum): return "value of \(length) bytes exceeds the maximum of \(maximum)"
+        case .treeNotFound(let name): return "no tree named \"\(name)\""
+        case .invalidTreeName(let name): return "invalid tree name \"\(name)\""
+        case .invalidKey(let reason): return "invalid key: \(reason)"
+        }
+    }
+
+    /// True for errors that describe damaged bytes on disk.
+    public var isCorruption: Bool {
+        if case .corruption = self { return true }
+        return false
+    }
+}
+
+/// Where and how stored bytes failed validation.
+public struct Corruption: Sendable, Equatable, CustomStringConvertible {
+    /// The file that holds the bad bytes.
+    public var file: String
+    /// Byte offset of the damaged record (page, root slot or header) in `file`.
+    public var offset: UInt64
+    /// What the reader expected and what it found, in words.
+    public var detail: String
+    /// The checksum the record claims, when the failure is a checksum mismatch.
+    public var expectedChecksum: UInt32?
+    /// The checksum computed over the bytes read, when the failure is a checksum mismatch.
+    public var actualChecksum: UInt32?
+
+    public init(file: String, offset: UInt64, detail: String,
+                expectedChecksum: UInt32? = nil, actualChecksum: UInt32? = nil) {
+        self.file = file
+        self.offset = offset
+        self.detail = detail
+        self.expectedChecksum = expectedChecksum
+        self.actualChecksum = actualChecksum
+    }
+
+    public var description: String {
+        var text = "corruption in \(file) at offset \(offset): \(detail)"
+        if let e = expectedChecksum, let a = actualChecksum {
+            text += " (stored checksum 0x\(String(e, radix: 16)), computed 0x\(String(a, radix: 16)))"
+        }
+        return text
+    }
+}

@@ -1,0 +1,225 @@
+import Dispatch
+
+/// What a committed transaction did, as observers receive it.
+public struct CommitNotification: Sendable, Equatable {
+    /// The generation the commit created.
+    public var generation: UInt64
+    /// Commit time, microseconds since 1970.
+    public var timestamp: UInt64
+    /// Where its commit page is (for replaying history).
+    public var location: CommitLocation
+    /// The keys it created, updated and deleted, and the trees it dropped.
+    public var changes: ChangeRecord
+}
+
+extension Store {
+    /// Commits a transaction's changes: the protocol of Docs/Durability.md §1.
+    ///
+    ///  1. Append every changed page after the committed end, children before parents,
+    ///     then the catalog's changed pages, then the commit page (change record included).
+    ///  2. fsync the snapshot file.
+    ///  3. Write the new root (slot 0) and the root it replaces (slot 1) to `root.tmp`; fsync it.
+    ///  4. rename `root.tmp` over `root`: this is the commit.
+    ///  5. fsync the store directory.
+    ///  6. Publish the new root to readers, warm the cache, notify observers.
+    ///
+    /// A failure in 1 or 3 leaves the store at its previous root and the next commit works
+    /// (it appends over the abandoned bytes). A failed fsync in 2 poisons the store: the
+    /// kernel may have dropped the pages it could not write, so no later commit may build on
+    /// them; reopen. A failure at or after 4 also poisons: the new root may or may not be on
+    /// disk, and only a reopen can tell. In grouped mode steps 2-5 run for several commits at
+    /// once, in ``flush()``.
+    func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot) throws(StorageError) -> CommitNotification {
+        if let cause = state.withLock({ $0.writer?.poisoned }) { throw .needsReopen(path: path, cause: cause) }
+        let generation = base.record.generation + 1
+        let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
+        var appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength)
+        let editor = TreeEditor(reader: base.reader)
+        // The previous commit page becomes dead: only the newest one is part of the live tree.
+        var freed = UInt64(base.record.commitPage.length)
+        var changed: [ChangeRecord.TreeChanges] = []
+        var dropped: [String] = []
+
+        let record: RootRecord
+        do throws(StorageError) {
+            for tree in trees.sorted(by: { $0.name < $1.name }) where tree.isModified {
+                if tree.wasDropped && tree.existedBefore { dropped.append(tree.name) }
+                let name = Array(tree.name.utf8)
+                if tree.exists {
+                    let depth = try base.reader.depth(root: tree.root)
+                    let before = appender.bytesAppended
+                    let root = try appender.writeTree(tree.root)
+                    let written = appender.bytesAppended - before
+                    let kept = tree.committedBytes >= tree.freedBytes ? tree.committedBytes - tree.freedBytes : 0
+                    let descriptor = TreeDescriptor(root: root, depth: depth, count: tree.count, bytes: kept + written)
+                    _ = try editor.put(name, .inline(descriptor.encoded()), in: catalog)
+                } else if tree.existedBefore {
+                    _ = try editor.remove(name, in: catalog)
+                }
+                freed += tree.freedBytes
+                let entries = tree.changeEntries()
+                if !entries.isEmpty { changed.append(.init(tree: tree.name, entries: entries)) }
+            }
+            let catalogRoot = try appender.writeTree(catalog.root)
+            freed += catalog.freedBytes
+            let kept = base.record.liveBytes >= freed ? base.record.liveBytes - freed : 0
+            let commit = CommitRecord(generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
+                                      liveBytes: 0, previous: base.record.location,
+                                      changes: ChangeRecord(trees: changed, droppedTrees: dropped))
+            let (commitPage, liveBytes) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended)
+            try appender.flush()
+            record = RootRecord(generation: generation, snapshotFile: base.record.snapshotFile,
+                                committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
+                                liveBytes: liveBytes, timestamp: now, previous: base.record.location)
+        } catch {
+            // Nothing references the bytes appended so far; give the space back if we can.
+            try? base.file.handle.truncate(to: base.record.committedLength)
+            throw error
+        }
+        counters.recordPagesWritten(appender.pageCount, bytes: Int(appender.bytesAppended))
+        let notification = CommitNotification(generation: generation, timestamp: now, location: record.location,
+                                              changes: ChangeRecord(trees: changed, droppedTrees: dropped))
+        let published = CommittedRoot(record: record, pages: base.pages)
+
+        switch options.durability {
+        case .full:
+            try rootFileLock.withLock { _ throws(StorageError) in
+                CrashPoint.commitBeforeSnapshotSync.reach()
+                try syncSnapshot(base.file)
+                CrashPoint.commitAfterSnapshotSync.reach()
+                let previous = state.withLock { $0.writer?.durableRecord }
+                try replaceRoot(record, previous: previous,
+                                crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
+                CrashPoint.commitAfterDirectorySync.reach()
+            }
+            state.withLock { state in
+                state.current = published
+                state.writer?.durableRecord = record
+            }
+            warmCache(appender.cacheEntries)
+            observers.withLock { $0 }.deliver([notification])
+        case .grouped(let window):
+            let schedule = state.withLock { state -> Bool in
+                state.current = published
+                state.writer?.pendingNotifications.append(notification)
+                if state.writer?.flushScheduled == true { return false }
+                state.writer?.flushScheduled = true
+                return true
+            }
+            warmCache(appender.cacheEntries)
+            if schedule { scheduleFlush(after: window) }
+        }
+        return notification
+    }
+
+    /// Makes every commit so far durable (grouped mode; a no-op when everything is).
+    public func flush() throws(StorageError) {
+        guard !isReadOnly else { return }
+        let delivered = try rootFileLock.withLock { _ throws(StorageError) -> [CommitNotification] in
+            let (current, durable, pending) = try state.withLock { (state) throws(StorageError) in
+                guard var writer = state.writer else { throw StorageError.closed(path: path) }
+                let pending = writer.pendingNotifications
+                writer.pendingNotifications = []
+                writer.flushScheduled = false
+                state.writer = writer
+                return (state.current, writer.durableRecord, pending)
+            }
+            guard current.record != durable else { return pending }
+            if let cause = state.withLock({ $0.writer?.poisoned }) { throw .needsReopen(path: path, cause: cause) }
+            CrashPoint.commitBeforeSnapshotSync.reach()
+            try syncSnapshot(current.file)
+            CrashPoint.commitAfterSnapshotSync.reach()
+            try replaceRoot(current.record, previous: durable, crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
+            CrashPoint.commitAfterDirectorySync.reach()
+            state.withLock { $0.writer?.durableRecord = current.record }
+            return pending
+        }
+        observers.withLock { $0 }.deliver(delivered)
+    }
+
+    private func scheduleFlush(after window: Duration) {
+        let nanoseconds = Int(window.components.seconds) * 1_000_000_000 + Int(window.components.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [weak self] in
+            guard let self else { return }
+            do throws(StorageError) {
+                try self.flush()
+            } catch {
+                self.options.log("grouped commit flush failed for \(self.path): \(error)")
+            }
+        }
+    }
+
+    /// fsyncs a snapshot file; a failure poisons the store (never retry an fsync).
+    func syncSnapshot(_ file: SnapshotFile) throws(StorageError) {
+        do throws(StorageError) {
+            try file.handle.sync()
+        } catch {
+            poison("fsync of \(file.path) failed: \(error)")
+            throw error
+        }
+    }
+
+    /// Steps 3-5 of the commit protocol. Caller holds `rootFileLock`.
+    func replaceRoot(_ record: RootRecord, previous: RootRecord?,
+                     crashPoints: (beforeRename: CrashPoint, afterRename: CrashPoint)) throws(StorageError) {
+        let bytes = RootRecord.encodeFile(current: record, previous: previous)
+        let temporary = try fileSystem.open(layout.rootTemporary, mode: .truncate)
+        defer { temporary.close() }
+        try temporary.write(bytes, at: 0)
+        try temporary.sync()
+        crashPoints.beforeRename.reach()
+        do throws(StorageError) {
+            try fileSystem.rename(layout.rootTemporary, to: layout.root)
+        } catch {
+            poison("replacing the root file failed: \(error)")
+            throw error
+        }
+        crashPoints.afterRename.reach()
+        do throws(StorageError) {
+            try fileSystem.syncDirectory(layout.directory)
+        } catch {
+            poison("fsync of the store directory failed after replacing the root: \(error)")
+            throw error
+        }
+    }
+
+    private func warmCache(_ entries: [(key: PageCache.Key, page: CachedPage, cost: Int)]) {
+        for entry in entries { cache.insert(entry.key, entry.page, cost: entry.cost) }
+    }
+}
+
+/// The commit observers of a store.
+struct CommitObservers: Sendable {
+    var handlers: [UInt64: @Sendable ([CommitNotification]) -> Void] = [:]
+    var nextID: UInt64 = 1
+
+    func deliver(_ notifications: [CommitNotification]) {
+        guard !notifications.isEmpty else { return }
+        for handler in handlers.values { handler(notifications) }
+    }
+}
+
+/// A registration made with ``Store/observeCommits(_:)``; ``cancel()`` ends it.
+public final class CommitObservation: Sendable {
+    private let cancellation: @Sendable () -> Void
+    init(cancel: @escaping @Sendable () -> Void) { cancellation = cancel }
+    /// Stops delivering notifications to the handler.
+    public func cancel() { cancellation() }
+}
+
+extension Store {
+    /// Calls `handler` after every durable commit of this store object, in commit order,
+    /// with the commits made durable together (one in full mode; a group in grouped mode).
+    /// The handler runs on the committing thread: keep it short.
+    public func observeCommits(_ handler: @escaping @Sendable ([CommitNotification]) -> Void) -> CommitObservation {
+        let id = observers.withLock { observers -> UInt64 in
+            let id = observers.nextID
+            observers.nextID += 1
+            observers.handlers[id] = handler
+            return id
+        }
+        return CommitObservation { [weak self] in
+            _ = self?.observers.withLock { $0.handlers.removeValue(forKey: id) }
+        }
+    }
+}

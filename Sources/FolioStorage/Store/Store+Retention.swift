@@ -1,0 +1,87 @@
+extension Store {
+    /// At writer open: snapshot files numbered above the current one are orphans of an
+    /// interrupted compaction (no root ever named them) and go at once; older ones are
+    /// kept for the retention grace period, for readers in other processes.
+    func retireStaleSnapshots(current: UInt64) throws(StorageError) {
+        let deadline = ContinuousClock.now + options.retention.gracePeriod
+        var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
+        for name in try fileSystem.contentsOfDirectory(layout.snapshots) {
+            guard let number = StoreLayout.snapshotNumber(fromName: name), number != current else { continue }
+            if number > current {
+                options.log("removing \(name), left by an interrupted compaction")
+                try fileSystem.remove(layout.snapshot(number))
+            } else {
+                retired.append((number, deadline))
+            }
+        }
+        state.withLock { $0.writer?.retired = retired }
+        removeExpiredSnapshots()
+    }
+
+    /// Removes retired snapshot files whose grace period has passed.
+    func removeExpiredSnapshots() {
+        let now = ContinuousClock.now
+        let expired = state.withLock { state -> [UInt64] in
+            guard var writer = state.writer else { return [] }
+            let expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
+            writer.retired.removeAll { $0.removeAfter <= now }
+            state.writer = writer
+            return expired
+        }
+        removeRetiredSnapshots(expired)
+    }
+
+    func removeRetiredSnapshots(_ numbers: [UInt64]) {
+        for (index, number) in numbers.enumerated() {
+            do {
+                try fileSystem.remove(layout.snapshot(number))
+            } catch {
+                if case .io(_, _, let code) = error, code == SystemError.notFound { continue }
+                options.log("could not remove retired snapshot file \(layout.snapshot(number)): \(error)")
+            }
+            if index == 0 { CrashPoint.compactMidRemove.reach() }
+        }
+    }
+}
+
+/// Space used by a store.
+public struct StorageStatistics: Sendable, Equatable {
+    /// The generation described.
+    public var generation: UInt64
+    /// Bytes reachable from the current root (its pages and commit page).
+    public var liveBytes: UInt64
+    /// Bytes of the current snapshot file that no current page uses: replaced pages kept
+    /// for older roots, and old commit pages. Compaction reclaims them.
+    public var deadBytes: UInt64
+    /// Length of the current snapshot file.
+    public var currentFileBytes: UInt64
+    /// Snapshot files on disk, the current one included.
+    public var fileCount: Int
+    /// Bytes of all snapshot files on disk.
+    public var totalFileBytes: UInt64
+    /// Number of named trees.
+    public var treeCount: Int
+}
+
+extension Store {
+    /// Live and dead bytes, files and trees of the newest generation.
+    public func statistics() throws(StorageError) -> StorageStatistics {
+        let root = try read().root
+        var fileCount = 0
+        var total: UInt64 = 0
+        for name in try fileSystem.contentsOfDirectory(layout.snapshots) where StoreLayout.snapshotNumber(fromName: name) != nil {
+            fileCount += 1
+            if let handle = try? fileSystem.open(StoragePath.join(layout.snapshots, name), mode: .readOnly) {
+                total += (try? handle.size()) ?? 0
+                handle.close()
+            }
+        }
+        let committed = root.record.committedLength
+        let live = root.record.liveBytes
+        let overhead = UInt64(SnapshotHeader.size)
+        return StorageStatistics(generation: root.record.generation, liveBytes: live,
+                                 deadBytes: committed >= live + overhead ? committed - live - overhead : 0,
+                                 currentFileBytes: committed, fileCount: fileCount, totalFileBytes: total,
+                                 treeCount: try root.allDescriptors().count)
+    }
+}

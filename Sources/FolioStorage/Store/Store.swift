@@ -1,0 +1,162 @@
+import Synchronization
+
+/// A store: named B+trees of byte keys and values in append-only snapshot files, committed
+/// by atomically replacing a root pointer file.
+///
+/// Open one writer per store (``open(at:options:)``), in one process at a time: it holds an
+/// exclusive `flock` on the store's lock file. Open any number of readers
+/// (``openReadOnly(at:options:)``), in any process; they take no lock and write nothing.
+///
+/// Reading the source, in the order a store is used (after bbolt's "Reading the Source"):
+/// - Open: `Store+Open.swift` (root file, slot fallback, recovery), `Store+Create.swift`.
+/// - Begin: ``beginWrite()`` → `WriteTransaction.swift`; ``read()`` → `ReadView.swift`.
+/// - Put / Get: `Tree/TreeEditor+Insertion.swift`, `Tree/TreeReader.swift`.
+/// - Cursor: `Tree/Cursor.swift`.
+/// - Commit: `Store+Commit.swift` (the numbered protocol of Docs/Durability.md).
+/// - Compaction: `Store+Compaction.swift`; verification: `Verify/`.
+///
+/// Concurrency: the newest committed root is published through one small lock; a reader
+/// takes it once and then walks immutable pages without locks (pages are never rewritten),
+/// so reads never wait for a commit's fsync. One write transaction at a time: the engine
+/// never blocks, it refuses a second one (``StorageError/writeTransactionInProgress``); the
+/// `Folio` layer queues writers.
+public final class Store: Sendable {
+    /// The store's directory.
+    public let path: String
+    /// True for a store opened with ``openReadOnly(at:options:)``.
+    public let isReadOnly: Bool
+    let layout: StoreLayout
+    let options: StoreOptions
+    let cache: PageCache
+    let counters = IOCounters()
+    let state: Mutex<State>
+    /// Serialises root file replacement between commits, grouped flushes and compaction.
+    let rootFileLock = Mutex<Void>(())
+    let observers = Mutex<CommitObservers>(CommitObservers())
+
+    var fileSystem: any FileSystem { options.fileSystem }
+
+    struct State {
+        var current: CommittedRoot
+        var closed = false
+        var writer: WriterState?
+    }
+
+    struct WriterState {
+        let lock: any FileLock
+        let identity: FileIdentity
+        var transactionActive = false
+        /// Set when the store can no longer commit safely (see ``StorageError/needsReopen``).
+        var poisoned: String?
+        /// The root the root file holds (lags `current` in grouped mode).
+        var durableRecord: RootRecord
+        /// Grouped mode: commits published but not yet durable, oldest first.
+        var pendingNotifications: [CommitNotification] = []
+        var flushScheduled = false
+        /// Snapshot files replaced by compaction, and when each may be removed.
+        var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
+    }
+
+    init(path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache, state: State) {
+        self.path = layout.directory
+        self.isReadOnly = readOnly
+        self.layout = layout
+        self.options = options
+        self.cache = cache
+        self.state = Mutex(state)
+    }
+
+    deinit {
+        closeNow()
+    }
+
+    // MARK: Reading
+
+    /// A read view pinned to the newest committed generation. It sees that generation from
+    /// start to end, whatever commits or compactions happen meanwhile (snapshot isolation).
+    public func read() throws(StorageError) -> ReadView {
+        let root = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
+            if state.closed { throw .closed(path: path) }
+            return state.current
+        }
+        return ReadView(root: root)
+    }
+
+    /// The newest committed generation this store object knows.
+    public var generation: UInt64 {
+        state.withLock { $0.current.record.generation }
+    }
+
+    /// The commit location of the newest generation (for replaying change records).
+    public var currentCommit: CommitLocation {
+        state.withLock { $0.current.record.location }
+    }
+
+    /// Page I/O since the store was opened.
+    public var ioStatistics: IOStatistics { counters.snapshot }
+
+    // MARK: Writing
+
+    /// Begins the write transaction. Throws ``StorageError/writeTransactionInProgress`` if
+    /// one is active, ``StorageError/readOnly(path:)`` on a read-only store, and
+    /// ``StorageError/needsReopen(path:cause:)`` after a failure that poisoned the store.
+    public func beginWrite() throws(StorageError) -> WriteTransaction {
+        let base = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
+            if state.closed { throw .closed(path: path) }
+            guard var writer = state.writer else { throw .readOnly(path: path) }
+            if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
+            if writer.transactionActive { throw .writeTransactionInProgress }
+            writer.transactionActive = true
+            state.writer = writer
+            return state.current
+        }
+        return WriteTransaction(store: self, base: base)
+    }
+
+    /// Runs `body` in a write transaction and commits it; rolls back if `body` throws.
+    @discardableResult
+    public func write<Result>(_ body: (WriteTransaction) throws -> Result) throws -> Result {
+        let transaction = try beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+    }
+
+    /// Called by a transaction when it commits or rolls back.
+    func endTransaction() {
+        state.withLock { state in state.writer?.transactionActive = false }
+    }
+
+    // MARK: Closing
+
+    /// Makes pending grouped commits durable, releases the write lock and closes the store.
+    /// Read views already taken stay readable. Closing twice is harmless.
+    public func close() {
+        if !isReadOnly { try? flush() }
+        closeNow()
+    }
+
+    private func closeNow() {
+        let released = state.withLock { state -> WriterState? in
+            if state.closed { return nil }
+            state.closed = true
+            defer { state.writer = nil }
+            return state.writer
+        }
+        if let released {
+            removeRetiredSnapshots(released.retired.map(\.number))
+            released.lock.unlock()
+            WriterRegistry.unregister(released.identity)
+        }
+    }
+
+    func poison(_ cause: String) {
+        options.log("store at \(path) needs to be reopened: \(cause)")
+        state.withLock { $0.writer?.poisoned = cause }
+    }
+}

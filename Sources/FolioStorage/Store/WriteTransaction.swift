@@ -1,0 +1,216 @@
+import Synchronization
+
+/// The store's one write transaction: reads see its own writes; ``commit()`` makes them
+/// durable as one generation; ``rollback()`` (or dropping it) discards them without a
+/// trace, since nothing is written to disk before commit.
+///
+/// Trees are created by the first write into them and removed by ``dropTree(_:)``.
+/// Reading a tree that does not exist finds nothing. The transaction is safe to use from
+/// several threads, but its operations run one at a time.
+public final class WriteTransaction: @unchecked Sendable {
+    // @unchecked: every access to `contents` happens inside `guarded.withLock`.
+    private let store: Store
+    private let base: CommittedRoot
+    private let guarded = Mutex<Void>(())
+    private let contents: Contents
+
+    private final class Contents {
+        var trees: [String: TreeState] = [:]
+        let catalog: TreeState
+        var finished = false
+        /// Bumped by every change, so cursors can tell that their leaf is stale.
+        var version: UInt64 = 0
+
+        init(catalog: TreeState) { self.catalog = catalog }
+    }
+
+    init(store: Store, base: CommittedRoot) {
+        self.store = store
+        self.base = base
+        let catalogDescriptor = TreeDescriptor(root: base.record.catalogRoot, depth: 0, count: 0, bytes: 0)
+        contents = Contents(catalog: TreeState(name: "", descriptor: catalogDescriptor))
+    }
+
+    deinit {
+        if !contents.finished { store.endTransaction() }
+    }
+
+    /// The generation this transaction creates when it commits.
+    public var generation: UInt64 { base.record.generation + 1 }
+
+    private var editor: TreeEditor { TreeEditor(reader: base.reader) }
+
+    private func withContents<R>(_ body: (Contents) throws(StorageError) -> R) throws(StorageError) -> R {
+        try guarded.withLock { _ throws(StorageError) -> R in
+            if contents.finished { throw StorageError.transactionFinished }
+            return try body(contents)
+        }
+    }
+
+    private func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
+        if let tree = contents.trees[name] { return tree }
+        let tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
+        contents.trees[name] = tree
+        return tree
+    }
+
+    private static func validate(treeName name: String) throws(StorageError) {
+        let length = name.utf8.count
+        guard length > 0, length <= 255 else { throw .invalidTreeName(name: name) }
+    }
+
+    // MARK: Reads
+
+    /// The value under `key` in `tree`, including this transaction's writes.
+    public func get(_ key: [UInt8], in tree: String) throws(StorageError) -> [UInt8]? {
+        try withContents { (contents) throws(StorageError) -> [UInt8]? in
+            let state = try self.tree(tree, in: contents)
+            guard let value = try base.reader.get(root: state.root, key: key) else { return nil }
+            return try base.reader.resolve(value)
+        }
+    }
+
+    /// Number of keys in `tree`, including this transaction's writes.
+    public func count(in tree: String) throws(StorageError) -> UInt64 {
+        try withContents { (contents) throws(StorageError) in try self.tree(tree, in: contents).count }
+    }
+
+    /// True if `tree` exists, including this transaction's creations and drops.
+    public func treeExists(_ tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) in try self.tree(tree, in: contents).exists }
+    }
+
+    /// A cursor over `range` of `tree` that sees this transaction's writes, even those made
+    /// while it walks.
+    public func cursor(in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward) -> Cursor {
+        let reader = base.reader
+        return Cursor(
+            fetch: { [self] (target) throws(StorageError) -> LeafBatch? in
+                try withContents { (contents) throws(StorageError) -> LeafBatch? in
+                    try reader.seek(root: try self.tree(tree, in: contents).root, target)
+                }
+            },
+            resolve: { (value) throws(StorageError) in try reader.resolve(value) },
+            range: range, direction: direction,
+            version: { [self] in guarded.withLock { _ in contents.version } })
+    }
+
+    // MARK: Writes
+
+    /// Stores `value` under `key` in `tree` (creating the tree if needed). Returns true if
+    /// the key already existed (its value is replaced).
+    @discardableResult
+    public func put(_ value: [UInt8], for key: [UInt8], in tree: String) throws(StorageError) -> Bool {
+        try Self.validate(treeName: tree)
+        guard key.count <= StorageLimits.maximumKeyLength else {
+            throw .keyTooLarge(length: key.count, maximum: StorageLimits.maximumKeyLength)
+        }
+        guard value.count <= StorageLimits.maximumValueLength else {
+            throw .valueTooLarge(length: value.count, maximum: StorageLimits.maximumValueLength)
+        }
+        let stored: LeafValue = value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value)
+        return try withContents { (contents) throws(StorageError) -> Bool in
+            let state = try self.tree(tree, in: contents)
+            let previous = try editor.put(key, stored, in: state)
+            state.exists = true
+            state.isModified = true
+            if let previous {
+                editor.release(previous, in: state)
+            } else {
+                state.count += 1
+            }
+            state.recordChange(key, existed: previous != nil, existsNow: true)
+            contents.version += 1
+            return previous != nil
+        }
+    }
+
+    /// Removes `key` from `tree`. Returns true if it was there.
+    @discardableResult
+    public func remove(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) -> Bool in
+            let state = try self.tree(tree, in: contents)
+            guard let removed = try editor.remove(key, in: state) else { return false }
+            editor.release(removed, in: state)
+            state.count -= 1
+            state.isModified = true
+            state.recordChange(key, existed: true, existsNow: false)
+            contents.version += 1
+            return true
+        }
+    }
+
+    /// Removes every key of `tree` in `range`; returns how many were removed.
+    @discardableResult
+    public func removeAll(in range: KeyRange, from tree: String) throws(StorageError) -> Int {
+        var cursor = self.cursor(in: tree, range: range)
+        var removed = 0
+        while let key = try cursor.nextKey() {
+            if try remove(key, from: tree) { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Removes `tree` and all its keys. Returns true if it existed.
+    @discardableResult
+    public func dropTree(_ tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) -> Bool in
+            let state = try self.tree(tree, in: contents)
+            guard state.exists else { return false }
+            state.root = nil
+            state.count = 0
+            // Every committed page of the tree becomes dead, whatever this transaction
+            // already replaced of it.
+            state.freedBytes = state.committedBytes
+            state.exists = false
+            state.wasDropped = true
+            state.isModified = true
+            state.changes = [:]
+            contents.version += 1
+            return true
+        }
+    }
+
+    /// Names of the trees that exist, including this transaction's changes, in order.
+    public func treeNames() throws(StorageError) -> [String] {
+        try withContents { (contents) throws(StorageError) -> [String] in
+            var names = Set(try base.allDescriptors().map(\.name))
+            for (name, state) in contents.trees {
+                if state.exists { names.insert(name) } else { names.remove(name) }
+            }
+            return names.sorted()
+        }
+    }
+
+    // MARK: Ending
+
+    /// Commits the transaction as one new generation, durable before this returns (in
+    /// ``Durability/full`` mode). On failure the store stays at its previous generation.
+    @discardableResult
+    public func commit() throws(StorageError) -> CommitNotification {
+        let notification: CommitNotification
+        do throws(StorageError) {
+            notification = try withContents { (contents) throws(StorageError) -> CommitNotification in
+                contents.finished = true
+                return try store.commit(trees: Array(contents.trees.values), catalog: contents.catalog, base: base)
+            }
+        } catch {
+            // A transaction that was already finished never held the writer slot.
+            if case .transactionFinished = error { throw error }
+            store.endTransaction()
+            throw error
+        }
+        store.compactIfNeeded()
+        store.endTransaction()
+        return notification
+    }
+
+    /// Discards every change. Rolling back a finished transaction does nothing.
+    public func rollback() {
+        let wasActive = guarded.withLock { _ -> Bool in
+            defer { contents.finished = true }
+            return !contents.finished
+        }
+        if wasActive { store.endTransaction() }
+    }
+}

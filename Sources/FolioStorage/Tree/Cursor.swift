@@ -1,0 +1,190 @@
+/// One end of a ``KeyRange``.
+public enum KeyBound: Sendable, Equatable {
+    /// No limit on this side.
+    case unbounded
+    /// Keys equal to the bound are in the range.
+    case included([UInt8])
+    /// Keys equal to the bound are not in the range.
+    case excluded([UInt8])
+}
+
+/// A range of keys in byte order. Every range query of the store is one of these
+/// (DESIGN.md invariant 8: keys compare as bytes).
+public struct KeyRange: Sendable, Equatable {
+    public var lower: KeyBound
+    public var upper: KeyBound
+
+    public init(lower: KeyBound = .unbounded, upper: KeyBound = .unbounded) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// Every key.
+    public static let all = KeyRange()
+
+    /// Every key that starts with `prefix`.
+    public static func prefix(_ prefix: [UInt8]) -> KeyRange {
+        var upper = prefix
+        while let last = upper.last, last == 0xFF { upper.removeLast() }
+        guard !upper.isEmpty else { return KeyRange(lower: .included(prefix)) }
+        upper[upper.count - 1] += 1
+        return KeyRange(lower: .included(prefix), upper: .excluded(upper))
+    }
+
+    /// True if `key` is at or after the lower bound.
+    public func isAboveLower(_ key: [UInt8]) -> Bool {
+        switch lower {
+        case .unbounded: return true
+        case .included(let bound): return ByteOrder.compare(key, bound) >= 0
+        case .excluded(let bound): return ByteOrder.compare(key, bound) > 0
+        }
+    }
+
+    /// True if `key` is at or before the upper bound.
+    public func isBelowUpper(_ key: [UInt8]) -> Bool {
+        switch upper {
+        case .unbounded: return true
+        case .included(let bound): return ByteOrder.compare(key, bound) <= 0
+        case .excluded(let bound): return ByteOrder.compare(key, bound) < 0
+        }
+    }
+
+    /// True if `key` is in the range.
+    public func contains(_ key: [UInt8]) -> Bool { isAboveLower(key) && isBelowUpper(key) }
+}
+
+/// Which way a cursor walks.
+public enum ScanDirection: Sendable, Equatable {
+    /// Ascending byte order.
+    case forward
+    /// Descending byte order.
+    case reverse
+}
+
+/// Walks the keys of one tree inside a range, in either direction, fetching a leaf at a
+/// time (one descent per leaf, not per key).
+///
+/// A cursor of a read view sees the view's generation. A cursor of a write transaction
+/// sees the transaction's own writes: when the transaction changed anything since the
+/// cursor fetched its current leaf, the cursor drops that leaf and re-seeks from the last
+/// key it returned, so keys may be changed, inserted or removed while it walks (a ranged
+/// delete does exactly that) and it still returns exactly the keys present as it passes.
+public struct Cursor {
+    /// A key and its value.
+    public struct Entry: Sendable, Equatable {
+        public let key: [UInt8]
+        public let value: [UInt8]
+    }
+
+    private let fetch: (SeekTarget) throws(StorageError) -> LeafBatch?
+    private let resolveValue: (LeafValue) throws(StorageError) -> [UInt8]
+    /// The source's modification count (write transactions), to detect a stale leaf.
+    private let version: (() -> UInt64)?
+    private var batchVersion: UInt64 = 0
+    private var lastKey: [UInt8]?
+    /// The range the cursor walks.
+    public let range: KeyRange
+    /// The direction the cursor walks.
+    public let direction: ScanDirection
+    private var batch: LeafBatch?
+    private var nextTarget: SeekTarget?
+    private var finished = false
+
+    init(fetch: @escaping (SeekTarget) throws(StorageError) -> LeafBatch?,
+         resolve: @escaping (LeafValue) throws(StorageError) -> [UInt8],
+         range: KeyRange, direction: ScanDirection, version: (() -> UInt64)? = nil) {
+        self.fetch = fetch
+        self.resolveValue = resolve
+        self.version = version
+        self.range = range
+        self.direction = direction
+        nextTarget = Self.start(of: range, direction)
+    }
+
+    init(reader: TreeReader, root: @escaping () -> NodeRef?, range: KeyRange, reverse: Bool) {
+        self.init(fetch: { (target) throws(StorageError) in try reader.seek(root: root(), target) },
+                  resolve: { (value) throws(StorageError) in try reader.resolve(value) },
+                  range: range, direction: reverse ? .reverse : .forward)
+    }
+
+    private static func start(of range: KeyRange, _ direction: ScanDirection) -> SeekTarget {
+        switch direction {
+        case .forward:
+            switch range.lower {
+            case .unbounded: return .forward(from: [], inclusive: true)
+            case .included(let key): return .forward(from: key, inclusive: true)
+            case .excluded(let key): return .forward(from: key, inclusive: false)
+            }
+        case .reverse:
+            switch range.upper {
+            case .unbounded: return .backward(from: nil, inclusive: true)
+            case .included(let key): return .backward(from: key, inclusive: true)
+            case .excluded(let key): return .backward(from: key, inclusive: false)
+            }
+        }
+    }
+
+    /// The next key and value, or nil at the end of the range.
+    public mutating func next() throws(StorageError) -> Entry? {
+        guard let (key, value) = try advance() else { return nil }
+        return Entry(key: key, value: try resolveValue(value))
+    }
+
+    /// The next key, without reading its value (no overflow page is read), or nil at the end.
+    public mutating func nextKey() throws(StorageError) -> [UInt8]? {
+        try advance()?.0
+    }
+
+    /// Moves the cursor so that the next key it returns is the first at or after `key`
+    /// (forward) or the last at or before `key` (reverse), still within its range.
+    public mutating func seek(to key: [UInt8]) {
+        batch = nil
+        finished = false
+        lastKey = nil
+        switch direction {
+        case .forward:
+            nextTarget = range.isAboveLower(key) ? .forward(from: key, inclusive: true) : Self.start(of: range, direction)
+        case .reverse:
+            nextTarget = range.isBelowUpper(key) ? .backward(from: key, inclusive: true) : Self.start(of: range, direction)
+        }
+    }
+
+    private mutating func advance() throws(StorageError) -> ([UInt8], LeafValue)? {
+        if finished { return nil }
+        if batch != nil, let version, version() != batchVersion {
+            batch = nil
+            if let lastKey { nextTarget = continuation(after: lastKey) }
+        }
+        if batch == nil {
+            let fetchVersion = version?() ?? 0
+            guard let target = nextTarget, let fetched = try fetch(target) else {
+                finished = true
+                return nil
+            }
+            batch = fetched
+            batchVersion = fetchVersion
+        }
+        guard let current = batch else { return nil }
+        let key = current.keys[current.index]
+        let value = current.values[current.index]
+        let inRange = direction == .forward ? range.isBelowUpper(key) : range.isAboveLower(key)
+        guard inRange else {
+            finished = true
+            batch = nil
+            return nil
+        }
+        let nextIndex = current.index + (direction == .forward ? 1 : -1)
+        if nextIndex >= 0 && nextIndex < current.keys.count {
+            batch!.index = nextIndex
+        } else {
+            batch = nil
+            nextTarget = continuation(after: key)
+        }
+        lastKey = key
+        return (key, value)
+    }
+
+    private func continuation(after key: [UInt8]) -> SeekTarget {
+        direction == .forward ? .forward(from: key, inclusive: false) : .backward(from: key, inclusive: false)
+    }
+}

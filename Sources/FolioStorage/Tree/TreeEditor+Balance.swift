@@ -1,0 +1,108 @@
+/// Size bounds: every page is at most ``StorageLimits/maximumPageSize`` bytes, and every
+/// non-root page at least ``StorageLimits/minimumPageFill`` (checked by
+/// `Tree+Invariants`). Why both hold after every edit:
+///
+/// - An edit changes one entry, at most `3 + 1024 + 4 + 2048` bytes (key and inline value
+///   limits). Splitting an oversized node at its best byte balance leaves halves of at most
+///   `(max + entry) / 2 + entry / 2`, under `max`.
+/// - An undersized node (`< min`) is merged with a sibling if the two fit in one page. The
+///   sibling held at least `min`, so the merged node does too.
+/// - Otherwise the two together exceed `max >= 4 * min`; redistributing at the best byte
+///   balance leaves each side more than `max / 2 - entry / 2 > min`.
+extension TreeEditor {
+    /// After `parent.children[index]` changed, splits it if too large or merges or
+    /// refills it from a sibling if too small; `parent` may then be out of bounds itself,
+    /// which its own parent (or ``normalizeRoot(_:in:)``) handles on the way up.
+    func rebalanceChild(at index: Int, of parent: MutableNode, in tree: TreeState) throws(StorageError) {
+        guard case .mutable(let child) = parent.children[index] else { return }
+        if child.size > StorageLimits.maximumPageSize {
+            let pieces = split(child)
+            parent.keys.insert(contentsOf: pieces.map(\.separator), at: index)
+            parent.children.insert(contentsOf: pieces.map { .mutable($0.node) }, at: index + 1)
+            parent.size = MutableNode.branchSize(keys: parent.keys)
+        } else if child.size < StorageLimits.minimumPageFill && parent.children.count > 1 {
+            let left = index > 0 ? index - 1 : index
+            try mergeOrRedistribute(leftIndex: left, of: parent, in: tree)
+        }
+    }
+
+    /// Splits an oversized node in place: `node` keeps the first piece; the others are
+    /// returned in key order, each with the separator that precedes it.
+    func split(_ node: MutableNode) -> [(separator: [UInt8], node: MutableNode)] {
+        guard node.size > StorageLimits.maximumPageSize else { return [] }
+        let (separator, right) = splitInTwo(node)
+        return split(node) + [(separator, right)] + split(right)
+    }
+
+    /// Splits `node` at its best byte balance: `node` keeps the left half; returns the
+    /// separator and the right half.
+    func splitInTwo(_ node: MutableNode) -> (separator: [UInt8], node: MutableNode) {
+        if node.isLeaf {
+            let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 1, separatorMovesUp: false)
+            let right = MutableNode(leafKeys: Array(node.keys[at...]), values: Array(node.values[at...]))
+            let separator = ByteOrder.shortestSeparator(after: node.keys[at - 1], upTo: node.keys[at])
+            node.keys.removeSubrange(at...)
+            node.values.removeSubrange(at...)
+            node.size = MutableNode.leafSize(keys: node.keys, values: node.values)
+            return (separator, right)
+        }
+        // Branch: key `at` moves up; the left keeps keys ..<at, the right keys at+1...
+        // Both sides need two children, so 1 <= at <= keys.count - 2.
+        let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 2, separatorMovesUp: true)
+        let separator = node.keys[at]
+        let right = MutableNode(branchKeys: Array(node.keys[(at + 1)...]), children: Array(node.children[(at + 1)...]))
+        node.keys.removeSubrange(at...)
+        node.children.removeSubrange((at + 1)...)
+        node.size = MutableNode.branchSize(keys: node.keys)
+        return (separator, right)
+    }
+
+    /// The split index in `firstRight...lastRight` that minimises the larger half.
+    private func bestSplit(_ node: MutableNode, firstRight: Int, lastRight: Int, separatorMovesUp: Bool) -> Int {
+        let base = node.isLeaf ? PageHeader.size : TreePage.emptyBranchSize
+        let total = node.size - base
+        var leftBytes = 0
+        var best = firstRight
+        var bestLarger = Int.max
+        for index in 0..<node.keys.count {
+            if index >= firstRight && index <= lastRight {
+                let moving = separatorMovesUp ? node.entrySize(index) : 0
+                let rightBytes = total - leftBytes - moving
+                let larger = max(leftBytes, rightBytes)
+                if larger < bestLarger {
+                    bestLarger = larger
+                    best = index
+                }
+            }
+            leftBytes += node.entrySize(index)
+        }
+        return best
+    }
+
+    /// Merges children `leftIndex` and `leftIndex + 1` of `parent` if they fit in one page,
+    /// else redistributes their entries evenly.
+    private func mergeOrRedistribute(leftIndex: Int, of parent: MutableNode, in tree: TreeState) throws(StorageError) {
+        let left = try makeMutable(parent.children[leftIndex], in: tree)
+        let right = try makeMutable(parent.children[leftIndex + 1], in: tree)
+        parent.children[leftIndex] = .mutable(left)
+        parent.children[leftIndex + 1] = .mutable(right)
+        let merged: MutableNode
+        if left.isLeaf {
+            merged = MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values)
+        } else {
+            merged = MutableNode(branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
+                                 children: left.children + right.children)
+        }
+        if merged.size <= StorageLimits.maximumPageSize {
+            parent.keys.remove(at: leftIndex)
+            parent.children.remove(at: leftIndex + 1)
+            parent.children[leftIndex] = .mutable(merged)
+        } else {
+            let (separator, newRight) = splitInTwo(merged)
+            parent.keys[leftIndex] = separator
+            parent.children[leftIndex] = .mutable(merged)
+            parent.children[leftIndex + 1] = .mutable(newRight)
+        }
+        parent.size = MutableNode.branchSize(keys: parent.keys)
+    }
+}

@@ -1,0 +1,32 @@
+extension TreeEditor {
+    /// Removes `key`; returns its value, or nil (and changes nothing) if it is absent.
+    ///
+    /// The descent reads before it copies, so deleting an absent key writes no page.
+    func remove(_ key: [UInt8], in tree: TreeState) throws(StorageError) -> LeafValue? {
+        guard let root = tree.root else { return nil }
+        guard let (node, removed) = try delete(key, at: root, in: tree) else { return nil }
+        tree.root = try normalizeRoot(node, in: tree)
+        return removed
+    }
+
+    private func delete(_ key: [UInt8], at ref: NodeRef, in tree: TreeState) throws(StorageError) -> (MutableNode, LeafValue)? {
+        let loaded = try reader.load(ref)
+        switch loaded {
+        case .leaf(let keys, _):
+            let index = ByteOrder.lowerBound(keys, key)
+            guard index < keys.count, ByteOrder.compare(keys[index], key) == 0 else { return nil }
+            let node = try makeMutable(ref, in: tree)
+            let removed = node.values.remove(at: index)
+            node.size -= TreePage.leafEntrySize(keyCount: node.keys[index].count, value: removed)
+            node.keys.remove(at: index)
+            return (node, removed)
+        case .storedBranch, .mutableBranch:
+            let index = ByteOrder.upperBound(loaded.branchKeys, key)
+            guard let (child, removed) = try delete(key, at: loaded.child(index), in: tree) else { return nil }
+            let node = try makeMutable(ref, in: tree)
+            node.children[index] = .mutable(child)
+            try rebalanceChild(at: index, of: node, in: tree)
+            return (node, removed)
+        }
+    }
+}

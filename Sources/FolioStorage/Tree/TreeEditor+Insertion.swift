@@ -1,0 +1,35 @@
+extension TreeEditor {
+    /// Inserts or replaces `key`; returns the value it replaced, if any.
+    func put(_ key: [UInt8], _ value: LeafValue, in tree: TreeState) throws(StorageError) -> LeafValue? {
+        guard let root = tree.root else {
+            tree.root = .mutable(MutableNode(leafKeys: [key], values: [value]))
+            return nil
+        }
+        let (node, previous) = try insert(key, value, at: root, in: tree)
+        tree.root = try normalizeRoot(node, in: tree)
+        return previous
+    }
+
+    private func insert(_ key: [UInt8], _ value: LeafValue, at ref: NodeRef,
+                        in tree: TreeState) throws(StorageError) -> (MutableNode, LeafValue?) {
+        let node = try makeMutable(ref, in: tree)
+        if node.isLeaf {
+            let index = ByteOrder.lowerBound(node.keys, key)
+            if index < node.keys.count, ByteOrder.compare(node.keys[index], key) == 0 {
+                let previous = node.values[index]
+                node.size += value.encodedSize - previous.encodedSize
+                node.values[index] = value
+                return (node, previous)
+            }
+            node.keys.insert(key, at: index)
+            node.values.insert(value, at: index)
+            node.size += TreePage.leafEntrySize(keyCount: key.count, value: value)
+            return (node, nil)
+        }
+        let index = ByteOrder.upperBound(node.keys, key)
+        let (child, previous) = try insert(key, value, at: node.children[index], in: tree)
+        node.children[index] = .mutable(child)
+        try rebalanceChild(at: index, of: node, in: tree)
+        return (node, previous)
+    }
+}

@@ -1,0 +1,149 @@
+/// A node as the readers see it, whether committed or changed by a write transaction.
+enum LoadedNode {
+    case leaf(keys: [[UInt8]], values: [LeafValue])
+    case storedBranch(BranchNode)
+    case mutableBranch(MutableNode)
+
+    var branchKeys: [[UInt8]] {
+        switch self {
+        case .storedBranch(let branch): return branch.keys
+        case .mutableBranch(let node): return node.keys
+        case .leaf: return []
+        }
+    }
+
+    func child(_ index: Int) -> NodeRef {
+        switch self {
+        case .storedBranch(let branch): return .stored(branch.children[index])
+        case .mutableBranch(let node): return node.children[index]
+        case .leaf: preconditionFailure("a leaf has no children")
+        }
+    }
+}
+
+/// Where a cursor wants to go next.
+enum SeekTarget {
+    /// The first key `>= key` (or `> key` when not inclusive).
+    case forward(from: [UInt8], inclusive: Bool)
+    /// The last key `<= key` (or `< key`); `nil` means the last key of the tree.
+    case backward(from: [UInt8]?, inclusive: Bool)
+}
+
+/// One leaf's entries, as a cursor consumes them: `index` is the entry the seek found.
+struct LeafBatch {
+    var keys: [[UInt8]]
+    var values: [LeafValue]
+    var index: Int
+}
+
+/// Read algorithms over a tree whose nodes may be committed pages or a transaction's
+/// changed nodes. Synchronous, allocation-light: one descent per lookup, one per leaf for
+/// scans (DESIGN.md: `async` stops at the public API).
+struct TreeReader {
+    let pages: PageSource
+
+    @inline(__always)
+    func load(_ ref: NodeRef) throws(StorageError) -> LoadedNode {
+        switch ref {
+        case .stored(let address):
+            switch try pages.node(at: address) {
+            case .leaf(let leaf): return .leaf(keys: leaf.keys, values: leaf.values)
+            case .branch(let branch): return .storedBranch(branch)
+            }
+        case .mutable(let node):
+            return node.isLeaf ? .leaf(keys: node.keys, values: node.values) : .mutableBranch(node)
+        }
+    }
+
+    /// The value stored under `key`, if any (overflow values not yet resolved).
+    func get(root: NodeRef?, key: [UInt8]) throws(StorageError) -> LeafValue? {
+        guard var ref = root else { return nil }
+        while true {
+            let node = try load(ref)
+            switch node {
+            case .leaf(let keys, let values):
+                let index = ByteOrder.lowerBound(keys, key)
+                guard index < keys.count, ByteOrder.compare(keys[index], key) == 0 else { return nil }
+                return values[index]
+            case .storedBranch, .mutableBranch:
+                ref = node.child(ByteOrder.upperBound(node.branchKeys, key))
+            }
+        }
+    }
+
+    /// The leaf holding the entry `target` asks for, or nil if no key qualifies.
+    ///
+    /// Descending for `forward(k)`, each branch picks the child whose range holds `k` and
+    /// remembers the nearest separator to its right (the leaf's upper fence). If the leaf
+    /// has no key at or after `k`, the answer is the first key of the next leaf, which is
+    /// the first key `>= fence`, so the search restarts there. `backward` is the mirror
+    /// image with the lower fence.
+    func seek(root: NodeRef?, _ target: SeekTarget) throws(StorageError) -> LeafBatch? {
+        guard let root else { return nil }
+        var target = target
+        while true {
+            var ref = root
+            var fence: [UInt8]? = nil
+            while true {
+                let node = try load(ref)
+                switch node {
+                case .leaf(let keys, let values):
+                    switch target {
+                    case .forward(let key, let inclusive):
+                        let index = inclusive ? ByteOrder.lowerBound(keys, key) : ByteOrder.upperBound(keys, key)
+                        if index < keys.count { return LeafBatch(keys: keys, values: values, index: index) }
+                        guard let fence else { return nil }
+                        target = .forward(from: fence, inclusive: true)
+                    case .backward(let key, let inclusive):
+                        let index: Int
+                        if let key {
+                            index = (inclusive ? ByteOrder.upperBound(keys, key) : ByteOrder.lowerBound(keys, key)) - 1
+                        } else {
+                            index = keys.count - 1
+                        }
+                        if index >= 0 { return LeafBatch(keys: keys, values: values, index: index) }
+                        guard let fence else { return nil }
+                        target = .backward(from: fence, inclusive: false)
+                    }
+                case .storedBranch, .mutableBranch:
+                    let separators = node.branchKeys
+                    let child: Int
+                    switch target {
+                    case .forward(let key, _):
+                        child = ByteOrder.upperBound(separators, key)
+                        if child < separators.count { fence = separators[child] }
+                    case .backward(let key?, let inclusive):
+                        child = inclusive ? ByteOrder.upperBound(separators, key) : ByteOrder.lowerBound(separators, key)
+                        if child > 0 { fence = separators[child - 1] }
+                    case .backward(nil, _):
+                        child = separators.count
+                        if child > 0 { fence = separators[child - 1] }
+                    }
+                    ref = node.child(child)
+                    continue
+                }
+                break
+            }
+        }
+    }
+
+    /// The bytes of a value, reading its overflow page if it has one.
+    func resolve(_ value: LeafValue) throws(StorageError) -> [UInt8] {
+        switch value {
+        case .inline(let bytes), .pendingOverflow(let bytes): return bytes
+        case .overflow(let address): return try pages.overflow(at: address)
+        }
+    }
+
+    /// Height of the tree (0 when empty), following the leftmost path.
+    func depth(root: NodeRef?) throws(StorageError) -> Int {
+        guard var ref = root else { return 0 }
+        var depth = 1
+        while true {
+            let node = try load(ref)
+            if case .leaf = node { return depth }
+            ref = node.child(0)
+            depth += 1
+        }
+    }
+}

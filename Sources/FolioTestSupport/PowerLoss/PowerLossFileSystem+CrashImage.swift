@@ -1,0 +1,56 @@
+import FolioStorage
+
+extension PowerLossFileSystem {
+    /// The file system as it could be found after a power cut now, per `mode` (see
+    /// ``CrashMode``): a fresh ``MemoryFileSystem`` holding no locks. `rng` drives the
+    /// ``CrashMode/random`` choices (the other modes do not use it), so a seeded generator
+    /// reproduces an image exactly.
+    ///
+    /// In ``CrashMode/random`` mode the namespace is the durable one plus each pending
+    /// namespace operation kept or dropped at random, applied in issue order, skipping any
+    /// that no longer applies (a rename or unlink whose file is not there, a creation whose
+    /// name is taken). Each file then holds its durable bytes plus its pending writes and
+    /// truncates in a random order: each write whole, dropped or torn (only some of its
+    /// 512-byte-aligned sectors applied), each truncate kept or dropped. Files whose directory
+    /// is missing are not in the image.
+    public func crashImage(using rng: inout some RandomNumberGenerator, mode: CrashMode) -> MemoryFileSystem {
+        let (durable, live, pendingNames, files) = state.withLock { state in
+            (state.durable, state.live, state.pendingNames, state.inodes.mapValues(\.data))
+        }
+        var namespace: PowerLossNamespace
+        switch mode {
+        case .durableOnly: namespace = durable
+        case .everything: namespace = live
+        case .random:
+            namespace = durable
+            for operation in pendingNames where Bool.random(using: &rng) {
+                namespace.apply(operation)
+            }
+        }
+        namespace = namespace.reachable()
+
+        let image = MemoryFileSystem()
+        for directory in namespace.directories.sorted() {
+            do {
+                try image.createDirectory(directory)
+            } catch {
+                preconditionFailure("crash image: cannot create \(directory): \(error)")
+            }
+        }
+        // One draw per inode, in inode order, so that a seed gives the same image every time.
+        var contents: [UInt64: [UInt8]] = [:]
+        for inode in Set(namespace.files.values).sorted() {
+            contents[inode] = files[inode]?.crashContents(mode: mode, using: &rng) ?? []
+        }
+        for (path, inode) in namespace.files.sorted(by: { $0.key < $1.key }) {
+            image.setContents(contents[inode] ?? [], of: path)
+        }
+        return image
+    }
+
+    /// ``crashImage(using:mode:)`` with a ``SplitMix64`` generator seeded with `seed`.
+    public func crashImage(mode: CrashMode, seed: UInt64 = 0) -> MemoryFileSystem {
+        var rng = SplitMix64(seed: seed)
+        return crashImage(using: &rng, mode: mode)
+    }
+}
