@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "FolioStorage", targets: ["FolioStorage"]),
         .executable(name: "folio", targets: ["folio"]),
+        // Test tool: kill-test workloads and second-process helpers. Not linked into apps.
+        .executable(name: "folio-torture", targets: ["folio-torture"]),
     ],
     targets: [
         // The byte-level engine: files, pages, keys, B+tree, commits, recovery, compaction.
@@ -16,6 +18,7 @@ let package = Package(
         // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
         .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
         .executableTarget(name: "folio", dependencies: ["FolioStorage"]),
+        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
     ],

@@ -1,26 +1,9 @@
-#if canImport(Darwin)
-import Darwin
-#elseif canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Byte-string order, the only order the tree knows (DESIGN.md invariant 8): keys are
 /// compared with memcmp, and a proper prefix sorts first.
 enum ByteOrder {
     /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
     @inline(__always)
-    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        let common = min(a.count, b.count)
-        let result: Int32 = a.withUnsafeBufferPointer { pa in
-            b.withUnsafeBufferPointer { pb in
-                common == 0 ? 0 : memcmp(pa.baseAddress!, pb.baseAddress!, common)
-            }
-        }
-        if result != 0 { return Int(result) }
-        return a.count - b.count
-    }
+    static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int { KeyBytes.compare(a, b) }
 
     /// Index of the first key `>= key` (`keys.count` if none).
     @inline(__always)

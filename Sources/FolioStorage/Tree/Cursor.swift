@@ -24,10 +24,7 @@ public struct KeyRange: Sendable, Equatable {
 
     /// Every key that starts with `prefix`.
     public static func prefix(_ prefix: [UInt8]) -> KeyRange {
-        var upper = prefix
-        while let last = upper.last, last == 0xFF { upper.removeLast() }
-        guard !upper.isEmpty else { return KeyRange(lower: .included(prefix)) }
-        upper[upper.count - 1] += 1
+        guard let upper = KeyBytes.prefixUpperBound(prefix) else { return KeyRange(lower: .included(prefix)) }
         return KeyRange(lower: .included(prefix), upper: .excluded(upper))
     }
 

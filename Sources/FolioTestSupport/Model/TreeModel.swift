@@ -37,21 +37,19 @@ public struct TreeModel: Equatable, Sendable {
     /// Returns true if the key existed.
     @discardableResult
     public mutating func put(_ value: [UInt8], for key: [UInt8], in tree: String) -> Bool {
-        var entries = trees[tree] ?? []
-        let (index, found) = index(of: key, in: entries)
-        if found { entries[index].value = value } else { entries.insert((key, value), at: index) }
-        trees[tree] = entries
+        let (index, found) = index(of: key, in: trees[tree] ?? [])
+        // Mutate in place (the default-value subscript does not copy the array).
+        if found { trees[tree, default: []][index].value = value } else { trees[tree, default: []].insert((key, value), at: index) }
         return found
     }
 
     /// Returns true if the key existed.
     @discardableResult
     public mutating func remove(_ key: [UInt8], from tree: String) -> Bool {
-        guard var entries = trees[tree] else { return false }
+        guard let entries = trees[tree] else { return false }
         let (index, found) = index(of: key, in: entries)
         guard found else { return false }
-        entries.remove(at: index)
-        trees[tree] = entries
+        trees[tree, default: []].remove(at: index)
         return true
     }
 

@@ -20,4 +20,19 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Equatable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// A uniformly chosen index in `0..<count` (modulo bias is negligible for test sizes).
+    public mutating func index(_ count: Int) -> Int {
+        Int(next() % UInt64(count))
+    }
+
+    /// True with probability `numerator / denominator`.
+    public mutating func chance(_ numerator: Int, in denominator: Int) -> Bool {
+        index(denominator) < numerator
+    }
+
+    /// A uniformly chosen element of a non-empty array.
+    public mutating func pick<T>(_ choices: [T]) -> T {
+        choices[index(choices.count)]
+    }
 }

@@ -1,0 +1,83 @@
+// Every unsigned integer is widened to UInt64 and written as 8 big-endian bytes, so numeric order
+// is byte order and the encoding does not depend on the width (UInt8(7) and UInt64(7) are the
+// same bytes). Decoding into a narrower type checks the range. Signed and unsigned integers are
+// different encodings: changing a key's signedness changes its bytes.
+
+extension KeyEncoder {
+    /// Appends an unsigned integer: 8 big-endian bytes.
+    mutating func appendUnsigned(_ value: UInt64) {
+        appendBigEndian(value)
+    }
+}
+
+extension KeyDecoder {
+    /// Reads an unsigned integer and narrows it to `T`, rejecting values outside `T`'s range.
+    mutating func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws(StorageError) -> T {
+        let position = offset
+        let value = try readBigEndianUInt64("an unsigned integer")
+        guard let narrowed = T(exactly: value) else {
+            throw invalid("\(value) does not fit in \(T.self)", at: position)
+        }
+        return narrowed
+    }
+}
+
+extension UInt: KeyComponent {
+    /// Appends the value widened to UInt64, big-endian (8 bytes).
+    public func appendKey(to encoder: inout KeyEncoder) {
+        encoder.appendUnsigned(UInt64(self))
+    }
+
+    /// Reads 8 bytes; rejects values that do not fit in `UInt` (possible only where `UInt` is 32 bits).
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt {
+        try decoder.decodeUnsigned(UInt.self)
+    }
+}
+
+extension UInt8: KeyComponent {
+    /// Appends the value widened to UInt64, big-endian (8 bytes).
+    public func appendKey(to encoder: inout KeyEncoder) {
+        encoder.appendUnsigned(UInt64(self))
+    }
+
+    /// Reads 8 bytes; rejects values above 255.
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt8 {
+        try decoder.decodeUnsigned(UInt8.self)
+    }
+}
+
+extension UInt16: KeyComponent {
+    /// Appends the value widened to UInt64, big-endian (8 bytes).
+    public func appendKey(to encoder: inout KeyEncoder) {
+        encoder.appendUnsigned(UInt64(self))
+    }
+
+    /// Reads 8 bytes; rejects values above `UInt16.max`.
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt16 {
+        try decoder.decodeUnsigned(UInt16.self)
+    }
+}
+
+extension UInt32: KeyComponent {
+    /// Appends the value widened to UInt64, big-endian (8 bytes).
+    public func appendKey(to encoder: inout KeyEncoder) {
+        encoder.appendUnsigned(UInt64(self))
+    }
+
+    /// Reads 8 bytes; rejects values above `UInt32.max`.
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt32 {
+        try decoder.decodeUnsigned(UInt32.self)
+    }
+}
+
+extension UInt64: KeyComponent {
+    /// Appends the value big-endian (8 bytes).
+    public func appendKey(to encoder: inout KeyEncoder) {
+        encoder.appendUnsigned(self)
+    }
+
+    /// Reads 8 bytes.
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt64 {
+        try decoder.decodeUnsigned(UInt64.self)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import FolioStorage
+
+// folio-torture: the second process of Folio's multi-process tests and kill tests.
+// Every command prints one line per event and flushes it at once, so a parent that kills
+// this process knows exactly what was acknowledged before the kill.
+//
+//   folio-torture hold-writer STORE          open for writing, print "ready", wait for stdin EOF
+//   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
+//   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
+//   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
+//   folio-torture transfers STORE SEED N [--grouped]   seeded bank transfers; prints "ack G"
+
+/// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
+/// before the next instruction, even if the process is killed right after.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("folio-torture: \(message)\n".utf8))
+    exit(2)
+}
+
+let quiet = StoreOptions(log: { _ in })
+
+/// Tries to open a writer; reports whether the lock was refused and how fast.
+func tryWriter(_ path: String) {
+    let start = ContinuousClock.now
+    let result = Result { () throws(StorageError) -> Store in
+        try Store.open(at: path, options: StoreOptions(createIfMissing: false, log: { _ in }))
+    }
+    switch result {
+    case .success(let store):
+        say("opened")
+        store.close()
+    case .failure(.lockedByAnotherWriter):
+        let elapsed = ContinuousClock.now - start
+        say("locked \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)")
+    case .failure(let error):
+        fail("\(error)")
+    }
+}
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else { fail("usage: folio-torture COMMAND STORE ...") }
+
+do {
+    switch command {
+    case "hold-writer":
+        let store = try Store.open(at: arguments[1], options: quiet)
+        say("ready")
+        while readLine() != nil {}
+        store.close()
+    case "try-writer":
+        tryWriter(arguments[1])
+    case "writer":
+        let store = try Store.open(at: arguments[1], options: quiet)
+        let count = Int(arguments[2]) ?? 100
+        for i in 0..<count {
+            try store.write { txn in
+                // Every commit rewrites all "k" keys with its own generation: a reader that
+                // ever sees two different values in one view has seen a torn transaction.
+                let generation = Array(String(txn.generation).utf8)
+                for k in 0..<20 { try txn.put(generation, for: Array("k\(k)".utf8), in: "consistency") }
+                try txn.put(Array(String(i).utf8), for: Array("i\(i % 100)".utf8), in: "load")
+            }
+            if i % 50 == 49 { try store.compact() }
+        }
+        say("done \(store.generation)")
+        store.close()
+    case "reader":
+        let seconds = Double(arguments[2]) ?? 1
+        let store = try Store.openReadOnly(at: arguments[1], options: quiet)
+        let deadline = Date().addingTimeInterval(seconds)
+        var views = 0, generations = Set<UInt64>()
+        while Date() < deadline {
+            try store.refresh()
+            let view = try store.read()
+            var cursor = try view.cursor(in: "consistency")
+            var values = Set<[UInt8]>()
+            while let entry = try cursor.next() { values.insert(entry.value) }
+            if values.count > 1 { fail("torn read at generation \(view.generation): \(values.count) different values") }
+            if let value = values.first, String(decoding: value, as: UTF8.self) != String(view.generation) {
+                fail("view of generation \(view.generation) holds values of generation \(String(decoding: value, as: UTF8.self))")
+            }
+            views += 1
+            generations.insert(view.generation)
+        }
+        say("views \(views) generations \(generations.count)")
+    default:
+        fail("unknown command \(command)")
+    }
+} catch {
+    fail("\(error)")
+}
