@@ -17,18 +17,26 @@ struct InfoFile: Equatable, Sendable {
         Array("{\"format\":\"\(Self.formatName)\",\"formatVersion\":\(formatVersion),\"created\":\"\(created)\"}\n".utf8)
     }
 
+    /// The members a reader requires, decoded strictly: `formatVersion` must be a whole
+    /// number that fits in 32 bits (not `true`, not `1.9`), and at least 1.
+    private struct Members: Decodable {
+        var format: String
+        var formatVersion: UInt32
+        var created: String?
+    }
+
     static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> InfoFile {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              object["format"] as? String == formatName else {
-            throw .notAStore(path: StoragePath.parent(of: path), reason: "info file is not a Folio info file")
+        let directory = StoragePath.parent(of: path)
+        guard let members = try? JSONDecoder().decode(Members.self, from: Data(bytes)), members.format == formatName else {
+            throw .notAStore(path: directory, reason: "info file is not a Folio info file")
         }
-        guard let version = (object["formatVersion"] as? NSNumber)?.uint32Value else {
-            throw .notAStore(path: StoragePath.parent(of: path), reason: "info file has no format version")
+        guard members.formatVersion >= 1 else {
+            throw .notAStore(path: directory, reason: "info file has format version 0")
         }
-        guard version <= StorageFormat.version else {
-            throw .unsupportedFormatVersion(path: StoragePath.parent(of: path), found: version, supported: StorageFormat.version)
+        guard members.formatVersion <= StorageFormat.version else {
+            throw .unsupportedFormatVersion(path: directory, found: members.formatVersion, supported: StorageFormat.version)
         }
-        return InfoFile(formatVersion: version, created: object["created"] as? String ?? "")
+        return InfoFile(formatVersion: members.formatVersion, created: members.created ?? "")
     }
 
     static func now() -> InfoFile {

@@ -76,6 +76,7 @@ struct RootRecord: Equatable, Sendable {
         let actual = CRC32C.checksum(Array(slotBytes[0..<124]))
         guard stored == actual else { throw corrupt("checksum mismatch", stored, actual) }
         let version = slotBytes.littleEndianUInt32(at: 8)
+        guard version >= 1 else { throw corrupt("format version 0") }
         guard version <= StorageFormat.version else {
             throw .unsupportedFormatVersion(path: file, found: version, supported: StorageFormat.version)
         }

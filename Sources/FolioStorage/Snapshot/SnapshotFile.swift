@@ -2,7 +2,7 @@
 ///
 /// Readers pin a root, and the root holds this object; the handle closes when the last
 /// root using it is released. Compaction may unlink the file while views still read it:
-/// POSIX keeps an unlinked file's data readable through open descriptors (DESIGN.md,
+/// POSIX keeps an unlinked file's data readable through open descriptors (Docs/Architecture.md,
 /// invariant 6), so a pinned view never sees its pages vanish.
 final class SnapshotFile: Sendable {
     let number: UInt64

@@ -10,7 +10,7 @@
 ///     60 u32      CRC-32C of bytes 0 ..< 60
 ///
 /// Pages follow from offset 64. Bytes are only ever appended after the header: nothing
-/// committed is rewritten (Docs/Format.md §3, invariant 1 of DESIGN.md).
+/// committed is rewritten (Docs/Format.md §3, Docs/Architecture.md invariant 1).
 struct SnapshotHeader: Equatable, Sendable {
     static let size = 64
     static let magic: [UInt8] = Array("FOLIOSNP".utf8)
@@ -43,6 +43,7 @@ struct SnapshotHeader: Equatable, Sendable {
         let actual = CRC32C.checksum(Array(bytes[0..<60]))
         guard stored == actual else { throw corrupt("checksum mismatch", stored, actual) }
         let version = bytes.littleEndianUInt32(at: 8)
+        guard version >= 1 else { throw corrupt("format version 0") }
         guard version <= StorageFormat.version else {
             throw .unsupportedFormatVersion(path: file, found: version, supported: StorageFormat.version)
         }

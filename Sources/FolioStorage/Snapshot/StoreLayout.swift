@@ -32,8 +32,11 @@ struct StoreLayout: Sendable {
 
     /// The number of a snapshot file name, or nil if the name is not one.
     static func snapshotNumber(fromName name: String) -> UInt64? {
-        guard name.count == 22, name.hasSuffix(".folio") else { return nil }
-        return UInt64(name.prefix(16), radix: 16)
+        // Exactly what snapshotName writes: 16 lower-case hex digits (no sign, no upper case).
+        let digits = name.utf8.prefix(16)
+        guard name.utf8.count == 22, name.hasSuffix(".folio"),
+              digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+        return UInt64(String(decoding: digits, as: UTF8.self), radix: 16)
     }
 
     /// Names a store directory may hold; anything else means it is not (only) a store.

@@ -6,11 +6,16 @@ import Synchronization
 final class CommittedRoot: Sendable {
     let record: RootRecord
     let pages: PageSource
-    private let descriptors = Mutex<[String: TreeDescriptor?]>([:])
+    /// Opened from root slot 1 because slot 0 was damaged.
+    let openedFromPreviousSlot: Bool
+    /// Keyed by the tree name's UTF-8 bytes: the catalog compares names as bytes, so two
+    /// canonically equivalent spellings (which Swift's `String ==` equates) are two trees.
+    private let descriptors = Mutex<[[UInt8]: TreeDescriptor?]>([:])
 
-    init(record: RootRecord, pages: PageSource) {
+    init(record: RootRecord, pages: PageSource, openedFromPreviousSlot: Bool = false) {
         self.record = record
         self.pages = pages
+        self.openedFromPreviousSlot = openedFromPreviousSlot
     }
 
     var file: SnapshotFile { pages.file }
@@ -18,14 +23,15 @@ final class CommittedRoot: Sendable {
 
     /// The catalog entry of `tree`, or nil if the tree does not exist in this generation.
     func descriptor(of tree: String) throws(StorageError) -> TreeDescriptor? {
-        if let cached = descriptors.withLock({ $0[tree] }) { return cached }
+        let name = Array(tree.utf8)
+        if let cached = descriptors.withLock({ $0[name] }) { return cached }
         let root: NodeRef? = record.catalogRoot.isNone ? nil : .stored(record.catalogRoot)
         var descriptor: TreeDescriptor? = nil
-        if let value = try reader.get(root: root, key: Array(tree.utf8)) {
+        if let value = try reader.get(root: root, key: name) {
             descriptor = try TreeDescriptor.decode(try reader.resolve(value), tree: tree, file: file.path,
                                                    offset: record.catalogRoot.offset)
         }
-        descriptors.withLock { $0[tree] = .some(descriptor) }
+        descriptors.withLock { $0[name] = .some(descriptor) }
         return descriptor
     }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Pages read and bytes written by a store since it opened: the measure behind "cost
-/// follows the work" (DESIGN.md invariant 4), counted here rather than timed.
+/// follows the work" (Docs/Architecture.md invariant 4), counted here rather than timed.
 final class IOCounters: Sendable {
     private let pagesRead = Atomic<Int>(0)
     private let bytesRead = Atomic<Int>(0)

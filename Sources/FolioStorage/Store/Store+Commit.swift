@@ -42,7 +42,8 @@ extension Store {
 
         let record: RootRecord
         do throws(StorageError) {
-            for tree in trees.sorted(by: { $0.name < $1.name }) where tree.isModified {
+            // In byte order of the names, as the catalog sorts them.
+            for tree in trees.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) where tree.isModified {
                 if tree.wasDropped && tree.existedBefore { dropped.append(tree.name) }
                 let name = Array(tree.name.utf8)
                 if tree.exists {

@@ -59,7 +59,10 @@ extension Store {
     private func compactHoldingWriter(progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> CompactionReport {
         try flush()
         let base = state.withLock { $0.current }
-        let number = base.record.snapshotFile + 1
+        // Above every file on disk, so a kept newer file (see retireStaleSnapshots) is never
+        // overwritten.
+        let existing = (try? fileSystem.contentsOfDirectory(layout.snapshots))?.compactMap(StoreLayout.snapshotNumber(fromName:)) ?? []
+        let number = max(base.record.snapshotFile, existing.max() ?? 0) + 1
         let newPath = layout.snapshot(number)
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)

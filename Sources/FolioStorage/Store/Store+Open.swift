@@ -42,7 +42,7 @@ extension Store {
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
                               state: State(current: root, writer: writer))
-            try store.retireStaleSnapshots(current: root.record.snapshotFile)
+            try store.retireStaleSnapshots(current: root.record.snapshotFile, openedFromPreviousSlot: root.openedFromPreviousSlot)
             return store
         } catch {
             lock.unlock()
@@ -134,17 +134,14 @@ extension Store {
                 } else {
                     file = try openSnapshot(record.snapshotFile, layout: layout, fileSystem: fs, writable: writable)
                 }
+                // The slot carries everything a reader needs (catalog root, committed length), so
+                // opening reads no commit page: a damaged commit page costs only its change
+                // record, which verify and observers report, not the generation.
                 let pages = PageSource(file: file, cache: cache, counters: counters)
-                let commit = try pages.commit(at: record.commitPage)
-                guard commit.generation == record.generation, commit.catalogRoot == record.catalogRoot else {
-                    throw StorageError.corruption(Corruption(
-                        file: file.path, offset: record.commitPage.offset,
-                        detail: "commit page of generation \(commit.generation) does not match root slot \(slot) (generation \(record.generation))"))
-                }
                 if let firstProblem {
                     log("root slot 0 of \(layout.root) is unusable (\(firstProblem)); opened at the previous root, generation \(record.generation)")
                 }
-                return CommittedRoot(record: record, pages: pages)
+                return CommittedRoot(record: record, pages: pages, openedFromPreviousSlot: slot == 1)
             } catch {
                 if case .unsupportedFormatVersion = error { throw error }
                 if case .io(_, let path, let code) = error, code == SystemError.notFound, StoragePath.parent(of: path) == layout.snapshots,
@@ -176,7 +173,7 @@ extension Store {
 
     /// Writer recovery: discard bytes past the committed length (an interrupted commit's
     /// pages, never referenced by any root) and a leftover temporary root file. This is the
-    /// only repair a crash ever needs (DESIGN.md invariant 2).
+    /// only repair a crash ever needs (Docs/Architecture.md invariant 2).
     private static func recover(_ root: CommittedRoot, layout: StoreLayout, fileSystem fs: any FileSystem,
                                 log: @Sendable (String) -> Void) throws(StorageError) {
         let size = try root.file.handle.size()

@@ -2,12 +2,18 @@ extension Store {
     /// At writer open: snapshot files numbered above the current one are orphans of an
     /// interrupted compaction (no root ever named them) and go at once; older ones are
     /// kept for the retention grace period, for readers in other processes.
-    func retireStaleSnapshots(current: UInt64) throws(StorageError) {
+    ///
+    /// After opening at root slot 1 (slot 0 damaged), a newer file may hold the generation
+    /// slot 0 named: it is kept, not removed, so that nothing is destroyed on top of the
+    /// damage.
+    func retireStaleSnapshots(current: UInt64, openedFromPreviousSlot: Bool) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
         for name in try fileSystem.contentsOfDirectory(layout.snapshots) {
             guard let number = StoreLayout.snapshotNumber(fromName: name), number != current else { continue }
-            if number > current {
+            if number > current && openedFromPreviousSlot {
+                options.log("keeping \(name): it may hold the generation of the damaged root slot")
+            } else if number > current {
                 options.log("removing \(name), left by an interrupted compaction")
                 try fileSystem.remove(layout.snapshot(number))
             } else {

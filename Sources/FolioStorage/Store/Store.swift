@@ -149,7 +149,10 @@ public final class Store: Sendable {
             return state.writer
         }
         if let released {
-            removeRetiredSnapshots(released.retired.map(\.number))
+            // Only files whose grace period is over: a reader in another process may still
+            // be opening the others. The next writer to open retires them afresh.
+            let now = ContinuousClock.now
+            removeRetiredSnapshots(released.retired.filter { $0.removeAfter <= now }.map(\.number))
             released.lock.unlock()
             WriterRegistry.unregister(released.identity)
         }

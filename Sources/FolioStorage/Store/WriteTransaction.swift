@@ -15,7 +15,8 @@ public final class WriteTransaction: @unchecked Sendable {
     private let contents: Contents
 
     private final class Contents {
-        var trees: [String: TreeState] = [:]
+        /// Keyed by the name's UTF-8 bytes, as the catalog compares names (see CommittedRoot).
+        var trees: [[UInt8]: TreeState] = [:]
         let catalog: TreeState
         var finished = false
         /// Bumped by every change, so cursors can tell that their leaf is stale.
@@ -48,9 +49,10 @@ public final class WriteTransaction: @unchecked Sendable {
     }
 
     private func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
-        if let tree = contents.trees[name] { return tree }
+        let key = Array(name.utf8)
+        if let tree = contents.trees[key] { return tree }
         let tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
-        contents.trees[name] = tree
+        contents.trees[key] = tree
         return tree
     }
 
@@ -174,11 +176,11 @@ public final class WriteTransaction: @unchecked Sendable {
     /// Names of the trees that exist, including this transaction's changes, in order.
     public func treeNames() throws(StorageError) -> [String] {
         try withContents { (contents) throws(StorageError) -> [String] in
-            var names = Set(try base.allDescriptors().map(\.name))
+            var names = Set(try base.allDescriptors().map { Array($0.name.utf8) })
             for (name, state) in contents.trees {
                 if state.exists { names.insert(name) } else { names.remove(name) }
             }
-            return names.sorted()
+            return names.sorted { ByteOrder.compare($0, $1) < 0 }.map { String(decoding: $0, as: UTF8.self) }
         }
     }
 

@@ -1,4 +1,4 @@
-/// Byte-string order, the only order the tree knows (DESIGN.md invariant 8): keys are
+/// Byte-string order, the only order the tree knows (Docs/Architecture.md invariant 8): keys are
 /// compared with memcmp, and a proper prefix sorts first.
 enum ByteOrder {
     /// Negative, zero or positive as `a` sorts before, equal to or after `b`.

@@ -9,7 +9,7 @@ public enum KeyBound: Sendable, Equatable {
 }
 
 /// A range of keys in byte order. Every range query of the store is one of these
-/// (DESIGN.md invariant 8: keys compare as bytes).
+/// (Docs/Architecture.md invariant 8: keys compare as bytes).
 public struct KeyRange: Sendable, Equatable {
     public var lower: KeyBound
     public var upper: KeyBound

@@ -1,6 +1,6 @@
 /// Size bounds: every page is at most ``StorageLimits/maximumPageSize`` bytes, and every
 /// non-root page at least ``StorageLimits/minimumPageFill`` (checked by
-/// `Tree+Invariants`). Why both hold after every edit:
+/// `Verify/Verifier.swift`, which every test that touches a store runs). Why both hold after every edit:
 ///
 /// - An edit changes one entry, at most `3 + 1024 + 4 + 2048` bytes (key and inline value
 ///   limits). Splitting an oversized node at its best byte balance leaves halves of at most

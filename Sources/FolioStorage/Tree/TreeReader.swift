@@ -38,7 +38,7 @@ struct LeafBatch {
 
 /// Read algorithms over a tree whose nodes may be committed pages or a transaction's
 /// changed nodes. Synchronous, allocation-light: one descent per lookup, one per leaf for
-/// scans (DESIGN.md: `async` stops at the public API).
+/// scans (Docs/Architecture.md, Concurrency).
 struct TreeReader {
     let pages: PageSource
 

@@ -303,7 +303,8 @@ struct TreeVerifier {
     // MARK: Commit chain
 
     /// Walks the commit pages back from the newest while they are in the current file:
-    /// each must decode, and generations must step down by one.
+    /// each must decode, generations must step down by one, each earlier commit must lie
+    /// before the later one, and the newest must agree with the root slot.
     mutating func checkCommitChain(_ record: RootRecord) {
         var location: CommitLocation? = record.location
         var expected = record.generation
@@ -313,6 +314,16 @@ struct TreeVerifier {
                 commitsChecked += 1
                 if commit.generation != expected {
                     problem(current.address.offset, nil, "commit chain: generation \(commit.generation) where \(expected) was expected")
+                    return
+                }
+                if expected == record.generation,
+                   commit.catalogRoot != record.catalogRoot || commit.liveBytes != record.liveBytes
+                    || commit.previous != record.previous || commit.timestamp != record.timestamp {
+                    problem(current.address.offset, nil, "commit page of generation \(expected) disagrees with the root slot")
+                }
+                if let previous = commit.previous, previous.fileNumber == current.fileNumber,
+                   previous.address.end > current.address.offset {
+                    problem(current.address.offset, nil, "commit chain: the previous commit does not lie before this one")
                     return
                 }
                 expected -= 1

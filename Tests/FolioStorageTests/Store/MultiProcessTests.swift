@@ -1,0 +1,95 @@
+import Testing
+import Foundation
+import FolioStorage
+import FolioTestSupport
+
+/// Locks and readers across processes, with the project's own `folio-torture` executable as
+/// the second process (written as timelines, after GRDB's concurrency tests).
+@Suite(.serialized) struct MultiProcessTests {
+    /// Timeline: child takes the write lock → we try to open for writing → refused at once →
+    /// child exits → we open. Then the reverse: we hold it → the child is refused.
+    @Test func secondWriterInAnotherProcessIsRefusedAtOnce() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        try Store.open(at: path, options: testOptions()).close()
+        let tool = try ProjectExecutable.path("folio-torture")
+
+        let holder = try ChildProcess(tool, ["hold-writer", path])
+        try holder.waitForLine { $0 == "ready" }
+        let start = ContinuousClock.now
+        #expect(throws: StorageError.lockedByAnotherWriter(path: "\(path)/lock")) {
+            _ = try Store.open(at: path, options: testOptions())
+        }
+        #expect(ContinuousClock.now - start < .seconds(1), "refusal must not wait for the lock")
+        // A reader opens while the writer holds the lock.
+        let reader = try Store.openReadOnly(at: path, options: testOptions())
+        #expect(reader.generation >= 1)
+        holder.closeInput()
+        #expect(try holder.wait() == 0)
+        try Store.open(at: path, options: testOptions()).close()
+
+        let store = try Store.open(at: path, options: testOptions())
+        let contender = try ChildProcess(tool, ["try-writer", path])
+        let line = try contender.waitForLine { $0.hasPrefix("locked") || $0 == "opened" }
+        #expect(line.hasPrefix("locked"))
+        #expect(try contender.wait() == 0)
+        store.close()
+    }
+
+    /// A killed writer's lock is free at once (the kernel drops flock locks with the process).
+    @Test func killedWritersLockIsFreeAtOnce() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        try Store.open(at: path, options: testOptions()).close()
+        let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", path])
+        try holder.waitForLine { $0 == "ready" }
+        holder.kill()
+        _ = try holder.wait()
+        try Store.open(at: path, options: testOptions()).close()
+    }
+
+    /// Timeline: a read-only child follows the store (refreshing) while this process commits
+    /// 300 transactions and compacts every 50: every view the child takes is consistent
+    /// (all keys of one generation), and it sees many generations.
+    @Test func readerInAnotherProcessReadsWhileTheWriterCommitsAndCompacts() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        var options = testOptions()
+        options.retention = SnapshotRetention(gracePeriod: .milliseconds(200))
+        let store = try Store.open(at: path, options: options)
+        try store.write { txn in
+            for k in 0..<20 { try txn.put(Array(String(txn.generation).utf8), for: Array("k\(k)".utf8), in: "consistency") }
+        }
+        let reader = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["reader", path, "4"])
+        for i in 0..<300 {
+            try store.write { txn in
+                let generation = Array(String(txn.generation).utf8)
+                for k in 0..<20 { try txn.put(generation, for: Array("k\(k)".utf8), in: "consistency") }
+            }
+            if i % 50 == 49 { try store.compact() }
+        }
+        let summary = try reader.waitForLine(timeout: 60) { $0.hasPrefix("views") }
+        #expect(try reader.wait() == 0, "reader failed: \(reader.errorOutput)")
+        let parts = summary.split(separator: " ")
+        #expect(Int(parts[1])! > 10)
+        #expect(Int(parts[3])! > 1, "the reader should have followed several generations")
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
+    /// In one process, a second writer on the same store is refused with its own error.
+    @Test func secondOpenInTheSameProcessIsRefused() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let store = try Store.open(at: path, options: testOptions())
+        #expect(throws: StorageError.alreadyOpenInThisProcess(path: path)) {
+            _ = try Store.open(at: path, options: testOptions())
+        }
+        store.close()
+        try Store.open(at: path, options: testOptions()).close()
+    }
+}
