@@ -7,6 +7,7 @@ let package = Package(
     name: "Folio",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        .library(name: "Folio", targets: ["Folio"]),
         .library(name: "FolioStorage", targets: ["FolioStorage"]),
         .executable(name: "folio", targets: ["folio"]),
         // Test tool: kill-test workloads and second-process helpers. Not linked into apps.
@@ -15,12 +16,16 @@ let package = Package(
     targets: [
         // The byte-level engine: files, pages, keys, B+tree, commits, recovery, compaction.
         .target(name: "FolioStorage"),
+        // What a Swift developer imports: persistences, datastores, formats, indexes,
+        // migrations, transactions and observation over Codable values.
+        .target(name: "Folio", dependencies: ["FolioStorage"]),
         // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
         .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
-        .executableTarget(name: "folio", dependencies: ["FolioStorage"]),
+        .executableTarget(name: "folio", dependencies: ["Folio"]),
         .executableTarget(name: "folio-torture", dependencies: ["FolioStorage"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
+        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,135 @@
+/// Reads. Each runs in the enclosing transaction or snapshot if there is one, else in a
+/// snapshot of its own: a read never waits for a writer and sees one committed state.
+extension Datastore {
+    public typealias Instance = Format.Instance
+    public typealias Identifier = Format.Identifier
+
+    // MARK: By identifier
+
+    /// The instance with `identifier`, or nil.
+    public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
+        let key = KeyEncoding.encode(identifier)
+        return try await withRead { (source, _) throws(FolioError) -> Instance? in
+            guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: schema.recordsTree) })
+            else { return nil }
+            return try schema.decode(bytes, identifier: key, core: core)
+        }
+    }
+
+    /// The instances whose identifiers lie in `range` (`a..<b`, `a...b`, `a...`, `..<b`, `...b`).
+    public func load(_ range: some IndexRange<Identifier>, order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance> {
+        records(through: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
+    }
+
+    /// Every instance, in identifier order: `load(...)`.
+    public func load(_ all: UnboundedRange, order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance> {
+        records(through: nil, range: .all, order: order, limit: limit)
+    }
+
+    /// Number of instances. Reads no record.
+    public func count() async throws(FolioError) -> Int {
+        try await withRead { (source, _) throws(FolioError) -> Int in
+            Int(try FolioError.wrap { () throws(StorageError) in try source.count(in: schema.recordsTree) })
+        }
+    }
+
+    /// Number of instances whose identifiers lie in `range`.
+    public func count(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
+        try await countKeys(in: schema.recordsTree, index: nil, range: KeyRanges.make(range, suffixed: false))
+    }
+
+    // MARK: Through an index
+
+    /// The instances whose value in a one-to-many or many-to-many index is `value`, in
+    /// identifier order.
+    public func load<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
+                                                    limit: Int? = nil) -> Records<Instance> where I.Instance == Instance {
+        records(through: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+    }
+
+    /// The first instance (in identifier order) whose value in the index is `value`.
+    public func first<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Instance?
+    where I.Instance == Instance {
+        var iterator = load(value, from: index, limit: 1).makeAsyncIterator()
+        return try await iterator.next()
+    }
+
+    /// The instance whose value in a one-to-one index is `value`, or nil.
+    public func load<Value>(_ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>) async throws(FolioError) -> Instance? {
+        let declared = schema.index(index)
+        let key = KeyEncoding.encode(value)
+        return try await withRead { (source, usable) throws(FolioError) -> Instance? in
+            try require(declared, in: usable)
+            guard let entry = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: declared.tree) }) else { return nil }
+            return try instance(fromEntry: entry, of: declared, source: source)
+        }
+    }
+
+    /// The instances whose value in an index lies in `range`, in index order (ties in
+    /// identifier order). Through a many-to-many index an instance appears once per
+    /// matching element.
+    public func load<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
+                                               order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance>
+    where I.Instance == Instance {
+        let declared = schema.index(index)
+        return records(through: declared, range: KeyRanges.make(range, suffixed: !declared.unique), order: order, limit: limit)
+    }
+
+    /// Every instance in the order of an index: `load(..., from: \.title)`.
+    public func load<I: ValueIndexDeclaration>(_ all: UnboundedRange, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
+                                               limit: Int? = nil) -> Records<Instance> where I.Instance == Instance {
+        records(through: schema.index(index), range: .all, order: order, limit: limit)
+    }
+
+    /// Number of index entries with `value` (for a many-to-many index, of instances holding it).
+    public func count<I: ValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    where I.Instance == Instance {
+        let declared = schema.index(index)
+        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: !declared.unique))
+    }
+
+    /// Number of index entries whose value lies in `range`.
+    public func count<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    where I.Instance == Instance {
+        let declared = schema.index(index)
+        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: !declared.unique))
+    }
+
+    // MARK: Machinery
+
+    func records(through index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder, limit: Int?) -> Records<Instance> {
+        let datastore = self
+        return Records(limit: limit) { () async throws(FolioError) -> RecordStream<Instance> in
+            let (source, usable) = try await datastore.readSource()
+            if let index { try datastore.require(index, in: usable) }
+            let tree = index?.tree ?? datastore.schema.recordsTree
+            let cursor = try FolioError.wrap { () throws(StorageError) in try source.cursor(in: tree, range: range, direction: order.direction) }
+            return RecordStream(cursor: cursor) { (entry) throws(FolioError) -> Instance in
+                if let index { return try datastore.instance(fromEntry: entry.value, of: index, source: source) }
+                return try datastore.schema.decode(entry.value, identifier: entry.key, core: datastore.core)
+            }
+        }
+    }
+
+    /// The instance an index entry refers to (or holds, for a direct index).
+    func instance(fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource) throws(FolioError) -> Instance {
+        guard let (identifier, record) = IndexEntry.decode(entry) else {
+            throw .corruptRecord(datastore: key, detail: "an entry of index \(index.name) is malformed")
+        }
+        if let record { return try schema.decode(record, identifier: identifier, core: core) }
+        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: schema.recordsTree) }) else {
+            throw .corruptRecord(datastore: key, detail: "index \(index.name) refers to \(schema.describe(identifierKey: identifier)), which does not exist")
+        }
+        return try schema.decode(bytes, identifier: identifier, core: core)
+    }
+
+    func countKeys(in tree: String, index: SchemaIndex<Instance>?, range: KeyRange) async throws(FolioError) -> Int {
+        try await withRead { (source, usable) throws(FolioError) -> Int in
+            if let index { try require(index, in: usable) }
+            var cursor = try FolioError.wrap { () throws(StorageError) in try source.cursor(in: tree, range: range, direction: .forward) }
+            var count = 0
+            while try FolioError.wrap({ () throws(StorageError) in try cursor.nextKey() }) != nil { count += 1 }
+            return count
+        }
+    }
+}

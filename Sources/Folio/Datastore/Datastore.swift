@@ -1,0 +1,88 @@
+/// One datastore of a persistence: records of one `Codable` type, found by identifier or
+/// through the indexes its format declares.
+///
+/// Get one with ``Persistence/datastore(for:)``. Reads work on every persistence; writes
+/// (``persist(_:)``, ``delete(_:)``, …) only where `Access == ReadWrite`. Every call is its
+/// own transaction, unless it runs inside ``Persistence/perform(_:)`` (one atomic write
+/// transaction) or ``Persistence/read(_:)`` (one snapshot).
+public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
+    /// The persistence the datastore belongs to.
+    public let persistence: Persistence<Access>
+    let schema: DatastoreSchema<Format>
+
+    init(persistence: Persistence<Access>, schema: DatastoreSchema<Format>) {
+        self.persistence = persistence
+        self.schema = schema
+    }
+
+    /// The datastore's key (its name in the persistence).
+    public var key: String { schema.key }
+
+    /// The names of the declared indexes, in declaration order.
+    public var indexNames: [String] { schema.indexes.map(\.name) }
+
+    var core: PersistenceCore { persistence.core }
+
+    // MARK: Running reads and writes
+
+    /// Runs a read in the current transaction or snapshot, or in a fresh snapshot.
+    func withRead<R>(_ body: (ReadSource, Set<String>?) throws(FolioError) -> R) async throws(FolioError) -> R {
+        let context = TransactionContext.current(for: core)
+        let availability = try await prepare(in: context)
+        if let context { return try body(context.readSource, try availability.resolve(context.readSource, self)) }
+        let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        return try body(.view(view), try availability.resolve(.view(view), self))
+    }
+
+    /// The read source and index availability a lazily evaluated read (a `Records`
+    /// sequence) uses: the current transaction's, or a snapshot pinned now.
+    func readSource() async throws(FolioError) -> (ReadSource, Set<String>?) {
+        let context = TransactionContext.current(for: core)
+        let availability = try await prepare(in: context)
+        let source: ReadSource
+        if let context {
+            source = context.readSource
+        } else {
+            source = .view(try FolioError.wrap { () throws(StorageError) in try core.store.read() })
+        }
+        return (source, try availability.resolve(source, self))
+    }
+}
+
+extension Datastore where Access == ReadWrite {
+    /// Runs a write in the current transaction, or in a new one that commits at once.
+    func withWrite<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
+        if let context = TransactionContext.current(for: core) {
+            guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
+            _ = try await prepare(in: context)
+            return try body(transaction)
+        }
+        _ = try await prepare(in: nil)
+        do {
+            return try await persistence.performWrite { context -> R in
+                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
+                return try body(transaction)
+            }
+        } catch let error as FolioError {
+            throw error
+        } catch {
+            throw .storage(error as? StorageError ?? .io(operation: "write", path: core.store.path, code: 0))
+        }
+    }
+}
+
+/// Which indexes a read may use.
+enum IndexAvailability {
+    /// All declared indexes are built (a prepared read-write datastore).
+    case all
+    /// Decided by the catalog in the snapshot being read (read-only persistences and
+    /// snapshots taken before preparation).
+    case fromCatalog
+
+    func resolve<Format, Access>(_ source: ReadSource, _ datastore: Datastore<Format, Access>) throws(FolioError) -> Set<String>? {
+        switch self {
+        case .all: return nil
+        case .fromCatalog: return try datastore.usableIndexes(in: source)
+        }
+    }
+}

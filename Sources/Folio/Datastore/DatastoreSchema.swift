@@ -1,0 +1,116 @@
+import Foundation
+/// One declared index, resolved: its name (the format's property name), definition and tree.
+struct SchemaIndex<Instance>: Sendable {
+    let name: String
+    let definition: IndexDefinition<Instance>
+    let tree: String
+    var unique: Bool { definition.kind == .oneToOne }
+    var direct: Bool { definition.storage == .direct }
+}
+
+/// A datastore's declaration, resolved once: the format instance, the indexes found on it by
+/// reflection, tree names, and the signature checked against the store.
+final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
+    let format: Format
+    let key: String
+    let recordsTree: String
+    let indexes: [SchemaIndex<Format.Instance>]
+    private let indexByDeclaration: [UInt64: Int]
+    let currentTag: String
+    let signature: DatastoreSignature
+    /// Why the declaration itself is unusable, if it is (reported on first use).
+    let declarationProblem: String?
+
+    init() {
+        let format = Format()
+        self.format = format
+        key = Format.key
+        recordsTree = DatastoreLayout.recordsTree(Format.key)
+        currentTag = Format.tag(of: Format.currentVersion)
+        var indexes: [SchemaIndex<Format.Instance>] = []
+        var byDeclaration: [UInt64: Int] = [:]
+        var problem: String? = nil
+        for child in Mirror(reflecting: format).children {
+            guard let declaration = child.value as? any IndexDeclaration<Format.Instance>, var name = child.label else { continue }
+            if name.hasPrefix("_") { name.removeFirst() }
+            if name.utf8.count > 100 { problem = "index name \(name) is longer than 100 bytes" }
+            byDeclaration[declaration.definition.id] = indexes.count
+            indexes.append(SchemaIndex(name: name, definition: declaration.definition,
+                                       tree: DatastoreLayout.indexTree(Format.key, name)))
+        }
+        if Format.key.isEmpty || Format.key.utf8.count > DatastoreLayout.maximumKeyLength {
+            problem = "the datastore key must be 1 to \(DatastoreLayout.maximumKeyLength) bytes"
+        }
+        self.indexes = indexes
+        indexByDeclaration = byDeclaration
+        declarationProblem = problem
+        signature = DatastoreSignature(
+            instanceType: String(reflecting: Format.Instance.self), identifierType: String(reflecting: Format.Identifier.self),
+            versions: Format.Version.allCases.map { Format.tag(of: $0) }, currentVersion: Format.tag(of: Format.currentVersion),
+            indexes: Dictionary(uniqueKeysWithValues: indexes.map { ($0.name, $0.definition.fingerprint) }))
+    }
+
+    /// The index declared by the property at `path` of the format.
+    func index<Declaration: IndexDeclaration>(_ path: KeyPath<Format, Declaration>) -> SchemaIndex<Format.Instance>
+    where Declaration.Instance == Format.Instance {
+        let id = format[keyPath: path].definition.id
+        guard let position = indexByDeclaration[id] else {
+            preconditionFailure("\(path) is not a stored index property of \(Format.self)")
+        }
+        return indexes[position]
+    }
+
+    func index(named name: String) -> SchemaIndex<Format.Instance>? {
+        indexes.first { $0.name == name }
+    }
+
+    // MARK: Records
+
+    func identifierKey(of instance: Format.Instance) -> [UInt8] {
+        KeyEncoding.encode(instance[keyPath: Format.identifier])
+    }
+
+    func describe(identifierKey bytes: [UInt8]) -> String {
+        var decoder = KeyDecoder(bytes)
+        guard let identifier = try? decoder.decode(Format.Identifier.self) else { return "\(bytes)" }
+        return String(describing: identifier)
+    }
+
+    /// The stored bytes of `instance` in the current version, with its index keys.
+    func encodeRecord(_ instance: Format.Instance, core: PersistenceCore) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
+        let payload: [UInt8]
+        do {
+            payload = Array(try core.encoder.encode(instance))
+        } catch {
+            throw .encodingFailed(datastore: key, identifier: String(describing: instance[keyPath: Format.identifier]),
+                                  reason: "\(error)")
+        }
+        let keys = indexes.map { $0.definition.values(instance) }
+        let record = StoredRecord.encode(version: currentTag, indexKeys: zip(indexes, keys).map { ($0.name, $1) }, payload: payload)
+        return (record, keys)
+    }
+
+    func parseRecord(_ bytes: [UInt8], identifier: [UInt8]) throws(FolioError) -> StoredRecord {
+        guard let record = StoredRecord.decode(bytes) else {
+            throw .corruptRecord(datastore: key, detail: "record \(describe(identifierKey: identifier)) is malformed")
+        }
+        return record
+    }
+
+    /// Decodes a stored record, converting it from the version it was stored in.
+    func decode(_ record: StoredRecord, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
+        guard let version = Format.version(tagged: record.version) else {
+            throw .unknownVersion(datastore: key, identifier: describe(identifierKey: identifier), version: record.version)
+        }
+        do {
+            return try Format.decode(version, from: Data(record.payload), using: core.decoder)
+        } catch {
+            throw .decodingFailed(datastore: key, identifier: describe(identifierKey: identifier), version: record.version,
+                                  reason: "\(error)")
+        }
+    }
+
+    func decode(_ bytes: [UInt8], identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
+        try decode(try parseRecord(bytes, identifier: identifier), identifier: identifier, core: core)
+    }
+}

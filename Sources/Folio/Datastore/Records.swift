@@ -1,0 +1,70 @@
+/// Records read from a datastore, in order, as an `AsyncSequence`.
+///
+/// Nothing is read until iteration starts; then one committed snapshot is pinned (or the
+/// enclosing transaction used), and records are fetched a leaf page at a time and decoded
+/// one by one: memory does not grow with the size of the range.
+///
+/// ```swift
+/// for try await book in books.load("A"..<"B", from: \.title) { ... }
+/// let firstTen = try await books.load(..., limit: 10).collect()
+/// ```
+public struct Records<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = FolioError
+
+    let open: @Sendable () async throws(FolioError) -> RecordStream<Element>
+    let limit: Int?
+
+    init(limit: Int?, open: @escaping @Sendable () async throws(FolioError) -> RecordStream<Element>) {
+        self.open = open
+        self.limit = limit
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(open: open, remaining: limit ?? Int.max)
+    }
+
+    /// Iterates records one at a time.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let open: @Sendable () async throws(FolioError) -> RecordStream<Element>
+        var stream: RecordStream<Element>?
+        var remaining: Int
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(FolioError) -> Element? {
+            guard remaining > 0 else { return nil }
+            if stream == nil { stream = try await open() }
+            guard let element = try stream!.next() else {
+                remaining = 0
+                return nil
+            }
+            remaining -= 1
+            return element
+        }
+
+        public mutating func next() async throws(FolioError) -> Element? {
+            try await next(isolation: nil)
+        }
+    }
+
+    /// Every record of the sequence, in an array.
+    public func collect() async throws(FolioError) -> [Element] {
+        var result: [Element] = []
+        var iterator = makeAsyncIterator()
+        while let element = try await iterator.next() { result.append(element) }
+        return result
+    }
+}
+
+/// A cursor over a tree, and how each entry becomes an element.
+///
+/// `@unchecked Sendable`: it only crosses from the task that opens it to the iterator that
+/// drives it, one task at a time (an iterator is never shared); what its closures capture
+/// (read views, the write transaction, coders) is itself thread-safe.
+struct RecordStream<Element>: @unchecked Sendable {
+    var cursor: Cursor
+    let transform: (Cursor.Entry) throws(FolioError) -> Element
+
+    mutating func next() throws(FolioError) -> Element? {
+        guard let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) else { return nil }
+        return try transform(entry)
+    }
+}

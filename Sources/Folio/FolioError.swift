@@ -1,0 +1,66 @@
+/// Every error the `Folio` API throws. Each names the datastore and, where there is one,
+/// the record, so that a message is enough to find the problem.
+public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stored record could not be decoded into the current instance type.
+    case decodingFailed(datastore: String, identifier: String, version: String, reason: String)
+    /// A stored record carries a version the format does not declare.
+    case unknownVersion(datastore: String, identifier: String, version: String)
+    /// An instance could not be encoded.
+    case encodingFailed(datastore: String, identifier: String, reason: String)
+    /// A unique (one-to-one) index already maps `value` to another instance. The
+    /// transaction is aborted and nothing it did is kept.
+    case uniqueIndexConflict(datastore: String, index: String, value: String, existing: String, new: String)
+    /// Two declarations of the same datastore in one persistence disagree, or the stored
+    /// datastore cannot be read with the declared format (e.g. a different identifier type).
+    case incompatibleDeclaration(datastore: String, reason: String)
+    /// `delete` found no instance with this identifier.
+    case instanceNotFound(datastore: String, identifier: String)
+    /// A read-only persistence was asked to read through an index the writer has not built
+    /// (yet), or that is declared differently than the store's. Never answered wrongly.
+    case indexNotBuilt(datastore: String, index: String)
+    /// A stored record or index entry is malformed (the engine's checksums passed, so this
+    /// is a bug or a store written by something else).
+    case corruptRecord(datastore: String, detail: String)
+    /// A write was attempted inside `read { }`, which pins a read-only snapshot.
+    case writeInReadOnlySnapshot
+    /// The operation was cancelled (for example `warm` between two batches). Work already
+    /// committed stays; calling it again continues.
+    case cancelled
+    /// An error of the storage engine (I/O, corruption, locks, format version).
+    case storage(StorageError)
+
+    public var description: String {
+        switch self {
+        case .decodingFailed(let datastore, let identifier, let version, let reason):
+            return "\(datastore): record \(identifier) (version \(version)) cannot be decoded: \(reason)"
+        case .unknownVersion(let datastore, let identifier, let version):
+            return "\(datastore): record \(identifier) has version \(version), which the format does not declare"
+        case .encodingFailed(let datastore, let identifier, let reason):
+            return "\(datastore): instance \(identifier) cannot be encoded: \(reason)"
+        case .uniqueIndexConflict(let datastore, let index, let value, let existing, let new):
+            return "\(datastore): unique index \(index) already maps \(value) to \(existing); cannot map it to \(new)"
+        case .incompatibleDeclaration(let datastore, let reason):
+            return "\(datastore): incompatible declaration: \(reason)"
+        case .instanceNotFound(let datastore, let identifier):
+            return "\(datastore): no instance with identifier \(identifier)"
+        case .indexNotBuilt(let datastore, let index):
+            return "\(datastore): index \(index) is not built in this store (the writer builds it on first use or warm)"
+        case .corruptRecord(let datastore, let detail):
+            return "\(datastore): malformed record: \(detail)"
+        case .writeInReadOnlySnapshot:
+            return "cannot write inside read { }: it pins a read-only snapshot"
+        case .cancelled:
+            return "cancelled"
+        case .storage(let error):
+            return error.description
+        }
+    }
+}
+
+extension FolioError {
+    /// Runs an engine call, turning its errors into ``FolioError/storage(_:)``.
+    @inline(__always)
+    static func wrap<R>(_ body: () throws(StorageError) -> R) throws(FolioError) -> R {
+        do { return try body() } catch { throw .storage(error) }
+    }
+}

@@ -1,0 +1,160 @@
+import Synchronization
+
+/// How many instances an index value may map to.
+public enum IndexKind: String, Sendable, Codable {
+    /// Several instances may share a value (``Index``).
+    case oneToMany
+    /// Each value maps to at most one instance (``OneToOneIndex``); a duplicate is an error.
+    case oneToOne
+    /// The key path yields a collection; each element is a value (``ManyToManyIndex``).
+    case manyToMany
+}
+
+/// What an index entry holds.
+public enum IndexStorage: String, Sendable, Codable {
+    /// The entry holds the identifier; reading through the index looks the record up.
+    case reference
+    /// The entry holds the whole record: a read through the index needs no second lookup,
+    /// at the cost of storing each record once more.
+    case direct
+}
+
+/// An index as the datastore machinery sees it, whatever its declared type. Created by
+/// the index types (``Index``, ``OneToOneIndex``, ``ManyToManyIndex``); its members are
+/// internal.
+public struct IndexDefinition<Instance>: Sendable {
+    let kind: IndexKind
+    let storage: IndexStorage
+    /// Identifies this declaration within its format instance (index names come from the
+    /// format's property names, found by reflection; queries find them by this number).
+    let id: UInt64
+    /// `\Type.property` for stored properties; nil for computed ones, whose printed form is
+    /// a memory address that changes between launches.
+    let keyPathDescription: String?
+    let valueType: String
+    /// The encoded values of an instance, sorted and without duplicates.
+    let values: @Sendable (Instance) -> [[UInt8]]
+    /// A readable form of an encoded value, for error messages.
+    let describeValue: @Sendable ([UInt8]) -> String
+
+    /// What identifies the declaration across launches: kind, storage, value type and key
+    /// path. A change makes the index rebuild.
+    var fingerprint: String {
+        "\(kind.rawValue);\(storage.rawValue);\(valueType);\(keyPathDescription ?? "computed")"
+    }
+
+    init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, keyPath: AnyKeyPath, valueType: Value.Type,
+                              values: @escaping @Sendable (Instance) -> [Value]) {
+        self.kind = kind
+        self.storage = storage
+        self.id = IndexDeclarationCounter.next()
+        let printed = String(describing: keyPath)
+        keyPathDescription = printed.contains("<computed") ? nil : printed
+        self.valueType = String(reflecting: Value.self)
+        self.values = { instance in
+            var keys = values(instance).map { KeyEncoding.encode($0) }
+            if keys.count > 1 {
+                keys.sort { KeyBytes.compare($0, $1) < 0 }
+                var unique: [[UInt8]] = []
+                for key in keys where unique.last != key { unique.append(key) }
+                keys = unique
+            }
+            return keys
+        }
+        describeValue = { bytes in
+            var decoder = KeyDecoder(bytes)
+            guard let value = try? decoder.decode(Value.self) else { return "\(bytes)" }
+            return String(describing: value)
+        }
+    }
+}
+
+/// A declared index: a stored property of a ``DatastoreFormat``.
+public protocol IndexDeclaration<Instance>: Sendable {
+    associatedtype Instance
+    /// The index's definition.
+    var definition: IndexDefinition<Instance> { get }
+}
+
+/// A one-to-many index: several instances may share a value. Declare it as a property of
+/// the format: `let author = Index(\Book.authorName)`; query with
+/// `datastore.load("Ann", from: \.author)` or a range.
+public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
+    public let definition: IndexDefinition<Instance>
+
+    /// Indexes the value at `keyPath` (stored or computed).
+    public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference) {
+        definition = IndexDefinition(kind: .oneToMany, storage: storage, keyPath: keyPath, valueType: Value.self) {
+            [$0[keyPath: keyPath]]
+        }
+    }
+
+    /// Indexes a tuple of values, ordered by the first element, then the second, and so on:
+    /// `let byAuthorAndYear = Index(\Book.authorAndYear)` where `authorAndYear: (String, Int)`.
+    public init<each Component: KeyComponent>(_ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
+                                              storage: IndexStorage = .reference)
+    where Value == Composite<repeat each Component> {
+        definition = IndexDefinition(kind: .oneToMany, storage: storage, keyPath: keyPath, valueType: Value.self) {
+            [Composite(repeat each $0[keyPath: keyPath])]
+        }
+    }
+}
+
+/// A unique index: each value maps to at most one instance. Persisting a second instance
+/// with the same value throws ``FolioError/uniqueIndexConflict(datastore:index:value:existing:new:)``
+/// and aborts the transaction.
+public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
+    public let definition: IndexDefinition<Instance>
+
+    /// Indexes the value at `keyPath` (stored or computed), uniquely.
+    public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference) {
+        definition = IndexDefinition(kind: .oneToOne, storage: storage, keyPath: keyPath, valueType: Value.self) {
+            [$0[keyPath: keyPath]]
+        }
+    }
+
+    /// Indexes a tuple of values, uniquely.
+    public init<each Component: KeyComponent>(_ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
+                                              storage: IndexStorage = .reference)
+    where Value == Composite<repeat each Component> {
+        definition = IndexDefinition(kind: .oneToOne, storage: storage, keyPath: keyPath, valueType: Value.self) {
+            [Composite(repeat each $0[keyPath: keyPath])]
+        }
+    }
+}
+
+/// A many-to-many index: the key path yields a collection, and each (distinct) element is
+/// an index value: `let authors = ManyToManyIndex(\Book.authorIDs)` finds every book of an
+/// author with `load(authorID, from: \.authors)`.
+public struct ManyToManyIndex<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
+    public let definition: IndexDefinition<Instance>
+
+    /// Indexes every element of the collection at `keyPath`.
+    public init<Values: Sequence & SendableMetatype>(_ keyPath: KeyPath<Instance, Values> & Sendable,
+                                                     storage: IndexStorage = .reference)
+    where Values.Element == Value {
+        definition = IndexDefinition(kind: .manyToMany, storage: storage, keyPath: keyPath, valueType: Value.self) {
+            Array($0[keyPath: keyPath])
+        }
+    }
+}
+
+/// Numbers index declarations as they are created (a static can't live in a generic type).
+enum IndexDeclarationCounter {
+    private static let counter = Atomic<UInt64>(0)
+    static func next() -> UInt64 { counter.add(1, ordering: .relaxed).newValue }
+}
+
+/// An index whose entries are values of one type: every index kind. Range reads
+/// (`load(a..<b, from: \.index)`) work through any of them.
+public protocol ValueIndexDeclaration<Instance, Value>: IndexDeclaration {
+    associatedtype Value: KeyComponent
+}
+
+/// An index where one value may map to several instances (``Index``, ``ManyToManyIndex``):
+/// reading one value gives a sequence.
+public protocol MultiValueIndexDeclaration<Instance, Value>: ValueIndexDeclaration {}
+
+extension Index: MultiValueIndexDeclaration {}
+extension ManyToManyIndex: MultiValueIndexDeclaration {}
+extension OneToOneIndex: ValueIndexDeclaration {}

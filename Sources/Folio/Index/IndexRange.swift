@@ -1,0 +1,107 @@
+/// One end of a range of identifiers or index values.
+public enum RangeBound<Value: Sendable>: Sendable {
+    case unbounded
+    case included(Value)
+    case excluded(Value)
+}
+
+/// A range of identifiers or index values: Swift's `a..<b`, `a...b`, `a...`, `..<b` and
+/// `...b` all are (and ``AnyRange`` for bounds chosen at run time).
+public protocol IndexRange<Bound>: Sendable {
+    associatedtype Bound: KeyComponent
+    var lowerBound: RangeBound<Bound> { get }
+    var upperBound: RangeBound<Bound> { get }
+}
+
+extension Range: IndexRange where Bound: KeyComponent {
+    public var lowerBound: RangeBound<Bound> { .included(self.lowerBound) }
+    public var upperBound: RangeBound<Bound> { .excluded(self.upperBound) }
+}
+
+extension ClosedRange: IndexRange where Bound: KeyComponent {
+    public var lowerBound: RangeBound<Bound> { .included(self.lowerBound) }
+    public var upperBound: RangeBound<Bound> { .included(self.upperBound) }
+}
+
+extension PartialRangeFrom: IndexRange where Bound: KeyComponent {
+    public var lowerBound: RangeBound<Bound> { .included(self.lowerBound) }
+    public var upperBound: RangeBound<Bound> { .unbounded }
+}
+
+extension PartialRangeUpTo: IndexRange where Bound: KeyComponent {
+    public var lowerBound: RangeBound<Bound> { .unbounded }
+    public var upperBound: RangeBound<Bound> { .excluded(self.upperBound) }
+}
+
+extension PartialRangeThrough: IndexRange where Bound: KeyComponent {
+    public var lowerBound: RangeBound<Bound> { .unbounded }
+    public var upperBound: RangeBound<Bound> { .included(self.upperBound) }
+}
+
+/// A range with bounds chosen at run time, for example from user input.
+public struct AnyRange<Bound: KeyComponent>: IndexRange {
+    public var lowerBound: RangeBound<Bound>
+    public var upperBound: RangeBound<Bound>
+
+    public init(lower: RangeBound<Bound> = .unbounded, upper: RangeBound<Bound> = .unbounded) {
+        lowerBound = lower
+        upperBound = upper
+    }
+
+    /// Every value.
+    public static var all: AnyRange { AnyRange() }
+}
+
+/// The order a range is read in.
+public enum RangeOrder: Sendable {
+    /// Ascending order of the identifier or index value.
+    case ascending
+    /// Descending order.
+    case descending
+
+    var direction: ScanDirection { self == .ascending ? .forward : .reverse }
+}
+
+enum KeyRanges {
+    /// The key range of the entries whose value lies in `range`.
+    ///
+    /// With `suffixed` (non-unique index entries: value key followed by the identifier key),
+    /// every entry of value `v` starts with the key of `v`, and keys are prefix-free, so
+    /// "after `v`" starts at the smallest byte string above every string with that prefix,
+    /// and "up to `v` inclusive" ends just below it.
+    static func make<Bound>(_ range: some IndexRange<Bound>, suffixed: Bool) -> KeyRange {
+        let lower: KeyBound
+        switch range.lowerBound {
+        case .unbounded: lower = .unbounded
+        case .included(let value): lower = .included(KeyEncoding.encode(value))
+        case .excluded(let value):
+            let key = KeyEncoding.encode(value)
+            if suffixed {
+                // No byte string sorts above an all-0xFF prefix's extensions: the range is empty.
+                guard let above = KeyBytes.prefixUpperBound(key) else { return KeyRange(lower: .excluded(key), upper: .excluded(key)) }
+                lower = .included(above)
+            } else {
+                lower = .excluded(key)
+            }
+        }
+        let upper: KeyBound
+        switch range.upperBound {
+        case .unbounded: upper = .unbounded
+        case .excluded(let value): upper = .excluded(KeyEncoding.encode(value))
+        case .included(let value):
+            let key = KeyEncoding.encode(value)
+            if suffixed {
+                upper = KeyBytes.prefixUpperBound(key).map { .excluded($0) } ?? .unbounded
+            } else {
+                upper = .included(key)
+            }
+        }
+        return KeyRange(lower: lower, upper: upper)
+    }
+
+    /// The entries of exactly `value`.
+    static func exactly(_ value: some KeyComponent, suffixed: Bool) -> KeyRange {
+        let key = KeyEncoding.encode(value)
+        return suffixed ? .prefix(key) : KeyRange(lower: .included(key), upper: .included(key))
+    }
+}

@@ -1,0 +1,143 @@
+/// A problem in a datastore's records or indexes.
+public struct DatastoreProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The datastore.
+    public var datastore: String
+    /// The index involved, if any.
+    public var index: String?
+    /// What is wrong (naming the record where there is one).
+    public var detail: String
+
+    public var description: String {
+        "datastore \(datastore)\(index.map { ", index \($0)" } ?? ""): \(detail)"
+    }
+}
+
+/// The result of ``Persistence/verify(progress:)``.
+public struct PersistenceVerificationReport: Sendable {
+    /// The engine's checks: checksums, tree order and balance, byte totals, commit chain.
+    public var storage: VerificationReport
+    /// Index/record agreement and record well-formedness, per datastore.
+    public var problems: [DatastoreProblem]
+    /// Records checked.
+    public var recordsChecked: Int
+    /// Index entries checked.
+    public var entriesChecked: Int
+
+    /// True if neither the engine nor the datastore checks found anything.
+    public var isClean: Bool { storage.isClean && problems.isEmpty }
+
+    /// Every problem as a line.
+    public var lines: [String] { storage.problems.map(\.description) + problems.map(\.description) }
+}
+
+extension Persistence {
+    /// Checks the whole store: the engine's checks, then, for every datastore in the
+    /// catalog, that every record is well formed with a declared version, that every index
+    /// entry points to a record that lists it, and that every record has its entries in
+    /// every built index. Uses only what the store holds (no Swift types), so tools can run
+    /// it on any store. Reads one snapshot; safe beside a writer.
+    public nonisolated func verify(progress: ((VerificationProgress) -> Void)? = nil) -> PersistenceVerificationReport {
+        DatastoreVerifier.verify(core.store, progress: progress)
+    }
+}
+
+enum DatastoreVerifier {
+    static func verify(_ store: Store, progress: ((VerificationProgress) -> Void)?) -> PersistenceVerificationReport {
+        let storage = store.verify(progress: progress)
+        var report = PersistenceVerificationReport(storage: storage, problems: [], recordsChecked: 0, entriesChecked: 0)
+        do throws(StorageError) {
+            let view = try store.read()
+            var catalog = try view.cursor(in: DatastoreLayout.catalogTree)
+            var known = Set<String>([DatastoreLayout.catalogTree])
+            while let item = try catalog.next() {
+                let key = String(decoding: item.key, as: UTF8.self)
+                known.insert(DatastoreLayout.recordsTree(key))
+                guard let entry = try? CatalogEntry.decode(item.value, datastore: key) else {
+                    report.problems.append(DatastoreProblem(datastore: key, detail: "catalog entry is not valid JSON"))
+                    continue
+                }
+                for name in entry.indexes.keys { known.insert(DatastoreLayout.indexTree(key, name)) }
+                try check(key, entry, in: view, into: &report)
+            }
+            for (tree, _) in try view.trees() where !known.contains(tree) {
+                report.problems.append(DatastoreProblem(datastore: tree, detail: "tree \(tree) belongs to no datastore in the catalog"))
+            }
+        } catch {
+            report.problems.append(DatastoreProblem(datastore: "(store)", detail: "\(error)"))
+        }
+        return report
+    }
+
+    private static func check(_ key: String, _ entry: CatalogEntry, in view: ReadView,
+                              into report: inout PersistenceVerificationReport) throws(StorageError) {
+        func problem(_ index: String?, _ detail: String) {
+            report.problems.append(DatastoreProblem(datastore: key, index: index, detail: detail))
+        }
+        let recordsTree = DatastoreLayout.recordsTree(key)
+        let built = entry.indexes.filter(\.value.built)
+        // Records: well formed, a declared version, their entries present in built indexes.
+        var records = try view.cursor(in: recordsTree)
+        while let item = try records.next() {
+            report.recordsChecked += 1
+            let id = hex(item.key)
+            guard let record = StoredRecord.decode(item.value) else {
+                problem(nil, "record \(id) is malformed")
+                continue
+            }
+            if !entry.versions.contains(record.version) {
+                problem(nil, "record \(id) has version \(record.version), which the format does not declare")
+            }
+            for (name, state) in built {
+                let tree = DatastoreLayout.indexTree(key, name)
+                for value in record.indexKeys[name] ?? [] {
+                    let entryKey = IndexEntry.key(value: value, identifier: item.key, unique: state.kind == .oneToOne)
+                    guard let stored = try view.get(entryKey, in: tree), let decoded = IndexEntry.decode(stored) else {
+                        problem(name, "record \(id) has no entry for one of its values")
+                        continue
+                    }
+                    if decoded.identifier != item.key { problem(name, "the entry of a value of record \(id) points to \(hex(decoded.identifier))") }
+                    if state.storage == .direct {
+                        let copy = decoded.record.flatMap(StoredRecord.decode)
+                        if copy?.version != record.version || copy?.payload != record.payload {
+                            problem(name, "the direct entry of record \(id) does not hold the record")
+                        }
+                    }
+                }
+            }
+        }
+        // Index entries: well formed, pointing to a record that lists the value.
+        for (name, state) in built {
+            var entries = try view.cursor(in: DatastoreLayout.indexTree(key, name))
+            while let item = try entries.next() {
+                report.entriesChecked += 1
+                guard let decoded = IndexEntry.decode(item.value) else {
+                    problem(name, "entry \(hex(item.key)) is malformed")
+                    continue
+                }
+                let value: [UInt8]
+                if state.kind == .oneToOne {
+                    value = item.key
+                } else {
+                    guard item.key.count > decoded.identifier.count, item.key.suffix(decoded.identifier.count).elementsEqual(decoded.identifier) else {
+                        problem(name, "entry \(hex(item.key)) does not end with its identifier")
+                        continue
+                    }
+                    value = Array(item.key.dropLast(decoded.identifier.count))
+                }
+                guard let bytes = try view.get(decoded.identifier, in: recordsTree) else {
+                    problem(name, "entry \(hex(item.key)) points to \(hex(decoded.identifier)), which does not exist")
+                    continue
+                }
+                guard let record = StoredRecord.decode(bytes), (record.indexKeys[name] ?? []).contains(value) else {
+                    problem(name, "entry \(hex(item.key)) points to \(hex(decoded.identifier)), which does not list that value")
+                    continue
+                }
+            }
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        "0x" + bytes.prefix(32).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+            + (bytes.count > 32 ? "…" : "")
+    }
+}

@@ -1,0 +1,166 @@
+/// Bringing a store up to a datastore's declaration: the catalog entry, dropped and rebuilt
+/// indexes (Docs/Guide.md, "Index evolution").
+extension Datastore {
+    /// Makes the datastore usable for the caller's reads and writes.
+    ///
+    /// Read-write persistence, outside any transaction: on first use in this process, the
+    /// catalog entry is compared with the declaration; removed or changed indexes are
+    /// dropped, new or changed ones are built (in batches of committed transactions, so an
+    /// interrupted build resumes), and only then does the caller proceed: a read through an
+    /// index never sees it half-built. Inside a `perform`, the same work joins the
+    /// transaction. Read-only persistences and snapshots cannot build: they use the indexes
+    /// the catalog of their snapshot says are built, and refuse the others.
+    func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability {
+        if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
+        let ready = try core.register(schema.signature, key: key)
+        if core.isReadOnly { return .fromCatalog }
+        if ready { return .all }
+        if let context {
+            guard case .write(let transaction) = context.source else { return .fromCatalog }
+            _ = try Preparation.step(transaction, schema: schema, core: core, budget: nil)
+            context.prepared.withLock { _ = $0.insert(key) }
+            return .all
+        }
+        let schema = self.schema, core = self.core, persistence = self.persistence
+        do {
+            try await persistence.prepare(key) {
+                while true {
+                    let finished = try await persistence.performWrite { context -> Bool in
+                        guard case .write(let transaction) = context.source else { return true }
+                        return try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize).finished
+                    }
+                    if finished { break }
+                }
+                core.markReady([schema.key])
+            }
+        } catch let error as FolioError {
+            throw error
+        } catch {
+            throw .storage(error as? StorageError ?? .io(operation: "prepare", path: core.store.path, code: 0))
+        }
+        return .all
+    }
+
+    /// The declared indexes the catalog in `source` says are built with the declared
+    /// fingerprint (read-only persistences and snapshots).
+    func usableIndexes(in source: ReadSource) throws(FolioError) -> Set<String> {
+        let bytes = try FolioError.wrap { () throws(StorageError) in
+            try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree)
+        }
+        if let cached = core.registry.withLock({ registry -> Set<String>? in
+            guard let registration = registry[key], registration.catalogBytes == bytes, bytes != nil else { return nil }
+            return registration.usableIndexes
+        }) {
+            return cached
+        }
+        guard let bytes else { return [] }
+        let entry = try CatalogEntry.decode(bytes, datastore: key)
+        if entry.identifierType != schema.signature.identifierType {
+            throw .incompatibleDeclaration(datastore: key, reason: "the store's identifiers are \(entry.identifierType), the format's \(schema.signature.identifierType)")
+        }
+        var usable = Set<String>()
+        for index in schema.indexes {
+            if let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint {
+                usable.insert(index.name)
+            }
+        }
+        core.registry.withLock { registry in
+            registry[key]?.catalogBytes = bytes
+            registry[key]?.usableIndexes = usable
+        }
+        return usable
+    }
+
+    /// Throws unless `index` may be read.
+    func require(_ index: SchemaIndex<Format.Instance>, in usable: Set<String>?) throws(FolioError) {
+        if let usable, !usable.contains(index.name) { throw .indexNotBuilt(datastore: key, index: index.name) }
+    }
+}
+
+enum Preparation {
+    /// Records processed per transaction when building an index outside a transaction.
+    static let batchSize = 1_000
+
+    /// Brings the catalog entry of `schema`'s datastore up to date in `transaction` and
+    /// builds unbuilt indexes over at most `budget` records (all if nil). Returns whether
+    /// every index is built, and how many records were processed.
+    static func step<Format: DatastoreFormat>(_ transaction: WriteTransaction, schema: DatastoreSchema<Format>,
+                                              core: PersistenceCore, budget: Int?) throws(FolioError) -> (finished: Bool, processed: Int) {
+        let key = schema.key
+        let nameKey = Array(key.utf8)
+        let stored = try FolioError.wrap { () throws(StorageError) in try transaction.get(nameKey, in: DatastoreLayout.catalogTree) }
+        let recordCount = try FolioError.wrap { () throws(StorageError) in try transaction.count(in: schema.recordsTree) }
+        let signature = schema.signature
+        var entry = try stored.map { (bytes) throws(FolioError) in try CatalogEntry.decode(bytes, datastore: key) }
+            ?? CatalogEntry(instanceType: signature.instanceType, identifierType: signature.identifierType,
+                            versions: signature.versions, currentVersion: signature.currentVersion, indexes: [:])
+        if entry.identifierType != signature.identifierType && recordCount > 0 {
+            throw .incompatibleDeclaration(datastore: key, reason: "the store's identifiers are \(entry.identifierType), the format's \(signature.identifierType)")
+        }
+        entry.instanceType = signature.instanceType
+        entry.identifierType = signature.identifierType
+        entry.versions = signature.versions
+        entry.currentVersion = signature.currentVersion
+        // Drop what is no longer declared as stored, then add what is new.
+        for (name, state) in entry.indexes where schema.index(named: name)?.definition.fingerprint != state.fingerprint {
+            try FolioError.wrap { () throws(StorageError) in _ = try transaction.dropTree(DatastoreLayout.indexTree(key, name)) }
+            entry.indexes[name] = nil
+        }
+        for index in schema.indexes where entry.indexes[index.name] == nil {
+            try FolioError.wrap { () throws(StorageError) in _ = try transaction.dropTree(index.tree) }
+            entry.indexes[index.name] = CatalogEntry.IndexState(fingerprint: index.definition.fingerprint, kind: index.definition.kind,
+                                                                storage: index.definition.storage, built: recordCount == 0,
+                                                                resumeAfter: nil)
+        }
+        let building = schema.indexes.filter { entry.indexes[$0.name]?.built == false }
+        var processed = 0
+        if !building.isEmpty {
+            // Resume after the earliest position any building index reached.
+            let positions = building.map { entry.indexes[$0.name]?.resumeAfter }
+            let start: [UInt8]? = positions.contains { $0 == nil } ? nil
+                : positions.compactMap { $0 }.min { KeyBytes.compare($0, $1) < 0 }
+            let range = start.map { KeyRange(lower: .excluded($0)) } ?? .all
+            var cursor = transaction.cursor(in: schema.recordsTree, range: range)
+            var last: [UInt8]? = nil
+            var exhausted = false
+            while true {
+                if let budget, processed >= budget { break }
+                guard let item = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) else {
+                    exhausted = true
+                    break
+                }
+                let record = try schema.parseRecord(item.value, identifier: item.key)
+                let instance = try schema.decode(record, identifier: item.key, core: core)
+                var keys = record.indexKeys
+                for index in building {
+                    if let done = entry.indexes[index.name]?.resumeAfter, KeyBytes.compare(item.key, done) <= 0 { continue }
+                    keys[index.name] = index.definition.values(instance)
+                }
+                let rewritten = StoredRecord.encode(version: record.version,
+                                                    indexKeys: keys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                                    payload: record.payload)
+                for index in building {
+                    if let done = entry.indexes[index.name]?.resumeAfter, KeyBytes.compare(item.key, done) <= 0 { continue }
+                    try IndexMaintenance.add(keys[index.name] ?? [], for: index, identifier: item.key, record: rewritten,
+                                             in: transaction, schema: schema)
+                }
+                try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(rewritten, for: item.key, in: schema.recordsTree) }
+                processed += 1
+                last = item.key
+            }
+            for index in building {
+                if exhausted {
+                    entry.indexes[index.name]?.built = true
+                    entry.indexes[index.name]?.resumeAfter = nil
+                } else if let last {
+                    entry.indexes[index.name]?.resumeAfter = last
+                }
+            }
+        }
+        let encoded = entry.encoded()
+        if encoded != stored {
+            try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(encoded, for: nameKey, in: DatastoreLayout.catalogTree) }
+        }
+        return (entry.indexes.values.allSatisfy(\.built), processed)
+    }
+}

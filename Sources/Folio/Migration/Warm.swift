@@ -1,0 +1,122 @@
+/// Progress of ``Datastore/warm(progress:)``.
+public enum WarmProgress: Sendable, Equatable {
+    /// Comparing the store with the declaration and counting the work. Always reported.
+    case evaluating
+    /// Building indexes or rewriting records: `current` of `total` done. Reported only when
+    /// there is work.
+    case working(current: Int, total: Int)
+    /// Done; `total` records were processed. Always reported.
+    case complete(total: Int)
+}
+
+extension Datastore where Access == ReadWrite {
+    /// Brings the whole datastore up to its declaration, with progress: builds new or
+    /// changed indexes, drops removed ones, and rewrites every record stored in an older
+    /// version in the current one.
+    ///
+    /// Old records read correctly without it (they are converted as they are read); `warm`
+    /// makes that conversion once, for speed, and is the place to show progress to a user.
+    /// It works in committed batches, so it is resumable: interrupted (the process killed,
+    /// or the task cancelled, which throws ``FolioError/cancelled``), the next `warm`
+    /// continues where it stopped, and the data is correct at every moment.
+    public func warm(progress: ((WarmProgress) -> Void)? = nil) async throws(FolioError) {
+        progress?(.evaluating)
+        if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
+        if let context = TransactionContext.current(for: core) {
+            // Inside a transaction, the work joins it (batches would wait for the writer
+            // this task already holds).
+            guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
+            _ = try await prepare(in: context)
+            let (converted, _) = try migrateBatch(in: transaction, after: nil, limit: .max)
+            progress?(.complete(total: converted))
+            return
+        }
+        let ready = try core.register(schema.signature, key: key)
+        let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        let recordCount = Int(try FolioError.wrap { () throws(StorageError) in try view.count(in: schema.recordsTree) })
+        let indexWork = ready ? 0 : try unbuiltIndexWork(in: .view(view), recordCount: recordCount)
+        let migrationWork = try countOldRecords(in: view)
+        let total = indexWork + migrationWork
+        var done = 0
+        if !ready {
+            while true {
+                let (finished, processed) = try await batch { (transaction) throws(FolioError) in
+                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize)
+                }
+                done += processed
+                if total > 0 && processed > 0 { progress?(.working(current: min(done, total), total: total)) }
+                if finished { break }
+                if Task.isCancelled { throw .cancelled }
+            }
+            core.markReady([key])
+        }
+        var after: [UInt8]? = nil
+        while migrationWork > 0 {
+            let (converted, last) = try await batch { (transaction) throws(FolioError) in
+                try migrateBatch(in: transaction, after: after, limit: Preparation.batchSize)
+            }
+            done += converted
+            if converted > 0 { progress?(.working(current: min(done, total), total: total)) }
+            guard let last else { break }
+            after = last
+            if Task.isCancelled { throw .cancelled }
+        }
+        progress?(.complete(total: total))
+    }
+
+    /// Records still to process for indexes the catalog does not have built as declared.
+    private func unbuiltIndexWork(in source: ReadSource, recordCount: Int) throws(FolioError) -> Int {
+        guard recordCount > 0 else { return 0 }
+        let stored = try FolioError.wrap { () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
+        guard let stored else { return 0 }
+        let entry = try CatalogEntry.decode(stored, datastore: key)
+        let needsBuild = schema.indexes.contains { index in
+            guard let state = entry.indexes[index.name] else { return true }
+            return !state.built || state.fingerprint != index.definition.fingerprint
+        }
+        return needsBuild ? recordCount : 0
+    }
+
+    /// Records stored in a version other than the current one (reads headers only).
+    private func countOldRecords(in view: ReadView) throws(FolioError) -> Int {
+        var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: schema.recordsTree) }
+        var count = 0
+        while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+            if try schema.parseRecord(entry.value, identifier: entry.key).version != schema.currentTag { count += 1 }
+        }
+        return count
+    }
+
+    /// Rewrites up to `limit` old-version records after `after`; returns how many, and the
+    /// last identifier looked at (nil when the end was reached).
+    private func migrateBatch(in transaction: WriteTransaction, after: [UInt8]?, limit: Int) throws(FolioError) -> (Int, [UInt8]?) {
+        var cursor = transaction.cursor(in: schema.recordsTree, range: after.map { KeyRange(lower: .excluded($0)) } ?? .all)
+        var converted = 0
+        while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+            let record = try schema.parseRecord(entry.value, identifier: entry.key)
+            guard record.version != schema.currentTag else { continue }
+            let instance = try schema.decode(record, identifier: entry.key, core: core)
+            guard schema.identifierKey(of: instance) == entry.key else {
+                throw .incompatibleDeclaration(datastore: key, reason: "migrating record \(schema.describe(identifierKey: entry.key)) changed its identifier")
+            }
+            try IndexMaintenance.store(instance, schema: schema, core: core, in: transaction)
+            converted += 1
+            if converted >= limit { return (converted, entry.key) }
+        }
+        return (converted, nil)
+    }
+
+    /// Runs `body` in its own committed write transaction.
+    private func batch<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
+        do {
+            return try await persistence.performWrite { context -> R in
+                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
+                return try body(transaction)
+            }
+        } catch let error as FolioError {
+            throw error
+        } catch {
+            throw .storage(error as? StorageError ?? .io(operation: "warm", path: core.store.path, code: 0))
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// A store of datastores: on disk in a directory, or in memory.
+///
+/// ```swift
+/// let persistence = try Persistence(at: "/path/to/Library.folio")       // Persistence<ReadWrite>
+/// let books = persistence.datastore(for: BookFormat.self)
+/// try await books.persist(book)
+///
+/// let helper = try Persistence(readingFrom: "/path/to/Library.folio")   // Persistence<ReadOnly>
+/// ```
+///
+/// One process writes a store at a time (an exclusive lock on its lock file); any number of
+/// processes read it. The actor owns the writer: write transactions run one at a time, in
+/// the order they were asked for. Reads do not go through the actor: they read the newest
+/// committed state directly and never wait for a writer.
+public actor Persistence<Access: AccessMode> {
+    nonisolated let core: PersistenceCore
+    private var writerBusy = false
+    private var waitingWriters: [CheckedContinuation<Void, Never>] = []
+    private var preparations: [String: Task<Void, any Error>] = [:]
+
+    private init(core: PersistenceCore) {
+        self.core = core
+    }
+
+    /// The engine store underneath (for statistics, compaction, verification, tools).
+    public nonisolated var store: Store { core.store }
+
+    /// The store's directory (a path in an in-memory file system for in-memory persistences).
+    public nonisolated var path: String { core.store.path }
+
+    /// A datastore of this persistence, declared by `format`. Cheap; the declaration is
+    /// checked against the store (and indexes built or dropped) on first use.
+    public nonisolated func datastore<Format: DatastoreFormat>(for format: Format.Type) -> Datastore<Format, Access> {
+        Datastore(persistence: self, schema: DatastoreSchema<Format>())
+    }
+
+    /// Makes pending grouped commits durable and closes the store. Later calls fail.
+    public nonisolated func close() {
+        core.store.close()
+    }
+
+    // MARK: The writer queue
+
+    func acquireWriter() async {
+        if !writerBusy {
+            writerBusy = true
+            return
+        }
+        await withCheckedContinuation { waitingWriters.append($0) }
+    }
+
+    func releaseWriter() {
+        if waitingWriters.isEmpty {
+            writerBusy = false
+        } else {
+            // Hand the writer straight to the next in line: `writerBusy` stays true.
+            waitingWriters.removeFirst().resume()
+        }
+    }
+
+    /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
+    nonisolated func performWrite<Result>(_ body: (TransactionContext) async throws -> Result) async throws -> Result {
+        await acquireWriter()
+        let transaction: WriteTransaction
+        do throws(StorageError) {
+            transaction = try core.store.beginWrite()
+        } catch {
+            await releaseWriter()
+            throw FolioError.storage(error)
+        }
+        let context = TransactionContext(core: core, source: .write(transaction))
+        do {
+            let result = try await TransactionScope.$current.withValue(context) { try await body(context) }
+            try await core.commit(transaction)
+            core.markReady(context.prepared.withLock { $0 })
+            await releaseWriter()
+            return result
+        } catch {
+            transaction.rollback()
+            await releaseWriter()
+            throw error
+        }
+    }
+
+    /// Prepares a datastore once per process: concurrent first uses share one preparation.
+    func prepare(_ key: String, _ work: @escaping @Sendable () async throws -> Void) async throws {
+        if let running = preparations[key] { return try await running.value }
+        let task = Task { try await work() }
+        preparations[key] = task
+        defer { preparations[key] = nil }
+        try await task.value
+    }
+}
+
+extension Persistence where Access == ReadWrite {
+    /// Opens (creating if needed, with its directory) the store at `path` for reading and
+    /// writing. Throws if another process has it open for writing.
+    public init(at path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
+        let store = try FolioError.wrap { () throws(StorageError) in
+            try Store.open(at: path, options: options.storeOptions(POSIXFileSystem()))
+        }
+        self.init(core: PersistenceCore(store: store, durability: options.durability))
+    }
+
+    /// Opens the store at `url` (a file URL) for reading and writing.
+    public init(at url: URL, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
+        try self.init(at: url.path, options: options)
+    }
+
+    /// A persistence held in memory: the same engine and behaviour as on disk (transactions,
+    /// indexes, migrations, observation), for tests and previews. Nothing is kept after the
+    /// process ends.
+    public static func inMemory(options: PersistenceOptions = PersistenceOptions()) -> Persistence<ReadWrite> {
+        let fileSystem = MemoryFileSystem()
+        do throws(StorageError) {
+            let store = try Store.open(at: "/store", options: options.storeOptions(fileSystem))
+            return Persistence(core: PersistenceCore(store: store, durability: options.durability))
+        } catch {
+            // An empty in-memory file system cannot fail to create a store.
+            preconditionFailure("in-memory store creation failed: \(error)")
+        }
+    }
+
+    /// A read-only persistence over the same store, sharing this one's engine: for testing
+    /// read-only code in one process. Writes through it do not compile.
+    public nonisolated func readOnly() -> Persistence<ReadOnly> {
+        Persistence<ReadOnly>(sharing: core)
+    }
+}
+
+extension Persistence where Access == ReadOnly {
+    /// Opens the store at `path` for reading only: no lock is taken and nothing is written,
+    /// so it works beside a writer in another process and on a read-only volume.
+    public init(readingFrom path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
+        let store = try FolioError.wrap { () throws(StorageError) in
+            try Store.openReadOnly(at: path, options: options.storeOptions(POSIXFileSystem(), createIfMissing: false))
+        }
+        self.init(core: PersistenceCore(store: store, durability: options.durability))
+    }
+
+    /// Opens the store at `url` (a file URL) for reading only.
+    public init(readingFrom url: URL, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
+        try self.init(readingFrom: url.path, options: options)
+    }
+
+    init(sharing core: PersistenceCore) {
+        self.init(core: PersistenceCore(sharingReadOnly: core))
+    }
+}

@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The shared, thread-safe part of a persistence: the engine store, the JSON coders, and
+/// what this process knows about each datastore. Reads use it directly, without hopping
+/// onto the ``Persistence`` actor (reads never wait for a writer).
+final class PersistenceCore: Sendable {
+    let store: Store
+    let isReadOnly: Bool
+    let durability: Durability
+    /// One coder seam: Foundation's JSON coders (Sendable), shared by every datastore.
+    let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+    /// Full-durability commits run here, so that an fsync never blocks a thread of the
+    /// cooperative pool that readers need.
+    private let commitQueue = DispatchQueue(label: "folio.commit")
+    let registry = Mutex<[String: Registration]>([:])
+
+    /// One datastore as this process has declared it.
+    struct Registration {
+        var signature: DatastoreSignature
+        /// Read-write: the catalog matches the declaration and every index is built.
+        var ready = false
+        /// Read-only: the catalog entry last seen, and the indexes it says are usable.
+        var catalogBytes: [UInt8]?
+        var usableIndexes: Set<String> = []
+    }
+
+    init(store: Store, durability: Durability) {
+        self.store = store
+        self.isReadOnly = store.isReadOnly
+        self.durability = durability
+    }
+
+    /// A read-only core over another core's store (``Persistence/readOnly()``).
+    init(sharingReadOnly other: PersistenceCore) {
+        store = other.store
+        isReadOnly = true
+        durability = other.durability
+    }
+
+    /// Records the declaration of a datastore, or checks it against an earlier one.
+    /// Returns true if the datastore is prepared (read-write persistences only).
+    func register(_ signature: DatastoreSignature, key: String) throws(FolioError) -> Bool {
+        try registry.withLock { (registry) throws(FolioError) -> Bool in
+            if let existing = registry[key] {
+                guard existing.signature == signature else {
+                    throw .incompatibleDeclaration(datastore: key,
+                                                   reason: existing.signature.difference(from: signature))
+                }
+                return existing.ready
+            }
+            registry[key] = Registration(signature: signature)
+            return false
+        }
+    }
+
+    func markReady(_ keys: some Sequence<String>) {
+        registry.withLock { registry in
+            for key in keys { registry[key]?.ready = true }
+        }
+    }
+
+    /// Commits off the cooperative pool when the commit syncs (full durability).
+    func commit(_ transaction: WriteTransaction) async throws(FolioError) {
+        if case .grouped = durability {
+            try FolioError.wrap { () throws(StorageError) in _ = try transaction.commit() }
+            return
+        }
+        let result: Result<Void, StorageError> = await withCheckedContinuation { continuation in
+            commitQueue.async {
+                do throws(StorageError) {
+                    _ = try transaction.commit()
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        if case .failure(let error) = result { throw .storage(error) }
+    }
+}
+
+/// What identifies a datastore declaration: declaring the same key twice in one
+/// persistence must agree on all of it.
+struct DatastoreSignature: Equatable, Sendable {
+    var instanceType: String
+    var identifierType: String
+    var versions: [String]
+    var currentVersion: String
+    var indexes: [String: String]
+
+    func difference(from other: DatastoreSignature) -> String {
+        if instanceType != other.instanceType { return "instance types \(instanceType) and \(other.instanceType)" }
+        if identifierType != other.identifierType { return "identifier types \(identifierType) and \(other.identifierType)" }
+        if versions != other.versions || currentVersion != other.currentVersion { return "different versions" }
+        return "different indexes (\(indexes.keys.sorted()) and \(other.indexes.keys.sorted()))"
+    }
+}

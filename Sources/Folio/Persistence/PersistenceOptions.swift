@@ -1,0 +1,29 @@
+/// Settings of a persistence, fixed when it is opened.
+public struct PersistenceOptions: Sendable {
+    /// ``Durability/full`` (default: every transaction is durable when it returns) or
+    /// ``Durability/grouped(window:)``.
+    public var durability: Durability
+    /// Byte limit of the page cache. Default 8 MiB.
+    public var cacheCapacity: Int
+    /// Automatic compaction after commits, or nil for on-demand only.
+    public var autoCompaction: AutoCompaction?
+    /// How long snapshot files replaced by compaction are kept for readers in other processes.
+    public var retention: SnapshotRetention
+    /// Where recovered problems are reported. Default: standard error.
+    public var log: @Sendable (String) -> Void
+
+    public init(durability: Durability = .full, cacheCapacity: Int = 8 << 20,
+                autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
+                log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog) {
+        self.durability = durability
+        self.cacheCapacity = cacheCapacity
+        self.autoCompaction = autoCompaction
+        self.retention = retention
+        self.log = log
+    }
+
+    func storeOptions(_ fileSystem: any FileSystem, createIfMissing: Bool = true) -> StoreOptions {
+        StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cacheCapacity,
+                     createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
+    }
+}

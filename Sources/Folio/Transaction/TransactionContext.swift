@@ -1,0 +1,66 @@
+import Synchronization
+
+/// The transaction a task is inside: a write transaction (`perform`) or a pinned read
+/// snapshot (`read`). Carried in a task-local, so that datastore calls inside the closure
+/// join it, nested `perform`s join the outer one, and child tasks inherit it.
+final class TransactionContext: Sendable {
+    enum Source: Sendable {
+        case write(WriteTransaction)
+        case read(ReadView)
+    }
+
+    let core: PersistenceCore
+    let source: Source
+    /// Datastores whose catalog this transaction brought up to date; they count as prepared
+    /// once it commits (not before: a rollback undoes the preparation).
+    let prepared = Mutex<Set<String>>([])
+
+    init(core: PersistenceCore, source: Source) {
+        self.core = core
+        self.source = source
+    }
+
+    var readSource: ReadSource {
+        switch source {
+        case .write(let transaction): return .transaction(transaction)
+        case .read(let view): return .view(view)
+        }
+    }
+
+    /// The context of `core` the current task is in, if any.
+    static func current(for core: PersistenceCore) -> TransactionContext? {
+        guard let context = TransactionScope.current, context.core === core else { return nil }
+        return context
+    }
+}
+
+enum TransactionScope {
+    @TaskLocal static var current: TransactionContext?
+}
+
+/// Where reads come from: a pinned view, or the write transaction (which sees its own writes).
+enum ReadSource {
+    case view(ReadView)
+    case transaction(WriteTransaction)
+
+    func get(_ key: [UInt8], in tree: String) throws(StorageError) -> [UInt8]? {
+        switch self {
+        case .view(let view): return try view.get(key, in: tree)
+        case .transaction(let transaction): return try transaction.get(key, in: tree)
+        }
+    }
+
+    func cursor(in tree: String, range: KeyRange, direction: ScanDirection) throws(StorageError) -> Cursor {
+        switch self {
+        case .view(let view): return try view.cursor(in: tree, range: range, direction: direction)
+        case .transaction(let transaction): return transaction.cursor(in: tree, range: range, direction: direction)
+        }
+    }
+
+    func count(in tree: String) throws(StorageError) -> UInt64 {
+        switch self {
+        case .view(let view): return try view.count(in: tree)
+        case .transaction(let transaction): return try transaction.count(in: tree)
+        }
+    }
+}
