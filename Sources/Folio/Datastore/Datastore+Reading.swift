@@ -7,8 +7,8 @@ extension Datastore {
     // MARK: By identifier
 
     /// The instance with `identifier`, or nil.
-    public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
-        let key = KeyEncoding.encode(identifier)
+    nonisolated(nonsending) public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
+        let key = identifier.keyBytes
         return try await withRead { (source, _) throws(FolioError) -> Instance? in
             guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: schema.recordsTree) })
             else { return nil }
@@ -27,14 +27,14 @@ extension Datastore {
     }
 
     /// Number of instances. Reads no record.
-    public func count() async throws(FolioError) -> Int {
+    nonisolated(nonsending) public func count() async throws(FolioError) -> Int {
         try await withRead { (source, _) throws(FolioError) -> Int in
             Int(try FolioError.wrap { () throws(StorageError) in try source.count(in: schema.recordsTree) })
         }
     }
 
     /// Number of instances whose identifiers lie in `range`.
-    public func count(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
+    nonisolated(nonsending) public func count(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
         try await countKeys(in: schema.recordsTree, index: nil, range: KeyRanges.make(range, suffixed: false))
     }
 
@@ -48,16 +48,16 @@ extension Datastore {
     }
 
     /// The first instance (in identifier order) whose value in the index is `value`.
-    public func first<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Instance?
+    nonisolated(nonsending) public func first<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Instance?
     where I.Instance == Instance {
         var iterator = load(value, from: index, limit: 1).makeAsyncIterator()
         return try await iterator.next()
     }
 
     /// The instance whose value in a one-to-one index is `value`, or nil.
-    public func load<Value>(_ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>) async throws(FolioError) -> Instance? {
+    nonisolated(nonsending) public func load<Value>(_ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>) async throws(FolioError) -> Instance? {
         let declared = schema.index(index)
-        let key = KeyEncoding.encode(value)
+        let key = value.keyBytes
         return try await withRead { (source, usable) throws(FolioError) -> Instance? in
             try require(declared, in: usable)
             guard let entry = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: declared.tree) }) else { return nil }
@@ -82,14 +82,14 @@ extension Datastore {
     }
 
     /// Number of index entries with `value` (for a many-to-many index, of instances holding it).
-    public func count<I: ValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: !declared.unique))
     }
 
     /// Number of index entries whose value lies in `range`.
-    public func count<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: !declared.unique))
@@ -123,7 +123,7 @@ extension Datastore {
         return try schema.decode(bytes, identifier: identifier, core: core)
     }
 
-    func countKeys(in tree: String, index: SchemaIndex<Instance>?, range: KeyRange) async throws(FolioError) -> Int {
+    nonisolated(nonsending) func countKeys(in tree: String, index: SchemaIndex<Instance>?, range: KeyRange) async throws(FolioError) -> Int {
         try await withRead { (source, usable) throws(FolioError) -> Int in
             if let index { try require(index, in: usable) }
             var cursor = try FolioError.wrap { () throws(StorageError) in try source.cursor(in: tree, range: range, direction: .forward) }

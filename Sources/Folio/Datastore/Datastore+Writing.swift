@@ -5,7 +5,7 @@ extension Datastore where Access == ReadWrite {
     /// Stores `instance`, inserting it or replacing the instance with the same identifier;
     /// returns the instance it replaced. A unique-index conflict throws and changes nothing.
     @discardableResult
-    public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
+    nonisolated(nonsending) public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
         try await withWrite { (transaction) throws(FolioError) -> Instance? in
             let (identifier, previous) = try IndexMaintenance.store(instance, schema: schema, core: core, in: transaction)
             return try previous.map { (record) throws(FolioError) in try schema.decode(record, identifier: identifier, core: core) }
@@ -15,7 +15,7 @@ extension Datastore where Access == ReadWrite {
     /// Deletes the instance with `identifier` and returns it; throws
     /// ``FolioError/instanceNotFound(datastore:identifier:)`` if there is none.
     @discardableResult
-    public func delete(_ identifier: Identifier) async throws(FolioError) -> Instance {
+    nonisolated(nonsending) public func delete(_ identifier: Identifier) async throws(FolioError) -> Instance {
         guard let deleted = try await deleteIfPresent(identifier) else {
             throw .instanceNotFound(datastore: key, identifier: String(describing: identifier))
         }
@@ -24,8 +24,8 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes the instance with `identifier` if there is one; returns it.
     @discardableResult
-    public func deleteIfPresent(_ identifier: Identifier) async throws(FolioError) -> Instance? {
-        let key = KeyEncoding.encode(identifier)
+    nonisolated(nonsending) public func deleteIfPresent(_ identifier: Identifier) async throws(FolioError) -> Instance? {
+        let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Instance? in
             // Decode before deleting, so a record that does not decode is not deleted by
             // a call that promises to return it; `purge` deletes such records.
@@ -40,8 +40,8 @@ extension Datastore where Access == ReadWrite {
     /// Deletes the record with `identifier` without decoding it (for records that no longer
     /// decode). Returns whether there was one.
     @discardableResult
-    public func purge(_ identifier: Identifier) async throws(FolioError) -> Bool {
-        let key = KeyEncoding.encode(identifier)
+    nonisolated(nonsending) public func purge(_ identifier: Identifier) async throws(FolioError) -> Bool {
+        let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Bool in
             try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil
         }
@@ -49,19 +49,19 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes every instance whose identifier lies in `range`; returns how many.
     @discardableResult
-    public func delete(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
+    nonisolated(nonsending) public func delete(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
         try await deleteRecords(in: schema.recordsTree, range: KeyRanges.make(range, suffixed: false), index: nil)
     }
 
     /// Deletes every instance: `delete(...)`. Returns how many.
     @discardableResult
-    public func delete(_ all: UnboundedRange) async throws(FolioError) -> Int {
+    nonisolated(nonsending) public func delete(_ all: UnboundedRange) async throws(FolioError) -> Int {
         try await deleteRecords(in: schema.recordsTree, range: .all, index: nil)
     }
 
     /// Deletes every instance whose value in an index lies in `range`; returns how many.
     @discardableResult
-    public func delete<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func delete<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await deleteRecords(in: declared.tree, range: KeyRanges.make(range, suffixed: !declared.unique), index: declared)
@@ -69,13 +69,13 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes every instance whose value in a one-to-many or many-to-many index is `value`.
     @discardableResult
-    public func delete<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func delete<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await deleteRecords(in: declared.tree, range: KeyRanges.exactly(value, suffixed: true), index: declared)
     }
 
-    private func deleteRecords(in tree: String, range: KeyRange, index: SchemaIndex<Instance>?) async throws(FolioError) -> Int {
+    nonisolated(nonsending) private func deleteRecords(in tree: String, range: KeyRange, index: SchemaIndex<Instance>?) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
             // The cursor sees the deletions as they happen (the transaction's own writes).
             var cursor = transaction.cursor(in: tree, range: range)

@@ -26,7 +26,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
     // MARK: Running reads and writes
 
     /// Runs a read in the current transaction or snapshot, or in a fresh snapshot.
-    func withRead<R>(_ body: (ReadSource, Set<String>?) throws(FolioError) -> R) async throws(FolioError) -> R {
+    nonisolated(nonsending) func withRead<R>(_ body: (ReadSource, Set<String>?) throws(FolioError) -> R) async throws(FolioError) -> R {
         let context = TransactionContext.current(for: core)
         let availability = try await prepare(in: context)
         if let context { return try body(context.readSource, try availability.resolve(context.readSource, self)) }
@@ -36,7 +36,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
 
     /// The read source and index availability a lazily evaluated read (a `Records`
     /// sequence) uses: the current transaction's, or a snapshot pinned now.
-    func readSource() async throws(FolioError) -> (ReadSource, Set<String>?) {
+    nonisolated(nonsending) func readSource() async throws(FolioError) -> (ReadSource, Set<String>?) {
         let context = TransactionContext.current(for: core)
         let availability = try await prepare(in: context)
         let source: ReadSource
@@ -51,7 +51,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
 
 extension Datastore where Access == ReadWrite {
     /// Runs a write in the current transaction, or in a new one that commits at once.
-    func withWrite<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
+    nonisolated(nonsending) func withWrite<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
         if let context = TransactionContext.current(for: core) {
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             _ = try await prepare(in: context)

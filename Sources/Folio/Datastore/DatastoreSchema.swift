@@ -17,6 +17,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     let indexes: [SchemaIndex<Format.Instance>]
     private let indexByDeclaration: [UInt64: Int]
     let currentTag: String
+    /// `Format.identifier`, resolved once: the requirement is often a computed property
+    /// that builds a new key path on every call, which costs more than a JSON field.
+    let identifierPath: KeyPath<Format.Instance, Format.Identifier> & Sendable
     let signature: DatastoreSignature
     /// Why the declaration itself is unusable, if it is (reported on first use).
     let declarationProblem: String?
@@ -27,6 +30,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         key = Format.key
         recordsTree = DatastoreLayout.recordsTree(Format.key)
         currentTag = Format.tag(of: Format.currentVersion)
+        identifierPath = Format.identifier
         var indexes: [SchemaIndex<Format.Instance>] = []
         var byDeclaration: [UInt64: Int] = [:]
         var problem: String? = nil
@@ -67,7 +71,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     // MARK: Records
 
     func identifierKey(of instance: Format.Instance) -> [UInt8] {
-        KeyEncoding.encode(instance[keyPath: Format.identifier])
+        var encoder = KeyEncoder(reservingCapacity: 24)
+        encoder.append(instance[keyPath: identifierPath])
+        return encoder.bytes
     }
 
     func describe(identifierKey bytes: [UInt8]) -> String {
@@ -82,12 +88,19 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         do {
             payload = Array(try core.encoder.encode(instance))
         } catch {
-            throw .encodingFailed(datastore: key, identifier: String(describing: instance[keyPath: Format.identifier]),
+            throw .encodingFailed(datastore: key, identifier: String(describing: instance[keyPath: identifierPath]),
                                   reason: "\(error)")
         }
-        let keys = indexes.map { $0.definition.values(instance) }
-        let record = StoredRecord.encode(version: currentTag, indexKeys: zip(indexes, keys).map { ($0.name, $1) }, payload: payload)
-        return (record, keys)
+        var keys: [[[UInt8]]] = []
+        keys.reserveCapacity(indexes.count)
+        var named: [(name: String, keys: [[UInt8]])] = []
+        named.reserveCapacity(indexes.count)
+        for index in indexes {
+            let values = index.definition.values(instance)
+            keys.append(values)
+            named.append((index.name, values))
+        }
+        return (StoredRecord.encode(version: currentTag, indexKeys: named, payload: payload), keys)
     }
 
     func parseRecord(_ bytes: [UInt8], identifier: [UInt8]) throws(FolioError) -> StoredRecord {

@@ -46,7 +46,7 @@ public struct Records<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Every record of the sequence, in an array.
-    public func collect() async throws(FolioError) -> [Element] {
+    nonisolated(nonsending) public func collect() async throws(FolioError) -> [Element] {
         var result: [Element] = []
         var iterator = makeAsyncIterator()
         while let element = try await iterator.next() { result.append(element) }

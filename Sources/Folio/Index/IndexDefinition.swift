@@ -52,7 +52,7 @@ public struct IndexDefinition<Instance>: Sendable {
         keyPathDescription = printed.contains("<computed") ? nil : printed
         self.valueType = String(reflecting: Value.self)
         self.values = { instance in
-            var keys = values(instance).map { KeyEncoding.encode($0) }
+            var keys = values(instance).map { $0.keyBytes }
             if keys.count > 1 {
                 keys.sort { KeyBytes.compare($0, $1) < 0 }
                 var unique: [[UInt8]] = []
@@ -158,3 +158,15 @@ public protocol MultiValueIndexDeclaration<Instance, Value>: ValueIndexDeclarati
 extension Index: MultiValueIndexDeclaration {}
 extension ManyToManyIndex: MultiValueIndexDeclaration {}
 extension OneToOneIndex: ValueIndexDeclaration {}
+
+extension KeyComponent {
+    /// This value's key bytes. Used on hot paths instead of the variadic
+    /// `KeyEncoding.encode(_:)`, whose parameter pack is instantiated at run time on every
+    /// call.
+    @inline(__always)
+    var keyBytes: [UInt8] {
+        var encoder = KeyEncoder(reservingCapacity: 24)
+        encoder.append(self)
+        return encoder.bytes
+    }
+}

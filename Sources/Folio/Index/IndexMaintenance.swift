@@ -5,10 +5,10 @@ enum IndexMaintenance {
     /// For a unique index, a value already mapped to another identifier is a conflict.
     static func add<Format>(_ values: [[UInt8]], for index: SchemaIndex<Format.Instance>, identifier: [UInt8],
                             record: [UInt8], in transaction: WriteTransaction,
-                            schema: DatastoreSchema<Format>) throws(FolioError) {
+                            schema: DatastoreSchema<Format>, checked: Bool = false) throws(FolioError) {
         for value in values {
             let entryKey = IndexEntry.key(value: value, identifier: identifier, unique: index.unique)
-            if index.unique, let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(entryKey, in: index.tree) }),
+            if index.unique, !checked, let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(entryKey, in: index.tree) }),
                let owner = IndexEntry.decode(existing)?.identifier, owner != identifier {
                 throw .uniqueIndexConflict(datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
                                            existing: schema.describe(identifierKey: owner), new: schema.describe(identifierKey: identifier))
@@ -37,8 +37,9 @@ enum IndexMaintenance {
         let previous = try FolioError.wrap { () throws(StorageError) in try transaction.get(identifier, in: schema.recordsTree) }
             .map { (bytes) throws(FolioError) in try schema.parseRecord(bytes, identifier: identifier) }
         // Unique conflicts first, so a conflict changes nothing even outside a transaction.
-        for (index, values) in zip(schema.indexes, keys) where index.unique {
-            for value in values {
+        for position in schema.indexes.indices where schema.indexes[position].unique {
+            let index = schema.indexes[position]
+            for value in keys[position] {
                 if let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(value, in: index.tree) }),
                    let owner = IndexEntry.decode(existing)?.identifier, owner != identifier {
                     throw .uniqueIndexConflict(datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
@@ -47,14 +48,15 @@ enum IndexMaintenance {
                 }
             }
         }
-        for (index, values) in zip(schema.indexes, keys) {
+        for position in schema.indexes.indices {
+            let index = schema.indexes[position], values = keys[position]
             let old = previous?.indexKeys[index.name] ?? []
             // Direct entries hold the record, so they are all rewritten; reference entries
             // only where the value changed.
             let removed = index.direct ? old : old.filter { !values.contains($0) }
             let added = index.direct ? values : values.filter { !old.contains($0) }
             try remove(removed, for: index, identifier: identifier, in: transaction)
-            try add(added, for: index, identifier: identifier, record: record, in: transaction, schema: schema)
+            try add(added, for: index, identifier: identifier, record: record, in: transaction, schema: schema, checked: true)
         }
         try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(record, for: identifier, in: schema.recordsTree) }
         return (identifier, previous)

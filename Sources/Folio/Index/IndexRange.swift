@@ -73,9 +73,9 @@ enum KeyRanges {
         let lower: KeyBound
         switch range.lowerBound {
         case .unbounded: lower = .unbounded
-        case .included(let value): lower = .included(KeyEncoding.encode(value))
+        case .included(let value): lower = .included(value.keyBytes)
         case .excluded(let value):
-            let key = KeyEncoding.encode(value)
+            let key = value.keyBytes
             if suffixed {
                 // No byte string sorts above an all-0xFF prefix's extensions: the range is empty.
                 guard let above = KeyBytes.prefixUpperBound(key) else { return KeyRange(lower: .excluded(key), upper: .excluded(key)) }
@@ -87,9 +87,9 @@ enum KeyRanges {
         let upper: KeyBound
         switch range.upperBound {
         case .unbounded: upper = .unbounded
-        case .excluded(let value): upper = .excluded(KeyEncoding.encode(value))
+        case .excluded(let value): upper = .excluded(value.keyBytes)
         case .included(let value):
-            let key = KeyEncoding.encode(value)
+            let key = value.keyBytes
             if suffixed {
                 upper = KeyBytes.prefixUpperBound(key).map { .excluded($0) } ?? .unbounded
             } else {
@@ -101,7 +101,7 @@ enum KeyRanges {
 
     /// The entries of exactly `value`.
     static func exactly(_ value: some KeyComponent, suffixed: Bool) -> KeyRange {
-        let key = KeyEncoding.encode(value)
+        let key = value.keyBytes
         return suffixed ? .prefix(key) : KeyRange(lower: .included(key), upper: .included(key))
     }
 }

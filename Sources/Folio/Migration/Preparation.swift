@@ -10,7 +10,7 @@ extension Datastore {
     /// index never sees it half-built. Inside a `perform`, the same work joins the
     /// transaction. Read-only persistences and snapshots cannot build: they use the indexes
     /// the catalog of their snapshot says are built, and refuse the others.
-    func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability {
+    nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability {
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         let ready = try core.register(schema.signature, key: key)
         if core.isReadOnly { return .fromCatalog }

@@ -19,7 +19,7 @@ extension Datastore where Access == ReadWrite {
     /// It works in committed batches, so it is resumable: interrupted (the process killed,
     /// or the task cancelled, which throws ``FolioError/cancelled``), the next `warm`
     /// continues where it stopped, and the data is correct at every moment.
-    public func warm(progress: ((WarmProgress) -> Void)? = nil) async throws(FolioError) {
+    nonisolated(nonsending) public func warm(progress: ((WarmProgress) -> Void)? = nil) async throws(FolioError) {
         progress?(.evaluating)
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         if let context = TransactionContext.current(for: core) {
@@ -107,7 +107,7 @@ extension Datastore where Access == ReadWrite {
     }
 
     /// Runs `body` in its own committed write transaction.
-    private func batch<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
+    nonisolated(nonsending) private func batch<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
         do {
             return try await persistence.performWrite { context -> R in
                 guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }

@@ -61,7 +61,7 @@ public actor Persistence<Access: AccessMode> {
     }
 
     /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
-    nonisolated func performWrite<Result>(_ body: (TransactionContext) async throws -> Result) async throws -> Result {
+    nonisolated(nonsending) func performWrite<Result>(_ body: (TransactionContext) async throws -> Result) async throws -> Result {
         await acquireWriter()
         let transaction: WriteTransaction
         do throws(StorageError) {

@@ -63,7 +63,7 @@ final class PersistenceCore: Sendable {
     }
 
     /// Commits off the cooperative pool when the commit syncs (full durability).
-    func commit(_ transaction: WriteTransaction) async throws(FolioError) {
+    nonisolated(nonsending) func commit(_ transaction: WriteTransaction) async throws(FolioError) {
         if case .grouped = durability {
             try FolioError.wrap { () throws(StorageError) in _ = try transaction.commit() }
             return

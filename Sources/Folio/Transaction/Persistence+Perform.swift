@@ -6,7 +6,7 @@ extension Persistence where Access == ReadWrite {
     /// conflict, or any error of yours), nothing it did is kept. A `perform` inside another
     /// joins it. Datastore calls outside any `perform` are each their own transaction.
     /// Transactions run one at a time, in the order they ask.
-    public nonisolated func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
         if let context = TransactionContext.current(for: core), case .write = context.source {
             return try await body()
         }
@@ -18,7 +18,7 @@ extension Persistence {
     /// Runs `body` with every read inside it seeing one committed snapshot, however many
     /// reads and datastores it uses (Dflat's `fetchWithinASnapshot`). Writers go on
     /// meanwhile; the snapshot does not see them. Inside a `perform`, it simply joins it.
-    public nonisolated func read<Result>(_ body: () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func read<Result>(_ body: () async throws -> Result) async throws -> Result {
         if TransactionContext.current(for: core) != nil { return try await body() }
         let view: ReadView
         do throws(StorageError) {
@@ -33,7 +33,7 @@ extension Persistence {
 
 extension Persistence where Access == ReadOnly {
     /// A read-only `perform`: every read inside sees one committed snapshot. Same as ``read(_:)``.
-    public nonisolated func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
         try await read(body)
     }
 }

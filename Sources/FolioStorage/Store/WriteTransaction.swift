@@ -17,6 +17,10 @@ public final class WriteTransaction: @unchecked Sendable {
     private final class Contents {
         /// Keyed by the name's UTF-8 bytes, as the catalog compares names (see CommittedRoot).
         var trees: [[UInt8]: TreeState] = [:]
+        /// The trees used most recently, checked before `trees`: a datastore write touches
+        /// the same few trees over and over, and comparing a name's UTF-8 in place is
+        /// cheaper than allocating and hashing its bytes.
+        var recent: [TreeState] = []
         let catalog: TreeState
         var finished = false
         /// Bumped by every change, so cursors can tell that their leaf is stale.
@@ -49,10 +53,17 @@ public final class WriteTransaction: @unchecked Sendable {
     }
 
     private func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
+        for tree in contents.recent where tree.name.utf8.elementsEqual(name.utf8) { return tree }
         let key = Array(name.utf8)
-        if let tree = contents.trees[key] { return tree }
-        let tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
-        contents.trees[key] = tree
+        let tree: TreeState
+        if let known = contents.trees[key] {
+            tree = known
+        } else {
+            tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
+            contents.trees[key] = tree
+        }
+        if contents.recent.count == 8 { contents.recent.removeFirst() }
+        contents.recent.append(tree)
         return tree
     }
 
@@ -167,7 +178,7 @@ public final class WriteTransaction: @unchecked Sendable {
             state.exists = false
             state.wasDropped = true
             state.isModified = true
-            state.changes = [:]
+            state.changes = []
             contents.version += 1
             return true
         }

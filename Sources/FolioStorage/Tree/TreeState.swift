@@ -1,11 +1,5 @@
 /// One named tree as a write transaction sees and changes it.
 final class TreeState {
-    /// How a key's existence changed inside the transaction.
-    struct KeyChange {
-        var existedBefore: Bool
-        var existsNow: Bool
-    }
-
     let name: String
     /// The root: committed page, changed node, or nil for an empty tree.
     var root: NodeRef?
@@ -24,8 +18,10 @@ final class TreeState {
     var wasDropped = false
     /// Changed since the transaction began.
     var isModified = false
-    /// Per key, whether it existed at first touch and whether it exists now.
-    var changes: [[UInt8]: KeyChange] = [:]
+    /// Every key operation in order: whether the key existed before it and after it.
+    /// Appending is cheaper than hashing byte-array keys on every put; the log is resolved
+    /// once, at commit, by a stable sort (first operation's "before", last one's "after").
+    var changes: [(key: [UInt8], existedBefore: Bool, existsAfter: Bool)] = []
 
     init(name: String, descriptor: TreeDescriptor?) {
         self.name = name
@@ -37,27 +33,33 @@ final class TreeState {
     }
 
     func recordChange(_ key: [UInt8], existed: Bool, existsNow: Bool) {
-        if var change = changes[key] {
-            change.existsNow = existsNow
-            changes[key] = change
-        } else {
-            changes[key] = KeyChange(existedBefore: existed, existsNow: existsNow)
-        }
+        changes.append((key, existed, existsNow))
     }
 
     /// The key changes relative to the previous generation, in key order.
     func changeEntries() -> [ChangeRecord.Entry] {
+        // Stable: operations on one key keep their order.
+        let sorted = changes.enumerated().sorted { a, b in
+            let order = ByteOrder.compare(a.element.key, b.element.key)
+            return order != 0 ? order < 0 : a.offset < b.offset
+        }
         var entries: [ChangeRecord.Entry] = []
-        entries.reserveCapacity(changes.count)
-        for (key, change) in changes {
-            switch (change.existedBefore, change.existsNow) {
+        entries.reserveCapacity(sorted.count)
+        var index = 0
+        while index < sorted.count {
+            let key = sorted[index].element.key
+            let before = sorted[index].element.existedBefore
+            var end = index
+            while end + 1 < sorted.count && sorted[end + 1].element.key == key { end += 1 }
+            let after = sorted[end].element.existsAfter
+            switch (before, after) {
             case (false, true): entries.append(.init(key: key, kind: .created))
             case (true, true): entries.append(.init(key: key, kind: .updated))
             case (true, false): entries.append(.init(key: key, kind: .deleted))
-            case (false, false): continue
+            case (false, false): break
             }
+            index = end + 1
         }
-        entries.sort { ByteOrder.compare($0.key, $1.key) < 0 }
         return entries
     }
 }
