@@ -21,11 +21,14 @@ let package = Package(
         .target(name: "Folio", dependencies: ["FolioStorage"]),
         // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
         .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
-        .executableTarget(name: "folio", dependencies: ["Folio"]),
+        // The worked example of Docs/Guide.md (books and authors), compiled and run by tests
+        // and by `folio demo`, so the guide cannot rot. Not a product.
+        .target(name: "LibraryExample", dependencies: ["Folio"]),
+        .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
         .executableTarget(name: "folio-torture", dependencies: ["FolioStorage"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
-        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport"]),
+        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport", "LibraryExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,88 @@
+import Foundation
+import Folio
+
+/// The steps of Docs/Guide.md, in order, as one function that tests run: every code block
+/// of the guide is part of this target, so the guide cannot drift from code that works.
+public enum GuideTour {
+    /// What the tour observed, for its test to check.
+    public struct Report: Sendable {
+        public var booksAfterUpgrade = 0
+        public var oldRecordsMigrated = 0
+        public var progress: [WarmProgress] = []
+        public var byISBN: Book?
+        public var byAuthor = 0
+        public var shelf: [String] = []
+        public var newestYears: [Int] = []
+        public var rejectedPublish: LibraryError?
+        public var helperCount = 0
+        public var memoryCount = 0
+    }
+
+    /// Runs the tour in a store at `path`, which must not exist yet.
+    public static func run(at path: String) async throws -> Report {
+        var report = Report()
+
+        // Release 1 of the app stored 300 books in the old shape.
+        try await Release1.store(SampleData.oldBooks(300, offset: 10_000, authors: 40), at: path)
+
+        // Today's app opens the same store with today's declarations.
+        let library = try Library(at: path)
+        defer { library.persistence.close() }
+        for author in SampleData.authors(40) {
+            try await library.add(author)
+        }
+
+        // Writing: a book and its new co-author, in one transaction.
+        let newcomer = Author(id: 40, name: "Lena Okafor", born: 1990)
+        var book = SampleData.books(1, authors: 40)[0]
+        book.authorIDs = [3, newcomer.id]
+        try await library.publish(book, withNewAuthors: [newcomer])
+
+        // A book by an unknown author is refused, and nothing of it is stored.
+        do {
+            var orphan = SampleData.books(2, authors: 40)[1]
+            orphan.authorIDs = [999]
+            try await library.publish(orphan, withNewAuthors: [Author(id: 41, name: "Ghost", born: 2000)])
+        } catch let error as LibraryError {
+            report.rejectedPublish = error
+        }
+
+        // Many more books, in one transaction.
+        try await library.persistence.perform {
+            for book in SampleData.books(2_000, authors: 40).dropFirst() {
+                try await library.books.persist(book)
+            }
+        }
+
+        // Reading: by a unique index, a many-to-many index, ranges.
+        report.byISBN = try await library.book(isbn: book.isbn)
+        report.byAuthor = try await library.books(by: 3).count
+        for try await found in library.shelf(from: "glass", to: "glasz") {
+            report.shelf.append(found.title)
+        }
+        for try await found in library.newest(5) {
+            report.newestYears.append(found.year)
+        }
+
+        // Upgrading: old records are readable as they are; warm rewrites them once.
+        try await library.upgrade { progress in
+            report.progress.append(progress)
+        }
+        report.booksAfterUpgrade = try await library.books.count()
+        report.oldRecordsMigrated = report.progress.last.map { if case .complete(let total) = $0 { total } else { 0 } } ?? 0
+
+        // A helper process opens the store read-only, beside the writer.
+        let helper = try Persistence(readingFrom: path)
+        defer { helper.close() }
+        let helperBooks = helper.datastore(for: BookFormat.self)
+        report.helperCount = try await helperBooks.count()
+
+        // Tests use an in-memory persistence: same behaviour, nothing on disk.
+        let memory = Persistence.inMemory()
+        let memoryAuthors = memory.datastore(for: AuthorFormat.self)
+        try await memoryAuthors.persist(newcomer)
+        report.memoryCount = try await memoryAuthors.count()
+
+        return report
+    }
+}

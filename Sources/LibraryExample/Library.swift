@@ -1,0 +1,103 @@
+import Foundation
+import Folio
+
+/// What the library refuses to do.
+public enum LibraryError: Error, Equatable {
+    /// A book names an author the library does not have.
+    case unknownAuthor(Int)
+}
+
+/// The worked example's app code: a catalogue of books and authors in one persistence.
+/// Docs/Guide.md walks through it; tests and `folio demo` run it.
+public struct Library: Sendable {
+    public let persistence: Persistence<ReadWrite>
+    public let books: Datastore<BookFormat, ReadWrite>
+    public let authors: Datastore<AuthorFormat, ReadWrite>
+
+    /// Opens (or creates) the library stored at `path`.
+    public init(at path: String, options: PersistenceOptions = PersistenceOptions()) throws {
+        persistence = try Persistence(at: path, options: options)
+        books = persistence.datastore(for: BookFormat.self)
+        authors = persistence.datastore(for: AuthorFormat.self)
+    }
+
+    // MARK: Writing
+
+    /// Adds or replaces an author.
+    public func add(_ author: Author) async throws {
+        try await authors.persist(author)
+    }
+
+    /// Adds a book and the authors it needs, all or nothing: if any of its authors is
+    /// unknown, or its ISBN is taken, neither the authors nor the book are stored.
+    public func publish(_ book: Book, withNewAuthors newAuthors: [Author] = []) async throws {
+        try await persistence.perform {
+            for author in newAuthors {
+                try await authors.persist(author)
+            }
+            for id in book.authorIDs where try await authors.load(id) == nil {
+                throw LibraryError.unknownAuthor(id)
+            }
+            try await books.persist(book)
+        }
+    }
+
+    /// Withdraws a book; returns it.
+    public func withdraw(_ id: Book.ID) async throws -> Book {
+        try await books.delete(id)
+    }
+
+    // MARK: Reading
+
+    /// The book with an ISBN (a unique, direct index: one lookup).
+    public func book(isbn: String) async throws -> Book? {
+        try await books.load(isbn, from: \.isbn)
+    }
+
+    /// Every book an author wrote or co-wrote (a many-to-many index).
+    public func books(by author: Author.ID) async throws -> [Book] {
+        try await books.load(author, from: \.authors).collect()
+    }
+
+    /// Books whose sort title starts with a letter in `first ..< last`, in title order,
+    /// streamed (a range over a one-to-many index on a computed property).
+    public func shelf(from first: String, to last: String) -> Records<Book> {
+        books.load(first..<last, from: \.title)
+    }
+
+    /// The newest books, newest first.
+    public func newest(_ count: Int) -> Records<Book> {
+        books.load(1...9999, from: \.year, order: .descending, limit: count)
+    }
+
+    /// An author and their books, read from one snapshot (both or neither see a commit
+    /// that happens meanwhile).
+    public func bibliography(of id: Author.ID) async throws -> (Author, [Book])? {
+        try await persistence.read {
+            guard let author = try await authors.load(id) else { return nil }
+            return (author, try await books.load(id, from: \.authors).collect())
+        }
+    }
+
+    // MARK: Upgrading
+
+    /// Brings both datastores up to date: builds changed indexes and rewrites records
+    /// stored by older releases, reporting progress.
+    public func upgrade(progress: ((WarmProgress) -> Void)? = nil) async throws {
+        try await authors.warm()
+        try await books.warm(progress: progress)
+    }
+}
+
+/// What release 1 of the app did: store books in their old shape.
+public enum Release1 {
+    /// Opens the library at `path` as release 1 did and stores `books` there.
+    public static func store(_ books: [BookV1], at path: String, options: PersistenceOptions = PersistenceOptions()) async throws {
+        let persistence = try Persistence(at: path, options: options)
+        defer { persistence.close() }
+        let datastore = persistence.datastore(for: BookFormatRelease1.self)
+        try await persistence.perform {
+            for book in books { try await datastore.persist(book) }
+        }
+    }
+}

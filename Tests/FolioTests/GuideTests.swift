@@ -1,0 +1,68 @@
+import Testing
+import Foundation
+import Folio
+import FolioTestSupport
+import LibraryExample
+
+/// Docs/Guide.md cannot rot: its Swift blocks must appear in Sources/LibraryExample, which
+/// this test runs.
+@Suite struct GuideTests {
+    static let root = ProjectExecutable.packageRoot()
+
+    /// Lines with surrounding whitespace removed, blank lines dropped.
+    static func normalized(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    @Test func everyGuideBlockIsExampleCode() throws {
+        let guide = try String(contentsOfFile: "\(Self.root)/Docs/Guide.md", encoding: .utf8)
+        var blocks: [String] = []
+        var current: [Substring]? = nil
+        for line in guide.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```swift") { current = [] } else if line.hasPrefix("```"), let lines = current {
+                blocks.append(lines.joined(separator: "\n"))
+                current = nil
+            } else { current?.append(line) }
+        }
+        let directory = "\(Self.root)/Sources/LibraryExample"
+        let sources = try FileManager.default.contentsOfDirectory(atPath: directory).map {
+            Self.normalized(try String(contentsOfFile: "\(directory)/\($0)", encoding: .utf8))
+        }
+        var checked = 0
+        for block in blocks where !block.hasPrefix("// Package.swift") {
+            let lines = Self.normalized(block)
+            let found = sources.contains { source in
+                source.count >= lines.count && (0...(source.count - lines.count)).contains { start in
+                    Array(source[start..<(start + lines.count)]) == lines
+                }
+            }
+            #expect(found, "Guide block not found in Sources/LibraryExample:\n\(block)")
+            checked += 1
+        }
+        #expect(checked >= 15)
+    }
+
+    @Test func theTourRuns() async throws {
+        let path = FileManager.default.temporaryDirectory.path + "/guide-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let report = try await GuideTour.run(at: path)
+        #expect(report.rejectedPublish == .unknownAuthor(999))
+        #expect(report.byISBN?.authorIDs == [3, 40])
+        // Author 3's release-1 books, today's books, and the book published with a co-author.
+        let expected = SampleData.oldBooks(300, offset: 10_000, authors: 40).filter { $0.authorID == 3 }.count
+            + SampleData.books(2_000, authors: 40).dropFirst().filter { $0.authorIDs.contains(3) }.count + 1
+        #expect(report.byAuthor == expected)
+        #expect(!report.shelf.isEmpty && report.shelf.allSatisfy { $0.contains("Glass") })
+        #expect(report.newestYears == report.newestYears.sorted(by: >) && report.newestYears.count == 5)
+        #expect(report.oldRecordsMigrated == 300)
+        #expect(report.progress.first == .evaluating && report.progress.last == .complete(total: 300))
+        #expect(report.booksAfterUpgrade == 2_300)
+        #expect(report.helperCount == 2_300)
+        #expect(report.memoryCount == 1)
+        let persistence = try Persistence(readingFrom: path)
+        #expect(persistence.verify().isClean)
+        persistence.close()
+    }
+}
