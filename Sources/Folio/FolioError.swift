@@ -23,6 +23,12 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptRecord(datastore: String, detail: String)
     /// A write was attempted inside `read { }`, which pins a read-only snapshot.
     case writeInReadOnlySnapshot
+    /// No datastore with this key is in the store's catalog.
+    case unknownDatastore(String)
+    /// The datastore has no index with this name.
+    case unknownIndex(datastore: String, index: String)
+    /// A value given as text cannot be read as the type it must have.
+    case invalidValue(text: String, type: String)
     /// The operation was cancelled (for example `warm` between two batches). Work already
     /// committed stays; calling it again continues.
     case cancelled
@@ -49,6 +55,12 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(datastore): malformed record: \(detail)"
         case .writeInReadOnlySnapshot:
             return "cannot write inside read { }: it pins a read-only snapshot"
+        case .unknownDatastore(let key):
+            return "no datastore named \(key) in this store"
+        case .unknownIndex(let datastore, let index):
+            return "\(datastore) has no index named \(index)"
+        case .invalidValue(let text, let type):
+            return "\"\(text)\" is not a value of type \(type)"
         case .cancelled:
             return "cancelled"
         case .storage(let error):

@@ -49,7 +49,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         indexByDeclaration = byDeclaration
         declarationProblem = problem
         signature = DatastoreSignature(
-            instanceType: String(reflecting: Format.Instance.self), identifierType: String(reflecting: Format.Identifier.self),
+            instanceType: TypeName.of(Format.Instance.self), identifierType: TypeName.of(Format.Identifier.self),
             versions: Format.Version.allCases.map { Format.tag(of: $0) }, currentVersion: Format.tag(of: Format.currentVersion),
             indexes: Dictionary(uniqueKeysWithValues: indexes.map { ($0.name, $0.definition.fingerprint) }))
     }

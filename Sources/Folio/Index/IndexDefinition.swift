@@ -50,7 +50,7 @@ public struct IndexDefinition<Instance>: Sendable {
         self.id = IndexDeclarationCounter.next()
         let printed = String(describing: keyPath)
         keyPathDescription = printed.contains("<computed") ? nil : printed
-        self.valueType = String(reflecting: Value.self)
+        self.valueType = TypeName.of(Value.self)
         self.values = { instance in
             var keys = values(instance).map { $0.keyBytes }
             if keys.count > 1 {

@@ -64,6 +64,9 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     /// Compaction: some old snapshot files removed.
     public static let compactMidRemove = CrashPoint("compact.midRemove")
 
+    /// Backup: part of the live pages copied into the destination.
+    public static let backupMidCopy = CrashPoint("backup.midCopy")
+
     /// Every crash point, in the order a store's life reaches them.
     public static let all: [CrashPoint] = [
         createAfterLock, createAfterSnapshot, createAfterInfo, createBeforeRootRename, createAfterRootRename,
@@ -71,6 +74,7 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
         commitMidAppend, commitBeforeSnapshotSync, commitAfterSnapshotSync, commitBeforeRootRename,
         commitAfterRootRename, commitAfterDirectorySync,
         compactMidCopy, compactBeforeRootRename, compactAfterRootRename, compactMidRemove,
+        backupMidCopy,
     ]
 
     // MARK: Selection from the environment

@@ -40,6 +40,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case treeNotFound(name: String)
     /// A tree name is empty, too long or reserved.
     case invalidTreeName(name: String)
+    /// A backup or restore was asked to write into something that is not an empty
+    /// directory; it never overwrites.
+    case destinationNotEmpty(path: String)
     /// A value cannot be encoded as an order-preserving key (for example an unpaired
     /// surrogate in a string would be, but Swift strings cannot hold one).
     case invalidKey(reason: String)
@@ -63,6 +66,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .valueTooLarge(let length, let maximum): return "value of \(length) bytes exceeds the maximum of \(maximum)"
         case .treeNotFound(let name): return "no tree named \"\(name)\""
         case .invalidTreeName(let name): return "invalid tree name \"\(name)\""
+        case .destinationNotEmpty(let path): return "\(path) exists and is not an empty directory; refusing to overwrite it"
         case .invalidKey(let reason): return "invalid key: \(reason)"
         }
     }

@@ -71,31 +71,10 @@ extension Store {
         let record: RootRecord
         let pagesCopied: Int
         do throws(StorageError) {
-            try handle.write(SnapshotHeader(fileNumber: number, createdGeneration: generation, timestamp: now).encoded(), at: 0)
-            var appender = PageAppender(file: newFile, generation: generation, start: UInt64(SnapshotHeader.size),
-                                        collectsCacheEntries: false, crashPoint: .compactMidCopy)
-            var copier = PageCopier(source: base.pages, total: base.record.liveBytes, progress: progress)
-            let catalog = TreeState(name: "", descriptor: nil)
-            let catalogEditor = TreeEditor(reader: base.reader)
-            for (name, descriptor) in try base.allDescriptors() {
-                let before = appender.bytesAppended
-                let root = descriptor.root.isNone ? PageAddress.none : try copier.copy(descriptor.root, into: &appender)
-                let copied = TreeDescriptor(root: root, depth: descriptor.depth, count: descriptor.count,
-                                            bytes: appender.bytesAppended - before)
-                _ = try catalogEditor.put(Array(name.utf8), .inline(copied.encoded()), in: catalog)
-            }
-            let catalogRoot = try appender.writeTree(catalog.root)
-            let commit = CommitRecord(generation: generation, timestamp: now, kind: .compaction, catalogRoot: catalogRoot,
-                                      liveBytes: 0, previous: base.record.location, changes: ChangeRecord())
-            let (commitPage, liveBytes) = appender.appendCommit(commit, liveBytesBeforePage: appender.bytesAppended)
-            try appender.flush()
-            pagesCopied = appender.pageCount
-            progress?(.switching)
-            try handle.sync()
+            (record, pagesCopied) = try LiveCopy.write(base, into: newFile, generation: generation, timestamp: now,
+                                                       previous: base.record.location, crashPoint: .compactMidCopy,
+                                                       progress: progress)
             try fileSystem.syncDirectory(layout.snapshots)
-            record = RootRecord(generation: generation, snapshotFile: number, committedLength: commitPage.end,
-                                commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: now,
-                                previous: base.record.location)
         } catch {
             // The old file and root are untouched; the half-written new file is abandoned.
             try? fileSystem.remove(newPath)
@@ -120,41 +99,3 @@ extension Store {
     }
 }
 
-/// Copies the pages of a tree from one snapshot file to another, children first.
-private struct PageCopier {
-    let source: PageSource
-    let total: UInt64
-    let progress: ((CompactionProgress) -> Void)?
-    var copied: UInt64 = 0
-    var reported: UInt64 = 0
-
-    mutating func copy(_ address: PageAddress, into appender: inout PageAppender) throws(StorageError) -> PageAddress {
-        let result: PageAddress
-        switch try source.nodeBypassingCache(at: address) {
-        case .leaf(var leaf):
-            for index in leaf.values.indices {
-                if case .overflow(let overflow) = leaf.values[index] {
-                    let value = try source.overflowBypassingCache(at: overflow)
-                    leaf.values[index] = .overflow(try appender.appendOverflow(value))
-                    advance(UInt64(overflow.length))
-                }
-            }
-            result = try appender.appendLeaf(leaf)
-        case .branch(var branch):
-            for index in branch.children.indices {
-                branch.children[index] = try copy(branch.children[index], into: &appender)
-            }
-            result = try appender.appendBranch(branch)
-        }
-        advance(UInt64(address.length))
-        return result
-    }
-
-    private mutating func advance(_ bytes: UInt64) {
-        copied += bytes
-        if let progress, copied - reported >= 1 << 20 {
-            reported = copied
-            progress(.copying(bytesCopied: copied, totalBytes: total))
-        }
-    }
-}

@@ -1,0 +1,75 @@
+/// Writes the live pages of one committed generation into a fresh snapshot file: the
+/// streaming copy behind compaction and backup. Memory holds one root-to-leaf path and one
+/// write chunk; pages are read bypassing the cache, so a large copy does not evict hot pages.
+enum LiveCopy {
+    /// Writes the header, every tree's pages (children first), a new catalog and a commit
+    /// page (kind compaction, empty change record) into `file`, then fsyncs it. Returns the
+    /// root record naming the copy, and the number of pages written.
+    static func write(_ base: CommittedRoot, into file: SnapshotFile, generation: UInt64, timestamp: UInt64,
+                      previous: CommitLocation?, crashPoint: CrashPoint,
+                      progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> (RootRecord, Int) {
+        try file.handle.write(SnapshotHeader(fileNumber: file.number, createdGeneration: generation, timestamp: timestamp).encoded(), at: 0)
+        var appender = PageAppender(file: file, generation: generation, start: UInt64(SnapshotHeader.size),
+                                    collectsCacheEntries: false, crashPoint: crashPoint)
+        var copier = PageCopier(source: base.pages, total: base.record.liveBytes, progress: progress)
+        let catalog = TreeState(name: "", descriptor: nil)
+        let catalogEditor = TreeEditor(reader: base.reader)
+        for (name, descriptor) in try base.allDescriptors() {
+            let before = appender.bytesAppended
+            let root = descriptor.root.isNone ? PageAddress.none : try copier.copy(descriptor.root, into: &appender)
+            let copied = TreeDescriptor(root: root, depth: descriptor.depth, count: descriptor.count,
+                                        bytes: appender.bytesAppended - before)
+            _ = try catalogEditor.put(Array(name.utf8), .inline(copied.encoded()), in: catalog)
+        }
+        let catalogRoot = try appender.writeTree(catalog.root)
+        let commit = CommitRecord(generation: generation, timestamp: timestamp, kind: .compaction, catalogRoot: catalogRoot,
+                                  liveBytes: 0, previous: previous, changes: ChangeRecord())
+        let (commitPage, liveBytes) = appender.appendCommit(commit, liveBytesBeforePage: appender.bytesAppended)
+        try appender.flush()
+        progress?(.switching)
+        try file.handle.sync()
+        let record = RootRecord(generation: generation, snapshotFile: file.number, committedLength: commitPage.end,
+                                commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
+                                previous: previous)
+        return (record, appender.pageCount)
+    }
+}
+
+/// Copies the pages of a tree from one snapshot file to another, children first.
+struct PageCopier {
+    let source: PageSource
+    let total: UInt64
+    let progress: ((CompactionProgress) -> Void)?
+    var copied: UInt64 = 0
+    var reported: UInt64 = 0
+
+    mutating func copy(_ address: PageAddress, into appender: inout PageAppender) throws(StorageError) -> PageAddress {
+        let result: PageAddress
+        switch try source.nodeBypassingCache(at: address) {
+        case .leaf(var leaf):
+            for index in leaf.values.indices {
+                if case .overflow(let overflow) = leaf.values[index] {
+                    let value = try source.overflowBypassingCache(at: overflow)
+                    leaf.values[index] = .overflow(try appender.appendOverflow(value))
+                    advance(UInt64(overflow.length))
+                }
+            }
+            result = try appender.appendLeaf(leaf)
+        case .branch(var branch):
+            for index in branch.children.indices {
+                branch.children[index] = try copy(branch.children[index], into: &appender)
+            }
+            result = try appender.appendBranch(branch)
+        }
+        advance(UInt64(address.length))
+        return result
+    }
+
+    private mutating func advance(_ bytes: UInt64) {
+        copied += bytes
+        if let progress, copied - reported >= 1 << 20 {
+            reported = copied
+            progress(.copying(bytesCopied: copied, totalBytes: total))
+        }
+    }
+}
