@@ -25,7 +25,7 @@ let package = Package(
         // and by `folio demo`, so the guide cannot rot. Not a product.
         .target(name: "LibraryExample", dependencies: ["Folio"]),
         .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
-        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage"]),
+        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport", "LibraryExample"]),

@@ -1,5 +1,7 @@
 import Foundation
 import FolioStorage
+import Folio
+import LibraryExample
 
 // folio-torture: the second process of Folio's multi-process tests and kill tests.
 // Every command prints one line per event and flushes it at once, so a parent that kills
@@ -9,6 +11,8 @@ import FolioStorage
 //   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
 //   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
+//   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
+//                                            authors 2k and 2k+1 to born = transaction number
 //   folio-torture transfers STORE SEED N [--grouped]   seeded bank transfers; prints "ack G"
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
@@ -89,9 +93,32 @@ do {
             generations.insert(view.generation)
         }
         say("views \(views) generations \(generations.count)")
+    case "authors":
+        try await writeAuthors(path: arguments[1], count: Int(arguments[2]) ?? 1_000,
+                               compactEvery: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
     default:
         fail("unknown command \(command)")
     }
 } catch {
     fail("\(error)")
+}
+
+/// Folio-level writer for cross-process observation tests: transaction `i` sets authors
+/// 2k and 2k+1 (k = i mod 20) to `born = i`, so a reader that sees the pair disagree has
+/// seen a torn transaction. Prints "done G" at the end.
+func writeAuthors(path: String, count: Int, compactEvery: Int) async throws {
+    let persistence = try Persistence(at: path, options: PersistenceOptions(durability: .grouped(window: .milliseconds(5)),
+                                                                             log: { _ in }))
+    let authors = persistence.datastore(for: AuthorFormat.self)
+    for i in 0..<count {
+        let k = i % 20
+        try await persistence.perform {
+            try await authors.persist(Author(id: 2 * k, name: "t\(i)", born: i))
+            try await authors.persist(Author(id: 2 * k + 1, name: "t\(i)", born: i))
+        }
+        if compactEvery > 0 && i % compactEvery == compactEvery - 1 { try persistence.store.compact() }
+    }
+    try persistence.store.flush()
+    say("done \(persistence.store.generation)")
+    persistence.close()
 }

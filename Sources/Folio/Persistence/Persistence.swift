@@ -133,10 +133,16 @@ extension Persistence where Access == ReadWrite {
 extension Persistence where Access == ReadOnly {
     /// Opens the store at `path` for reading only: no lock is taken and nothing is written,
     /// so it works beside a writer in another process and on a read-only volume.
+    ///
+    /// It stays current by itself: it watches the store's directory (inotify on Linux, a
+    /// dispatch source on Apple platforms, polling every 100 ms where neither works) and
+    /// moves to each new commit, so reads see the writer's commits and observers receive
+    /// them. A read in progress keeps its snapshot even if the writer compacts meanwhile.
     public init(readingFrom path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
         let store = try FolioError.wrap { () throws(StorageError) in
             try Store.openReadOnly(at: path, options: options.storeOptions(POSIXFileSystem(), createIfMissing: false))
         }
+        try FolioError.wrap { () throws(StorageError) in try store.startFollowing() }
         self.init(core: PersistenceCore(store: store, durability: options.durability))
     }
 

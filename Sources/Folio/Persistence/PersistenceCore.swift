@@ -16,6 +16,8 @@ final class PersistenceCore: Sendable {
     /// cooperative pool that readers need.
     private let commitQueue = DispatchQueue(label: "folio.commit")
     let registry = Mutex<[String: Registration]>([:])
+    /// Observation of this persistence's commits (idle until the first observer).
+    let hub: ObservationHub
 
     /// One datastore as this process has declared it.
     struct Registration {
@@ -31,6 +33,7 @@ final class PersistenceCore: Sendable {
         self.store = store
         self.isReadOnly = store.isReadOnly
         self.durability = durability
+        hub = ObservationHub(store: store)
     }
 
     /// A read-only core over another core's store (``Persistence/readOnly()``).
@@ -38,6 +41,7 @@ final class PersistenceCore: Sendable {
         store = other.store
         isReadOnly = true
         durability = other.durability
+        hub = other.hub
     }
 
     /// Records the declaration of a datastore, or checks it against an earlier one.

@@ -29,6 +29,11 @@ public protocol FileSystem: Sendable {
     /// A stable identity of the file at `path` (device and inode on POSIX), used to refuse a
     /// second writer on the same store within one process.
     func identity(of path: String) throws(StorageError) -> FileIdentity
+    /// Calls `onChange` (on a background thread) soon after entries of `directory` are
+    /// created, renamed or written, and at least every `pollInterval` where the platform
+    /// cannot notify. Spurious calls are allowed; missed changes are not.
+    func watch(_ directory: String, pollInterval: Duration,
+               onChange: @escaping @Sendable () -> Void) throws(StorageError) -> any FileWatch
 }
 
 /// An open file. All offsets are absolute; there is no file position.

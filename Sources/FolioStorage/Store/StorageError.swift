@@ -43,6 +43,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A backup or restore was asked to write into something that is not an empty
     /// directory; it never overwrites.
     case destinationNotEmpty(path: String)
+    /// The changes after this generation cannot be replayed: the snapshot file holding
+    /// them is gone (compaction replaced it and its retention period is over).
+    case historyUnavailable(from: UInt64)
     /// A value cannot be encoded as an order-preserving key (for example an unpaired
     /// surrogate in a string would be, but Swift strings cannot hold one).
     case invalidKey(reason: String)
@@ -67,6 +70,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .treeNotFound(let name): return "no tree named \"\(name)\""
         case .invalidTreeName(let name): return "invalid tree name \"\(name)\""
         case .destinationNotEmpty(let path): return "\(path) exists and is not an empty directory; refusing to overwrite it"
+        case .historyUnavailable(let generation): return "the changes after generation \(generation) are no longer in the store's files"
         case .invalidKey(let reason): return "invalid key: \(reason)"
         }
     }

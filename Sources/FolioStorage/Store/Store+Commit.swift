@@ -1,17 +1,5 @@
 import Dispatch
 
-/// What a committed transaction did, as observers receive it.
-public struct CommitNotification: Sendable, Equatable {
-    /// The generation the commit created.
-    public var generation: UInt64
-    /// Commit time, microseconds since 1970.
-    public var timestamp: UInt64
-    /// Where its commit page is (for replaying history).
-    public var location: CommitLocation
-    /// The keys it created, updated and deleted, and the trees it dropped.
-    public var changes: ChangeRecord
-}
-
 extension Store {
     /// Commits a transaction's changes: the protocol of Docs/Durability.md §1.
     ///
@@ -78,9 +66,11 @@ extension Store {
             throw error
         }
         counters.recordPagesWritten(appender.pageCount, bytes: Int(appender.bytesAppended))
-        let notification = CommitNotification(generation: generation, timestamp: now, location: record.location,
-                                              changes: ChangeRecord(trees: changed, droppedTrees: dropped))
         let published = CommittedRoot(record: record, pages: base.pages)
+        let notification = CommitNotification(generation: generation, timestamp: now, location: record.location,
+                                              previous: base.record.location,
+                                              changes: ChangeRecord(trees: changed, droppedTrees: dropped),
+                                              before: ReadView(root: base), after: ReadView(root: published))
 
         switch options.durability {
         case .full:
@@ -98,7 +88,7 @@ extension Store {
                 state.writer?.durableRecord = record
             }
             warmCache(appender.cacheEntries)
-            observers.withLock { $0 }.deliver([notification])
+            deliver(.committed([notification]))
         case .grouped(let window):
             let schedule = state.withLock { state -> Bool in
                 state.current = published
@@ -135,7 +125,7 @@ extension Store {
             state.withLock { $0.writer?.durableRecord = current.record }
             return pending
         }
-        observers.withLock { $0 }.deliver(delivered)
+        deliver(.committed(delivered))
     }
 
     private func scheduleFlush(after window: Duration) {
@@ -189,38 +179,3 @@ extension Store {
     }
 }
 
-/// The commit observers of a store.
-struct CommitObservers: Sendable {
-    var handlers: [UInt64: @Sendable ([CommitNotification]) -> Void] = [:]
-    var nextID: UInt64 = 1
-
-    func deliver(_ notifications: [CommitNotification]) {
-        guard !notifications.isEmpty else { return }
-        for handler in handlers.values { handler(notifications) }
-    }
-}
-
-/// A registration made with ``Store/observeCommits(_:)``; ``cancel()`` ends it.
-public final class CommitObservation: Sendable {
-    private let cancellation: @Sendable () -> Void
-    init(cancel: @escaping @Sendable () -> Void) { cancellation = cancel }
-    /// Stops delivering notifications to the handler.
-    public func cancel() { cancellation() }
-}
-
-extension Store {
-    /// Calls `handler` after every durable commit of this store object, in commit order,
-    /// with the commits made durable together (one in full mode; a group in grouped mode).
-    /// The handler runs on the committing thread: keep it short.
-    public func observeCommits(_ handler: @escaping @Sendable ([CommitNotification]) -> Void) -> CommitObservation {
-        let id = observers.withLock { observers -> UInt64 in
-            let id = observers.nextID
-            observers.nextID += 1
-            observers.handlers[id] = handler
-            return id
-        }
-        return CommitObservation { [weak self] in
-            _ = self?.observers.withLock { $0.handlers.removeValue(forKey: id) }
-        }
-    }
-}

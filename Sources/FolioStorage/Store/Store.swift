@@ -32,7 +32,9 @@ public final class Store: Sendable {
     let state: Mutex<State>
     /// Serialises root file replacement between commits, grouped flushes and compaction.
     let rootFileLock = Mutex<Void>(())
-    let observers = Mutex<CommitObservers>(CommitObservers())
+    let observers = Mutex<StoreObservers>(StoreObservers())
+    /// A read-only store's follower, once started (``startFollowing(pollInterval:)``).
+    let follower = Mutex<Follower?>(nil)
 
     var fileSystem: any FileSystem { options.fileSystem }
 
@@ -142,6 +144,7 @@ public final class Store: Sendable {
     }
 
     private func closeNow() {
+        stopFollowing()
         let released = state.withLock { state -> WriterState? in
             if state.closed { return nil }
             state.closed = true

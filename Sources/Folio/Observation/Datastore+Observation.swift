@@ -1,0 +1,81 @@
+/// Observation: change streams, one instance, live queries. They work the same on a
+/// read-only persistence in another process, which follows the writer's commits and
+/// replays what changed (see ``Persistence/init(readingFrom:options:)``).
+extension Datastore {
+    /// Every change to this datastore committed after this call, or after `token` (to
+    /// resume where an earlier observer stopped, in this process or another), in commit
+    /// order, each after its commit is durable.
+    ///
+    /// At most `bufferLimit` events wait for a slow consumer; past that they are replaced
+    /// by one ``DatastoreEvent/reload(token:)``: memory stays bounded, and nothing is
+    /// dropped without saying so.
+    nonisolated(nonsending) public func observe(after token: ObservationToken? = nil,
+                                                bufferLimit: Int = 1_000) async throws(FolioError) -> DatastoreEvents<Format> {
+        try await prepareForObservation(index: nil)
+        let observer = EventsObserver(schema: schema, core: core, bufferLimit: bufferLimit, resumeAfter: token)
+        return DatastoreEvents(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel, core: core)
+    }
+
+    /// The instance with `identifier`: its current value, then its value after each change;
+    /// the sequence ends with `.deleted` when it is deleted (at once if it does not exist).
+    nonisolated(nonsending) public func observe(_ identifier: Identifier, bufferLimit: Int = 100) async throws(FolioError) -> InstanceEvents<Format> {
+        try await prepareForObservation(index: nil)
+        let key = identifier.keyBytes
+        let observer = InstanceObserver(schema: schema, core: core, identifier: key, bufferLimit: bufferLimit)
+        let schema = self.schema, core = self.core
+        return InstanceEvents(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel) {
+            do throws(FolioError) {
+                let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+                guard let bytes = try FolioError.wrap({ () throws(StorageError) in try view.get(key, in: schema.recordsTree) })
+                else { return .deleted }
+                return .value(try schema.decode(bytes, identifier: key, core: core))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// A live query over every instance, in identifier order.
+    nonisolated(nonsending) public func liveQuery(_ all: UnboundedRange, order: RangeOrder = .ascending,
+                                                  limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+        try await live(index: nil, range: .all, order: order, limit: limit)
+    }
+
+    /// A live query over a range of identifiers.
+    nonisolated(nonsending) public func liveQuery(_ range: some IndexRange<Identifier>, order: RangeOrder = .ascending,
+                                                  limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+        try await live(index: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
+    }
+
+    /// A live query over the instances with one value of a one-to-many or many-to-many index.
+    nonisolated(nonsending) public func liveQuery<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>,
+                                                                                 order: RangeOrder = .ascending, limit: Int? = nil)
+        async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance {
+        try await live(index: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+    }
+
+    /// A live query over a range of values of an index, in index order.
+    nonisolated(nonsending) public func liveQuery<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
+                                                                            order: RangeOrder = .ascending, limit: Int? = nil)
+        async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance {
+        let declared = schema.index(index)
+        return try await live(index: declared, range: KeyRanges.make(range, suffixed: !declared.unique), order: order, limit: limit)
+    }
+
+    nonisolated(nonsending) private func live(index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder,
+                                              limit: Int?) async throws(FolioError) -> LiveResults<Format> {
+        try await prepareForObservation(index: index)
+        let observer = LiveQueryObserver(schema: schema, core: core, index: index, range: range, order: order, limit: limit)
+        return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
+    }
+
+    /// The datastore must be prepared (indexes built) before observers read it; a read-only
+    /// persistence must have the index built by the writer.
+    nonisolated(nonsending) private func prepareForObservation(index: SchemaIndex<Instance>?) async throws(FolioError) {
+        let availability = try await prepare(in: nil)
+        if let index, case .fromCatalog = availability {
+            let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+            try require(index, in: try usableIndexes(in: .view(view)))
+        }
+    }
+}

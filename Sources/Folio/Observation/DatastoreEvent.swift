@@ -1,0 +1,41 @@
+/// One committed change to one instance of a datastore.
+public struct Change<Instance: Sendable, Identifier: Sendable>: Sendable {
+    /// How the instance changed.
+    public enum Kind: Sendable, Equatable {
+        case created
+        case updated
+        case deleted
+    }
+
+    public var kind: Kind
+    public var identifier: Identifier
+    /// The instance before the commit (nil when created).
+    public var oldValue: Instance?
+    /// The instance after the commit (nil when deleted).
+    public var newValue: Instance?
+    /// The commit that made the change.
+    public var token: ObservationToken
+}
+
+/// What ``Datastore/observe(after:bufferLimit:)`` yields.
+public enum DatastoreEvent<Instance: Sendable, Identifier: Sendable>: Sendable {
+    /// A committed change, in commit order (changes of one commit in identifier order).
+    case change(Change<Instance, Identifier>)
+    /// A changed record could not be decoded (old or new value): reported, not dropped.
+    case failure(FolioError, token: ObservationToken)
+    /// Events were missed: the consumer fell more than the buffer limit behind, or a
+    /// read-only observer could not replay history that compaction removed. Re-read the
+    /// datastore (its state is at least as new as `token`); events continue after this one
+    /// (some may already be reflected in what you re-read).
+    case reload(token: ObservationToken)
+}
+
+/// What ``Datastore/observe(_:bufferLimit:)`` yields for one instance.
+public enum InstanceEvent<Instance: Sendable>: Sendable {
+    /// The instance's value: first its current value, then after each change.
+    case value(Instance)
+    /// The instance was deleted (or did not exist); the sequence ends after this.
+    case deleted
+    /// A new value could not be decoded.
+    case failure(FolioError)
+}

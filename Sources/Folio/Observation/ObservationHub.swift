@@ -1,0 +1,158 @@
+import Dispatch
+import Synchronization
+
+/// An observer the hub drives: one datastore's events, one instance, or a live query.
+protocol HubObserver: AnyObject, Sendable {
+    /// The datastore observed.
+    var datastoreKey: String { get }
+    /// Starts the observer at the hub's current state (`view` is the generation the hub
+    /// last processed), replaying history first if it resumes from an older token.
+    func start(at view: ReadView, hub: ObservationHub)
+    /// Applies one commit that changed the observed datastore's records.
+    func apply(_ commit: CommitDelta)
+    /// History was lost between two generations: reload from `view`.
+    func reload(at view: ReadView)
+}
+
+/// What one commit changed in one datastore, with the record lookups and decodings that
+/// several observers of that datastore share.
+final class CommitDelta: @unchecked Sendable {
+    // @unchecked: created, used and dropped on the hub's serial queue only.
+    let key: String
+    let token: ObservationToken
+    let before: ReadView?
+    let after: ReadView?
+    /// Changed identifier keys, sorted, with how each changed.
+    let entries: [ChangeRecord.Entry]
+    private var oldRecords: [[UInt8]: StoredRecord?] = [:]
+    private var newRecords: [[UInt8]: StoredRecord?] = [:]
+    /// Decoded instances by identifier key, type-erased (each observer casts to its format).
+    var decodedOld: [[UInt8]: Any] = [:]
+    var decodedNew: [[UInt8]: Any] = [:]
+    /// Per index: the new entries of changed records, sorted by entry key.
+    private var addedEntries: [String: [(entryKey: [UInt8], identifier: [UInt8])]] = [:]
+    private(set) lazy var changedIdentifiers: Set<[UInt8]> = Set(entries.map(\.key))
+
+    init(key: String, token: ObservationToken, before: ReadView?, after: ReadView?, entries: [ChangeRecord.Entry]) {
+        self.key = key
+        self.token = token
+        self.before = before
+        self.after = after
+        self.entries = entries
+    }
+
+    var recordsTree: String { DatastoreLayout.recordsTree(key) }
+
+    func oldRecord(_ identifier: [UInt8]) -> StoredRecord? {
+        if let known = oldRecords[identifier] { return known }
+        let record = (try? before?.get(identifier, in: recordsTree)).flatMap { $0 }.flatMap(StoredRecord.decode)
+        oldRecords[identifier] = .some(record)
+        return record
+    }
+
+    func newRecord(_ identifier: [UInt8]) -> StoredRecord? {
+        if let known = newRecords[identifier] { return known }
+        let record = (try? after?.get(identifier, in: recordsTree)).flatMap { $0 }.flatMap(StoredRecord.decode)
+        newRecords[identifier] = .some(record)
+        return record
+    }
+
+    /// The entries changed records have now in index `name` (`unique` decides the entry key
+    /// layout), sorted by entry key: what a range over the index may gain.
+    func added(index name: String, unique: Bool) -> [(entryKey: [UInt8], identifier: [UInt8])] {
+        if let known = addedEntries[name] { return known }
+        var result: [(entryKey: [UInt8], identifier: [UInt8])] = []
+        for entry in entries where entry.kind != .deleted {
+            for value in newRecord(entry.key)?.indexKeys[name] ?? [] {
+                result.append((IndexEntry.key(value: value, identifier: entry.key, unique: unique), entry.key))
+            }
+        }
+        result.sort { KeyBytes.compare($0.entryKey, $1.entryKey) < 0 }
+        addedEntries[name] = result
+        return result
+    }
+}
+
+/// Turns a persistence's store events into datastore events, on one serial queue: commits
+/// are processed in commit order, after they are durable (the engine delivers them then),
+/// and never on the committing thread's critical path.
+final class ObservationHub: Sendable {
+    private let store: Store
+    private let queue = DispatchQueue(label: "folio.observation")
+    private struct State {
+        var observers: [ObjectIdentifier: any HubObserver] = [:]
+        var subscription: StoreObservation?
+        /// The generation the hub has processed, as a view (queue-confined use).
+        var view: ReadView?
+    }
+    private let state = Mutex(State())
+
+    init(store: Store) {
+        self.store = store
+    }
+
+    /// Registers `observer`. It joins on the hub's queue, after every event already queued,
+    /// and starts at the generation the hub has processed: it sees each later commit once.
+    func add(_ observer: any HubObserver) {
+        if state.withLock({ $0.subscription == nil }) { subscribe() }
+        queue.async { [self] in
+            guard let view = currentView() else { return }
+            state.withLock { $0.observers[ObjectIdentifier(observer)] = observer }
+            observer.start(at: view, hub: self)
+        }
+    }
+
+    func remove(_ observer: any HubObserver) {
+        _ = state.withLock { $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
+    }
+
+    /// The commits after `token` up to `view`, for an observer resuming from a token.
+    func history(after token: ObservationToken, upTo view: ReadView) -> [CommitNotification]? {
+        try? store.commits(after: token.generation, upTo: view)
+    }
+
+    private func subscribe() {
+        // The hub starts at the store's generation now; later events move it on.
+        let initial = try? store.read()
+        let subscription = store.observe { [weak self] event in
+            guard let self else { return }
+            self.queue.async { self.process(event) }
+        }
+        let duplicate = state.withLock { state -> Bool in
+            if state.subscription != nil { return true }
+            state.subscription = subscription
+            if state.view == nil { state.view = initial }
+            return false
+        }
+        if duplicate { subscription.cancel() }
+    }
+
+    private func currentView() -> ReadView? {
+        state.withLock { $0.view }
+    }
+
+    private func process(_ event: StoreEvent) {
+        let observers = state.withLock { Array($0.observers.values) }
+        switch event {
+        case .committed(let commits):
+            for commit in commits {
+                // The hub's starting view may already include a commit whose event was
+                // queued while it subscribed: never apply a commit twice.
+                if let seen = state.withLock({ $0.view?.generation }), commit.generation <= seen { continue }
+                let token = ObservationToken(generation: commit.generation)
+                let byKey = Dictionary(grouping: observers, by: \.datastoreKey)
+                for (key, group) in byKey {
+                    let entries = commit.changes.changes(in: DatastoreLayout.recordsTree(key))
+                    guard !entries.isEmpty else { continue }
+                    let delta = CommitDelta(key: key, token: token, before: commit.before, after: commit.after, entries: entries)
+                    for observer in group { observer.apply(delta) }
+                }
+                if let after = commit.after { state.withLock { $0.view = after } }
+            }
+        case .historyUnavailable:
+            guard let view = try? store.read() else { return }
+            state.withLock { $0.view = view }
+            for observer in observers { observer.reload(at: view) }
+        }
+    }
+}

@@ -1,0 +1,316 @@
+import Foundation
+import Synchronization
+
+/// Decoding of changed records for observers, shared through the commit delta.
+extension DatastoreSchema {
+    func decodeOld(_ identifier: [UInt8], in delta: CommitDelta, core: PersistenceCore) -> Result<Format.Instance, FolioError>? {
+        if let known = delta.decodedOld[identifier] as? Result<Format.Instance, FolioError> { return known }
+        guard let record = delta.oldRecord(identifier) else { return nil }
+        let result = Result { () throws(FolioError) in try decode(record, identifier: identifier, core: core) }
+        delta.decodedOld[identifier] = result
+        return result
+    }
+
+    func decodeNew(_ identifier: [UInt8], in delta: CommitDelta, core: PersistenceCore) -> Result<Format.Instance, FolioError>? {
+        if let known = delta.decodedNew[identifier] as? Result<Format.Instance, FolioError> { return known }
+        guard let record = delta.newRecord(identifier) else { return nil }
+        let result = Result { () throws(FolioError) in try decode(record, identifier: identifier, core: core) }
+        delta.decodedNew[identifier] = result
+        return result
+    }
+
+    func identifier(from key: [UInt8]) -> Format.Identifier? {
+        var decoder = KeyDecoder(key)
+        return try? decoder.decode(Format.Identifier.self)
+    }
+}
+
+/// ``Datastore/observe(after:bufferLimit:)``: every change, with old and new values.
+final class EventsObserver<Format: DatastoreFormat>: HubObserver {
+    typealias Event = DatastoreEvent<Format.Instance, Format.Identifier>
+    let schema: DatastoreSchema<Format>
+    let core: PersistenceCore
+    let channel: EventChannel<Event>
+    let resumeAfter: ObservationToken?
+
+    init(schema: DatastoreSchema<Format>, core: PersistenceCore, bufferLimit: Int, resumeAfter: ObservationToken?) {
+        self.schema = schema
+        self.core = core
+        channel = EventChannel(policy: .signalOverflow(limit: max(1, bufferLimit)))
+        self.resumeAfter = resumeAfter
+    }
+
+    var datastoreKey: String { schema.key }
+
+    func start(at view: ReadView, hub: ObservationHub) {
+        guard let token = resumeAfter, token.generation < view.generation else { return }
+        guard let history = hub.history(after: token, upTo: view) else {
+            channel.push(.reload(token: ObservationToken(generation: view.generation)))
+            return
+        }
+        for commit in history {
+            let entries = commit.changes.changes(in: schema.recordsTree)
+            guard !entries.isEmpty else { continue }
+            apply(CommitDelta(key: schema.key, token: ObservationToken(generation: commit.generation),
+                              before: commit.before, after: commit.after, entries: entries))
+        }
+    }
+
+    func apply(_ delta: CommitDelta) {
+        for entry in delta.entries {
+            guard let identifier = schema.identifier(from: entry.key) else {
+                channel.push(.failure(.corruptRecord(datastore: schema.key, detail: "a changed identifier does not decode"), token: delta.token))
+                continue
+            }
+            var change = Change<Format.Instance, Format.Identifier>(kind: .created, identifier: identifier, oldValue: nil,
+                                                                    newValue: nil, token: delta.token)
+            var failure: FolioError?
+            switch entry.kind {
+            case .created: change.kind = .created
+            case .updated: change.kind = .updated
+            case .deleted: change.kind = .deleted
+            }
+            if entry.kind != .created {
+                switch schema.decodeOld(entry.key, in: delta, core: core) {
+                case .success(let old)?: change.oldValue = old
+                case .failure(let error)?: failure = error
+                case nil: break
+                }
+            }
+            if entry.kind != .deleted {
+                switch schema.decodeNew(entry.key, in: delta, core: core) {
+                case .success(let new)?: change.newValue = new
+                case .failure(let error)?: failure = error
+                case nil: break
+                }
+            }
+            if let failure {
+                channel.push(.failure(failure, token: delta.token))
+            } else {
+                channel.push(.change(change))
+            }
+        }
+    }
+
+    func reload(at view: ReadView) {
+        channel.push(.reload(token: ObservationToken(generation: view.generation)))
+    }
+}
+
+/// ``Datastore/observe(_:bufferLimit:)``: one instance, until it is deleted.
+final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
+    let schema: DatastoreSchema<Format>
+    let core: PersistenceCore
+    let identifier: [UInt8]
+    let channel: EventChannel<InstanceEvent<Format.Instance>>
+    private let ended = Atomic<Bool>(false)
+
+    init(schema: DatastoreSchema<Format>, core: PersistenceCore, identifier: [UInt8], bufferLimit: Int) {
+        self.schema = schema
+        self.core = core
+        self.identifier = identifier
+        channel = EventChannel(policy: .signalOverflow(limit: max(1, bufferLimit)))
+    }
+
+    var datastoreKey: String { schema.key }
+
+    func start(at view: ReadView, hub: ObservationHub) {
+        reload(at: view)
+    }
+
+    func apply(_ delta: CommitDelta) {
+        guard !ended.load(ordering: .relaxed) else { return }
+        guard let position = binarySearch(delta.entries) else { return }
+        if delta.entries[position].kind == .deleted {
+            end()
+            return
+        }
+        switch schema.decodeNew(identifier, in: delta, core: core) {
+        case .success(let value)?: channel.push(.value(value))
+        case .failure(let error)?: channel.push(.failure(error))
+        case nil: break
+        }
+    }
+
+    private func binarySearch(_ entries: [ChangeRecord.Entry]) -> Int? {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            let order = KeyBytes.compare(entries[mid].key, identifier)
+            if order == 0 { return mid }
+            if order < 0 { low = mid + 1 } else { high = mid }
+        }
+        return nil
+    }
+
+    func reload(at view: ReadView) {
+        guard !ended.load(ordering: .relaxed) else { return }
+        do throws(FolioError) {
+            guard let bytes = try FolioError.wrap({ () throws(StorageError) in try view.get(identifier, in: schema.recordsTree) }) else {
+                end()
+                return
+            }
+            channel.push(.value(try schema.decode(bytes, identifier: identifier, core: core)))
+        } catch {
+            channel.push(.failure(error))
+        }
+    }
+
+    private func end() {
+        guard !ended.exchange(true, ordering: .relaxed) else { return }
+        channel.push(.deleted)
+        channel.finish()
+    }
+}
+
+/// A live query: the results of a range, kept up to date from each commit's changes.
+///
+/// Without a limit it is maintained incrementally: results whose records changed are
+/// removed, and changed records whose new entries fall in the range are added (found by
+/// binary search among the commit's new entries, shared by every live query of the
+/// datastore), so a commit costs the query what it changed, not a re-run. With a limit,
+/// an affected query is re-run on the new snapshot (what falls past the limit is unknown).
+final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
+    typealias Instance = Format.Instance
+    let schema: DatastoreSchema<Format>
+    let core: PersistenceCore
+    let index: SchemaIndex<Instance>?
+    let range: KeyRange
+    let order: RangeOrder
+    let limit: Int?
+    let channel = EventChannel<Result<[Instance], FolioError>>(policy: .keepLatest)
+    /// Queue-confined state: the results by sort key (entry key, or identifier key).
+    private let results = Mutex<[(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]>([])
+
+    init(schema: DatastoreSchema<Format>, core: PersistenceCore, index: SchemaIndex<Instance>?, range: KeyRange,
+         order: RangeOrder, limit: Int?) {
+        self.schema = schema
+        self.core = core
+        self.index = index
+        self.range = range
+        self.order = order
+        self.limit = limit
+    }
+
+    var datastoreKey: String { schema.key }
+
+    func start(at view: ReadView, hub: ObservationHub) {
+        reload(at: view)
+    }
+
+    func reload(at view: ReadView) {
+        do throws(FolioError) {
+            let entries = try query(view)
+            results.withLock { $0 = entries }
+            publish(entries)
+        } catch {
+            channel.push(.failure(error))
+            channel.finish()
+        }
+    }
+
+    /// Runs the query on `view`, in ascending sort-key order (limited in query order).
+    private func query(_ view: ReadView) throws(FolioError) -> [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)] {
+        let tree = index?.tree ?? schema.recordsTree
+        var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: tree, range: range, direction: order.direction) }
+        var found: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)] = []
+        while found.count < (limit ?? Int.max), let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+            if let index {
+                guard let decoded = IndexEntry.decode(entry.value) else {
+                    throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
+                }
+                var bytes = decoded.record
+                if bytes == nil {
+                    bytes = try FolioError.wrap { () throws(StorageError) in try view.get(decoded.identifier, in: schema.recordsTree) }
+                }
+                guard let bytes else { throw .corruptRecord(datastore: schema.key, detail: "index \(index.name) refers to a missing record") }
+                found.append((entry.key, decoded.identifier, try schema.decode(bytes, identifier: decoded.identifier, core: core)))
+            } else {
+                found.append((entry.key, entry.key, try schema.decode(entry.value, identifier: entry.key, core: core)))
+            }
+        }
+        return order == .ascending ? found : found.reversed()
+    }
+
+    func apply(_ delta: CommitDelta) {
+        if limit != nil {
+            guard affects(delta), let view = delta.after else { return }
+            reload(at: view)
+            return
+        }
+        var failure: FolioError?
+        let changed = results.withLock { results -> [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]? in
+            var affected = false
+            // Remove every result whose record changed.
+            let before = results.count
+            results.removeAll { delta.changedIdentifiers.contains($0.identifier) }
+            affected = results.count != before
+            // Add the changed records' entries that fall in the range.
+            func add(_ sortKey: [UInt8], _ identifier: [UInt8]) {
+                switch schema.decodeNew(identifier, in: delta, core: core) {
+                case .success(let instance)?:
+                    let position = insertionPoint(results, sortKey)
+                    results.insert((sortKey, identifier, instance), at: position)
+                    affected = true
+                case .failure(let error)?:
+                    failure = error
+                case nil:
+                    break
+                }
+            }
+            if let index {
+                let added = delta.added(index: index.name, unique: index.unique)
+                var position = lowerPosition(added)
+                while position < added.count, range.isBelowUpper(added[position].entryKey) {
+                    if range.isAboveLower(added[position].entryKey) { add(added[position].entryKey, added[position].identifier) }
+                    position += 1
+                }
+            } else {
+                for entry in delta.entries where entry.kind != .deleted && range.contains(entry.key) { add(entry.key, entry.key) }
+            }
+            return affected ? results : nil
+        }
+        if let failure {
+            channel.push(.failure(failure))
+            channel.finish()
+        } else if let changed {
+            publish(changed)
+        }
+    }
+
+    /// Whether a commit touches the query: a changed record among the results, or a
+    /// changed record with an entry in the range.
+    private func affects(_ delta: CommitDelta) -> Bool {
+        if results.withLock({ $0.contains { delta.changedIdentifiers.contains($0.identifier) } }) { return true }
+        if let index {
+            let added = delta.added(index: index.name, unique: index.unique)
+            let position = lowerPosition(added)
+            return position < added.count && range.isBelowUpper(added[position].entryKey)
+        }
+        return delta.entries.contains { $0.kind != .deleted && range.contains($0.key) }
+    }
+
+    private func lowerPosition(_ added: [(entryKey: [UInt8], identifier: [UInt8])]) -> Int {
+        var low = 0, high = added.count
+        while low < high {
+            let mid = (low + high) / 2
+            if range.isAboveLower(added[mid].entryKey) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+
+    private func insertionPoint(_ results: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)], _ key: [UInt8]) -> Int {
+        var low = 0, high = results.count
+        while low < high {
+            let mid = (low + high) / 2
+            if KeyBytes.compare(results[mid].sortKey, key) < 0 { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private func publish(_ entries: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]) {
+        let instances = entries.map(\.instance)
+        // Results are kept in ascending key order; publish them in the query's order.
+        channel.push(.success(order == .ascending ? instances : instances.reversed()))
+    }
+}

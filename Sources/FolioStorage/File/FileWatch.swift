@@ -1,0 +1,37 @@
+import Dispatch
+
+/// A running watch on a directory (``FileSystem/watch(_:pollInterval:onChange:)``).
+public protocol FileWatch: AnyObject, Sendable {
+    /// Stops the watch. Cancelling twice is harmless.
+    func cancel()
+}
+
+extension FileSystem {
+    /// Polling, for file systems with no change notification (and for tests): calls
+    /// `onChange` every `pollInterval`, and lets the caller find out what changed.
+    public func watch(_ directory: String, pollInterval: Duration,
+                      onChange: @escaping @Sendable () -> Void) throws(StorageError) -> any FileWatch {
+        PollingWatch(interval: pollInterval, onChange: onChange)
+    }
+}
+
+/// Calls a closure at a fixed interval on a background queue until cancelled.
+// @unchecked Sendable: dispatch sources are thread-safe (cancel may be called from any thread);
+// Dispatch just does not annotate them.
+final class PollingWatch: FileWatch, @unchecked Sendable {
+    private let timer: any DispatchSourceTimer
+
+    init(interval: Duration, onChange: @escaping @Sendable () -> Void) {
+        let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000
+                                  + Int(interval.components.attoseconds / 1_000_000_000))
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "folio.poll"))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+                       leeway: .nanoseconds(nanoseconds / 10))
+        timer.setEventHandler(handler: onChange)
+        timer.resume()
+    }
+
+    deinit { cancel() }
+
+    func cancel() { timer.cancel() }
+}

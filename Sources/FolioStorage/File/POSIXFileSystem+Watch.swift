@@ -1,0 +1,97 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Dispatch
+
+extension POSIXFileSystem {
+    /// Notification where the platform has it: inotify on Linux (creations, renames and
+    /// writes in the directory), a dispatch file-system source on Apple platforms (writes to
+    /// the directory, which renames are). Both are backed by polling every second, for file
+    /// systems that do not notify (network mounts) or a notification lost to a full queue;
+    /// if notification cannot be set up at all, polling runs at `pollInterval`.
+    public func watch(_ directory: String, pollInterval: Duration,
+                      onChange: @escaping @Sendable () -> Void) throws(StorageError) -> any FileWatch {
+        let safety = PollingWatch(interval: max(pollInterval, .seconds(1)), onChange: onChange)
+        #if canImport(Glibc) || canImport(Musl)
+        if let notifying = InotifyWatch(directory: directory, onChange: onChange) {
+            return CombinedWatch([notifying, safety])
+        }
+        #elseif canImport(Darwin)
+        if let notifying = DispatchSourceWatch(directory: directory, onChange: onChange) {
+            return CombinedWatch([notifying, safety])
+        }
+        #endif
+        safety.cancel()
+        return PollingWatch(interval: pollInterval, onChange: onChange)
+    }
+}
+
+/// Several watches cancelled together.
+final class CombinedWatch: FileWatch {
+    private let watches: [any FileWatch]
+    init(_ watches: [any FileWatch]) { self.watches = watches }
+    func cancel() { for watch in watches { watch.cancel() } }
+}
+
+#if canImport(Glibc) || canImport(Musl)
+/// inotify on a directory, read by a dispatch read source.
+// @unchecked Sendable: see PollingWatch.
+final class InotifyWatch: FileWatch, @unchecked Sendable {
+    private let source: any DispatchSourceRead
+
+    init?(directory: String, onChange: @escaping @Sendable () -> Void) {
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let mask = UInt32(IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_DELETE)
+        guard inotify_add_watch(fd, directory, mask) >= 0 else {
+            close(fd)
+            return nil
+        }
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "folio.inotify"))
+        source.setEventHandler {
+            // Drain the queue of events; which ones arrived does not matter: the caller
+            // rereads the root file.
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var changed = false
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                changed = true
+            }
+            if changed { onChange() }
+        }
+        source.setCancelHandler { close(fd) }
+        source.resume()
+    }
+
+    deinit { cancel() }
+
+    func cancel() { source.cancel() }
+}
+#endif
+
+#if canImport(Darwin)
+/// A dispatch file-system object source on a directory.
+// @unchecked Sendable: see PollingWatch.
+final class DispatchSourceWatch: FileWatch, @unchecked Sendable {
+    private let source: any DispatchSourceFileSystemObject
+
+    init?(directory: String, onChange: @escaping @Sendable () -> Void) {
+        let fd = open(directory, O_EVTONLY)
+        guard fd >= 0 else { return nil }
+        source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: fd, eventMask: [.write, .rename, .delete],
+                                                           queue: DispatchQueue(label: "folio.watch"))
+        source.setEventHandler(handler: onChange)
+        source.setCancelHandler { close(fd) }
+        source.resume()
+    }
+
+    deinit { cancel() }
+
+    func cancel() { source.cancel() }
+}
+#endif

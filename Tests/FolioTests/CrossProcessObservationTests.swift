@@ -1,0 +1,68 @@
+import Testing
+import Foundation
+import Synchronization
+import Folio
+import FolioTestSupport
+import LibraryExample
+
+/// Observation across processes: `folio-torture authors` writes 1,000 transactions (each
+/// sets authors 2k and 2k+1 to the transaction number) and compacts every 100, while this
+/// process, read-only, observes and reads.
+@Suite(.serialized) struct CrossProcessObservationTests {
+    @Test func readOnlyProcessObservesEveryCommitOnceInOrder() async throws {
+        let path = FileManager.default.temporaryDirectory.path + "/xobserve-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {  // Create the store and declare the datastore, as the app's first launch would.
+            let writer = try Persistence(at: path, options: PersistenceOptions(log: { _ in }))
+            _ = try await writer.datastore(for: LibraryExample.AuthorFormat.self).count()
+            writer.close()
+        }
+        let reader = try Persistence(readingFrom: path, options: PersistenceOptions(log: { _ in }))
+        defer { reader.close() }
+        let authors = reader.datastore(for: LibraryExample.AuthorFormat.self)
+        let events = try await authors.observe(bufferLimit: 5_000)
+        let transactions = 1_000
+        let child = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["authors", path, "\(transactions)", "100"])
+
+        // Meanwhile, snapshots read in this process never show a pair split across transactions.
+        let stop = Atomic<Bool>(false)
+        let snapshots = Task {
+            var checked = 0
+            while !stop.load(ordering: .relaxed) {
+                let all = try await authors.load(...).collect()
+                let born = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0.born) })
+                for k in 0..<20 where born[2 * k] != born[2 * k + 1] {
+                    Issue.record("torn read: authors \(2 * k) and \(2 * k + 1) disagree")
+                }
+                checked += 1
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return checked
+        }
+
+        var changes: [Change<LibraryExample.Author, Int>] = []
+        for await event in events {
+            switch event {
+            case .change(let change): changes.append(change)
+            case .failure(let error, _): Issue.record("\(error)")
+            case .reload(let token): Issue.record("unexpected reload at \(token)")
+            }
+            if changes.count == 2 * transactions { break }
+        }
+        stop.store(true, ordering: .relaxed)
+        let snapshotsChecked = try await snapshots.value
+        #expect(try child.wait() == 0, "writer failed: \(child.errorOutput)")
+
+        // Every transaction once, in order, both of its changes under one token.
+        let byToken = Dictionary(grouping: changes, by: \.token)
+        #expect(byToken.count == transactions)
+        #expect(byToken.values.allSatisfy { $0.count == 2 && $0[0].newValue?.born == $0[1].newValue?.born })
+        let order = changes.map { $0.newValue?.born ?? -1 }
+        #expect(order == (0..<transactions).flatMap { [$0, $0] }, "transactions in commit order")
+        #expect(changes.map(\.token.generation) == changes.map(\.token.generation).sorted())
+        #expect(changes.prefix(40).allSatisfy { $0.kind == .created })
+        #expect(changes.dropFirst(40).allSatisfy { $0.kind == .updated && $0.oldValue != nil })
+        #expect(snapshotsChecked > 0)
+        #expect(reader.verify().isClean)
+    }
+}
