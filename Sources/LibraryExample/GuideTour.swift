@@ -16,6 +16,8 @@ public enum GuideTour {
         public var rejectedPublish: LibraryError?
         public var helperCount = 0
         public var memoryCount = 0
+        public var liveCounts: [Int] = []
+        public var helperSaw: Change<Book, UUID>.Kind?
     }
 
     /// Runs the tour in a store at `path`, which must not exist yet.
@@ -76,6 +78,24 @@ public enum GuideTour {
         defer { helper.close() }
         let helperBooks = helper.datastore(for: BookFormat.self)
         report.helperCount = try await helperBooks.count()
+
+        // Observing: a live query yields its results now, then after each change.
+        let live = try await library.watchBooks(by: 3)
+        var updates = live.makeAsyncIterator()
+        let before = try await updates.next() ?? []
+        // The helper observes the writer's commits too, from its own (read-only) store.
+        let changes = try await helperBooks.observe()
+        var another = SampleData.books(2_001, authors: 40)[2_000]
+        another.authorIDs = [3]
+        try await library.publish(another)
+        let after = try await updates.next() ?? []
+        report.liveCounts = [before.count, after.count]
+        for await event in changes {
+            if case .change(let change) = event {
+                report.helperSaw = change.kind
+                break
+            }
+        }
 
         // Tests use an in-memory persistence: same behaviour, nothing on disk.
         let memory = Persistence.inMemory()

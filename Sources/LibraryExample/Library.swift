@@ -79,6 +79,14 @@ public struct Library: Sendable {
         }
     }
 
+    // MARK: Observing
+
+    /// An author's books, kept up to date: the list now, then the list after each commit
+    /// that changes it.
+    public func watchBooks(by author: Author.ID) async throws -> LiveResults<BookFormat> {
+        try await books.liveQuery(author, from: \.authors)
+    }
+
     // MARK: Upgrading
 
     /// Brings both datastores up to date: builds changed indexes and rewrites records

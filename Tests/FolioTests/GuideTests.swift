@@ -60,6 +60,8 @@ import LibraryExample
         #expect(report.progress.first == .evaluating && report.progress.last == .complete(total: 300))
         #expect(report.booksAfterUpgrade == 2_300)
         #expect(report.helperCount == 2_300)
+        #expect(report.liveCounts == [expected, expected + 1])
+        #expect(report.helperSaw == .created)
         #expect(report.memoryCount == 1)
         let persistence = try Persistence(readingFrom: path)
         #expect(persistence.verify().isClean)
