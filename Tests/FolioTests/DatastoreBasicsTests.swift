@@ -93,3 +93,13 @@ import Folio
         expectSound(persistence)
     }
 }
+
+/// Importing Folio must not change the meaning of Swift's own range members.
+@Suite struct NamespaceTests {
+    @Test func rangeMembersStayUnambiguous() {
+        let range = 1..<5
+        let lower = range.lowerBound  // ambiguous if Folio added a second `lowerBound`
+        let closed = 1...5
+        #expect(lower + closed.upperBound == 6)
+    }
+}

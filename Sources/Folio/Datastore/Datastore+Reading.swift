@@ -1,7 +1,9 @@
 /// Reads. Each runs in the enclosing transaction or snapshot if there is one, else in a
 /// snapshot of its own: a read never waits for a writer and sees one committed state.
 extension Datastore {
+    /// The type of the datastore's records.
     public typealias Instance = Format.Instance
+    /// The type of the records' identifiers.
     public typealias Identifier = Format.Identifier
 
     // MARK: By identifier

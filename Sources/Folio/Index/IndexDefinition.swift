@@ -71,6 +71,7 @@ public struct IndexDefinition<Instance>: Sendable {
 
 /// A declared index: a stored property of a ``DatastoreFormat``.
 public protocol IndexDeclaration<Instance>: Sendable {
+    /// The record type the index reads values from.
     associatedtype Instance
     /// The index's definition.
     var definition: IndexDefinition<Instance> { get }
@@ -148,6 +149,7 @@ enum IndexDeclarationCounter {
 /// An index whose entries are values of one type: every index kind. Range reads
 /// (`load(a..<b, from: \.index)`) work through any of them.
 public protocol ValueIndexDeclaration<Instance, Value>: IndexDeclaration {
+    /// The type of the index's values.
     associatedtype Value: KeyComponent
 }
 

@@ -1,51 +1,73 @@
 /// One end of a range of identifiers or index values.
 public enum RangeBound<Value: Sendable>: Sendable {
+    /// No limit on this side.
     case unbounded
+    /// The value itself is in the range.
     case included(Value)
+    /// The value itself is not in the range.
     case excluded(Value)
 }
 
 /// A range of identifiers or index values: Swift's `a..<b`, `a...b`, `a...`, `..<b` and
-/// `...b` all are (and ``AnyRange`` for bounds chosen at run time).
+/// `...b` all are (and ``AnyRange`` for bounds chosen at run time). The requirements are
+/// named `lower` and `upper`, not `lowerBound`: Swift's ranges have those already, and a
+/// second, differently typed `lowerBound` would make `range.lowerBound` ambiguous in code
+/// that imports Folio.
 public protocol IndexRange<Bound>: Sendable {
+    /// The type of the values the range bounds.
     associatedtype Bound: KeyComponent
-    var lowerBound: RangeBound<Bound> { get }
-    var upperBound: RangeBound<Bound> { get }
+    /// Where the range starts.
+    var lower: RangeBound<Bound> { get }
+    /// Where the range ends.
+    var upper: RangeBound<Bound> { get }
 }
 
 extension Range: IndexRange where Bound: KeyComponent {
-    public var lowerBound: RangeBound<Bound> { .included(self.lowerBound) }
-    public var upperBound: RangeBound<Bound> { .excluded(self.upperBound) }
+    /// Included.
+    public var lower: RangeBound<Bound> { .included(self.lowerBound) }
+    /// Excluded.
+    public var upper: RangeBound<Bound> { .excluded(self.upperBound) }
 }
 
 extension ClosedRange: IndexRange where Bound: KeyComponent {
-    public var lowerBound: RangeBound<Bound> { .included(self.lowerBound) }
-    public var upperBound: RangeBound<Bound> { .included(self.upperBound) }
+    /// Included.
+    public var lower: RangeBound<Bound> { .included(self.lowerBound) }
+    /// Included.
+    public var upper: RangeBound<Bound> { .included(self.upperBound) }
 }
 
 extension PartialRangeFrom: IndexRange where Bound: KeyComponent {
-    public var lowerBound: RangeBound<Bound> { .included(self.lowerBound) }
-    public var upperBound: RangeBound<Bound> { .unbounded }
+    /// Included.
+    public var lower: RangeBound<Bound> { .included(self.lowerBound) }
+    /// None.
+    public var upper: RangeBound<Bound> { .unbounded }
 }
 
 extension PartialRangeUpTo: IndexRange where Bound: KeyComponent {
-    public var lowerBound: RangeBound<Bound> { .unbounded }
-    public var upperBound: RangeBound<Bound> { .excluded(self.upperBound) }
+    /// None.
+    public var lower: RangeBound<Bound> { .unbounded }
+    /// Excluded.
+    public var upper: RangeBound<Bound> { .excluded(self.upperBound) }
 }
 
 extension PartialRangeThrough: IndexRange where Bound: KeyComponent {
-    public var lowerBound: RangeBound<Bound> { .unbounded }
-    public var upperBound: RangeBound<Bound> { .included(self.upperBound) }
+    /// None.
+    public var lower: RangeBound<Bound> { .unbounded }
+    /// Included.
+    public var upper: RangeBound<Bound> { .included(self.upperBound) }
 }
 
 /// A range with bounds chosen at run time, for example from user input.
 public struct AnyRange<Bound: KeyComponent>: IndexRange {
-    public var lowerBound: RangeBound<Bound>
-    public var upperBound: RangeBound<Bound>
+    /// Where the range starts.
+    public var lower: RangeBound<Bound>
+    /// Where the range ends.
+    public var upper: RangeBound<Bound>
 
+    /// A range from `lower` to `upper` (both unbounded by default: every value).
     public init(lower: RangeBound<Bound> = .unbounded, upper: RangeBound<Bound> = .unbounded) {
-        lowerBound = lower
-        upperBound = upper
+        self.lower = lower
+        self.upper = upper
     }
 
     /// Every value.
@@ -71,7 +93,7 @@ enum KeyRanges {
     /// and "up to `v` inclusive" ends just below it.
     static func make<Bound>(_ range: some IndexRange<Bound>, suffixed: Bool) -> KeyRange {
         let lower: KeyBound
-        switch range.lowerBound {
+        switch range.lower {
         case .unbounded: lower = .unbounded
         case .included(let value): lower = .included(value.keyBytes)
         case .excluded(let value):
@@ -85,7 +107,7 @@ enum KeyRanges {
             }
         }
         let upper: KeyBound
-        switch range.upperBound {
+        switch range.upper {
         case .unbounded: upper = .unbounded
         case .excluded(let value): upper = .excluded(value.keyBytes)
         case .included(let value):

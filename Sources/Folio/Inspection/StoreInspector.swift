@@ -1,19 +1,28 @@
 /// A datastore as the store describes it, without its Swift types.
 public struct DatastoreSummary: Sendable, Equatable {
+    /// The datastore's key (its name in the store).
     public var key: String
     /// The instance type the writer declared (module-qualified, the same on every platform).
     public var instanceType: String
+    /// The identifier type the writer declared.
     public var identifierType: String
+    /// The version tag new records are stored with.
     public var currentVersion: String
+    /// Every version tag the format declares.
     public var versions: [String]
+    /// Number of records.
     public var recordCount: Int
+    /// The declared indexes, by name.
     public var indexes: [IndexSummary]
 }
 
 /// A declared index as the store describes it.
 public struct IndexSummary: Sendable, Equatable {
+    /// The index's name (the format's property name).
     public var name: String
+    /// One-to-many, one-to-one or many-to-many.
     public var kind: IndexKind
+    /// Reference or direct.
     public var storage: IndexStorage
     /// True once every record has its entries.
     public var built: Bool
@@ -42,6 +51,7 @@ public struct StoreInspector: Sendable {
     /// The store inspected.
     public let store: Store
 
+    /// An inspector of `store` (open it read-only to inspect a store another process writes).
     public init(store: Store) {
         self.store = store
     }

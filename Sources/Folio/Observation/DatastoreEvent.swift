@@ -2,12 +2,17 @@
 public struct Change<Instance: Sendable, Identifier: Sendable>: Sendable {
     /// How the instance changed.
     public enum Kind: Sendable, Equatable {
+        /// The instance did not exist before the commit.
         case created
+        /// The instance existed before and after the commit.
         case updated
+        /// The commit deleted the instance.
         case deleted
     }
 
+    /// How the instance changed.
     public var kind: Kind
+    /// The instance's identifier.
     public var identifier: Identifier
     /// The instance before the commit (nil when created).
     public var oldValue: Instance?

@@ -5,6 +5,7 @@ public struct ObservationToken: Sendable, Hashable, Comparable, Codable, CustomS
     /// The commit's generation.
     public var generation: UInt64
 
+    /// The token of the commit that created `generation`.
     public init(generation: UInt64) {
         self.generation = generation
     }

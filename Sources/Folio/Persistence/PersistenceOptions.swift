@@ -12,6 +12,7 @@ public struct PersistenceOptions: Sendable {
     /// Where recovered problems are reported. Default: standard error.
     public var log: @Sendable (String) -> Void
 
+    /// Options; every argument has the default described on its property.
     public init(durability: Durability = .full, cacheCapacity: Int = 8 << 20,
                 autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
                 log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog) {

@@ -75,14 +75,19 @@ public enum FileOpenMode: Sendable, Equatable {
 
 /// The kind of a directory entry.
 public enum FileItemKind: Sendable, Equatable {
+    /// A regular file.
     case file
+    /// A directory.
     case directory
 }
 
 /// Device and inode of a file: equal identities are the same file.
 public struct FileIdentity: Hashable, Sendable {
+    /// The device the file is on.
     public var device: UInt64
+    /// The file's inode on that device.
     public var inode: UInt64
+    /// The identity of inode `inode` on `device`.
     public init(device: UInt64, inode: UInt64) {
         self.device = device
         self.inode = inode

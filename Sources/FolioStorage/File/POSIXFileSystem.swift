@@ -17,6 +17,7 @@ import Synchronization
 ///   drive's cache) and `fsync` elsewhere; a failed sync poisons the handle.
 /// - Every descriptor is opened close-on-exec, so a child process never inherits a lock.
 public struct POSIXFileSystem: FileSystem {
+    /// The real file system.
     public init() {}
 
     public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {

@@ -14,8 +14,11 @@ public struct ChangeRecord: Sendable, Equatable {
 
     /// One changed key.
     public struct Entry: Sendable, Equatable {
+        /// The changed key.
         public var key: [UInt8]
+        /// How it changed.
         public var kind: Kind
+        /// A change of `key`.
         public init(key: [UInt8], kind: Kind) {
             self.key = key
             self.kind = kind
@@ -24,8 +27,11 @@ public struct ChangeRecord: Sendable, Equatable {
 
     /// The changed keys of one tree, in key order.
     public struct TreeChanges: Sendable, Equatable {
+        /// The tree's name.
         public var tree: String
+        /// Its changed keys, in key order.
         public var entries: [Entry]
+        /// The changes of `tree`.
         public init(tree: String, entries: [Entry]) {
             self.tree = tree
             self.entries = entries
@@ -37,6 +43,7 @@ public struct ChangeRecord: Sendable, Equatable {
     /// Trees removed by the commit (with all their keys), in name order.
     public var droppedTrees: [String]
 
+    /// A change record (empty by default).
     public init(trees: [TreeChanges] = [], droppedTrees: [String] = []) {
         self.trees = trees
         self.droppedTrees = droppedTrees
@@ -58,6 +65,7 @@ public struct CommitLocation: Sendable, Hashable, CustomStringConvertible {
     /// The commit page in that file.
     public var address: PageAddress
 
+    /// The commit page at `address` of snapshot file `fileNumber`.
     public init(fileNumber: UInt64, address: PageAddress) {
         self.fileNumber = fileNumber
         self.address = address

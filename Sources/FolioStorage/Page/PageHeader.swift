@@ -8,6 +8,7 @@ public struct PageAddress: Hashable, Sendable, CustomStringConvertible {
     /// Total length of the page in bytes, header included.
     public var length: UInt32
 
+    /// The page at `offset`, `length` bytes long.
     public init(offset: UInt64, length: UInt32) {
         self.offset = offset
         self.length = length

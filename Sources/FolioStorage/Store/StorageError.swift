@@ -95,6 +95,7 @@ public struct Corruption: Sendable, Equatable, CustomStringConvertible {
     /// The checksum computed over the bytes read, when the failure is a checksum mismatch.
     public var actualChecksum: UInt32?
 
+    /// A description of damaged bytes.
     public init(file: String, offset: UInt64, detail: String,
                 expectedChecksum: UInt32? = nil, actualChecksum: UInt32? = nil) {
         self.file = file

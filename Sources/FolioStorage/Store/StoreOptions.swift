@@ -29,6 +29,7 @@ public struct AutoCompaction: Sendable, Equatable {
     /// ... and dead bytes are at least this fraction of the snapshot file.
     public var deadFraction: Double
 
+    /// Automatic compaction once at least `minimumDeadBytes` (64 MiB) and `deadFraction` (half) of the file are dead.
     public init(minimumDeadBytes: UInt64 = 64 << 20, deadFraction: Double = 0.5) {
         self.minimumDeadBytes = minimumDeadBytes
         self.deadFraction = deadFraction
@@ -45,6 +46,7 @@ public struct SnapshotRetention: Sendable, Equatable {
     /// How long a replaced snapshot file stays after compaction replaced it.
     public var gracePeriod: Duration
 
+    /// Keep replaced files for `gracePeriod` (30 seconds).
     public init(gracePeriod: Duration = .seconds(30)) {
         self.gracePeriod = gracePeriod
     }
@@ -70,6 +72,7 @@ public struct StoreOptions: Sendable {
     /// Default: standard error.
     public var log: @Sendable (String) -> Void
 
+    /// Options; every argument has the default described on its property.
     public init(fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,
                 cacheCapacity: Int = 8 << 20, createIfMissing: Bool = true,
                 autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),

@@ -11,9 +11,12 @@ public enum KeyBound: Sendable, Equatable {
 /// A range of keys in byte order. Every range query of the store is one of these
 /// (Docs/Architecture.md invariant 8: keys compare as bytes).
 public struct KeyRange: Sendable, Equatable {
+    /// Where the range starts.
     public var lower: KeyBound
+    /// Where the range ends.
     public var upper: KeyBound
 
+    /// The range from `lower` to `upper` (every key by default).
     public init(lower: KeyBound = .unbounded, upper: KeyBound = .unbounded) {
         self.lower = lower
         self.upper = upper
@@ -69,7 +72,9 @@ public enum ScanDirection: Sendable, Equatable {
 public struct Cursor {
     /// A key and its value.
     public struct Entry: Sendable, Equatable {
+        /// The key.
         public let key: [UInt8]
+        /// Its value.
         public let value: [UInt8]
     }
 

@@ -10,6 +10,7 @@ public struct TreeDescriptor: Sendable, Equatable {
     /// Bytes of all pages reachable from `root`.
     public var bytes: UInt64
 
+    /// A descriptor with the given fields.
     public init(root: PageAddress, depth: Int, count: UInt64, bytes: UInt64) {
         self.root = root
         self.depth = depth

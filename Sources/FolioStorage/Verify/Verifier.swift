@@ -36,7 +36,9 @@ public struct VerificationReport: Sendable {
 
 /// Progress of a verification: bytes checked of about `totalBytes`.
 public struct VerificationProgress: Sendable, Equatable {
+    /// Bytes of pages checked so far.
     public var bytesChecked: UInt64
+    /// About how many bytes there are to check (the live bytes).
     public var totalBytes: UInt64
 }
 
