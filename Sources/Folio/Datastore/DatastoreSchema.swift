@@ -17,6 +17,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     let indexes: [SchemaIndex<Format.Instance>]
     private let indexByDeclaration: [UInt64: Int]
     let currentTag: String
+    /// Version tags to versions, built once (formatting each raw value on every read costs).
+    let versionsByTag: [String: Format.Version]
     /// `Format.identifier`, resolved once: the requirement is often a computed property
     /// that builds a new key path on every call, which costs more than a JSON field.
     let identifierPath: KeyPath<Format.Instance, Format.Identifier> & Sendable
@@ -30,6 +32,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         key = Format.key
         recordsTree = DatastoreLayout.recordsTree(Format.key)
         currentTag = Format.tag(of: Format.currentVersion)
+        versionsByTag = Dictionary(Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         identifierPath = Format.identifier
         var indexes: [SchemaIndex<Format.Instance>] = []
         var byDeclaration: [UInt64: Int] = [:]
@@ -112,18 +115,26 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// Decodes a stored record, converting it from the version it was stored in.
     func decode(_ record: StoredRecord, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
-        guard let version = Format.version(tagged: record.version) else {
-            throw .unknownVersion(datastore: key, identifier: describe(identifierKey: identifier), version: record.version)
-        }
-        do {
-            return try Format.decode(version, from: Data(record.payload), using: core.decoder)
-        } catch {
-            throw .decodingFailed(datastore: key, identifier: describe(identifierKey: identifier), version: record.version,
-                                  reason: "\(error)")
-        }
+        try decode(version: record.version, payload: Data(record.payload), identifier: identifier, core: core)
     }
 
+    /// Decodes stored record bytes (the read path: the header is skipped, not parsed into
+    /// index keys, and the JSON is handed to the decoder with one copy).
     func decode(_ bytes: [UInt8], identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
-        try decode(try parseRecord(bytes, identifier: identifier), identifier: identifier, core: core)
+        guard let (tag, start) = StoredRecord.header(bytes) else {
+            throw .corruptRecord(datastore: key, detail: "record \(describe(identifierKey: identifier)) is malformed")
+        }
+        return try decode(version: tag, payload: Data(bytes[start...]), identifier: identifier, core: core)
+    }
+
+    private func decode(version tag: String, payload: Data, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
+        guard let version = versionsByTag[tag] else {
+            throw .unknownVersion(datastore: key, identifier: describe(identifierKey: identifier), version: tag)
+        }
+        do {
+            return try Format.decode(version, from: payload, using: core.decoder)
+        } catch {
+            throw .decodingFailed(datastore: key, identifier: describe(identifierKey: identifier), version: tag, reason: "\(error)")
+        }
     }
 }

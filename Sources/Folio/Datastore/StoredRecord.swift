@@ -42,6 +42,28 @@ struct StoredRecord: Equatable, Sendable {
         return bytes
     }
 
+    /// The version tag and where the JSON starts, without building the index keys or
+    /// copying the payload: all a read needs. Nil if the bytes are not a well-formed record.
+    static func header(_ bytes: [UInt8]) -> (version: String, payloadStart: Int)? {
+        bytes.withUnsafeBufferPointer { buffer -> (String, Int)? in
+            guard buffer.count >= 4, buffer[0] == 1 else { return nil }
+            let versionLength = Int(buffer[1])
+            var position = 2 + versionLength
+            guard position + 2 <= buffer.count else { return nil }
+            let version = String(decoding: UnsafeBufferPointer(rebasing: buffer[2..<position]), as: UTF8.self)
+            let count = Int(buffer[position]) | Int(buffer[position + 1]) << 8
+            position += 2
+            for _ in 0..<count {
+                guard position < buffer.count else { return nil }
+                position += 1 + Int(buffer[position])
+                guard position + 2 <= buffer.count else { return nil }
+                position += 2 + (Int(buffer[position]) | Int(buffer[position + 1]) << 8)
+                guard position <= buffer.count else { return nil }
+            }
+            return (version, position)
+        }
+    }
+
     /// Decodes a stored record; nil if the bytes are not a well-formed record.
     static func decode(_ bytes: [UInt8]) -> StoredRecord? {
         var position = 0
