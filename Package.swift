@@ -18,7 +18,8 @@ let package = Package(
         // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
         .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
         .executableTarget(name: "folio", dependencies: ["FolioStorage"]),
-        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage"]),
+        // Shares the kill-test workload (TransferWorkload) with the tests through FolioTestSupport.
+        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
     ],

@@ -9,7 +9,15 @@ import FolioStorage
 //   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
 //   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
-//   folio-torture transfers STORE SEED N [--grouped]   seeded bank transfers; prints "ack G"
+//   folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K]
+//                 [--blob-bytes B] [--retention-ms M]
+//                                            seeded bank transfers up to N transactions, resuming
+//                                            from the store's count; prints "open C G",
+//                                            "attempt n", "ack n G", "compact G", "compacted G",
+//                                            "done C G" (see Transfers.swift)
+//   folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B]
+//                                            read-only: every view must equal the transfer
+//                                            model after some count; prints "views V ..."
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -89,6 +97,10 @@ do {
             generations.insert(view.generation)
         }
         say("views \(views) generations \(generations.count)")
+    case "transfers":
+        try runTransfers(Array(arguments.dropFirst()))
+    case "transfer-reader":
+        try runTransferReader(Array(arguments.dropFirst()))
     default:
         fail("unknown command \(command)")
     }

@@ -39,6 +39,13 @@ extension Store {
             let counters = IOCounters()
             let root = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: true, log: options.log)
             try recover(root, layout: layout, fileSystem: fs, log: options.log)
+            // Make the root we opened at durable before showing it or building on it
+            // (Docs/Durability.md §3 step 4). A writer killed between renaming `root.tmp`
+            // and syncing the directory leaves a root that is visible but not durable: a
+            // power cut after we opened at it would bring back the older root, so the
+            // generation our caller saw would go backwards (D4), and retiring the snapshot
+            // file the older root names could even leave the store unopenable.
+            try fs.syncDirectory(layout.directory)
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
                               state: State(current: root, writer: writer))
