@@ -136,7 +136,8 @@ struct CommitRecord: Sendable, Equatable {
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> CommitRecord {
         let header = try PageHeader.validate(bytes, address: address, file: file, expecting: .commit)
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: "commit page: \(detail)"))
+            .corruption(Corruption(file: file, offset: address.offset, detail: "commit page: \(detail)",
+                                   expectedChecksum: header.checksum, actualChecksum: header.checksum))
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         guard let generation = reader.readUInt64(), let timestamp = reader.readUInt64(),

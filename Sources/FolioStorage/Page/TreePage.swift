@@ -95,7 +95,8 @@ enum TreePage {
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> StoredNode {
         let header = try PageHeader.validate(bytes, address: address, file: file)
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: detail))
+            .corruption(Corruption(file: file, offset: address.offset, detail: detail,
+                                   expectedChecksum: header.checksum, actualChecksum: header.checksum))
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         switch header.kind {
