@@ -20,8 +20,15 @@ public struct PageAddress: Hashable, Sendable, CustomStringConvertible {
     /// True for ``none``.
     public var isNone: Bool { offset == 0 }
 
-    /// One past the page's last byte.
+    /// One past the page's last byte. Only for addresses the engine made or checked: for
+    /// one read from disk use ``ends(atOrBefore:)``, which cannot overflow.
     public var end: UInt64 { offset + UInt64(length) }
+
+    /// True if the whole page lies before `limit` (`end <= limit`), computed without
+    /// overflow: a damaged address may hold any offset, and decoders must not trap on it.
+    public func ends(atOrBefore limit: UInt64) -> Bool {
+        offset <= limit && UInt64(length) <= limit - offset
+    }
 
     public var description: String { isNone ? "none" : "@\(offset)+\(length)" }
 }

@@ -124,7 +124,7 @@ enum TreePage {
                         throw corrupt("leaf entry \(index) overflow reference runs past the page end")
                     }
                     let target = PageAddress(offset: offset, length: length)
-                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), target.end <= address.offset else {
+                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), target.ends(atOrBefore: address.offset) else {
                         throw corrupt("leaf entry \(index) overflow reference \(target) is not before the leaf")
                     }
                     values.append(.overflow(target))
@@ -153,7 +153,7 @@ enum TreePage {
                     throw corrupt("branch child \(index) runs past the page end")
                 }
                 let child = PageAddress(offset: offset, length: length)
-                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), child.end <= address.offset else {
+                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), child.ends(atOrBefore: address.offset) else {
                     throw corrupt("branch child \(index) at \(child) is not before its parent")
                 }
                 children.append(child)

@@ -87,8 +87,8 @@ struct RootRecord: Equatable, Sendable {
         let commitPage = PageAddress(offset: slotBytes.littleEndianUInt64(at: 40), length: slotBytes.littleEndianUInt32(at: 48))
         let catalogRoot = PageAddress(offset: slotBytes.littleEndianUInt64(at: 56), length: slotBytes.littleEndianUInt32(at: 64))
         let committedLength = slotBytes.littleEndianUInt64(at: 32)
-        guard commitPage.offset >= UInt64(SnapshotHeader.size), commitPage.end == committedLength,
-              catalogRoot.isNone || catalogRoot.end <= commitPage.offset else {
+        guard commitPage.offset >= UInt64(SnapshotHeader.size), commitPage.ends(atOrBefore: committedLength),
+              commitPage.end == committedLength, catalogRoot.isNone || catalogRoot.ends(atOrBefore: commitPage.offset) else {
             throw corrupt("inconsistent page addresses")
         }
         let previousFile = slotBytes.littleEndianUInt64(at: 88)

@@ -322,7 +322,7 @@ struct TreeVerifier {
                     problem(current.address.offset, nil, "commit page of generation \(expected) disagrees with the root slot")
                 }
                 if let previous = commit.previous, previous.fileNumber == current.fileNumber,
-                   previous.address.end > current.address.offset {
+                   !previous.address.ends(atOrBefore: current.address.offset) {
                     problem(current.address.offset, nil, "commit chain: the previous commit does not lie before this one")
                     return
                 }
