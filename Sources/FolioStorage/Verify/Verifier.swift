@@ -56,7 +56,11 @@ extension Store {
                                       pagesChecked: 0, bytesChecked: 0, treesChecked: 0, commitsChecked: 0)
         }
         var verifier = TreeVerifier(pages: root.pages, total: root.record.liveBytes, progress: progress)
-        verifier.checkRootFile(layout: layout, fileSystem: fileSystem, current: root.record)
+        // A grouped-mode writer publishes commits before the root file names them
+        // (Docs/Durability.md §1.2): the root file must hold at least the newest durable
+        // root, not the newest published one. Readers and full durability: the same root.
+        let durable = state.withLock { $0.writer?.durableRecord } ?? root.record
+        verifier.checkRootFile(layout: layout, fileSystem: fileSystem, durable: durable)
         verifier.checkFile(root.record)
         verifier.checkTrees(root.record)
         verifier.checkCommitChain(root.record)
@@ -119,7 +123,7 @@ struct TreeVerifier {
 
     // MARK: Files
 
-    mutating func checkRootFile(layout: StoreLayout, fileSystem: any FileSystem, current: RootRecord) {
+    mutating func checkRootFile(layout: StoreLayout, fileSystem: any FileSystem, durable: RootRecord) {
         do throws(StorageError) {
             let handle = try fileSystem.open(layout.root, mode: .readOnly)
             defer { handle.close() }
@@ -130,8 +134,8 @@ struct TreeVerifier {
             }
             do throws(StorageError) {
                 let slot0 = try RootRecord.decodeSlot(bytes, slot: 0, file: layout.root)
-                if slot0.generation < current.generation {
-                    problem(0, nil, "root slot 0 holds generation \(slot0.generation), older than the open generation \(current.generation)",
+                if slot0.generation < durable.generation {
+                    problem(0, nil, "root slot 0 holds generation \(slot0.generation), older than the durable generation \(durable.generation)",
                             file: layout.root)
                 }
             } catch {

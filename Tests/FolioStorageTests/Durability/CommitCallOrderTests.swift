@@ -122,14 +122,17 @@ import FolioTestSupport
         recording.reset()
         for i in 1...3 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i)], in: "t") } }
         #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: 3))
+        let writes = snapshotWrites(recording)
         #expect(try root(fileSystem).current == durable, "the root file does not change before the flush")
+        #expect(store.verify().isClean, "a root file that lags the published commits is grouped mode working, not a problem")
+        recording.reset()
         try store.flush()
-        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: 3) + [
+        #expect(trace(recording) == [
             "sync \(Self.file1)",
             "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
         ])
         let flushed = try root(fileSystem)
-        expectContiguous(snapshotWrites(recording), from: durable.committedLength, to: flushed.current.committedLength)
+        expectContiguous(writes, from: durable.committedLength, to: flushed.current.committedLength)
         #expect(flushed.current.generation == durable.generation + 3)
         #expect(flushed.previous == durable)
         recording.reset()
