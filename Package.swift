@@ -25,7 +25,8 @@ let package = Package(
         // and by `folio demo`, so the guide cannot rot. Not a product.
         .target(name: "LibraryExample", dependencies: ["Folio"]),
         .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
-        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample"]),
+        // Shares the kill-test workload (TransferWorkload) with the tests through FolioTestSupport.
+        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample", "FolioTestSupport"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport", "LibraryExample"]),

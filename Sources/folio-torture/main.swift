@@ -13,7 +13,15 @@ import LibraryExample
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
 //   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
 //                                            authors 2k and 2k+1 to born = transaction number
-//   folio-torture transfers STORE SEED N [--grouped]   seeded bank transfers; prints "ack G"
+//   folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K]
+//                 [--blob-bytes B] [--retention-ms M]
+//                                            seeded bank transfers up to N transactions, resuming
+//                                            from the store's count; prints "open C G",
+//                                            "attempt n", "ack n G", "compact G", "compacted G",
+//                                            "done C G" (see Transfers.swift)
+//   folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B]
+//                                            read-only: every view must equal the transfer
+//                                            model after some count; prints "views V ..."
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -96,6 +104,10 @@ do {
     case "authors":
         try await writeAuthors(path: arguments[1], count: Int(arguments[2]) ?? 1_000,
                                compactEvery: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+    case "transfers":
+        try runTransfers(Array(arguments.dropFirst()))
+    case "transfer-reader":
+        try runTransferReader(Array(arguments.dropFirst()))
     default:
         fail("unknown command \(command)")
     }

@@ -224,7 +224,9 @@ final class MemoryFile: StorageFile {
             let start = Int(offset)
             let end = start + bytes.count
             if contents.bytes.count < end {
-                contents.bytes.append(contentsOf: repeatElement(0, count: end - contents.bytes.count))
+                // An array, not repeatElement: appending an array is one memset/memcpy, even in
+                // debug builds (the generic path costs more than the rest of a commit there).
+                contents.bytes.append(contentsOf: [UInt8](repeating: 0, count: end - contents.bytes.count))
             }
             contents.bytes.withUnsafeMutableBytes { target in
                 guard bytes.count > 0 else { return }
@@ -244,7 +246,7 @@ final class MemoryFile: StorageFile {
             if contents.bytes.count > length {
                 contents.bytes.removeLast(contents.bytes.count - length)
             } else if contents.bytes.count < length {
-                contents.bytes.append(contentsOf: repeatElement(0, count: length - contents.bytes.count))
+                contents.bytes.append(contentsOf: [UInt8](repeating: 0, count: length - contents.bytes.count))
             }
         }
     }

@@ -124,6 +124,10 @@ final class POSIXFile: StorageFile {
 
     func read(at offset: UInt64, count: Int) throws(StorageError) -> [UInt8] {
         let fd = try descriptor(forWriting: false, "pread")
+        // No file extends past off_t's range: reading there finds the end of the file. (A
+        // damaged address can hold any offset; converting it to off_t must not trap.)
+        guard offset < UInt64(Int64.max) else { return [] }
+        let count = Int(min(UInt64(count), UInt64(Int64.max) - offset))
         if count == 0 { return [] }
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -145,6 +149,7 @@ final class POSIXFile: StorageFile {
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(StorageError) {
         let fd = try descriptor(forWriting: true, "pwrite")
+        guard offset <= UInt64(Int64.max) - UInt64(bytes.count) else { throw .io(operation: "pwrite", path: path, code: EFBIG) }
         var done = 0
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))

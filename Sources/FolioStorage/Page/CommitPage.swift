@@ -144,7 +144,8 @@ struct CommitRecord: Sendable, Equatable {
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> CommitRecord {
         let header = try PageHeader.validate(bytes, address: address, file: file, expecting: .commit)
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: "commit page: \(detail)"))
+            .corruption(Corruption(file: file, offset: address.offset, detail: "commit page: \(detail)",
+                                   expectedChecksum: header.checksum, actualChecksum: header.checksum))
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         guard let generation = reader.readUInt64(), let timestamp = reader.readUInt64(),
@@ -160,7 +161,7 @@ struct CommitRecord: Sendable, Equatable {
         }
         guard let kind = CommitKind(rawValue: kindByte) else { throw corrupt("unknown commit kind \(kindByte)") }
         let catalogRoot = PageAddress(offset: catalogOffset, length: catalogLength)
-        guard catalogRoot.isNone || catalogRoot.end <= address.offset else {
+        guard catalogRoot.isNone || catalogRoot.ends(atOrBefore: address.offset) else {
             throw corrupt("catalog root \(catalogRoot) is not before the commit page")
         }
         var trees: [ChangeRecord.TreeChanges] = []
@@ -177,7 +178,10 @@ struct CommitRecord: Sendable, Equatable {
                 }
                 entries.append(.init(key: key, kind: kind))
             }
-            trees.append(.init(tree: String(decoding: name, as: UTF8.self), entries: entries))
+            // Names are UTF-8 (Docs/Format.md §7). Decoding invalid bytes leniently would hand
+            // observers a name that was never written (U+FFFD for each bad byte): corruption.
+            guard let tree = String(validating: name, as: UTF8.self) else { throw corrupt("changed tree name is not UTF-8") }
+            trees.append(.init(tree: tree, entries: entries))
         }
         guard let droppedCount = reader.readUInt32(), Int(droppedCount) <= reader.remaining / 2 else {
             throw corrupt("dropped tree count missing or impossible")
@@ -187,7 +191,8 @@ struct CommitRecord: Sendable, Equatable {
             guard let nameLength = reader.readUInt16(), let name = reader.readBytes(Int(nameLength)) else {
                 throw corrupt("dropped tree name runs past the page end")
             }
-            dropped.append(String(decoding: name, as: UTF8.self))
+            guard let tree = String(validating: name, as: UTF8.self) else { throw corrupt("dropped tree name is not UTF-8") }
+            dropped.append(tree)
         }
         guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes at the end") }
         let previous = previousFile == 0 ? nil

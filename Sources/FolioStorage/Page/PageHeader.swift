@@ -21,8 +21,15 @@ public struct PageAddress: Hashable, Sendable, CustomStringConvertible {
     /// True for ``none``.
     public var isNone: Bool { offset == 0 }
 
-    /// One past the page's last byte.
+    /// One past the page's last byte. Only for addresses the engine made or checked: for
+    /// one read from disk use ``ends(atOrBefore:)``, which cannot overflow.
     public var end: UInt64 { offset + UInt64(length) }
+
+    /// True if the whole page lies before `limit` (`end <= limit`), computed without
+    /// overflow: a damaged address may hold any offset, and decoders must not trap on it.
+    public func ends(atOrBefore limit: UInt64) -> Bool {
+        offset <= limit && UInt64(length) <= limit - offset
+    }
 
     public var description: String { isNone ? "none" : "@\(offset)+\(length)" }
 }
@@ -67,6 +74,9 @@ enum PageHeader {
         var kind: PageKind
         var count: Int
         var generation: UInt64
+        /// The page's checksum (stored and computed alike: it matched). Decoders attach it
+        /// to the structural errors they find, so every corruption error names it.
+        var checksum: UInt32
     }
 
     /// Starts a page at the end of `writer`; returns its start index for ``seal``.
@@ -103,6 +113,10 @@ enum PageHeader {
     /// Checks a page read from `address` of `file`: complete, the length its parent expects,
     /// a matching checksum, a known kind (and the expected one, if given). Never traps on
     /// any input.
+    ///
+    /// Once the page's bytes are in hand, every error carries the stored and the computed
+    /// checksum, whichever check fails first (a damaged length field or a zeroed page fails
+    /// the length check before the checksum is compared, but is still reported with both).
     static func validate(_ bytes: [UInt8], address: PageAddress, file: String,
                          expecting expected: PageKind? = nil) throws(StorageError) -> Fields {
         func corrupt(_ detail: String, expected: UInt32? = nil, actual: UInt32? = nil) -> StorageError {
@@ -114,17 +128,19 @@ enum PageHeader {
         }
         guard bytes.count >= size else { throw corrupt("page shorter than its \(size)-byte header") }
         let stored = bytes.littleEndianUInt32(at: 0)
+        let actual = bytes.withUnsafeBytes { checksum($0[4...], fileOffset: address.offset) }
         let length = bytes.littleEndianUInt32(at: 8)
         guard length == address.length else {
-            throw corrupt("page header says \(length) bytes, its reference says \(address.length)")
+            throw corrupt("page header says \(length) bytes, its reference says \(address.length)", expected: stored, actual: actual)
         }
-        let actual = bytes.withUnsafeBytes { checksum($0[4...], fileOffset: address.offset) }
         guard stored == actual else { throw corrupt("page checksum mismatch", expected: stored, actual: actual) }
-        guard let kind = PageKind(rawValue: bytes[4]) else { throw corrupt("unknown page kind \(bytes[4])") }
+        guard let kind = PageKind(rawValue: bytes[4]) else {
+            throw corrupt("unknown page kind \(bytes[4])", expected: stored, actual: actual)
+        }
         if let expected, kind != expected {
-            throw corrupt("expected a \(expected.name) page, found a \(kind.name) page")
+            throw corrupt("expected a \(expected.name) page, found a \(kind.name) page", expected: stored, actual: actual)
         }
         let count = Int(UInt16(bytes[6]) | UInt16(bytes[7]) << 8)
-        return Fields(kind: kind, count: count, generation: bytes.littleEndianUInt64(at: 16))
+        return Fields(kind: kind, count: count, generation: bytes.littleEndianUInt64(at: 16), checksum: stored)
     }
 }

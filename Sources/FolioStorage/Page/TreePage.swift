@@ -95,7 +95,8 @@ enum TreePage {
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> StoredNode {
         let header = try PageHeader.validate(bytes, address: address, file: file)
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: detail))
+            .corruption(Corruption(file: file, offset: address.offset, detail: detail,
+                                   expectedChecksum: header.checksum, actualChecksum: header.checksum))
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         switch header.kind {
@@ -123,7 +124,7 @@ enum TreePage {
                         throw corrupt("leaf entry \(index) overflow reference runs past the page end")
                     }
                     let target = PageAddress(offset: offset, length: length)
-                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), target.end <= address.offset else {
+                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), target.ends(atOrBefore: address.offset) else {
                         throw corrupt("leaf entry \(index) overflow reference \(target) is not before the leaf")
                     }
                     values.append(.overflow(target))
@@ -152,7 +153,7 @@ enum TreePage {
                     throw corrupt("branch child \(index) runs past the page end")
                 }
                 let child = PageAddress(offset: offset, length: length)
-                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), child.end <= address.offset else {
+                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), child.ends(atOrBefore: address.offset) else {
                     throw corrupt("branch child \(index) at \(child) is not before its parent")
                 }
                 children.append(child)

@@ -65,16 +65,19 @@ struct RootRecord: Equatable, Sendable {
     /// Decodes one slot; throws a corruption error naming `file` and the slot's offset.
     static func decodeSlot(_ bytes: [UInt8], slot: Int, file: String) throws(StorageError) -> RootRecord {
         let base = slot * slotSize
-        func corrupt(_ detail: String, _ expected: UInt32? = nil, _ actual: UInt32? = nil) -> StorageError {
+        // Once the slot's bytes are in hand, every error names its stored and computed checksum.
+        var checksums: (stored: UInt32, actual: UInt32)? = nil
+        func corrupt(_ detail: String) -> StorageError {
             .corruption(Corruption(file: file, offset: UInt64(base), detail: "root slot \(slot): \(detail)",
-                                   expectedChecksum: expected, actualChecksum: actual))
+                                   expectedChecksum: checksums?.stored, actualChecksum: checksums?.actual))
         }
         guard bytes.count >= base + slotSize else { throw corrupt("root file has only \(bytes.count) bytes") }
         let slotBytes = Array(bytes[base..<(base + slotSize)])
-        guard Array(slotBytes[0..<8]) == magic else { throw corrupt("bad magic") }
         let stored = slotBytes.littleEndianUInt32(at: 124)
         let actual = CRC32C.checksum(Array(slotBytes[0..<124]))
-        guard stored == actual else { throw corrupt("checksum mismatch", stored, actual) }
+        checksums = (stored, actual)
+        guard Array(slotBytes[0..<8]) == magic else { throw corrupt("bad magic") }
+        guard stored == actual else { throw corrupt("checksum mismatch") }
         let version = slotBytes.littleEndianUInt32(at: 8)
         guard version >= 1 else { throw corrupt("format version 0") }
         guard version <= StorageFormat.version else {
@@ -84,8 +87,8 @@ struct RootRecord: Equatable, Sendable {
         let commitPage = PageAddress(offset: slotBytes.littleEndianUInt64(at: 40), length: slotBytes.littleEndianUInt32(at: 48))
         let catalogRoot = PageAddress(offset: slotBytes.littleEndianUInt64(at: 56), length: slotBytes.littleEndianUInt32(at: 64))
         let committedLength = slotBytes.littleEndianUInt64(at: 32)
-        guard commitPage.offset >= UInt64(SnapshotHeader.size), commitPage.end == committedLength,
-              catalogRoot.isNone || catalogRoot.end <= commitPage.offset else {
+        guard commitPage.offset >= UInt64(SnapshotHeader.size), commitPage.ends(atOrBefore: committedLength),
+              commitPage.end == committedLength, catalogRoot.isNone || catalogRoot.ends(atOrBefore: commitPage.offset) else {
             throw corrupt("inconsistent page addresses")
         }
         let previousFile = slotBytes.littleEndianUInt64(at: 88)

@@ -33,15 +33,18 @@ struct SnapshotHeader: Equatable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8], file: String) throws(StorageError) -> SnapshotHeader {
-        func corrupt(_ detail: String, _ expected: UInt32? = nil, _ actual: UInt32? = nil) -> StorageError {
+        // Once the header's bytes are in hand, every error names its stored and computed checksum.
+        var checksums: (stored: UInt32, actual: UInt32)? = nil
+        func corrupt(_ detail: String) -> StorageError {
             .corruption(Corruption(file: file, offset: 0, detail: "snapshot header: \(detail)",
-                                   expectedChecksum: expected, actualChecksum: actual))
+                                   expectedChecksum: checksums?.stored, actualChecksum: checksums?.actual))
         }
         guard bytes.count >= size else { throw corrupt("file shorter than its \(size)-byte header") }
-        guard Array(bytes[0..<8]) == magic else { throw corrupt("bad magic") }
         let stored = bytes.littleEndianUInt32(at: 60)
         let actual = CRC32C.checksum(Array(bytes[0..<60]))
-        guard stored == actual else { throw corrupt("checksum mismatch", stored, actual) }
+        checksums = (stored, actual)
+        guard Array(bytes[0..<8]) == magic else { throw corrupt("bad magic") }
+        guard stored == actual else { throw corrupt("checksum mismatch") }
         let version = bytes.littleEndianUInt32(at: 8)
         guard version >= 1 else { throw corrupt("format version 0") }
         guard version <= StorageFormat.version else {

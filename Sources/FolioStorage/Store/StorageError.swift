@@ -90,9 +90,11 @@ public struct Corruption: Sendable, Equatable, CustomStringConvertible {
     public var offset: UInt64
     /// What the reader expected and what it found, in words.
     public var detail: String
-    /// The checksum the record claims, when the failure is a checksum mismatch.
+    /// The checksum the record claims (its stored checksum), whenever the record's bytes
+    /// could be read; nil when they could not (a file cut short before the record ends).
     public var expectedChecksum: UInt32?
-    /// The checksum computed over the bytes read, when the failure is a checksum mismatch.
+    /// The checksum computed over the bytes read, alongside ``expectedChecksum``. Equal to
+    /// it when the bytes are as written and the damage is in what they say.
     public var actualChecksum: UInt32?
 
     /// A description of damaged bytes.
@@ -108,7 +110,8 @@ public struct Corruption: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = "corruption in \(file) at offset \(offset): \(detail)"
         if let e = expectedChecksum, let a = actualChecksum {
-            text += " (stored checksum 0x\(String(e, radix: 16)), computed 0x\(String(a, radix: 16)))"
+            text += e == a ? " (checksum 0x\(String(e, radix: 16)) matches: the bytes are as written)"
+                : " (stored checksum 0x\(String(e, radix: 16)), computed 0x\(String(a, radix: 16)))"
         }
         return text
     }

@@ -116,12 +116,20 @@ extension Store {
                 return (state.current, writer.durableRecord, pending)
             }
             guard current.record != durable else { return pending }
-            if let cause = state.withLock({ $0.writer?.poisoned }) { throw .needsReopen(path: path, cause: cause) }
-            CrashPoint.commitBeforeSnapshotSync.reach()
-            try syncSnapshot(current.file)
-            CrashPoint.commitAfterSnapshotSync.reach()
-            try replaceRoot(current.record, previous: durable, crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
-            CrashPoint.commitAfterDirectorySync.reach()
+            do throws(StorageError) {
+                if let cause = state.withLock({ $0.writer?.poisoned }) { throw StorageError.needsReopen(path: path, cause: cause) }
+                CrashPoint.commitBeforeSnapshotSync.reach()
+                try syncSnapshot(current.file)
+                CrashPoint.commitAfterSnapshotSync.reach()
+                try replaceRoot(current.record, previous: durable, crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
+                CrashPoint.commitAfterDirectorySync.reach()
+            } catch {
+                // Not durable: keep the notifications for the flush that makes these commits
+                // durable (after a failure in step 3 the store can still commit and flush).
+                // Dropping them would leave durable commits that observers never hear of.
+                state.withLock { $0.writer?.pendingNotifications.insert(contentsOf: pending, at: 0) }
+                throw error
+            }
             state.withLock { $0.writer?.durableRecord = current.record }
             return pending
         }

@@ -39,6 +39,13 @@ extension Store {
             let counters = IOCounters()
             let root = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: true, log: options.log)
             try recover(root, layout: layout, fileSystem: fs, log: options.log)
+            // Make the root we opened at durable before showing it or building on it
+            // (Docs/Durability.md §3 step 4). A writer killed between renaming `root.tmp`
+            // and syncing the directory leaves a root that is visible but not durable: a
+            // power cut after we opened at it would bring back the older root, so the
+            // generation our caller saw would go backwards (D4), and retiring the snapshot
+            // file the older root names could even leave the store unopenable.
+            try fs.syncDirectory(layout.directory)
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
                               state: State(current: root, writer: writer))
@@ -144,11 +151,17 @@ extension Store {
                 return CommittedRoot(record: record, pages: pages, openedFromPreviousSlot: slot == 1)
             } catch {
                 if case .unsupportedFormatVersion = error { throw error }
-                if case .io(_, let path, let code) = error, code == SystemError.notFound, StoragePath.parent(of: path) == layout.snapshots,
-                   slot == 0 {
-                    throw error  // a compaction race: let the caller read the root again
+                if slot == 0 {
+                    // Only damage to slot 0 or what it names justifies the previous root. An
+                    // I/O error says nothing about the data: falling back on a transient EIO
+                    // or ENOSPC would open a writer at slot 1, and recovery would then
+                    // truncate away the acknowledged generation slot 0 names (D1). Report it
+                    // instead; opening again can succeed. (A missing snapshot file is a
+                    // compaction race: the caller reads the root again.)
+                    guard case .corruption = error else { throw error }
+                    firstProblem = error
                 }
-                if firstProblem == nil { firstProblem = error }
+                // Slot 1 failing too: the store cannot be opened; slot 0's problem is reported.
             }
         }
         throw firstProblem ?? .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))

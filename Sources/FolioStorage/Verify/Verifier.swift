@@ -58,7 +58,11 @@ extension Store {
                                       pagesChecked: 0, bytesChecked: 0, treesChecked: 0, commitsChecked: 0)
         }
         var verifier = TreeVerifier(pages: root.pages, total: root.record.liveBytes, progress: progress)
-        verifier.checkRootFile(layout: layout, fileSystem: fileSystem)
+        // A grouped-mode writer publishes commits before the root file names them
+        // (Docs/Durability.md §1.2): the root file must hold at least the newest durable
+        // root, not the newest published one. Readers and full durability: the same root.
+        let durable = state.withLock { $0.writer?.durableRecord } ?? root.record
+        verifier.checkRootFile(layout: layout, fileSystem: fileSystem, durable: durable)
         verifier.checkFile(root.record)
         verifier.checkTrees(root.record)
         verifier.checkCommitChain(root.record)
@@ -121,7 +125,7 @@ struct TreeVerifier {
 
     // MARK: Files
 
-    mutating func checkRootFile(layout: StoreLayout, fileSystem: any FileSystem) {
+    mutating func checkRootFile(layout: StoreLayout, fileSystem: any FileSystem, durable: RootRecord) {
         do throws(StorageError) {
             let handle = try fileSystem.open(layout.root, mode: .readOnly)
             defer { handle.close() }
@@ -130,11 +134,14 @@ struct TreeVerifier {
                 problem(0, nil, "root file is \(bytes.count) bytes, expected \(RootRecord.fileSize)", file: layout.root)
                 return
             }
-            // Slot 0 may hold an older generation than the one checked (a grouped-durability
-            // writer flushes later) or a newer one (a reader that has not refreshed); it must
-            // be sound.
+            // Slot 0 may hold a newer generation than the one checked (a reader that has not
+            // refreshed), never an older one than the newest durable root.
             do throws(StorageError) {
-                _ = try RootRecord.decodeSlot(bytes, slot: 0, file: layout.root)
+                let slot0 = try RootRecord.decodeSlot(bytes, slot: 0, file: layout.root)
+                if slot0.generation < durable.generation {
+                    problem(0, nil, "root slot 0 holds generation \(slot0.generation), older than the durable generation \(durable.generation)",
+                            file: layout.root)
+                }
             } catch {
                 problem(error, tree: nil, at: 0)
             }
@@ -323,7 +330,7 @@ struct TreeVerifier {
                     problem(current.address.offset, nil, "commit page of generation \(expected) disagrees with the root slot")
                 }
                 if let previous = commit.previous, previous.fileNumber == current.fileNumber,
-                   previous.address.end > current.address.offset {
+                   !previous.address.ends(atOrBefore: current.address.offset) {
                     problem(current.address.offset, nil, "commit chain: the previous commit does not lie before this one")
                     return
                 }

@@ -91,15 +91,22 @@ struct PowerLossFileData: Sendable {
     /// Writes `source` at `offset` of `target`, zero-filling any gap past its end.
     static func overwrite(_ target: inout [UInt8], with source: ArraySlice<UInt8>, at offset: Int) {
         let end = offset + source.count
-        if target.count < end { target.append(contentsOf: repeatElement(0, count: end - target.count)) }
-        target.replaceSubrange(offset..<end, with: source)
+        // Arrays and one copy, not repeatElement and replaceSubrange: those take generic
+        // per-element paths in debug builds, which made crash images the tests' bottleneck.
+        if target.count < end { target.append(contentsOf: [UInt8](repeating: 0, count: end - target.count)) }
+        guard !source.isEmpty else { return }
+        target.withUnsafeMutableBufferPointer { target in
+            source.withUnsafeBufferPointer { source in
+                (target.baseAddress! + offset).update(from: source.baseAddress!, count: source.count)
+            }
+        }
     }
 
     static func resize(_ bytes: inout [UInt8], to length: Int) {
         if bytes.count > length {
             bytes.removeLast(bytes.count - length)
         } else if bytes.count < length {
-            bytes.append(contentsOf: repeatElement(0, count: length - bytes.count))
+            bytes.append(contentsOf: [UInt8](repeating: 0, count: length - bytes.count))
         }
     }
 }

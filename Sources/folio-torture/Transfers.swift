@@ -1,0 +1,129 @@
+import Foundation
+import FolioStorage
+import FolioTestSupport
+import Synchronization
+
+/// Options of the `transfers` and `transfer-reader` commands, after the positional arguments.
+struct TransferOptions {
+    var grouped = false
+    var compactEvery = 0
+    var blobEvery = 0
+    var blobBytes = 0
+    var retentionMilliseconds = 0
+
+    init(_ arguments: ArraySlice<String>) {
+        var rest = arguments
+        func number(_ flag: String) -> Int {
+            guard let text = rest.popFirst(), let value = Int(text), value >= 0 else { fail("\(flag) needs a number") }
+            return value
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--grouped": grouped = true
+            case "--compact-every": compactEvery = number(flag)
+            case "--blob-every": blobEvery = number(flag)
+            case "--blob-bytes": blobBytes = number(flag)
+            case "--retention-ms": retentionMilliseconds = number(flag)
+            default: fail("unknown option \(flag)")
+            }
+        }
+    }
+
+    func workload(seed: UInt64) -> TransferWorkload {
+        TransferWorkload(seed: seed, blobEvery: blobEvery, blobBytes: blobBytes)
+    }
+}
+
+/// `transfers STORE SEED N [options]`: runs the transfer workload until the store holds N
+/// transactions, resuming from whatever count the store holds (so kills can be chained on
+/// one store). Prints, each line written before the next step:
+///
+///     open C G          opened (after recovery) holding C transactions at generation G
+///     attempt n         about to commit transaction n
+///     ack n G           transaction n is durable, as generation G (in grouped mode, after
+///                       the flush that made it durable)
+///     compact G         about to compact generation G;  compacted G: done, new generation G
+///     done C G          closed cleanly
+func runTransfers(_ arguments: [String]) throws {
+    guard arguments.count >= 3, let seed = UInt64(arguments[1]), let target = Int(arguments[2]) else {
+        fail("usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M]")
+    }
+    let options = TransferOptions(arguments.dropFirst(3))
+    let workload = options.workload(seed: seed)
+    let storeOptions = StoreOptions(durability: options.grouped ? .grouped(window: .milliseconds(5)) : .full,
+                                    autoCompaction: nil,
+                                    retention: SnapshotRetention(gracePeriod: .milliseconds(options.retentionMilliseconds)),
+                                    log: { _ in })
+    let store = try Store.open(at: arguments[0], options: storeOptions)
+    var count = try TransferWorkload.count(in: store.read())
+    say("open \(count) \(store.generation)")
+
+    // Generation -> transaction number, filled before each commit so that the observer,
+    // which runs once the commit is durable, can say which transaction it acknowledges.
+    let numbers = Mutex<[UInt64: Int]>([:])
+    let observation = store.observe { event in
+        guard case .committed(let notifications) = event else { return }
+        for notification in notifications {
+            let number = numbers.withLock { $0.removeValue(forKey: notification.generation) }
+            say("ack \(number.map(String.init) ?? "?") \(notification.generation)")
+        }
+    }
+    while count < target {
+        let number = count + 1
+        let transaction = try store.beginWrite()
+        do {
+            try workload.perform(number, in: transaction)
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+        numbers.withLock { $0[transaction.generation] = number }
+        say("attempt \(number)")
+        try transaction.commit()
+        count = number
+        if options.compactEvery > 0 && number % options.compactEvery == 0 {
+            say("compact \(store.generation)")
+            try store.compact()
+            say("compacted \(store.generation)")
+        }
+    }
+    store.close()
+    observation.cancel()
+    say("done \(count) \(store.generation)")
+}
+
+/// `transfer-reader STORE SEED SECONDS [options]`: a read-only process that follows the
+/// store for SECONDS, checking every view it takes against the workload's model: a view
+/// mixing pages of two generations, or showing anything but the exact state after some
+/// number of transactions, fails the process (exit 2). Generations and counts must never go
+/// backwards. Prints `views V generations G count C` at the end.
+func runTransferReader(_ arguments: [String]) throws {
+    guard arguments.count >= 3, let seed = UInt64(arguments[1]), let seconds = Double(arguments[2]) else {
+        fail("usage: folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B]")
+    }
+    let workload = TransferOptions(arguments.dropFirst(3)).workload(seed: seed)
+    let store = try Store.openReadOnly(at: arguments[0], options: quiet)
+    let deadline = Date().addingTimeInterval(seconds)
+    var views = 0, lastGeneration: UInt64 = 0, lastCount = 0
+    var generations = Set<UInt64>()
+    var expected: (count: Int, model: TreeModel)? = nil
+    while Date() < deadline {
+        try store.refresh()
+        let view = try store.read()
+        let count = try TransferWorkload.count(in: view)
+        if expected?.count != count { expected = (count, workload.expectedContents(after: count)) }
+        let found = try TreeModel(view)
+        if found != expected!.model {
+            fail("mixed or wrong read at generation \(view.generation), count \(count): "
+                 + TreeModel.difference(found, expected!.model))
+        }
+        if view.generation < lastGeneration || count < lastCount {
+            fail("went backwards: generation \(lastGeneration) -> \(view.generation), count \(lastCount) -> \(count)")
+        }
+        lastGeneration = view.generation
+        lastCount = count
+        views += 1
+        generations.insert(view.generation)
+    }
+    say("views \(views) generations \(generations.count) count \(lastCount)")
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import FolioStorage
+import FolioTestSupport
+
+/// B1: real `kill -9` of `folio-torture transfers`, chained on one store: every crash
+/// point of the commit, flush, compaction and open paths (selected with
+/// FOLIO_CRASH_POINT / FOLIO_CRASH_POINT_SKIP), and kills at random times, in full and
+/// grouped durability. After each death the parent checks D1-D4 on what the child left
+/// (``KillChain``), and the next child must open it unaided and find exactly that.
+///
+/// Short by default (22 kills: each crash point once); `FOLIO_CRASH_TESTS=1` runs 760 chained kills plus 40
+/// kills during store creation (Docs/Durability.md §8).
+@Suite(.serialized) struct KillTests {
+    static let seed: UInt64 = 77
+    /// Blobs of 1.2 MB every 25 transactions: commits and compactions of more than one
+    /// append chunk, so the mid-append and mid-copy crash points are reached.
+    static let workload = TransferWorkload(seed: seed, blobEvery: 25, blobBytes: 1_200_000)
+    static let arguments = ["--compact-every", "20", "--blob-every", "25", "--blob-bytes", "1200000", "--retention-ms", "0"]
+
+    /// Crash points after creation, with how many times each can be skipped within one
+    /// child's run of at most 60 transactions (3 compactions, 2 blob commits).
+    static let points: [(CrashPoint, skips: Int)] = [
+        (.openAfterLock, 1), (.commitMidAppend, 2), (.commitBeforeSnapshotSync, 40), (.commitAfterSnapshotSync, 40),
+        (.commitBeforeRootRename, 40), (.commitAfterRootRename, 40), (.commitAfterDirectorySync, 40),
+        (.compactMidCopy, 3), (.compactBeforeRootRename, 3), (.compactAfterRootRename, 3), (.compactMidRemove, 3),
+    ]
+
+    @Test func chainedKillsOnOneStore() throws {
+        let kills = CrashTestMode.pick(short: 22, long: 760)
+        let tool = try ProjectExecutable.path("folio-torture")
+        let directory = TemporaryDirectory("folio-kill")
+        defer { directory.remove() }
+        var chain = KillChain(path: directory.child("store"), workload: Self.workload)
+        var rng = SplitMix64(seed: 0xC4A5)
+        var byPoint: [String: Int] = [:]
+        var round = 0
+        while chain.kills < kills {
+            round += 1
+            guard round < kills * 3 else {
+                Issue.record("too many rounds without a kill: \(chain.kills) kills in \(round) rounds")
+                break
+            }
+            let grouped = round % 5 == 4
+            let target = (chain.bounds.acknowledged) + 60
+            var environment: [String: String] = [:]
+            var label = "random time"
+            if round % 2 == 0 {
+                let (point, skips) = Self.points[(round / 2) % Self.points.count]
+                let skip = rng.index(grouped && skips == 40 ? 5 : skips)
+                environment = ["FOLIO_CRASH_POINT": point.name, "FOLIO_CRASH_POINT_SKIP": String(skip)]
+                label = "\(point.name) skip \(skip)"
+            }
+            var arguments = ["transfers", chain.path, String(Self.seed), String(target)] + Self.arguments
+            if grouped { arguments.append("--grouped") }
+            let child = try ChildProcess(tool, arguments, environment: environment)
+            if environment.isEmpty {
+                // A random instant: after it opened, 0-40 ms into its commits.
+                _ = try? child.waitForLine(timeout: 60) { $0.hasPrefix("open") }
+                Thread.sleep(forTimeInterval: Double(rng.index(40)) / 1000)
+                child.kill()
+            }
+            let status = try child.wait(timeout: 120)
+            let context = "round \(round) (\(label)\(grouped ? ", grouped" : ""))"
+            if status == -SIGKILL {
+                chain.kills += 1
+                byPoint[label.hasPrefix("random") ? "random time" : String(label.split(separator: " ")[0]), default: 0] += 1
+            } else {
+                #expect(status == 0, "\(context): the child failed: \(child.errorOutput.suffix(400))")
+                chain.cleanExits += 1
+            }
+            chain.childEnded(TransferTranscript(child.output), context: context)
+        }
+        // A last child finishes the job: the store opens unaided and everything is there.
+        let last = try ChildProcess(tool, ["transfers", chain.path, String(Self.seed), String(chain.bounds.acknowledged + 5)] + Self.arguments)
+        #expect(try last.wait() == 0, "\(last.errorOutput.suffix(400))")
+        chain.childEnded(TransferTranscript(last.output), context: "the last child")
+        #expect(chain.bounds.acknowledged > 0)
+        print("durability B1: \(chain.kills) kills survived on one store (\(chain.cleanExits) clean exits), "
+              + "\(chain.bounds.acknowledged) transactions at the end; by point: "
+              + byPoint.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    }
+
+    /// Kills at each crash point of store creation, on fresh directories: the directory
+    /// is left either without a store (the next writer creates it) or with an empty one at
+    /// generation 1, and the next child opens it unaided and runs to the end.
+    @Test func killsDuringCreation() throws {
+        let rounds = CrashTestMode.pick(short: 1, long: 8)
+        let tool = try ProjectExecutable.path("folio-torture")
+        let creation: [CrashPoint] = [.createAfterLock, .createAfterSnapshot, .createAfterInfo, .createBeforeRootRename, .createAfterRootRename]
+        var kills = 0
+        for round in 0..<rounds {
+            for point in creation {
+                let directory = TemporaryDirectory("folio-create")
+                defer { directory.remove() }
+                var chain = KillChain(path: directory.child("store"), workload: Self.workload)
+                let grouped = round % 2 == 1
+                let arguments = ["transfers", chain.path, String(Self.seed), "3"] + Self.arguments + (grouped ? ["--grouped"] : [])
+                let child = try ChildProcess(tool, arguments, environment: ["FOLIO_CRASH_POINT": point.name])
+                #expect(try child.wait() == -SIGKILL, "\(point) was not reached: \(child.output)")
+                kills += 1
+                chain.childEnded(TransferTranscript(child.output), context: "killed at \(point)")
+                let next = try ChildProcess(tool, arguments)
+                #expect(try next.wait() == 0, "after \(point): \(next.errorOutput.suffix(400))")
+                let transcript = TransferTranscript(next.output)
+                #expect(transcript.done?.count == 3, "after \(point): \(next.output)")
+                chain.childEnded(transcript, context: "after a kill at \(point)")
+            }
+        }
+        print("durability B1: \(kills) kills during store creation survived")
+    }
+}

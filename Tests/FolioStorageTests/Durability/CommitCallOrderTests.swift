@@ -1,0 +1,202 @@
+import Testing
+@testable import FolioStorage
+import FolioTestSupport
+
+/// A1: the exact sequence of file-system calls of every kind of commit, through the
+/// recording seam, against the numbered protocols of Docs/Durability.md (§1 commit, §1.2
+/// grouped flush, §1.3 compaction, §2 creation, §3 writer open and recovery).
+///
+/// The sequences list every call that changes bytes or names or makes them durable, plus
+/// opens (with their mode) and locks; reads, sizes and listings are left out. Writes to
+/// the snapshot file are also checked to land exactly at and after the committed end
+/// (nothing committed is ever overwritten, Docs/Architecture.md invariant 1).
+@Suite struct CommitCallOrderTests {
+    static let kinds: Set<FileOperation.Kind> = FileOperation.Kind.durabilityRelevant.union([.open, .lock])
+    static let file1 = "snapshots/0000000000000001.folio"
+    static let file2 = "snapshots/0000000000000002.folio"
+
+    /// The calls since the last reset: `open root.tmp (truncate)`, `write root.tmp`, ...
+    func trace(_ recording: RecordingFileSystem) -> [String] {
+        recording.operations.filter { Self.kinds.contains($0.kind) }.map { operation in
+            let relative = operation.relative(to: "/stores/s")
+            if case .open = relative { return relative.description }
+            if case .truncate = relative { return relative.description }
+            return relative.summary
+        }
+    }
+
+    /// The snapshot-file writes since the last reset, as (offset, count).
+    func snapshotWrites(_ recording: RecordingFileSystem, file: String = file1) -> [(offset: UInt64, count: Int)] {
+        recording.operations.compactMap { operation in
+            if case .write(let path, let offset, let count) = operation, path == "/stores/s/\(file)" { return (offset, count) }
+            return nil
+        }
+    }
+
+    /// Checks that `writes` cover `start..<end` exactly, in order, with no gap or overlap.
+    func expectContiguous(_ writes: [(offset: UInt64, count: Int)], from start: UInt64, to end: UInt64,
+                          sourceLocation: SourceLocation = #_sourceLocation) {
+        var position = start
+        for write in writes {
+            #expect(write.offset == position, "a write at \(write.offset), expected \(position)", sourceLocation: sourceLocation)
+            position = write.offset + UInt64(write.count)
+        }
+        #expect(position == end, "writes end at \(position), the commit at \(end)", sourceLocation: sourceLocation)
+    }
+
+    func root(_ fileSystem: MemoryFileSystem) throws -> (current: RootRecord, previous: RootRecord?) {
+        let bytes = fileSystem.contents(of: "/stores/s/root")!
+        let previous = bytes[128..<136].allSatisfy { $0 == 0 } ? nil : try RootRecord.decodeSlot(bytes, slot: 1, file: "root")
+        return (try RootRecord.decodeSlot(bytes, slot: 0, file: "root"), previous)
+    }
+
+    /// The writer-open tail shared by creation and reopening (§3): read the info and root
+    /// files, open the snapshot file for writing, then make the opened root durable.
+    static let openTail = ["open info (readOnly)", "open root (readOnly)", "open \(file1) (readWrite)", "syncdir ."]
+
+    /// §2: creating a store. Every step is durable before the next: the store directory
+    /// (its parent synced), the lock, `snapshots/` (the store directory synced), snapshot file
+    /// 1 (synced, `snapshots/` synced), the info file and then the root file by atomic
+    /// replacement; then the writer open of §3.
+    @Test func creation() throws {
+        let fileSystem = try memoryFileSystem()
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        let store = try Store.open(at: "/stores/s", options: testOptions(recording))
+        #expect(trace(recording) == [
+            "mkdir .", "syncdir /stores",
+            "lock lock",
+            "mkdir snapshots", "syncdir .",
+            "open \(Self.file1) (truncate)", "write \(Self.file1)", "sync \(Self.file1)", "syncdir snapshots",
+            "open info.tmp (truncate)", "write info.tmp", "sync info.tmp", "rename info.tmp→info", "syncdir .",
+            "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+        ] + Self.openTail)
+        // The snapshot file is written whole from offset 0: header and creation commit.
+        expectContiguous(snapshotWrites(recording), from: 0, to: 168)
+        #expect(try root(fileSystem).current.generation == 1)
+        #expect(try root(fileSystem).previous == nil)
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
+    /// §1: a transaction commit in full durability. Append after the committed end, fsync
+    /// the snapshot file, write and fsync `root.tmp`, rename it over `root`, fsync the
+    /// directory: nothing else, in exactly this order. Slot 1 of the new root file is the
+    /// root it replaced.
+    @Test(arguments: [false, true])
+    func transactionCommit(large: Bool) throws {
+        let fileSystem = try memoryFileSystem()
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        let store = try Store.open(at: "/stores/s", options: testOptions(recording))
+        try write(sampleModel(count: 300, seed: 1), to: store)
+        let before = try root(fileSystem).current
+        recording.reset()
+        try store.write { txn in
+            try txn.put(bytes("changed"), for: bytes("key-7"), in: "first")
+            // A value over 2 MiB: the pages go out in several append chunks.
+            if large { try txn.put([UInt8](repeating: 7, count: 2_500_000), for: bytes("large"), in: "first") }
+        }
+        let after = try root(fileSystem)
+        let writes = snapshotWrites(recording)
+        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count) + [
+            "sync \(Self.file1)",
+            "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+        ])
+        #expect(large ? writes.count >= 2 : writes.count == 1)
+        expectContiguous(writes, from: before.committedLength, to: after.current.committedLength)
+        #expect(after.current.generation == before.generation + 1)
+        #expect(after.previous == before)
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
+    /// §1.2: grouped durability. Each commit only appends (no fsync, no root change); the
+    /// flush then runs steps 2-5 once: fsync the snapshot, replace the root (slot 0 the
+    /// newest commit, slot 1 the root that was durable before the group).
+    @Test func groupedFlush() throws {
+        let fileSystem = try memoryFileSystem()
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        let store = try Store.open(at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .seconds(3600))))
+        try store.write { try $0.put([0], for: [0], in: "t") }
+        try store.flush()
+        let durable = try root(fileSystem).current
+        recording.reset()
+        for i in 1...3 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i)], in: "t") } }
+        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: 3))
+        let writes = snapshotWrites(recording)
+        #expect(try root(fileSystem).current == durable, "the root file does not change before the flush")
+        #expect(store.verify().isClean, "a root file that lags the published commits is grouped mode working, not a problem")
+        recording.reset()
+        try store.flush()
+        #expect(trace(recording) == [
+            "sync \(Self.file1)",
+            "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+        ])
+        let flushed = try root(fileSystem)
+        expectContiguous(writes, from: durable.committedLength, to: flushed.current.committedLength)
+        #expect(flushed.current.generation == durable.generation + 3)
+        #expect(flushed.previous == durable)
+        recording.reset()
+        try store.flush()
+        #expect(trace(recording).isEmpty, "a flush with nothing pending does nothing")
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
+    /// §1.3: compaction. The new snapshot file is written whole and synced, and its
+    /// directory entry synced, before the root is replaced (§1 steps 3-5); the replaced file
+    /// is removed only after that (here at once: a zero grace period), and never written.
+    @Test func compaction() throws {
+        let fileSystem = try memoryFileSystem()
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        let store = try Store.open(at: "/stores/s", options: testOptions(recording))
+        try write(sampleModel(count: 300, seed: 2), to: store)
+        let before = try root(fileSystem).current
+        recording.reset()
+        try store.compact()
+        let after = try root(fileSystem)
+        #expect(trace(recording) == ["open \(Self.file2) (truncate)"]
+                + Array(repeating: "write \(Self.file2)", count: snapshotWrites(recording, file: Self.file2).count) + [
+                    "sync \(Self.file2)", "syncdir snapshots",
+                    "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+                    "remove \(Self.file1)",
+                ])
+        expectContiguous(snapshotWrites(recording, file: Self.file2), from: 0, to: after.current.committedLength)
+        #expect(snapshotWrites(recording).isEmpty, "the old file is never written")
+        #expect(after.current.snapshotFile == 2 && after.current.generation == before.generation + 1)
+        #expect(after.previous == before)
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
+    /// §3: opening for writing. A clean store: lock, read, open the snapshot file for
+    /// writing, fsync the store directory (so the root it opened at is durable before
+    /// anything builds on it). After a crash: the same, plus truncating the interrupted
+    /// commit's tail and removing `root.tmp` before the directory sync, then removing the
+    /// orphan file of an interrupted compaction.
+    @Test func writerOpenAndRecovery() throws {
+        let fileSystem = try memoryFileSystem()
+        let store = try Store.open(at: "/stores/s", options: testOptions(fileSystem))
+        try write(sampleModel(count: 100, seed: 3), to: store)
+        let committed = try store.read().root.record.committedLength
+        store.close()
+
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        try Store.open(at: "/stores/s", options: testOptions(recording)).close()
+        #expect(trace(recording) == ["lock lock"] + Self.openTail)
+
+        // What a crash leaves: an appended tail, a written root.tmp, an orphan snapshot file.
+        let path = "/stores/s/\(Self.file1)"
+        fileSystem.setContents(fileSystem.contents(of: path)! + [UInt8](repeating: 0xAB, count: 5000), of: path)
+        fileSystem.setContents([UInt8](repeating: 1, count: 256), of: "/stores/s/root.tmp")
+        fileSystem.setContents([UInt8](repeating: 2, count: 900), of: "/stores/s/snapshots/0000000000000003.folio")
+        recording.reset()
+        let recovered = try Store.open(at: "/stores/s", options: testOptions(recording))
+        #expect(trace(recording) == ["lock lock"] + Self.openTail.dropLast() + [
+            "truncate \(Self.file1) to \(committed)", "remove root.tmp", "syncdir .",
+            "remove snapshots/0000000000000003.folio",
+        ])
+        #expect(fileSystem.contents(of: path)!.count == Int(committed))
+        #expect(recovered.verify().isClean)
+        recovered.close()
+    }
+}
