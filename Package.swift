@@ -25,10 +25,13 @@ let package = Package(
         // and by `folio demo`, so the guide cannot rot. Not a product.
         .target(name: "LibraryExample", dependencies: ["Folio"]),
         .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
-        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage"]),
+        // Also Folio and the worked example, for a second process that writes Folio records.
+        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport", "LibraryExample"]),
+        // Runs the built `folio` executable as a process (Docs/CLI.md).
+        .testTarget(name: "FolioCLITests", dependencies: ["FolioTestSupport", "Folio", "LibraryExample"]),
     ],
     swiftLanguageModes: [.v6]
 )
