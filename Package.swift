@@ -30,6 +30,8 @@ let package = Package(
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport", "LibraryExample"]),
+        // Runs the built `folio` executable as a process (Docs/CLI.md).
+        .testTarget(name: "FolioCLITests", dependencies: ["FolioTestSupport", "Folio", "LibraryExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

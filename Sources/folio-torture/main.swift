@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import FolioStorage
 import Folio
 import LibraryExample
@@ -22,6 +23,8 @@ import LibraryExample
 //   folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B]
 //                                            read-only: every view must equal the transfer
 //                                            model after some count; prints "views V ..."
+//   folio-torture library-writer STORE MAX   Folio records: books of the worked example, one per
+//                                            commit, until MAX or stdin EOF; prints "commit G N"
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -53,6 +56,40 @@ func tryWriter(_ path: String) {
         fail("\(error)")
     }
 }
+/// A Folio-level writer: opens the worked example's library at `path` (creating it), adds
+/// 10 authors, then persists book 0, 1, 2, ... each in its own durable transaction, and
+/// compacts after every 50th. After each commit it prints "commit G N" (the generation and
+/// the number of books), after each compaction "compact G N"; it stops after `maximum` books
+/// or when its standard input is closed, and prints "done G N". At every generation the
+/// books are exactly books 0 ..< N of `SampleData.books`.
+func libraryWriter(_ path: String, maximum: Int) async throws {
+    let stop = Atomic<Bool>(false)
+    let watcher = Thread {
+        while readLine() != nil {}
+        stop.store(true, ordering: .relaxed)
+    }
+    watcher.start()
+    let library = try Library(at: path, options: PersistenceOptions(log: { _ in }))
+    defer { library.persistence.close() }
+    try await library.persistence.perform {
+        for author in SampleData.authors(10) { try await library.add(author) }
+    }
+    let store = library.persistence.store
+    say("commit \(store.generation) 0")
+    let books = SampleData.books(maximum, authors: 10)
+    var count = 0
+    while count < maximum && !stop.load(ordering: .relaxed) {
+        try await library.books.persist(books[count])
+        count += 1
+        say("commit \(store.generation) \(count)")
+        if count % 50 == 0 {
+            try store.compact()
+            say("compact \(store.generation) \(count)")
+        }
+    }
+    say("done \(store.generation) \(count)")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else { fail("usage: folio-torture COMMAND STORE ...") }
 
@@ -108,6 +145,8 @@ do {
         try runTransfers(Array(arguments.dropFirst()))
     case "transfer-reader":
         try runTransferReader(Array(arguments.dropFirst()))
+    case "library-writer":
+        try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:
         fail("unknown command \(command)")
     }

@@ -1,7 +1,11 @@
 extension Store {
     /// At writer open: snapshot files numbered above the current one are orphans of an
-    /// interrupted compaction (no root ever named them) and go at once; older ones are
-    /// kept for the retention grace period, for readers in other processes.
+    /// interrupted compaction (no root ever named them) and go at once. Of the older ones,
+    /// the newest (the file the last compaction replaced, which root slot 1 may name) is
+    /// kept for the retention grace period, for readers in other processes and for history
+    /// replay; older ones go at once, so that short-lived writers (a `folio compact`) do not
+    /// leave replaced files behind. Readers pinned to a removed file keep reading it through
+    /// their open descriptor; a reader opening a removed file re-reads the root.
     ///
     /// After opening at root slot 1 (slot 0 damaged), a newer file may hold the generation
     /// slot 0 named: it is kept, not removed, so that nothing is destroyed on top of the
@@ -9,15 +13,19 @@ extension Store {
     func retireStaleSnapshots(current: UInt64, openedFromPreviousSlot: Bool) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
-        for name in try fileSystem.contentsOfDirectory(layout.snapshots) {
-            guard let number = StoreLayout.snapshotNumber(fromName: name), number != current else { continue }
+        let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
+        let newestOlder = numbers.filter { $0 < current }.max()
+        for number in numbers where number != current {
+            let name = StoreLayout.snapshotName(number)
             if number > current && openedFromPreviousSlot {
                 options.log("keeping \(name): it may hold the generation of the damaged root slot")
             } else if number > current {
                 options.log("removing \(name), left by an interrupted compaction")
                 try fileSystem.remove(layout.snapshot(number))
-            } else {
+            } else if number == newestOlder {
                 retired.append((number, deadline))
+            } else {
+                try fileSystem.remove(layout.snapshot(number))
             }
         }
         state.withLock { $0.writer?.retired = retired }

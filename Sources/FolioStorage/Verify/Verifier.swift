@@ -63,6 +63,7 @@ extension Store {
         // root, not the newest published one. Readers and full durability: the same root.
         let durable = state.withLock { $0.writer?.durableRecord } ?? root.record
         verifier.checkRootFile(layout: layout, fileSystem: fileSystem, durable: durable)
+        if root.openedFromPreviousSlot { verifier.checkUnusableCurrentSlot(root.record, layout: layout, fileSystem: fileSystem) }
         verifier.checkFile(root.record)
         verifier.checkTrees(root.record)
         verifier.checkCommitChain(root.record)
@@ -162,6 +163,30 @@ struct TreeVerifier {
         } catch {
             problem(0, nil, "info file: \(error)", file: layout.info)
         }
+    }
+
+    /// The store opened at root slot 1: the generation slot 0 names could not be read (its
+    /// slot is damaged, which `checkRootFile` reports, or its snapshot file cannot be opened,
+    /// reported here), so the newest commit is out of reach even if everything else is sound.
+    mutating func checkUnusableCurrentSlot(_ opened: RootRecord, layout: StoreLayout, fileSystem: any FileSystem) {
+        guard let handle = try? fileSystem.open(layout.root, mode: .readOnly) else { return }
+        defer { handle.close() }
+        guard let bytes = try? handle.readAll(), let current = try? RootRecord.decodeSlot(bytes, slot: 0, file: layout.root) else {
+            return  // a damaged slot 0: already reported by checkRootFile
+        }
+        let reason: String
+        do throws(StorageError) {
+            let file = try Store.openSnapshot(current.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
+            let size = try file.handle.size()
+            reason = size < current.committedLength
+                ? "it is \(size) bytes but \(current.committedLength) are committed"
+                : "it could not be read when the store was opened"
+        } catch {
+            reason = "\(error)"
+        }
+        problem(0, nil, "root slot 0 names generation \(current.generation) in \(StoreLayout.snapshotName(current.snapshotFile)), "
+                + "which cannot be used (\(reason)); the store opened at the previous root, generation \(opened.generation), "
+                + "and that is the generation checked", file: layout.root)
     }
 
     mutating func checkFile(_ record: RootRecord) {

@@ -16,7 +16,7 @@ public enum ProjectExecutable {
             let root = packageRoot(from: filePath)
             candidates.append("\(root)/.build/debug/\(name)")
             if let existing = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
-               isFresh(existing, root: root) {
+               isFresh(existing, name: name, root: root) {
                 known[name] = existing
                 return existing
             }
@@ -24,7 +24,29 @@ public enum ProjectExecutable {
             build.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             build.arguments = ["swift", "build", "--package-path", root, "--product", name]
             build.standardOutput = FileHandle.nullDevice
+            let errors = Pipe()
+            build.standardError = errors
+            let messages = BuildMessages()
+            let reader = Thread {
+                while true {
+                    let data = errors.fileHandleForReading.availableData
+                    if data.isEmpty { break }
+                    messages.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                }
+            }
             try build.run()
+            reader.start()
+            while build.isRunning {
+                // Under `swift test`, SwiftPM holds the build directory's lock for the whole
+                // run, so a nested build would wait forever: fail at once and say why.
+                if messages.text.withLock({ $0.contains("Another instance of SwiftPM") }) {
+                    build.terminate()
+                    build.waitUntilExit()
+                    throw ChildProcessError.buildFailed("\(name) (it is older than its sources, and the build directory is "
+                                                        + "locked by the running `swift test`: run `swift build` first)")
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
             build.waitUntilExit()
             guard build.terminationStatus == 0 else {
                 throw ChildProcessError.buildFailed(name)
@@ -45,17 +67,31 @@ public enum ProjectExecutable {
         return FileManager.default.currentDirectoryPath
     }
 
-    /// True if `binary` is newer than every source file (so a stale build is rebuilt).
-    private static func isFresh(_ binary: String, root: String) -> Bool {
+    /// Source directories no executable product depends on besides its own: the other
+    /// executables and the test support. (Every executable of the package depends on all
+    /// the library targets; SwiftPM does not relink an executable whose inputs did not
+    /// change, so comparing it with unrelated sources would call it stale for ever.)
+    private static let notLinkedByOtherExecutables: Set<String> = ["folio", "folio-torture", "FolioTestSupport"]
+
+    /// True if `binary` is newer than every source file it is built from (so a stale
+    /// build is rebuilt).
+    private static func isFresh(_ binary: String, name: String, root: String) -> Bool {
         guard let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date,
               let enumerator = FileManager.default.enumerator(atPath: "\(root)/Sources") else { return false }
         while let file = enumerator.nextObject() as? String {
             guard file.hasSuffix(".swift") else { continue }
+            let target = String(file.prefix { $0 != "/" })
+            if target != name && notLinkedByOtherExecutables.contains(target) { continue }
             if let date = (try? FileManager.default.attributesOfItem(atPath: "\(root)/Sources/\(file)"))?[.modificationDate] as? Date,
                date > built { return false }
         }
         return true
     }
+}
+
+/// What a nested `swift build` writes to standard error.
+private final class BuildMessages: Sendable {
+    let text = Mutex("")
 }
 
 /// Why a child process could not be used.

@@ -136,3 +136,25 @@ import FolioTestSupport
         store.close()
     }
 }
+
+/// Replaced snapshot files do not pile up under short-lived writers (each `folio compact`
+/// is one): an opening writer keeps only the newest replaced file.
+@Suite struct RetentionTests {
+    @Test func shortLivedWritersLeaveAtMostTwoFiles() throws {
+        let fileSystem = try memoryFileSystem()
+        var options = testOptions(fileSystem)
+        options.retention = SnapshotRetention(gracePeriod: .seconds(3600))
+        for round in 0..<5 {
+            let store = try Store.open(at: "/stores/s", options: options)
+            try store.write { try $0.put([UInt8(round)], for: [UInt8(round)], in: "t") }
+            try store.compact()
+            store.close()
+        }
+        let store = try Store.open(at: "/stores/s", options: options)
+        let files = try fileSystem.contentsOfDirectory("/stores/s/snapshots")
+        #expect(files == ["0000000000000005.folio", "0000000000000006.folio"])
+        #expect(try store.read().count(in: "t") == 5)
+        #expect(store.verify().isClean)
+        store.close()
+    }
+}

@@ -1,0 +1,91 @@
+import Testing
+import Foundation
+import Folio
+import FolioTestSupport
+
+/// `folio verify STORE`.
+@Suite struct VerifyTests {
+    @Test func aSoundStoreVerifies() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fixture = try await LibraryFixture.make(at: directory.child("library"))
+        let run = try folio("verify", fixture.path)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.lines.first?.hasPrefix("verifying \(fixture.path) at generation ") == true)
+        #expect(run.lines.last == "no problems found")
+        let checked = try #require(run.lines.dropLast().last)
+        #expect(checked.contains("\(fixture.allBooks.count + fixture.authors.count) records"), "\(checked)")
+        #expect(!run.output.contains("problem:"))
+    }
+
+    /// A flipped byte in a live page: verify exits 1 and names the file and the offset of
+    /// the damaged page, which holds the flipped byte.
+    @Test func verifyFindsAFlippedByteAndNamesWhere() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fixture = try await LibraryFixture.make(at: directory.child("library"), compacted: true)
+        let file = try currentSnapshot(of: fixture.path)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        let flipped = bytes.count / 2
+        bytes[flipped] ^= 0x5A
+        try bytes.write(to: URL(fileURLWithPath: file))
+
+        let run = try folio("verify", fixture.path)
+        #expect(run.status == 1, "\(run)")
+        let problems = run.lines.filter { $0.hasPrefix("problem: ") }
+        #expect(!problems.isEmpty)
+        // Each problem is one line naming the file and the page's offset.
+        let located = problems.compactMap { line -> UInt64? in
+            guard let range = line.range(of: #"\#(file) @\d+"#, options: .regularExpression) else { return nil }
+            return UInt64(line[range].split(separator: "@").last!)
+        }
+        let offset = try #require(located.first, "\(problems)")
+        #expect(offset <= UInt64(flipped) && UInt64(flipped) - offset < UInt64(StorageLimits.maximumPageSize) * 2, "\(problems)")
+        #expect(problems.contains { $0.contains("checksum") }, "\(problems)")
+        #expect(run.lines.last?.hasSuffix("found") == true && run.lines.last != "no problems found")
+    }
+
+    /// The current root names a snapshot file whose header is damaged: the store opens at the
+    /// previous root, and verify says so (exit 1) instead of passing the older generation.
+    @Test func verifyReportsAnUnreadableCurrentGeneration() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("library")
+        let persistence = try Persistence(at: path, options: PersistenceOptions(autoCompaction: nil, log: { _ in }))
+        let blobs = persistence.datastore(for: BlobFormat.self)
+        try await blobs.persist(Blob(id: 1, text: "one"))
+        try persistence.store.compact()  // keeps file 1 for the retention period: slot 1 names it
+        persistence.close()
+        // Damage the current file's header: the generation slot 0 names cannot be read.
+        let current = try FileHandle(forUpdatingAtPath: try currentSnapshot(of: path)).unwrapped()
+        try current.write(contentsOf: Data("DAMAGED!".utf8))
+        try current.close()
+
+        let run = try folio("verify", path)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.output.contains("problem: \(path)/root @0: root slot 0 names generation"), "\(run)")
+        #expect(run.errors.contains("opened at the previous root"), "the opening is reported too: \(run)")
+    }
+
+    /// Verify is read-only: it runs while another process writes, and passes.
+    @Test func verifyBesideAWriterInAnotherProcess() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("library")
+        let writer = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["library-writer", path, "100000"])
+        defer { writer.kill() }
+        try writer.waitForLine { $0.hasPrefix("commit ") && Int($0.split(separator: " ")[2])! >= 5 }
+        for _ in 0..<3 {
+            let run = try folio("verify", "--quiet", path)
+            #expect(run.status == 0, "\(run)")
+        }
+        writer.closeInput()
+        #expect(try writer.wait() == 0, "\(writer.errorOutput)")
+    }
+}
+
+extension Optional {
+    func unwrapped(sourceLocation: SourceLocation = #_sourceLocation) throws -> Wrapped {
+        try #require(self, sourceLocation: sourceLocation)
+    }
+}
