@@ -70,13 +70,7 @@ func runTransfers(_ arguments: [String]) throws {
     }
     while count < target {
         let number = count + 1
-        let transaction = try store.beginWrite()
-        do {
-            try workload.perform(number, in: transaction)
-        } catch {
-            transaction.rollback()
-            throw error
-        }
+        let transaction = try workload.begin(number, in: store)
         numbers.withLock { $0[transaction.generation] = number }
         say("attempt \(number)")
         try transaction.commit()

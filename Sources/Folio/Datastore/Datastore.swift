@@ -58,16 +58,7 @@ extension Datastore where Access == ReadWrite {
             return try body(transaction)
         }
         _ = try await prepare(in: nil)
-        do {
-            return try await persistence.performWrite { context -> R in
-                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
-                return try body(transaction)
-            }
-        } catch let error as FolioError {
-            throw error
-        } catch {
-            throw .storage(error as? StorageError ?? .io(operation: "write", path: core.store.path, code: 0))
-        }
+        return try await persistence.inNewTransaction(body)
     }
 }
 

@@ -25,9 +25,8 @@ extension Datastore {
         do {
             try await persistence.prepare(key) {
                 while true {
-                    let finished = try await persistence.performWrite { context -> Bool in
-                        guard case .write(let transaction) = context.source else { return true }
-                        return try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize).finished
+                    let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
+                        try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize).finished
                     }
                     if finished { break }
                 }

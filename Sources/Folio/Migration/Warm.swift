@@ -40,7 +40,7 @@ extension Datastore where Access == ReadWrite {
         var done = 0
         if !ready {
             while true {
-                let (finished, processed) = try await batch { (transaction) throws(FolioError) in
+                let (finished, processed) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
                     try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize)
                 }
                 done += processed
@@ -52,7 +52,7 @@ extension Datastore where Access == ReadWrite {
         }
         var after: [UInt8]? = nil
         while migrationWork > 0 {
-            let (converted, last) = try await batch { (transaction) throws(FolioError) in
+            let (converted, last) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
                 try migrateBatch(in: transaction, after: after, limit: Preparation.batchSize)
             }
             done += converted
@@ -104,19 +104,5 @@ extension Datastore where Access == ReadWrite {
             if converted >= limit { return (converted, entry.key) }
         }
         return (converted, nil)
-    }
-
-    /// Runs `body` in its own committed write transaction.
-    nonisolated(nonsending) private func batch<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
-        do {
-            return try await persistence.performWrite { context -> R in
-                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
-                return try body(transaction)
-            }
-        } catch let error as FolioError {
-            throw error
-        } catch {
-            throw .storage(error as? StorageError ?? .io(operation: "warm", path: core.store.path, code: 0))
-        }
     }
 }

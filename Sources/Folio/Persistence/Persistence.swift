@@ -84,6 +84,21 @@ public actor Persistence<Access: AccessMode> {
         }
     }
 
+    /// Runs `body` in a new write transaction that commits when it returns, with typed
+    /// errors (everything `performWrite` can throw here is a `FolioError`).
+    nonisolated(nonsending) func inNewTransaction<Result>(_ body: (WriteTransaction) throws(FolioError) -> Result) async throws(FolioError) -> Result {
+        do {
+            return try await performWrite { context -> Result in
+                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
+                return try body(transaction)
+            }
+        } catch let error as FolioError {
+            throw error
+        } catch {
+            throw .storage(error as? StorageError ?? .io(operation: "commit", path: core.store.path, code: 0))
+        }
+    }
+
     /// Prepares a datastore once per process: concurrent first uses share one preparation.
     func prepare(_ key: String, _ work: @escaping @Sendable () async throws -> Void) async throws {
         if let running = preparations[key] { return try await running.value }

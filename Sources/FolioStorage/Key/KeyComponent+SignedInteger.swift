@@ -29,62 +29,21 @@ extension KeyDecoder {
     }
 }
 
-extension Int: KeyComponent {
+/// Every signed integer type shares one encoding: the value widened to Int64, sign bit flipped, big-endian (8 bytes).
+extension KeyComponent where Self: FixedWidthInteger & SignedInteger {
     /// Appends the value widened to Int64, sign bit flipped, big-endian (8 bytes).
     public func appendKey(to encoder: inout KeyEncoder) {
         encoder.appendSigned(Int64(self))
     }
 
-    /// Reads 8 bytes; rejects values that do not fit in `Int` (possible only where `Int` is 32 bits).
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Int {
-        try decoder.decodeSigned(Int.self)
+    /// Reads 8 bytes; rejects values outside the type's range.
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Self {
+        try decoder.decodeSigned(Self.self)
     }
 }
 
-extension Int8: KeyComponent {
-    /// Appends the value widened to Int64, sign bit flipped, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendSigned(Int64(self))
-    }
-
-    /// Reads 8 bytes; rejects values outside -128...127.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Int8 {
-        try decoder.decodeSigned(Int8.self)
-    }
-}
-
-extension Int16: KeyComponent {
-    /// Appends the value widened to Int64, sign bit flipped, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendSigned(Int64(self))
-    }
-
-    /// Reads 8 bytes; rejects values outside `Int16`'s range.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Int16 {
-        try decoder.decodeSigned(Int16.self)
-    }
-}
-
-extension Int32: KeyComponent {
-    /// Appends the value widened to Int64, sign bit flipped, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendSigned(Int64(self))
-    }
-
-    /// Reads 8 bytes; rejects values outside `Int32`'s range.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Int32 {
-        try decoder.decodeSigned(Int32.self)
-    }
-}
-
-extension Int64: KeyComponent {
-    /// Appends the bit pattern with the sign bit flipped, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendSigned(self)
-    }
-
-    /// Reads 8 bytes.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Int64 {
-        try decoder.decodeSigned(Int64.self)
-    }
-}
+extension Int: KeyComponent {}
+extension Int8: KeyComponent {}
+extension Int16: KeyComponent {}
+extension Int32: KeyComponent {}
+extension Int64: KeyComponent {}

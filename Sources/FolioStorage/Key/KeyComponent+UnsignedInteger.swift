@@ -22,62 +22,21 @@ extension KeyDecoder {
     }
 }
 
-extension UInt: KeyComponent {
+/// Every unsigned integer type shares one encoding: the value widened to UInt64, big-endian (8 bytes).
+extension KeyComponent where Self: FixedWidthInteger & UnsignedInteger {
     /// Appends the value widened to UInt64, big-endian (8 bytes).
     public func appendKey(to encoder: inout KeyEncoder) {
         encoder.appendUnsigned(UInt64(self))
     }
 
-    /// Reads 8 bytes; rejects values that do not fit in `UInt` (possible only where `UInt` is 32 bits).
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt {
-        try decoder.decodeUnsigned(UInt.self)
+    /// Reads 8 bytes; rejects values outside the type's range.
+    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Self {
+        try decoder.decodeUnsigned(Self.self)
     }
 }
 
-extension UInt8: KeyComponent {
-    /// Appends the value widened to UInt64, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendUnsigned(UInt64(self))
-    }
-
-    /// Reads 8 bytes; rejects values above 255.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt8 {
-        try decoder.decodeUnsigned(UInt8.self)
-    }
-}
-
-extension UInt16: KeyComponent {
-    /// Appends the value widened to UInt64, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendUnsigned(UInt64(self))
-    }
-
-    /// Reads 8 bytes; rejects values above `UInt16.max`.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt16 {
-        try decoder.decodeUnsigned(UInt16.self)
-    }
-}
-
-extension UInt32: KeyComponent {
-    /// Appends the value widened to UInt64, big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendUnsigned(UInt64(self))
-    }
-
-    /// Reads 8 bytes; rejects values above `UInt32.max`.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt32 {
-        try decoder.decodeUnsigned(UInt32.self)
-    }
-}
-
-extension UInt64: KeyComponent {
-    /// Appends the value big-endian (8 bytes).
-    public func appendKey(to encoder: inout KeyEncoder) {
-        encoder.appendUnsigned(self)
-    }
-
-    /// Reads 8 bytes.
-    public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> UInt64 {
-        try decoder.decodeUnsigned(UInt64.self)
-    }
-}
+extension UInt: KeyComponent {}
+extension UInt8: KeyComponent {}
+extension UInt16: KeyComponent {}
+extension UInt32: KeyComponent {}
+extension UInt64: KeyComponent {}

@@ -109,6 +109,19 @@ public struct TransferWorkload: Sendable, Equatable {
 
     /// Performs transaction `number` in `transaction`, which must hold the state after
     /// `number - 1` transactions (checked: a wrong count throws ``Mismatch``).
+    /// Begins a write transaction holding transaction `number`, ready to commit; rolls it
+    /// back if the workload fails.
+    public func begin(_ number: Int, in store: Store) throws -> WriteTransaction {
+        let transaction = try store.beginWrite()
+        do {
+            try perform(number, in: transaction)
+        } catch {
+            transaction.rollback()
+            throw error
+        }
+        return transaction
+    }
+
     public func perform(_ number: Int, in transaction: WriteTransaction) throws {
         let current = try Self.count(in: transaction)
         guard current == number - 1 else {

@@ -96,13 +96,7 @@ final class TransferDriver: Sendable {
     /// returns; in grouped mode only by ``flush(_:)``.
     func commitNext(_ store: Store, durable: Bool = true) throws {
         let number = published.withLock { $0 } + 1
-        let transaction = try store.beginWrite()
-        do {
-            try workload.perform(number, in: transaction)
-        } catch {
-            transaction.rollback()
-            throw error
-        }
+        let transaction = try workload.begin(number, in: store)
         state.withLock { $0.attempted = max($0.attempted, number) }
         try transaction.commit()
         published.withLock { $0 = number }
