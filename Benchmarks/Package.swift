@@ -7,6 +7,8 @@ let package = Package(
     name: "FolioBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
+        // `name:` because a path dependency's identity is otherwise its directory's name,
+        // which is whatever the clone is called ("folio", "bench", ...).
         .package(name: "Folio", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
@@ -14,6 +16,7 @@ let package = Package(
         .executableTarget(
             name: "folio-bench",
             dependencies: [
+                // Add `.product(name: "Folio", package: "Folio")` with FolioCrudSystem.swift.
                 .product(name: "FolioStorage", package: "Folio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
