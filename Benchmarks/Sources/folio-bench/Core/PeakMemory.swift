@@ -72,15 +72,16 @@ enum PeakMemory {
     }
 
     /// The high-water mark of resident memory, in bytes.
+    ///
+    /// Linux: never `getrusage`'s `ru_maxrss` there, which is the maximum of this address
+    /// space's mark and the one before `execve`: a child spawned by a large parent would
+    /// report the parent's size.
     static func peakBytes() -> Int {
         #if os(Linux)
         if let value = statusField("VmHWM:") { return value }
-        #endif
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss) * 1024
+        preconditionFailure("no VmHWM in /proc/self/status")
         #else
+        var usage = rusage()
         getrusage(RUSAGE_SELF, &usage)
         return Int(usage.ru_maxrss)
         #endif
@@ -89,8 +90,9 @@ enum PeakMemory {
     /// A `kB` field of `/proc/self/status`, in bytes.
     private static func statusField(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        // The line is "VmHWM:<tab><spaces>1234 kB".
         for line in status.split(separator: "\n") where line.hasPrefix(name) {
-            let digits = line.dropFirst(name.count).split(separator: " ").first
+            let digits = line.dropFirst(name.count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first
             if let digits, let kilobytes = Int(digits) { return kilobytes * 1024 }
         }
         return nil
