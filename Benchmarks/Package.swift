@@ -1,0 +1,25 @@
+// swift-tools-version:6.1
+// The benchmark harness of issue 7: a separate package, so that the root package keeps no
+// dependencies. It depends on the root package by path and on GRDB.swift for comparison.
+import PackageDescription
+
+let package = Package(
+    name: "FolioBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        // `name:` because a path dependency's identity is otherwise its directory's name,
+        // which is whatever the clone is called ("folio", "bench", ...).
+        .package(name: "Folio", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "folio-bench",
+            dependencies: [
+                // Add `.product(name: "Folio", package: "Folio")` with FolioCrudSystem.swift.
+                .product(name: "FolioStorage", package: "Folio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

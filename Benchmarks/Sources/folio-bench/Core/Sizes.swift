@@ -1,0 +1,44 @@
+/// How big each suite's workloads are: the defaults, `--n N`, or `--smoke`.
+struct Sizes: Sendable, Equatable {
+    /// Records of the crud suite (and of the JSON floors).
+    var crudN = 10_000
+    /// Keys of the engine suite's put-random, get-random and open.
+    var engineKeys = 1_000_000
+    /// Keys per transaction in put-random.
+    var engineTransactionSize = 10_000
+    /// One-key commits timed by commit-latency and by fsync-floor, per run.
+    var commitCount = 200
+    /// The sizes of the scale suite.
+    var scaleSizes = [1_000, 10_000, 100_000, 1_000_000]
+    /// Concurrent writers of mt-insert (each inserts n records).
+    var concurrentWriters = 4
+    /// Records per transaction in mt-insert.
+    var concurrentBatch = 100
+
+    /// The sizes.
+    static let defaults = Sizes()
+
+    /// `--n N`: every suite at size N. The engine suite uses N keys (in transactions of at
+    /// most 10,000), the JSON floors N records, and the scale suite N/1000, N/100, N/10 and N
+    /// (sizes below 10 dropped).
+    static func uniform(_ n: Int) -> Sizes {
+        var sizes = Sizes()
+        sizes.crudN = n
+        sizes.engineKeys = n
+        sizes.engineTransactionSize = min(10_000, n)
+        var scale: [Int] = []
+        for divisor in [1000, 100, 10, 1] where n / divisor >= 10 && !scale.contains(n / divisor) {
+            scale.append(n / divisor)
+        }
+        sizes.scaleSizes = scale.isEmpty ? [n] : scale
+        return sizes
+    }
+
+    /// `--smoke`: tiny everything, for CI (seconds in all).
+    static let smoke: Sizes = {
+        var sizes = Sizes.uniform(100)
+        sizes.commitCount = 5
+        sizes.engineTransactionSize = 25
+        return sizes
+    }()
+}

@@ -1,0 +1,57 @@
+/// Stores filled with a data set, built once (untimed) and shared by the workloads that
+/// only read them, or copied for those that change them.
+///
+/// A fixture is built through the system's own ``CrudSystem/insert(_:)`` in transactions of
+/// 10,000 records, then closed, so its directory can be copied or opened by a child process.
+final class CrudFixtures {
+    private let context: BenchContext
+    private var built: [String: String] = [:]
+
+    /// Records per transaction while building.
+    static let chunk = 10_000
+
+    init(context: BenchContext) { self.context = context }
+
+    /// The directory of a closed store of `system` holding `dataset`.
+    func directory(_ system: any CrudSystem.Type, _ dataset: CrudDataset) throws -> String {
+        let key = "\(system.systemName)-\(dataset.n)"
+        if let path = built[key] { return path }
+        let path = try context.scratch.makeDirectory("fixture-\(key)")
+        let store = try system.open(directory: path, durability: context.durability)
+        for start in stride(from: 0, to: dataset.records.count, by: Self.chunk) {
+            try store.insert(Array(dataset.records[start..<min(start + Self.chunk, dataset.records.count)]))
+        }
+        try store.close()
+        built[key] = path
+        return path
+    }
+
+    /// Removes the fixtures of size `n` (the scale suite, once done with a size).
+    func release(n: Int) {
+        for (key, path) in built where key.hasSuffix("-\(n)") {
+            context.scratch.remove(path)
+            built[key] = nil
+        }
+    }
+}
+
+/// A fixture opened once and kept open across the runs of a read-only workload.
+final class OpenFixture {
+    private let open: () throws -> any CrudSystem
+    private var store: (any CrudSystem)?
+
+    init(_ open: @escaping () throws -> any CrudSystem) { self.open = open }
+
+    /// The open store (opened, untimed, on first use).
+    func get() throws -> any CrudSystem {
+        if let store { return store }
+        let opened = try open()
+        store = opened
+        return opened
+    }
+
+    func close() {
+        try? store?.close()
+        store = nil
+    }
+}

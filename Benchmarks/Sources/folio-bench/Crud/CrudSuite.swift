@@ -1,0 +1,32 @@
+/// The `crud` suite: Dflat's operations on n records (default 10,000) for each system of
+/// ``CrudSystems/all``.
+enum CrudSuite {
+    static let name = "crud"
+
+    static func run(_ context: BenchContext) throws {
+        let n = context.sizes.crudN
+        let dataset = context.datasets.dataset(n)
+        let fixtures = CrudFixtures(context: context)
+        defer { fixtures.release(n: n) }
+        for entry in CrudSystems.all {
+            guard let system = entry.type else {
+                for name in CrudWorkloads.names {
+                    context.unavailable(UnavailableWorkload(suite: Self.name, name: name, system: entry.name, n: n,
+                                                            durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
+                }
+                continue
+            }
+            let workloads = CrudWorkloads(context: context, fixtures: fixtures, system: system, suite: Self.name)
+            try context.measure(workloads.insertBatch(dataset))
+            try context.measure(workloads.scanFilter(dataset))
+            try context.measure(workloads.getByID(dataset))
+            try context.measure(workloads.rangeIndex(dataset))
+            try context.measure(workloads.updateIndividual(dataset))
+            try context.measure(workloads.deleteBatch(dataset))
+            try context.measure(workloads.openCold(dataset))
+            try context.measure(workloads.mtInsert(n: n))
+        }
+        context.datasets.release(n * context.sizes.concurrentWriters)
+        context.datasets.release(n)
+    }
+}

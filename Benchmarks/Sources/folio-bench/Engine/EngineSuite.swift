@@ -1,0 +1,233 @@
+import Foundation
+import FolioStorage
+
+/// The `engine` suite: the FolioStorage engine alone (byte keys and values, no Codable),
+/// and the floors it cannot beat on this machine (raw fsync, Foundation's JSON).
+enum EngineSuite {
+    static let name = "engine"
+    /// Workloads measured on the engine (system `folio`) and floors (system `floor`).
+    static let engineWorkloads = ["put-random", "get-random", "open", "commit-latency"]
+    static let floorWorkloads = ["fsync-floor", "json-encode-floor", "json-decode-floor"]
+
+    static func run(_ context: BenchContext) throws {
+        let state = EngineState(context: context)
+        defer { state.removeFixture() }
+        try context.measure(state.putRandom())
+        try context.measure(state.getRandom())
+        try context.measure(state.open())
+        // Interleaved, so both see the same disk: fsync latency here moves by 10x with what
+        // other processes write.
+        try context.measureInterleaved([state.commitLatency(), state.fsyncFloor()])
+        let dataset = context.datasets.dataset(context.sizes.crudN)
+        try context.measure(state.jsonEncodeFloor(dataset))
+        try context.measure(state.jsonDecodeFloor(dataset))
+    }
+}
+
+/// The engine suite's workloads and the store they share: the first put-random run's store
+/// is kept (closed) for get-random and open.
+final class EngineState {
+    private let context: BenchContext
+    private var fixture: String?
+
+    init(context: BenchContext) { self.context = context }
+
+    private var n: Int { context.sizes.engineKeys }
+    private var durability: BenchDurability { context.durability }
+
+    private func options(cacheCapacity: Int = StoreOptions().cacheCapacity) -> StoreOptions {
+        StoreOptions(durability: durability.engine, cacheCapacity: cacheCapacity)
+    }
+
+    func removeFixture() {
+        if let fixture { context.scratch.remove(fixture) }
+        fixture = nil
+    }
+
+    /// A closed store holding keys 0..<n (built by put-random's first run, or here).
+    private func fixtureDirectory() throws -> String {
+        if let fixture { return fixture }
+        let path = try context.scratch.makeDirectory("engine-fixture")
+        let store = try Store.open(at: path, options: options())
+        try insertAll(store)
+        store.close()
+        fixture = path
+        return path
+    }
+
+    private func insertAll(_ store: Store) throws {
+        let n = n, batch = context.sizes.engineTransactionSize
+        var start = 0
+        while start < n {
+            let end = min(start + batch, n)
+            try store.write { txn in
+                for i in start..<end { try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree) }
+            }
+            start = end
+        }
+    }
+
+    /// n random 16-byte keys with 100-byte values, in transactions of 10,000, into an
+    /// empty store.
+    func putRandom() -> Workload {
+        let n = n, batch = context.sizes.engineTransactionSize, scratch = context.scratch
+        let groupedNote = durability == .grouped ? "; grouped: timed until the last commit returned, the final flush is not timed" : ""
+        return Workload(
+            suite: EngineSuite.name, name: "put-random", system: "folio", n: n, durability: .flag(durability), operations: n,
+            notes: ["\(EngineData.keyLength)-byte random keys, \(EngineData.valueLength)-byte values, transactions of \(Format.grouped(batch)); default options (8 MiB cache, auto-compaction on); bytes on disk after closing\(groupedNote)"]
+        ) { [self] run in
+            let path = try scratch.makeDirectory("engine-put")
+            let store = try Store.open(at: path, options: options())
+            try run.measure { try insertAll(store) }
+            let count = try store.read().count(in: EngineData.tree)
+            try expect(count == UInt64(n), "put-random: \(count) keys stored, expected \(n)")
+            store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+            if let note = EngineState.snapshotNote(path), !run.notes.contains(note) { run.notes.append(note) }
+            if fixture == nil { fixture = path } else { scratch.remove(path) }
+        }
+    }
+
+    /// How the bytes on disk split between the current snapshot file and older ones that the
+    /// engine keeps for its retention grace period (readers in other processes may still
+    /// open them), per the layout of Docs/Format.md: `snapshots/<number>.folio`.
+    static func snapshotNote(_ path: String) -> String? {
+        let directory = path + "/snapshots"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory).filter({ $0.hasSuffix(".folio") }).sorted(),
+              let newest = names.last else { return nil }
+        let size = { (name: String) -> Int64 in
+            ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        let older = names.dropLast().reduce(Int64(0)) { $0 + size($1) }
+        return "after the last run: current snapshot file \(Format.bytes(size(newest))), \(names.count - 1) older snapshot files kept by the retention grace period \(Format.bytes(older))"
+    }
+
+    /// n gets in a random order on a store whose cache holds every page, warmed first.
+    func getRandom() -> Workload {
+        let n = n
+        let order = shuffledIndices(n, seed: 3)
+        var store: Store?
+        var notes: [String] = []
+        var workload = Workload(
+            suite: EngineSuite.name, name: "get-random", system: "folio", n: n, durability: .flag(durability), operations: n,
+            notes: []
+        ) { [self] run in
+            if store == nil {
+                let path = try fixtureDirectory()
+                // 1 KiB per key: several times the live data (116 bytes a key), so every
+                // decoded page fits; the page-read count below proves it.
+                let capacity = max(64 << 20, n * 1024)
+                let opened = try Store.open(at: path, options: options(cacheCapacity: capacity))
+                var cursor = try opened.read().cursor(in: EngineData.tree)
+                var warmed = 0
+                while let entry = try cursor.next() { warmed &+= entry.value.count }
+                Sink.consume(warmed)
+                notes.append("warm cache: store opened with cacheCapacity \(Format.bytes(Int64(capacity))) (1 KiB per key), warmed by a full cursor scan; a read view per get")
+                store = opened
+            }
+            guard let store else { return }
+            let before = store.ioStatistics
+            let (found, checksum) = try run.measure { () throws -> (Int, Int) in
+                var found = 0, checksum = 0
+                for i in order {
+                    if let value = try store.read().get(EngineData.key(i), in: EngineData.tree) {
+                        found += 1
+                        checksum &+= Int(value[0]) &+ value.count
+                    }
+                }
+                return (found, checksum)
+            }
+            let pagesRead = store.ioStatistics.since(before).pagesRead
+            try expect(found == n, "get-random found \(found) of \(n)")
+            Sink.consume(checksum)
+            for note in notes + ["pages read from disk during the timed part: \(pagesRead)"] where !run.notes.contains(note) {
+                run.notes.append(note)
+            }
+        }
+        workload.tearDown = { store?.close(); store = nil }
+        return workload
+    }
+
+    /// `Store.open` of the n-key store and one get, in a fresh process.
+    func open() -> Workload {
+        let n = n, durability = durability
+        let index = n / 2
+        let expected = EngineData.value(index).reduce(0) { $0 &+ Int($1) }
+        return Workload(
+            suite: EngineSuite.name, name: "open", system: "folio", n: n, durability: .flag(durability), operations: 1,
+            notes: ["fresh process; timed inside it from before Store.open to after one get; default 8 MiB cache; the OS file cache is warm"]
+        ) { [self] run in
+            let report = try ChildProcess.run(["engine-open", "--dir", try fixtureDirectory(), "--key-index", String(index),
+                                               "--durability", durability.rawValue])
+            try expect(report.checksum == expected, "open read the wrong value")
+            run.recordChild(report)
+        }
+    }
+
+    /// One-key commits into a fresh store; seconds per commit.
+    func commitLatency() -> Workload {
+        let commits = context.sizes.commitCount, scratch = context.scratch
+        let note = durability == .full
+            ? "one put per transaction, each commit durable before it returns"
+            : "one put per transaction; grouped: a commit returns before its fsync (10 ms window)"
+        return Workload(
+            suite: EngineSuite.name, name: "commit-latency", system: "folio", n: commits, durability: .flag(durability),
+            operations: commits, secondsPerOperation: true, notes: ["\(note); \(commits) commits per run"]
+        ) { [self] run in
+            let path = try scratch.makeDirectory("engine-commit")
+            defer { scratch.remove(path) }
+            let store = try Store.open(at: path, options: options())
+            try run.measure {
+                for i in 0..<commits {
+                    try store.write { txn in try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree) }
+                }
+            }
+            try expect(try store.read().count(in: EngineData.tree) == UInt64(commits), "commit-latency lost a commit")
+            store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
+    /// The raw-POSIX commit floor (``FsyncFloor``); seconds per commit.
+    func fsyncFloor() -> Workload {
+        let commits = context.sizes.commitCount, scratch = context.scratch
+        return Workload(
+            suite: EngineSuite.name, name: "fsync-floor", system: "floor", n: commits, durability: .alwaysFull,
+            operations: commits, secondsPerOperation: true,
+            notes: ["pwrite 100 B + fsync, write 256 B root.tmp + fsync, rename, fsync directory; \(commits) commits per run, same file system as the stores"]
+        ) { run in
+            let path = try scratch.makeDirectory("fsync-floor")
+            defer { scratch.remove(path) }
+            let floor = try FsyncFloor(directory: path)
+            try run.measure { for _ in 0..<commits { try floor.commit() } }
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
+    /// `JSONEncoder` alone on the crud records, one record per call.
+    func jsonEncodeFloor(_ dataset: CrudDataset) -> Workload {
+        Workload(
+            suite: EngineSuite.name, name: "json-encode-floor", system: "floor", n: dataset.n, durability: .notApplicable,
+            operations: dataset.n, notes: ["Foundation JSONEncoder (default settings), one encode per crud record, no store"]
+        ) { run in
+            let encoder = JSONEncoder()
+            let blobs = try run.measure { try JSONFloor.encodeAll(dataset.records, with: encoder) }
+            try expect(blobs.count == dataset.n, "json-encode-floor encoded \(blobs.count)")
+            Sink.consume(blobs.reduce(0) { $0 &+ $1.count })
+        }
+    }
+
+    /// `JSONDecoder` alone on the crud records, one record per call.
+    func jsonDecodeFloor(_ dataset: CrudDataset) -> Workload {
+        let blobs = (try? JSONFloor.encodeAll(dataset.records, with: JSONEncoder())) ?? []
+        let expected = dataset.records.reduce(0) { $0 &+ Int($1.id) &+ $1.priority }
+        return Workload(
+            suite: EngineSuite.name, name: "json-decode-floor", system: "floor", n: dataset.n, durability: .notApplicable,
+            operations: dataset.n, notes: ["Foundation JSONDecoder (default settings), one decode per crud record, no store"]
+        ) { run in
+            let decoder = JSONDecoder()
+            let checksum = try run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
+            try expect(checksum == expected, "json-decode-floor decoded wrong records")
+        }
+    }
+}

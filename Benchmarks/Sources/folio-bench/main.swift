@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+
+// folio-bench: the benchmark harness of issue 7. See `Arguments.usage` (or --help) and
+// Benchmarks/README.md.
+
+/// Prints to standard error (progress and errors; standard output is left to child reports).
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+let commandLine = Array(CommandLine.arguments.dropFirst())
+
+if commandLine.first == ChildProcess.command {
+    do {
+        try ChildCommand.run(Array(commandLine.dropFirst()))
+        exit(0)
+    } catch {
+        printError("folio-bench \(ChildProcess.command): \(error)")
+        exit(1)
+    }
+}
+
+let arguments: Arguments
+do {
+    arguments = try Arguments.parse(commandLine)
+} catch {
+    printError("folio-bench: \(error)\nRun 'folio-bench --help' for the options.")
+    exit(2)
+}
+if arguments.help {
+    print(Arguments.usage)
+    exit(0)
+}
+
+/// Runs the suites the arguments name and writes the reports.
+func main(_ arguments: Arguments) throws {
+    let started = DispatchTime.now().uptimeNanoseconds
+    let loadAtStart = MachineInfo.loadAverage()
+    PeakMemory.probe()
+    #if DEBUG
+    printError("folio-bench: warning: a debug build; its figures are not comparable (use -c release)")
+    #endif
+    if PeakMemory.scope != .workload { printError("folio-bench: note: \(PeakMemory.methodDescription)") }
+
+    let scratch = try Scratch(workDirectory: arguments.workDirectory)
+    defer { scratch.removeAll() }
+    let context = BenchContext(sizes: arguments.sizes, durability: arguments.durability,
+                               runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
+    for suite in arguments.suites {
+        switch suite {
+        case CrudSuite.name: try CrudSuite.run(context)
+        case EngineSuite.name: try EngineSuite.run(context)
+        case ScaleSuite.name: try ScaleSuite.run(context)
+        case ObserveSuite.name: ObserveSuite.run(context)
+        default: throw BenchError.harness("unknown suite \(suite)")
+        }
+    }
+
+    let sqlite = try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "?"
+    let report = JSONReport(machine: MachineInfo.collect(workDirectory: arguments.workDirectory, sqliteVersion: sqlite,
+                                                                 loadAtStart: loadAtStart),
+                            results: context.results)
+
+    var jsonPath = arguments.jsonPath, markdownPath = arguments.markdownPath, svgDirectory = arguments.svgDirectory
+    if arguments.smoke {
+        // The smoke check reads back every output; unnamed ones go to scratch space.
+        let outputs = try scratch.makeDirectory("smoke-output")
+        jsonPath = jsonPath ?? outputs + "/results.json"
+        markdownPath = markdownPath ?? outputs + "/results.md"
+        svgDirectory = svgDirectory ?? outputs + "/svg"
+    }
+    if let jsonPath { try report.write(to: jsonPath) }
+    if let markdownPath { try MarkdownReport.write(report, to: markdownPath) }
+    var svgFiles: [String] = []
+    if let svgDirectory { svgFiles = try SVGReport.write(report.results, to: svgDirectory, logarithmic: arguments.svgLogarithmic) }
+
+    if arguments.smoke, let jsonPath, let markdownPath {
+        printError(try Smoke.verify(suites: arguments.suites, sizes: arguments.sizes, runs: arguments.runs,
+                                    jsonPath: jsonPath, markdownPath: markdownPath, svgFiles: svgFiles))
+    }
+    if arguments.jsonPath == nil, arguments.markdownPath == nil, !arguments.smoke {
+        print(MarkdownReport.render(report))
+    }
+    let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    printError(String(format: "folio-bench: %d rows in %.1f s (checksum %llx)", report.results.count, elapsed, Sink.value))
+}
+
+do {
+    try main(arguments)
+} catch {
+    printError("folio-bench: \(error)")
+    exit(1)
+}
