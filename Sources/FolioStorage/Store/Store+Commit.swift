@@ -143,7 +143,22 @@ extension Store {
             do throws(StorageError) {
                 try self.flush()
             } catch {
-                self.options.log("grouped commit flush failed for \(self.path): \(error)")
+                switch error {
+                case .closed:
+                    return  // close() flushed already
+                case .needsReopen:
+                    self.options.log("grouped commit flush failed for \(self.path): \(error)")
+                default:
+                    // Not poisoned (say, the root file could not be written): the commits are
+                    // still pending; try again after another window.
+                    self.options.log("grouped commit flush failed for \(self.path), retrying: \(error)")
+                    let retry = self.state.withLock { state -> Bool in
+                        guard state.writer?.flushScheduled == false else { return false }
+                        state.writer?.flushScheduled = true
+                        return true
+                    }
+                    if retry { self.scheduleFlush(after: window) }
+                }
             }
         }
     }

@@ -139,7 +139,14 @@ public final class Store: Sendable {
     /// Makes pending grouped commits durable, releases the write lock and closes the store.
     /// Read views already taken stay readable. Closing twice is harmless.
     public func close() {
-        if !isReadOnly { try? flush() }
+        if !isReadOnly {
+            do throws(StorageError) {
+                try flush()
+            } catch {
+                // close() cannot throw; say that the last grouped window was not made durable.
+                if case .closed = error {} else { options.log("closing \(path): the last commits could not be made durable: \(error)") }
+            }
+        }
         closeNow()
     }
 
