@@ -69,10 +69,12 @@ extension DatastoreFormat {
 /// Index values and identifiers whose type is an enum (or any raw-representable wrapper)
 /// get their key encoding from the raw value: `enum Color: Int, Codable, KeyComponent {}`.
 extension KeyComponent where Self: RawRepresentable, Self.RawValue: KeyComponent {
+    /// Appends the raw value's key.
     public func appendKey(to encoder: inout KeyEncoder) {
         encoder.append(rawValue)
     }
 
+    /// Reads a raw value's key; a raw value no case has is an invalid key.
     public static func decodeKey(from decoder: inout KeyDecoder) throws(StorageError) -> Self {
         let raw = try decoder.decode(RawValue.self)
         guard let value = Self(rawValue: raw) else {
