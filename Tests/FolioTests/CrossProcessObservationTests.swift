@@ -40,15 +40,27 @@ import LibraryExample
             return checked
         }
 
-        var changes: [Change<LibraryExample.Author, Int>] = []
-        for await event in events {
-            switch event {
-            case .change(let change): changes.append(change)
-            case .failure(let error, _): Issue.record("\(error)")
-            case .reload(let token): Issue.record("unexpected reload at \(token)")
+        // Collected with a deadline, so that a broken observer fails the test instead of
+        // hanging it.
+        let collector = Task { () -> [Change<LibraryExample.Author, Int>] in
+            var changes: [Change<LibraryExample.Author, Int>] = []
+            for await event in events {
+                switch event {
+                case .change(let change): changes.append(change)
+                case .failure(let error, _): Issue.record("\(error)")
+                case .reload(let token): Issue.record("unexpected reload at \(token)")
+                }
+                if changes.count == 2 * transactions { break }
             }
-            if changes.count == 2 * transactions { break }
+            return changes
         }
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(180))
+            collector.cancel()
+        }
+        let changes = await collector.value
+        deadline.cancel()
+        #expect(changes.count == 2 * transactions, "timed out with \(changes.count) changes")
         stop.store(true, ordering: .relaxed)
         let snapshotsChecked = try await snapshots.value
         #expect(try child.wait() == 0, "writer failed: \(child.errorOutput)")

@@ -240,33 +240,40 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
         }
         var failure: FolioError?
         let changed = results.withLock { results -> [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]? in
-            var affected = false
             // Remove every result whose record changed.
             let before = results.count
             results.removeAll { delta.changedIdentifiers.contains($0.identifier) }
-            affected = results.count != before
-            // Add the changed records' entries that fall in the range.
+            var affected = results.count != before
+            // Collect the changed records' entries that fall in the range (found by binary
+            // search in the commit's sorted changes), then merge them in with one sort:
+            // inserting one at a time would cost a whole result set per insert when a commit
+            // rotates the results.
+            var additions: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)] = []
             func add(_ sortKey: [UInt8], _ identifier: [UInt8]) {
                 switch schema.decodeNew(identifier, in: delta, core: core) {
-                case .success(let instance)?:
-                    let position = insertionPoint(results, sortKey)
-                    results.insert((sortKey, identifier, instance), at: position)
-                    affected = true
-                case .failure(let error)?:
-                    failure = error
-                case nil:
-                    break
+                case .success(let instance)?: additions.append((sortKey, identifier, instance))
+                case .failure(let error)?: failure = error
+                case nil: break
                 }
             }
             if let index {
                 let added = delta.added(index: index.name, unique: index.unique)
-                var position = lowerPosition(added)
+                var position = lowerPosition(added.count) { added[$0].entryKey }
                 while position < added.count, range.isBelowUpper(added[position].entryKey) {
-                    if range.isAboveLower(added[position].entryKey) { add(added[position].entryKey, added[position].identifier) }
+                    add(added[position].entryKey, added[position].identifier)
                     position += 1
                 }
             } else {
-                for entry in delta.entries where entry.kind != .deleted && range.contains(entry.key) { add(entry.key, entry.key) }
+                var position = lowerPosition(delta.entries.count) { delta.entries[$0].key }
+                while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
+                    if delta.entries[position].kind != .deleted { add(delta.entries[position].key, delta.entries[position].key) }
+                    position += 1
+                }
+            }
+            if !additions.isEmpty {
+                affected = true
+                results.append(contentsOf: additions)
+                results.sort { KeyBytes.compare($0.sortKey, $1.sortKey) < 0 }
             }
             return affected ? results : nil
         }
@@ -284,26 +291,23 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
         if results.withLock({ $0.contains { delta.changedIdentifiers.contains($0.identifier) } }) { return true }
         if let index {
             let added = delta.added(index: index.name, unique: index.unique)
-            let position = lowerPosition(added)
+            let position = lowerPosition(added.count) { added[$0].entryKey }
             return position < added.count && range.isBelowUpper(added[position].entryKey)
         }
-        return delta.entries.contains { $0.kind != .deleted && range.contains($0.key) }
-    }
-
-    private func lowerPosition(_ added: [(entryKey: [UInt8], identifier: [UInt8])]) -> Int {
-        var low = 0, high = added.count
-        while low < high {
-            let mid = (low + high) / 2
-            if range.isAboveLower(added[mid].entryKey) { high = mid } else { low = mid + 1 }
+        var position = lowerPosition(delta.entries.count) { delta.entries[$0].key }
+        while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
+            if delta.entries[position].kind != .deleted { return true }
+            position += 1
         }
-        return low
+        return false
     }
 
-    private func insertionPoint(_ results: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)], _ key: [UInt8]) -> Int {
-        var low = 0, high = results.count
+    /// The first of `count` sorted keys (`key(i)`) at or above the range's lower bound.
+    private func lowerPosition(_ count: Int, key: (Int) -> [UInt8]) -> Int {
+        var low = 0, high = count
         while low < high {
             let mid = (low + high) / 2
-            if KeyBytes.compare(results[mid].sortKey, key) < 0 { low = mid + 1 } else { high = mid }
+            if range.isAboveLower(key(mid)) { high = mid } else { low = mid + 1 }
         }
         return low
     }
