@@ -13,15 +13,15 @@ final class CrudFixtures {
     init(context: BenchContext) { self.context = context }
 
     /// The directory of a closed store of `system` holding `dataset`.
-    func directory(_ system: any CrudSystem.Type, _ dataset: CrudDataset) throws -> String {
-        let key = "\(system.systemName)-\(dataset.n)"
+    func directory(_ system: any CrudSystem.Type, _ dataset: CrudDataset) async throws -> String {
+        let key = "\(system.systemName)-\(dataset.label)-\(dataset.n)"
         if let path = built[key] { return path }
         let path = try context.scratch.makeDirectory("fixture-\(key)")
-        let store = try system.open(directory: path, durability: context.durability)
+        let store = try await system.open(directory: path, durability: context.durability)
         for start in stride(from: 0, to: dataset.records.count, by: Self.chunk) {
-            try store.insert(Array(dataset.records[start..<min(start + Self.chunk, dataset.records.count)]))
+            try await store.insert(Array(dataset.records[start..<min(start + Self.chunk, dataset.records.count)]))
         }
-        try store.close()
+        try await store.close()
         built[key] = path
         return path
     }
@@ -37,21 +37,21 @@ final class CrudFixtures {
 
 /// A fixture opened once and kept open across the runs of a read-only workload.
 final class OpenFixture {
-    private let open: () throws -> any CrudSystem
+    private let open: () async throws -> any CrudSystem
     private var store: (any CrudSystem)?
 
-    init(_ open: @escaping () throws -> any CrudSystem) { self.open = open }
+    init(_ open: @escaping () async throws -> any CrudSystem) { self.open = open }
 
     /// The open store (opened, untimed, on first use).
-    func get() throws -> any CrudSystem {
+    func get() async throws -> any CrudSystem {
         if let store { return store }
-        let opened = try open()
+        let opened = try await open()
         store = opened
         return opened
     }
 
-    func close() {
-        try? store?.close()
+    func close() async {
+        try? await store?.close()
         store = nil
     }
 }
