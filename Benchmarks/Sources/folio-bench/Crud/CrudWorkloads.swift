@@ -27,17 +27,20 @@ struct CrudWorkloads {
 
     /// n records inserted in one transaction into an empty store (a new one each run).
     func insertBatch(_ dataset: CrudDataset) -> Workload {
-        let system = system, scratch = scratch, durability = durability
+        let system = system, scratch = scratch, durability = durability, fixtures = fixtures
         return workload("insert-batch", n: dataset.n, operations: dataset.n,
-                        notes: ["one transaction; bytes on disk after closing the store"]) { run in
+                        notes: ["one transaction; bytes on disk after closing the store; the first run's store is the fixture of the read workloads"]) { run in
             let path = try scratch.makeDirectory("\(system.systemName)-insert")
-            defer { scratch.remove(path) }
+            var kept = false
+            defer { if !kept { scratch.remove(path) } }
             let store = try await system.open(directory: path, durability: durability)
             try await run.measure { try await store.insert(dataset.records) }
             guard let probe = try await store.fetch(id: Int64(dataset.n)) else { throw BenchError.wrongResult("last record missing after insert-batch") }
             try expect(probe == dataset.records[dataset.n - 1], "last record differs after insert-batch")
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
+            // The first run's store becomes the fixture the read workloads open and copy.
+            kept = fixtures.adopt(path, system, dataset)
         }
     }
 
