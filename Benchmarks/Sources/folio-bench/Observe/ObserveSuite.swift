@@ -204,7 +204,8 @@ struct ObserveWorkloads {
             }
             let last = outcome.arrivals.map(\.nanoseconds).max() ?? outcome.commitReturned
             run.recordPart("update transaction returned after", seconds: Double(outcome.commitReturned - run.startNanoseconds) / 1e9)
-            run.recordPart("last delivery after the update returned",
+            // Negative when every delivery came before the update call returned (GRDB).
+            run.recordPart("last delivery after the update returned (negative: before)",
                            seconds: Double(Int64(bitPattern: last &- outcome.commitReturned)) / 1e9)
             let repeats = outcome.arrivals.reduce(0) { $0 + $1.repeats }
             if repeats > 0 { run.notes.append("last run: \(repeats) repeated old values delivered before the updated ones (skipped)") }
