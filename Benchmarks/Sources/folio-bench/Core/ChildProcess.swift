@@ -27,8 +27,8 @@ enum ChildProcess {
     }
 
     /// Runs `folio-bench __child <arguments>` and returns its report; throws with its
-    /// standard error if it fails. Suspends (no thread waits) until the child has exited and
-    /// both its output pipes are drained.
+    /// standard error if it fails. Suspends (no thread of the concurrency pool waits) until the
+    /// child has exited and both its output pipes are drained.
     static func run(_ arguments: [String]) async throws -> ChildReport {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executablePath)
@@ -61,14 +61,16 @@ enum ChildProcess {
     }
 }
 
-/// A child's standard output and error, read as they arrive (readability handlers, so a
-/// chatty child never blocks on a full pipe), and its exit status: the awaiting task resumes
-/// once the process has exited and both pipes reached end of file.
+/// A child's standard output and error, each read to end of file by a blocking read on a
+/// Dispatch worker thread (never a thread of the Swift concurrency pool), and its exit
+/// status from the termination handler: the awaiting task is suspended on a continuation
+/// and resumes once the process has exited and both pipes are drained. (Not
+/// `readabilityHandler`: on Linux the end-of-file event after the last chunk is sometimes
+/// never delivered, which left the harness waiting forever.)
 private final class ChildOutcome: Sendable {
     private struct State {
-        var output = Data()
-        var errors = Data()
-        var openPipes = 2
+        var output: Data?
+        var errors: Data?
         var status: Int32?
         var continuation: CheckedContinuation<(Data, Data, Int32), any Error>?
     }
@@ -78,33 +80,33 @@ private final class ChildOutcome: Sendable {
         let outcome = ChildOutcome()
         return try await withCheckedThrowingContinuation { continuation in
             outcome.state.withLock { $0.continuation = continuation }
-            output.readabilityHandler = { handle in outcome.read(handle, isOutput: true) }
-            errors.readabilityHandler = { handle in outcome.read(handle, isOutput: false) }
-            process.terminationHandler = { process in outcome.finish(status: process.terminationStatus) }
+            process.terminationHandler = { process in outcome.update { $0.status = process.terminationStatus } }
             do {
                 try process.run()
             } catch {
-                output.readabilityHandler = nil
-                errors.readabilityHandler = nil
                 outcome.fail(error)
+                return
+            }
+            // The parent's copies of the write ends are closed by `run()`: each read ends
+            // when the child (and anything it started) has closed its end.
+            DispatchQueue.global().async {
+                let data = output.readDataToEndOfFile()
+                outcome.update { $0.output = data }
+            }
+            DispatchQueue.global().async {
+                let data = errors.readDataToEndOfFile()
+                outcome.update { $0.errors = data }
             }
         }
     }
 
-    private func read(_ handle: FileHandle, isOutput: Bool) {
-        let chunk = handle.availableData
-        if chunk.isEmpty { handle.readabilityHandler = nil }
+    private func update(_ change: (inout State) -> Void) {
         let ready = state.withLock { state -> (CheckedContinuation<(Data, Data, Int32), any Error>, (Data, Data, Int32))? in
-            if chunk.isEmpty { state.openPipes -= 1 } else if isOutput { state.output.append(chunk) } else { state.errors.append(chunk) }
-            return Self.takeIfDone(&state)
-        }
-        if let (continuation, result) = ready { continuation.resume(returning: result) }
-    }
-
-    private func finish(status: Int32) {
-        let ready = state.withLock { state -> (CheckedContinuation<(Data, Data, Int32), any Error>, (Data, Data, Int32))? in
-            state.status = status
-            return Self.takeIfDone(&state)
+            change(&state)
+            guard let output = state.output, let errors = state.errors, let status = state.status,
+                  let continuation = state.continuation else { return nil }
+            state.continuation = nil
+            return (continuation, (output, errors, status))
         }
         if let (continuation, result) = ready { continuation.resume(returning: result) }
     }
@@ -115,11 +117,5 @@ private final class ChildOutcome: Sendable {
             return state.continuation
         }
         continuation?.resume(throwing: error)
-    }
-
-    private static func takeIfDone(_ state: inout State) -> (CheckedContinuation<(Data, Data, Int32), any Error>, (Data, Data, Int32))? {
-        guard state.openPipes == 0, let status = state.status, let continuation = state.continuation else { return nil }
-        state.continuation = nil
-        return (continuation, (state.output, state.errors, status))
     }
 }
