@@ -16,9 +16,14 @@ let package = Package(
         .executableTarget(
             name: "folio-bench",
             dependencies: [
-                // Add `.product(name: "Folio", package: "Folio")` with FolioCrudSystem.swift.
+                .product(name: "Folio", package: "Folio"),
                 .product(name: "FolioStorage", package: "Folio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [
+                // Async functions run in their caller's isolation unless marked
+                // @concurrent: the harness runs in one task, off the main actor (main.swift).
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -78,6 +78,43 @@ enum Catalogue {
         expectSound(persistence)
     }
 
+    /// Reopening a store whose catalog already matches the declaration prepares the datastore
+    /// without a transaction: reads commit nothing (no page appended, no fsync), writes
+    /// still keep every index, and a changed declaration is still brought up to date.
+    @Test func reopeningWithTheSameDeclarationCommitsNothing() async throws {
+        let path = FileManager.default.temporaryDirectory.path + "/items-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let options = PersistenceOptions(autoCompaction: nil, log: { _ in })
+        do {
+            let persistence = try Persistence(at: path, options: options)
+            let items = persistence.datastore(for: Catalogue.First.self)
+            try await items.persist(Catalogue.Item(id: 1, name: "n1", tags: [], code: "c1"))
+            persistence.close()
+        }
+        do {
+            let persistence = try Persistence(at: path, options: options)
+            let generation = persistence.store.generation
+            let items = persistence.datastore(for: Catalogue.First.self)
+            #expect(try await items.load(1)?.code == "c1")
+            #expect(try await items.load("n1", from: \.name).collect().map(\.id) == [1])
+            #expect(try await items.count() == 1)
+            #expect(persistence.store.generation == generation, "reads on a store whose catalog matches commit nothing")
+            try await items.persist(Catalogue.Item(id: 2, name: "n1", tags: [], code: "c2"))
+            #expect(persistence.store.generation == generation + 1, "one commit for one write")
+            #expect(try await items.load("n1", from: \.name).collect().map(\.id) == [1, 2])
+            expectSound(persistence)
+            persistence.close()
+        }
+        // A changed declaration on the next opening is still prepared (in a transaction).
+        let persistence = try Persistence(at: path, options: options)
+        defer { persistence.close() }
+        let generation = persistence.store.generation
+        let items = persistence.datastore(for: Catalogue.Second.self)
+        #expect(try await items.load("c2", from: \.code)?.id == 2)
+        #expect(persistence.store.generation > generation, "the new declaration's indexes were built and recorded")
+        expectSound(persistence)
+    }
+
     /// Declaring one key twice with different formats in one persistence is an error.
     @Test func conflictingDeclarationsAreRefused() async throws {
         let persistence = Persistence.inMemory()

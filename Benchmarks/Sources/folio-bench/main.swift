@@ -3,6 +3,11 @@ import GRDB
 
 // folio-bench: the benchmark harness of issue 7. See `Arguments.usage` (or --help) and
 // Benchmarks/README.md.
+//
+// Async end to end: the top-level code awaits `runHarness`, which runs on the global
+// executor (`@concurrent`), not the main actor; everything it calls inherits that
+// (the package builds with NonisolatedNonsendingByDefault). No thread is blocked waiting
+// for async work.
 
 /// Prints to standard error (progress and errors; standard output is left to child reports).
 func printError(_ text: String) {
@@ -11,14 +16,19 @@ func printError(_ text: String) {
 
 let commandLine = Array(CommandLine.arguments.dropFirst())
 
-if commandLine.first == ChildProcess.command {
+/// The hidden child command (see ``ChildProcess``); returns the exit status.
+@concurrent func runChild(_ arguments: [String]) async -> Int32 {
     do {
-        try ChildCommand.run(Array(commandLine.dropFirst()))
-        exit(0)
+        try await ChildCommand.run(arguments)
+        return 0
     } catch {
         printError("folio-bench \(ChildProcess.command): \(error)")
-        exit(1)
+        return 1
     }
+}
+
+if commandLine.first == ChildProcess.command {
+    exit(await runChild(Array(commandLine.dropFirst())))
 }
 
 let arguments: Arguments
@@ -33,8 +43,14 @@ if arguments.help {
     exit(0)
 }
 
+/// The version of the SQLite GRDB links (GRDB's synchronous API: in an async function
+/// Swift would pick its async overload).
+func sqliteVersion() throws -> String {
+    try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "?"
+}
+
 /// Runs the suites the arguments name and writes the reports.
-func main(_ arguments: Arguments) throws {
+func main(_ arguments: Arguments) async throws {
     let started = DispatchTime.now().uptimeNanoseconds
     let loadAtStart = MachineInfo.loadAverage()
     PeakMemory.probe()
@@ -49,15 +65,15 @@ func main(_ arguments: Arguments) throws {
                                runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
     for suite in arguments.suites {
         switch suite {
-        case CrudSuite.name: try CrudSuite.run(context)
-        case EngineSuite.name: try EngineSuite.run(context)
-        case ScaleSuite.name: try ScaleSuite.run(context)
-        case ObserveSuite.name: ObserveSuite.run(context)
+        case CrudSuite.name: try await CrudSuite.run(context)
+        case EngineSuite.name: try await EngineSuite.run(context)
+        case ScaleSuite.name: try await ScaleSuite.run(context)
+        case ObserveSuite.name: try await ObserveSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }
 
-    let sqlite = try DatabaseQueue().read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "?"
+    let sqlite = try sqliteVersion()
     let report = JSONReport(machine: MachineInfo.collect(workDirectory: arguments.workDirectory, sqliteVersion: sqlite,
                                                                  loadAtStart: loadAtStart),
                             results: context.results)
@@ -86,9 +102,15 @@ func main(_ arguments: Arguments) throws {
     printError(String(format: "folio-bench: %d rows in %.1f s (checksum %llx)", report.results.count, elapsed, Sink.value))
 }
 
-do {
-    try main(arguments)
-} catch {
-    printError("folio-bench: \(error)")
-    exit(1)
+/// Runs ``main(_:)`` off the main actor; returns the exit status.
+@concurrent func runHarness(_ arguments: Arguments) async -> Int32 {
+    do {
+        try await main(arguments)
+        return 0
+    } catch {
+        printError("folio-bench: \(error)")
+        return 1
+    }
 }
+
+exit(await runHarness(arguments))

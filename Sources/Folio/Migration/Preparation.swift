@@ -21,7 +21,15 @@ extension Datastore {
             context.prepared.withLock { _ = $0.insert(key) }
             return .all
         }
+        // Usually the store's catalog already matches the declaration (every opening after
+        // the one that built it): then there is nothing to write, and no transaction may be
+        // committed for it (a commit would append a page and fsync on a pure read).
         let schema = self.schema, core = self.core, persistence = self.persistence
+        let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        if try Preparation.isCurrent(in: .view(view), schema: schema) {
+            core.markReady([key])
+            return .all
+        }
         do {
             try await persistence.prepare(key) {
                 while true {
@@ -79,6 +87,26 @@ extension Datastore {
 enum Preparation {
     /// Records processed per transaction when building an index outside a transaction.
     static let batchSize = 1_000
+
+    /// Whether ``step(_:schema:core:budget:)`` would change nothing in `source`: the catalog
+    /// entry exists, matches the declaration, and every declared index (and no other) is
+    /// built with the declared fingerprint.
+    static func isCurrent<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>) throws(FolioError) -> Bool {
+        let key = schema.key
+        guard let stored = try FolioError.wrap({ () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) })
+        else { return false }
+        var entry = try CatalogEntry.decode(stored, datastore: key)
+        let signature = schema.signature
+        guard entry.identifierType == signature.identifierType, entry.indexes.count == schema.indexes.count else { return false }
+        for index in schema.indexes {
+            guard let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint else { return false }
+        }
+        // What `step` would store: the declaration's types and versions over the same indexes.
+        entry.instanceType = signature.instanceType
+        entry.versions = signature.versions
+        entry.currentVersion = signature.currentVersion
+        return entry.encoded() == stored
+    }
 
     /// Brings the catalog entry of `schema`'s datastore up to date in `transaction` and
     /// builds unbuilt indexes over at most `budget` records (all if nil). Returns whether

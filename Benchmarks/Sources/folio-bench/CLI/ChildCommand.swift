@@ -8,7 +8,7 @@ import FolioStorage
 /// - `__child crud-open --system NAME --dir D --id ID --durability full|grouped`: open the
 ///   crud store of system NAME in D and load record ID.
 enum ChildCommand {
-    static func run(_ arguments: [String]) throws {
+    static func run(_ arguments: [String]) async throws {
         guard let kind = arguments.first else { throw ArgumentError("__child needs a command") }
         var values: [String: String] = [:]
         var rest = arguments.dropFirst()
@@ -26,7 +26,7 @@ enum ChildCommand {
             let directory = try value("dir")
             guard let index = Int(try value("key-index")) else { throw ArgumentError("__child: bad --key-index") }
             var store: Store?
-            try ChildProcess.report {
+            try await ChildProcess.report {
                 let opened = try Store.open(at: directory, options: StoreOptions(durability: durability.engine))
                 store = opened
                 guard let value = try opened.read().get(EngineData.key(index), in: EngineData.tree) else {
@@ -40,13 +40,13 @@ enum ChildCommand {
             let directory = try value("dir")
             guard let id = Int64(try value("id")) else { throw ArgumentError("__child: bad --id") }
             var store: (any CrudSystem)?
-            try ChildProcess.report {
-                let opened = try system.open(directory: directory, durability: durability)
+            try await ChildProcess.report {
+                let opened = try await system.open(directory: directory, durability: durability)
                 store = opened
-                guard let record = try opened.fetch(id: id) else { throw BenchError.wrongResult("record \(id) not found") }
+                guard let record = try await opened.fetch(id: id) else { throw BenchError.wrongResult("record \(id) not found") }
                 return record.priority
             }
-            try store?.close()
+            try await store?.close()
         default:
             throw ArgumentError("__child: unknown command \(kind)")
         }

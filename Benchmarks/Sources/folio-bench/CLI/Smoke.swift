@@ -27,8 +27,8 @@ enum Smoke {
                     }
                 }
             case ObserveSuite.name:
-                for system in ["folio", "grdb"] {
-                    for name in ObserveSuite.workloadNames { rows.append((suite, name, system, sizes.crudN, false)) }
+                for system in ObserveSystems.all {
+                    for name in ObserveSuite.workloadNames { rows.append((suite, name, system.systemName, sizes.crudN, true)) }
                 }
             default:
                 break

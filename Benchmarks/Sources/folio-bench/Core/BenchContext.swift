@@ -18,15 +18,25 @@ final class BenchContext {
     }
 
     /// Measures `workload` and keeps its row; runs its tear-down even if it fails.
-    func measure(_ workload: Workload) throws {
-        defer { workload.tearDown?() }
-        results.append(try runner.measure(workload))
+    func measure(_ workload: Workload) async throws {
+        do {
+            results.append(try await runner.measure(workload))
+        } catch {
+            await workload.tearDown?()
+            throw error
+        }
+        await workload.tearDown?()
     }
 
     /// Measures workloads with interleaved runs (see ``Runner/measureInterleaved(_:)``).
-    func measureInterleaved(_ workloads: [Workload]) throws {
-        defer { for workload in workloads { workload.tearDown?() } }
-        results.append(contentsOf: try runner.measureInterleaved(workloads))
+    func measureInterleaved(_ workloads: [Workload]) async throws {
+        do {
+            results.append(contentsOf: try await runner.measureInterleaved(workloads))
+        } catch {
+            for workload in workloads { await workload.tearDown?() }
+            throw error
+        }
+        for workload in workloads { await workload.tearDown?() }
     }
 
     /// Keeps a "not yet available" row.
@@ -50,29 +60,15 @@ final class DatasetCache {
     func release(_ n: Int) { sets[n] = nil }
 }
 
-/// Runs `body(0..<count)` on `count` threads of its own at once (not a thread pool, which
-/// on 2 cores would run only 2 at a time) and waits for all; rethrows the first error.
-func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
-    final class Failures: @unchecked Sendable {
-        // @unchecked: `errors` is guarded by `lock`.
-        let lock = NSLock()
-        var errors: [any Error] = []
-    }
-    let failures = Failures()
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        let thread = Thread {
-            defer { group.leave() }
-            do { try body(index) } catch {
-                failures.lock.lock()
-                failures.errors.append(error)
-                failures.lock.unlock()
-            }
+/// Runs `body(0..<count)` as `count` concurrent child tasks (on the global executor, not the
+/// caller's) and returns when all have finished; rethrows the first error (the others are
+/// then cancelled). Folio serialises writers in its actor; GRDB's synchronous writes wait
+/// for its writer queue inside their task.
+func runConcurrently(_ count: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<count {
+            group.addTask { try await body(index) }
         }
-        thread.stackSize = 8 << 20
-        thread.start()
+        try await group.waitForAll()
     }
-    group.wait()
-    if let error = failures.errors.first { throw error }
 }

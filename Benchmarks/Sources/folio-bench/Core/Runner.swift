@@ -16,20 +16,20 @@ struct Runner {
     var log: (String) -> Void
 
     /// Measures `workload` and returns its row.
-    func measure(_ workload: Workload) throws -> BenchResult {
-        try measureInterleaved([workload])[0]
+    func measure(_ workload: Workload) async throws -> BenchResult {
+        try await measureInterleaved([workload])[0]
     }
 
     /// Measures several workloads with their runs interleaved (A B A B A B), so that each
     /// sees the same conditions: used for a workload and its floor, on a disk whose fsync
     /// latency changes with what else the machine is writing.
-    func measureInterleaved(_ workloads: [Workload]) throws -> [BenchResult] {
+    func measureInterleaved(_ workloads: [Workload]) async throws -> [BenchResult] {
         precondition(runs >= Self.minimumRuns)
         var contexts: [[RunContext]] = Array(repeating: [], count: workloads.count)
         for _ in 0..<runs {
             for (index, workload) in workloads.enumerated() {
                 let context = RunContext()
-                try workload.run(context)
+                try await workload.run(context)
                 guard context.seconds != nil, context.peakRSS != nil else {
                     throw BenchError.harness("\(workload.suite)/\(workload.name) [\(workload.system)] ran without measuring")
                 }
@@ -49,8 +49,15 @@ struct Runner {
         let last = runs[runs.count - 1]
         let median = Self.median(samples)
         let perOperation = workload.secondsPerOperation
-        // The workload's own notes, then what its last run observed.
-        let notes = workload.notes + last.notes.filter { !workload.notes.contains($0) }
+        // The workload's own notes, then what its last run observed, then the medians of the
+        // named parts of the timed span.
+        var notes = workload.notes + last.notes.filter { !workload.notes.contains($0) }
+        var partNames: [String] = []
+        for run in runs { for part in run.parts where !partNames.contains(part.name) { partNames.append(part.name) } }
+        for name in partNames {
+            let values = runs.compactMap { run in run.parts.first { $0.name == name }?.seconds }
+            notes.append("\(name): median \(Format.seconds(Self.median(values))) (runs \(values.map(Format.seconds).joined(separator: " ")))")
+        }
         return BenchResult(
             suite: workload.suite, workload: workload.name, system: workload.system, n: workload.n,
             durability: workload.durability.label, status: .ok,

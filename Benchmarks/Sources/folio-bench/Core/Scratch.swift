@@ -5,7 +5,8 @@ import Foundation
 /// Everything lives under one `folio-bench-<pid>` directory inside the work directory
 /// (`--work-dir`, default the system temporary directory), removed when the run ends.
 final class Scratch: @unchecked Sendable {
-    // @unchecked: `counter` is only touched from the main thread (workload set-up).
+    // @unchecked: `counter` is only touched by the harness's own task (workload set-up),
+    // never by the child tasks a workload starts.
     /// The run's own directory.
     let root: String
     private var counter = 0

@@ -18,11 +18,12 @@ struct Workload {
     var notes: [String] = []
     /// Runs the workload once: sets up untimed, calls ``RunContext/measure(_:)`` exactly
     /// once around the timed part (or ``RunContext/recordChild(_:)`` for a child process),
-    /// may set ``RunContext/bytesOnDisk``, and cleans up.
-    var run: (RunContext) throws -> Void
+    /// may set ``RunContext/bytesOnDisk``, and cleans up. It runs in the harness's task
+    /// (never on a thread of its own); work it starts in child tasks ends before it returns.
+    var run: (RunContext) async throws -> Void
     /// Called once after the last run (or a failure): closes and removes state shared
     /// between runs.
-    var tearDown: (() -> Void)? = nil
+    var tearDown: (() async -> Void)? = nil
 }
 
 /// A row that cannot be measured yet (the system's side is not written), reported as such
@@ -45,18 +46,32 @@ final class RunContext {
     var bytesOnDisk: Int64?
     /// Notes learned while running (e.g. page reads seen during a warm-cache run).
     var notes: [String] = []
+    /// Named parts of the timed span (e.g. "commit returned"), in seconds, in the order
+    /// first recorded: the row's notes give the median of each over the runs.
+    private(set) var parts: [(name: String, seconds: Double)] = []
 
     /// Times `body` (monotonic clock) and records the peak resident memory reached while it
-    /// ran. Call it once per run.
-    func measure<T>(_ body: () throws -> T) rethrows -> T {
+    /// ran. Call it once per run. `body` runs in the caller's task: what it awaits (commits,
+    /// deliveries to other tasks) is part of the time.
+    func measure<T>(_ body: () async throws -> T) async rethrows -> T {
         precondition(seconds == nil, "measure called twice in one run")
         PeakMemory.resetPeak()
         let start = DispatchTime.now().uptimeNanoseconds
-        let result = try body()
+        startNanoseconds = start
+        let result = try await body()
         let end = DispatchTime.now().uptimeNanoseconds
         seconds = Double(end - start) / 1e9
         peakRSS = PeakMemory.peakBytes()
         return result
+    }
+
+    /// When the current ``measure(_:)`` started (`DispatchTime` uptime nanoseconds).
+    private(set) var startNanoseconds: UInt64 = 0
+
+    /// Records a named part of the timed span: seconds from the start of ``measure(_:)``
+    /// (or between two instants of the run) that the row's notes report as a median.
+    func recordPart(_ name: String, seconds: Double) {
+        parts.append((name, seconds))
     }
 
     /// Records what a child process measured of itself.

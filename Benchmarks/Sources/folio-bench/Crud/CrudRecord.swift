@@ -40,6 +40,9 @@ struct CrudRecord: Codable, Sendable, Equatable {
 /// The n records of one data set and the answers the read workloads must find.
 final class CrudDataset: Sendable {
     let n: Int
+    /// Which kind of data set: `crud` (random priorities) or another suite's variant; part
+    /// of the fixture's name, so stores of different data sets are never mixed up.
+    let label: String
     /// Records with ids 1...n.
     let records: [CrudRecord]
     /// How many records have color 1.
@@ -49,9 +52,16 @@ final class CrudDataset: Sendable {
     /// How many records fall in ``priorityRange``.
     let priorityRangeCount: Int
 
-    init(n: Int) {
+    /// The crud data set: `make(id:priorityDomain:)` for ids 1...n.
+    convenience init(n: Int) {
+        self.init(n: n, label: "crud", records: (1...max(1, n)).map { CrudRecord.make(id: Int64($0), priorityDomain: n) })
+    }
+
+    /// A data set of `records` (ids 1...n, in id order).
+    init(n: Int, label: String, records: [CrudRecord]) {
         self.n = n
-        records = (1...max(1, n)).map { CrudRecord.make(id: Int64($0), priorityDomain: n) }
+        self.label = label
+        self.records = records
         colorOneCount = records.lazy.filter { $0.color == 1 }.count
         let low = n * 4 / 10
         priorityRange = low..<(low + max(1, n / 10))

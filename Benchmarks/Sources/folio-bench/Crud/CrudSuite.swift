@@ -3,7 +3,7 @@
 enum CrudSuite {
     static let name = "crud"
 
-    static func run(_ context: BenchContext) throws {
+    static func run(_ context: BenchContext) async throws {
         let n = context.sizes.crudN
         let dataset = context.datasets.dataset(n)
         let fixtures = CrudFixtures(context: context)
@@ -17,14 +17,14 @@ enum CrudSuite {
                 continue
             }
             let workloads = CrudWorkloads(context: context, fixtures: fixtures, system: system, suite: Self.name)
-            try context.measure(workloads.insertBatch(dataset))
-            try context.measure(workloads.scanFilter(dataset))
-            try context.measure(workloads.getByID(dataset))
-            try context.measure(workloads.rangeIndex(dataset))
-            try context.measure(workloads.updateIndividual(dataset))
-            try context.measure(workloads.deleteBatch(dataset))
-            try context.measure(workloads.openCold(dataset))
-            try context.measure(workloads.mtInsert(n: n))
+            try await context.measure(workloads.insertBatch(dataset))
+            try await context.measure(workloads.scanFilter(dataset))
+            try await context.measure(workloads.getByID(dataset))
+            try await context.measure(workloads.rangeIndex(dataset))
+            try await context.measure(workloads.updateIndividual(dataset))
+            try await context.measure(workloads.deleteBatch(dataset))
+            try await context.measure(workloads.openCold(dataset))
+            try await context.measure(workloads.mtInsert(n: n))
         }
         context.datasets.release(n * context.sizes.concurrentWriters)
         context.datasets.release(n)

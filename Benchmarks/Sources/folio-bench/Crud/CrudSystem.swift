@@ -1,8 +1,8 @@
 /// One storage system's side of the `crud` and `scale` suites.
 ///
-/// Adding a system (Folio, once its API exists) is one new file with one type conforming to
-/// this protocol, and one line in ``CrudSystems/all``. The harness does everything else:
-/// data, timing, fresh state per run, verification, bytes on disk, child processes.
+/// Adding a system is one new file with one type conforming to this protocol, and one line
+/// in ``CrudSystems/all``. The harness does everything else: data, timing, fresh state per
+/// run, verification, bytes on disk, child processes.
 ///
 /// Semantics every implementation must keep, so that the systems do the same work:
 /// - ``open(directory:durability:)`` opens (creating if empty) a store in `directory`, a
@@ -11,45 +11,48 @@
 /// - Each method other than the reads runs in ONE transaction of its own, committed before
 ///   it returns; reads see everything committed before they started.
 /// - Records go through the system's `Codable` path (no hand-written row mapping).
-/// - Implementations must be safe to call from several threads at once (`mt-insert` calls
-///   ``insert(_:)`` from 4 threads); they may serialise writers internally.
+/// - Every method is `async`; it runs in its caller's task (nonisolated(nonsending)). A
+///   system with a synchronous API (GRDB) calls it directly inside the method; a system
+///   with an async API (Folio) awaits it. Never a semaphore or a blocking wait on a task.
+/// - Implementations must be safe to call from several tasks at once (`mt-insert` calls
+///   ``insert(_:)`` from 4 concurrent tasks); they may serialise writers internally.
 protocol CrudSystem: AnyObject, Sendable {
     /// The `system` of the result rows: `folio` or `grdb`.
     static var systemName: String { get }
 
     /// Opens the store in `directory` (empty for a new store, or one this type wrote and
     /// closed, perhaps in another process).
-    static func open(directory: String, durability: BenchDurability) throws -> Self
+    static func open(directory: String, durability: BenchDurability) async throws -> Self
 
     /// Inserts `records` (new ids) in one transaction.
-    func insert(_ records: [CrudRecord]) throws
+    func insert(_ records: [CrudRecord]) async throws
 
     /// Every record whose `color` equals `color`, decoded; a full scan (no index).
-    func fetchAll(color: Int) throws -> [CrudRecord]
+    func fetchAll(color: Int) async throws -> [CrudRecord]
 
     /// The record with `id`, or nil; one read on its own.
-    func fetch(id: Int64) throws -> CrudRecord?
+    func fetch(id: Int64) async throws -> CrudRecord?
 
     /// Every record whose `priority` lies in `range`, decoded, found through the index.
-    func fetchAll(priorityIn range: Range<Int>) throws -> [CrudRecord]
+    func fetchAll(priorityIn range: Range<Int>) async throws -> [CrudRecord]
 
     /// Replaces the stored record with `record.id` by `record`, in a transaction of its own.
-    func update(_ record: CrudRecord) throws
+    func update(_ record: CrudRecord) async throws
 
     /// Deletes the records with these ids, all in one transaction.
-    func delete(ids: [Int64]) throws
+    func delete(ids: [Int64]) async throws
 
     /// Makes everything durable, releases the store's files (another process may open them
     /// next) and closes. The object is not used again.
-    func close() throws
+    func close() async throws
 
     /// Optional: how the system answers the `range-index` query (e.g. SQLite's query plan),
     /// added to that row's notes. Throw if the index is not used.
-    func rangeQueryNote() throws -> String?
+    func rangeQueryNote() async throws -> String?
 }
 
 extension CrudSystem {
-    func rangeQueryNote() throws -> String? { nil }
+    func rangeQueryNote() async throws -> String? { nil }
 }
 
 /// The systems the `crud` and `scale` suites compare, in report order.
@@ -61,15 +64,13 @@ enum CrudSystems {
         var type: (any CrudSystem.Type)?
     }
 
-    /// Folio's entry becomes `Entry(name: "folio", type: FolioCrudSystem.self)` once the
-    /// `Folio` API exists (and `Package.swift` depends on its `Folio` product).
     static let all: [Entry] = [
-        Entry(name: "folio", type: nil),
+        Entry(name: "folio", type: FolioCrudSystem.self),
         Entry(name: "grdb", type: GRDBCrudSystem.self),
     ]
 
     /// Why a nil entry has no figures.
-    static let unavailableReason = "not yet available: the Folio API layer (Codable datastores) is not written yet"
+    static let unavailableReason = "not yet available: this system's side is not written yet"
 
     /// The implementation named `name`, for child processes.
     static func type(named name: String) -> (any CrudSystem.Type)? {

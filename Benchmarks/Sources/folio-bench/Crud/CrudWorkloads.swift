@@ -15,29 +15,32 @@ struct CrudWorkloads {
     private var scratch: Scratch { context.scratch }
 
     private func workload(_ name: String, n: Int, operations: Int, notes: [String] = [],
-                          run: @escaping (RunContext) throws -> Void) -> Workload {
+                          run: @escaping (RunContext) async throws -> Void) -> Workload {
         Workload(suite: suite, name: name, system: system.systemName, n: n, durability: .flag(durability),
                  operations: operations, notes: notes, run: run)
     }
 
     private func openShared(_ dataset: CrudDataset) -> OpenFixture {
         let system = system, fixtures = fixtures, durability = durability
-        return OpenFixture { try system.open(directory: try fixtures.directory(system, dataset), durability: durability) }
+        return OpenFixture { try await system.open(directory: try await fixtures.directory(system, dataset), durability: durability) }
     }
 
     /// n records inserted in one transaction into an empty store (a new one each run).
     func insertBatch(_ dataset: CrudDataset) -> Workload {
-        let system = system, scratch = scratch, durability = durability
+        let system = system, scratch = scratch, durability = durability, fixtures = fixtures
         return workload("insert-batch", n: dataset.n, operations: dataset.n,
-                        notes: ["one transaction; bytes on disk after closing the store"]) { run in
+                        notes: ["one transaction; bytes on disk after closing the store; the first run's store is the fixture of the read workloads"]) { run in
             let path = try scratch.makeDirectory("\(system.systemName)-insert")
-            defer { scratch.remove(path) }
-            let store = try system.open(directory: path, durability: durability)
-            try run.measure { try store.insert(dataset.records) }
-            guard let probe = try store.fetch(id: Int64(dataset.n)) else { throw BenchError.wrongResult("last record missing after insert-batch") }
+            var kept = false
+            defer { if !kept { scratch.remove(path) } }
+            let store = try await system.open(directory: path, durability: durability)
+            try await run.measure { try await store.insert(dataset.records) }
+            guard let probe = try await store.fetch(id: Int64(dataset.n)) else { throw BenchError.wrongResult("last record missing after insert-batch") }
             try expect(probe == dataset.records[dataset.n - 1], "last record differs after insert-batch")
-            try store.close()
+            try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
+            // The first run's store becomes the fixture the read workloads open and copy.
+            kept = fixtures.adopt(path, system, dataset)
         }
     }
 
@@ -46,8 +49,8 @@ struct CrudWorkloads {
         let shared = openShared(dataset)
         var w = workload("scan-filter", n: dataset.n, operations: dataset.n,
                          notes: ["color == 1 without an index: \(dataset.colorOneCount) of \(dataset.n) records; ops = records scanned"]) { run in
-            let store = try shared.get()
-            let found = try run.measure { try store.fetchAll(color: 1) }
+            let store = try await shared.get()
+            let found = try await run.measure { try await store.fetchAll(color: 1) }
             try expect(found.count == dataset.colorOneCount, "scan-filter found \(found.count), expected \(dataset.colorOneCount)")
             try expect(found.allSatisfy { $0.color == 1 }, "scan-filter returned a record of another color")
         }
@@ -63,11 +66,11 @@ struct CrudWorkloads {
         let what = ids.count == dataset.n ? "n loads" : "\(Format.grouped(ids.count)) loads (random ids out of all n)"
         var w = workload("get-by-id", n: dataset.n, operations: ids.count,
                          notes: ["\(what) by primary key in a random order, one read each"]) { run in
-            let store = try shared.get()
-            let (found, checksum) = try run.measure { () throws -> (Int, Int) in
+            let store = try await shared.get()
+            let (found, checksum) = try await run.measure { () throws -> (Int, Int) in
                 var found = 0, checksum = 0
                 for id in ids {
-                    if let record = try store.fetch(id: id) {
+                    if let record = try await store.fetch(id: id) {
                         found += 1
                         checksum &+= record.priority &+ record.text.utf8.count
                     }
@@ -87,9 +90,9 @@ struct CrudWorkloads {
         let range = dataset.priorityRange
         var w = workload("range-index", n: dataset.n, operations: dataset.priorityRangeCount,
                          notes: ["priority in \(range.lowerBound)..<\(range.upperBound) through the index: \(dataset.priorityRangeCount) records; ops = records returned"]) { run in
-            let store = try shared.get()
-            if let note = try store.rangeQueryNote(), !run.notes.contains(note) { run.notes.append(note) }
-            let found = try run.measure { try store.fetchAll(priorityIn: range) }
+            let store = try await shared.get()
+            if let note = try await store.rangeQueryNote(), !run.notes.contains(note) { run.notes.append(note) }
+            let found = try await run.measure { try await store.fetchAll(priorityIn: range) }
             try expect(found.count == dataset.priorityRangeCount, "range-index found \(found.count), expected \(dataset.priorityRangeCount)")
             try expect(found.allSatisfy { range.contains($0.priority) }, "range-index returned a record outside the range")
         }
@@ -108,12 +111,12 @@ struct CrudWorkloads {
         }
         return workload("update-individual", n: dataset.n, operations: dataset.n,
                         notes: ["title and tag changed, one transaction per record; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try fixtures.directory(system, dataset), label: "\(system.systemName)-update")
+            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-update")
             defer { scratch.remove(path) }
-            let store = try system.open(directory: path, durability: durability)
-            try run.measure { for record in updated { try store.update(record) } }
-            try expect(try store.fetch(id: updated[0].id) == updated[0], "update-individual: record not updated")
-            try store.close()
+            let store = try await system.open(directory: path, durability: durability)
+            try await run.measure { for record in updated { try await store.update(record) } }
+            try expect(try await store.fetch(id: updated[0].id) == updated[0], "update-individual: record not updated")
+            try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
     }
@@ -124,12 +127,12 @@ struct CrudWorkloads {
         let ids = dataset.records.map(\.id)
         return workload("delete-batch", n: dataset.n, operations: dataset.n,
                         notes: ["all n deleted by id, in id order, one transaction; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try fixtures.directory(system, dataset), label: "\(system.systemName)-delete")
+            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-delete")
             defer { scratch.remove(path) }
-            let store = try system.open(directory: path, durability: durability)
-            try run.measure { try store.delete(ids: ids) }
-            try expect(try store.fetch(id: ids[ids.count / 2]) == nil, "delete-batch: a record survived")
-            try store.close()
+            let store = try await system.open(directory: path, durability: durability)
+            try await run.measure { try await store.delete(ids: ids) }
+            try expect(try await store.fetch(id: ids[ids.count / 2]) == nil, "delete-batch: a record survived")
+            try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
     }
@@ -140,15 +143,15 @@ struct CrudWorkloads {
         let record = dataset.records[dataset.n / 2]
         return workload("open-cold", n: dataset.n, operations: 1,
                         notes: ["fresh process; timed inside it from before opening to after loading one record; the OS file cache is warm"]) { run in
-            let path = try fixtures.directory(system, dataset)
-            let report = try ChildProcess.run(["crud-open", "--system", system.systemName, "--dir", path,
+            let path = try await fixtures.directory(system, dataset)
+            let report = try await ChildProcess.run(["crud-open", "--system", system.systemName, "--dir", path,
                                                "--id", String(record.id), "--durability", durability.rawValue])
             try expect(report.checksum == record.priority, "open-cold read the wrong record")
             run.recordChild(report)
         }
     }
 
-    /// 4 threads at once, each inserting its own n records in transactions of 100, into an
+    /// 4 concurrent tasks, each inserting its own n records in transactions of 100, into an
     /// empty store (a new one each run).
     func mtInsert(n: Int) -> Workload {
         let system = system, scratch = scratch, durability = durability
@@ -160,20 +163,20 @@ struct CrudWorkloads {
             }
         }
         return workload("mt-insert", n: n, operations: n * writers,
-                        notes: ["\(writers) threads x \(n) records, transactions of \(batch); bytes on disk after closing the store"]) { run in
+                        notes: ["\(writers) concurrent tasks x \(n) records, transactions of \(batch); bytes on disk after closing the store"]) { run in
             let path = try scratch.makeDirectory("\(system.systemName)-mt")
             defer { scratch.remove(path) }
-            let store = try system.open(directory: path, durability: durability)
-            try run.measure {
-                try runOnThreads(writers) { writer in
-                    for records in slices[writer] { try store.insert(records) }
+            let store = try await system.open(directory: path, durability: durability)
+            try await run.measure {
+                try await runConcurrently(writers) { writer in
+                    for records in slices[writer] { try await store.insert(records) }
                 }
             }
             for writer in 0..<writers {
                 let last = dataset.records[(writer + 1) * n - 1]
-                try expect(try store.fetch(id: last.id) == last, "mt-insert: writer \(writer)'s last record missing")
+                try expect(try await store.fetch(id: last.id) == last, "mt-insert: writer \(writer)'s last record missing")
             }
-            try store.close()
+            try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
     }

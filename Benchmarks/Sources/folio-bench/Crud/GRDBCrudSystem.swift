@@ -9,14 +9,28 @@ extension CrudRecord: FetchableRecord, PersistableRecord {
 /// GRDB.swift's side of the `crud` and `scale` suites: a `DatabasePool` (WAL mode), with
 /// `PRAGMA synchronous` FULL for `--durability full` and NORMAL for `grouped`, `Codable`
 /// records, an index on `priority` (Folio has one) and none on `color`.
+///
+/// The methods are `async` (the protocol's) but call GRDB's synchronous API: each runs its
+/// `read` or `write` in the calling task, as a synchronous GRDB app would.
 final class GRDBCrudSystem: CrudSystem {
     static let systemName = "grdb"
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     private init(pool: DatabasePool) { self.pool = pool }
 
-    static func open(directory: String, durability: BenchDurability) throws -> GRDBCrudSystem {
+    static func open(directory: String, durability: BenchDurability) async throws -> GRDBCrudSystem {
+        try openNow(directory: directory, durability: durability)
+    }
+
+    // MARK: GRDB's synchronous API
+    //
+    // In an async function Swift picks GRDB's async overloads of `read` and `write`; these
+    // synchronous helpers keep the calls on GRDB's synchronous API (a `read` or `write` that
+    // runs on the calling thread and waits for GRDB's queue), as the protocol methods below
+    // promise.
+
+    private static func openNow(directory: String, durability: BenchDurability) throws -> GRDBCrudSystem {
         let pool = try DatabasePool(path: directory + "/records.sqlite", configuration: Configuration())
         // DatabasePool sets `synchronous = NORMAL` on its writer after every
         // `prepareDatabase` hook has run, so the setting is made here, on the writer itself
@@ -43,40 +57,45 @@ final class GRDBCrudSystem: CrudSystem {
         return GRDBCrudSystem(pool: pool)
     }
 
-    func insert(_ records: [CrudRecord]) throws {
+    func insert(_ records: [CrudRecord]) async throws { try insertNow(records) }
+    func fetchAll(color: Int) async throws -> [CrudRecord] { try fetchAllNow(color: color) }
+    func fetch(id: Int64) async throws -> CrudRecord? { try fetchNow(id: id) }
+    func fetchAll(priorityIn range: Range<Int>) async throws -> [CrudRecord] { try fetchAllNow(priorityIn: range) }
+    func update(_ record: CrudRecord) async throws { try updateNow(record) }
+    func delete(ids: [Int64]) async throws { try deleteNow(ids: ids) }
+    func close() async throws { try pool.close() }
+    func rangeQueryNote() async throws -> String? { try rangeQueryNoteNow() }
+
+    private func insertNow(_ records: [CrudRecord]) throws {
         try pool.write { db in
             for record in records { try record.insert(db) }
         }
     }
 
-    func fetchAll(color: Int) throws -> [CrudRecord] {
+    private func fetchAllNow(color: Int) throws -> [CrudRecord] {
         try pool.read { db in try CrudRecord.filter(Column("color") == color).fetchAll(db) }
     }
 
-    func fetch(id: Int64) throws -> CrudRecord? {
+    private func fetchNow(id: Int64) throws -> CrudRecord? {
         try pool.read { db in try CrudRecord.fetchOne(db, key: id) }
     }
 
-    func fetchAll(priorityIn range: Range<Int>) throws -> [CrudRecord] {
+    private func fetchAllNow(priorityIn range: Range<Int>) throws -> [CrudRecord] {
         try pool.read { db in try CrudRecord.filter(range.contains(Column("priority"))).fetchAll(db) }
     }
 
-    func update(_ record: CrudRecord) throws {
+    private func updateNow(_ record: CrudRecord) throws {
         try pool.write { db in try record.update(db) }
     }
 
-    func delete(ids: [Int64]) throws {
+    private func deleteNow(ids: [Int64]) throws {
         try pool.write { db in
             for id in ids { _ = try CrudRecord.deleteOne(db, key: id) }
         }
     }
 
-    func close() throws {
-        try pool.close()
-    }
-
     /// SQLite's plan for the `range-index` query; throws unless it searches the index.
-    func rangeQueryNote() throws -> String? {
+    private func rangeQueryNoteNow() throws -> String? {
         let plan = try pool.read { db in
             let request = CrudRecord.filter((0..<1).contains(Column("priority")))
             let statement = try request.makePreparedRequest(db).statement

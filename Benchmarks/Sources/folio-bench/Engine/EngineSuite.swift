@@ -9,18 +9,18 @@ enum EngineSuite {
     static let engineWorkloads = ["put-random", "get-random", "open", "commit-latency"]
     static let floorWorkloads = ["fsync-floor", "json-encode-floor", "json-decode-floor"]
 
-    static func run(_ context: BenchContext) throws {
+    static func run(_ context: BenchContext) async throws {
         let state = EngineState(context: context)
         defer { state.removeFixture() }
-        try context.measure(state.putRandom())
-        try context.measure(state.getRandom())
-        try context.measure(state.open())
+        try await context.measure(state.putRandom())
+        try await context.measure(state.getRandom())
+        try await context.measure(state.open())
         // Interleaved, so both see the same disk: fsync latency here moves by 10x with what
         // other processes write.
-        try context.measureInterleaved([state.commitLatency(), state.fsyncFloor()])
+        try await context.measureInterleaved([state.commitLatency(), state.fsyncFloor()])
         let dataset = context.datasets.dataset(context.sizes.crudN)
-        try context.measure(state.jsonEncodeFloor(dataset))
-        try context.measure(state.jsonDecodeFloor(dataset))
+        try await context.measure(state.jsonEncodeFloor(dataset))
+        try await context.measure(state.jsonDecodeFloor(dataset))
     }
 }
 
@@ -78,7 +78,7 @@ final class EngineState {
         ) { [self] run in
             let path = try scratch.makeDirectory("engine-put")
             let store = try Store.open(at: path, options: options())
-            try run.measure { try insertAll(store) }
+            try await run.measure { try insertAll(store) }
             let count = try store.read().count(in: EngineData.tree)
             try expect(count == UInt64(n), "put-random: \(count) keys stored, expected \(n)")
             store.close()
@@ -127,7 +127,7 @@ final class EngineState {
             }
             guard let store else { return }
             let before = store.ioStatistics
-            let (found, checksum) = try run.measure { () throws -> (Int, Int) in
+            let (found, checksum) = try await run.measure { () throws -> (Int, Int) in
                 var found = 0, checksum = 0
                 for i in order {
                     if let value = try store.read().get(EngineData.key(i), in: EngineData.tree) {
@@ -157,7 +157,7 @@ final class EngineState {
             suite: EngineSuite.name, name: "open", system: "folio", n: n, durability: .flag(durability), operations: 1,
             notes: ["fresh process; timed inside it from before Store.open to after one get; default 8 MiB cache; the OS file cache is warm"]
         ) { [self] run in
-            let report = try ChildProcess.run(["engine-open", "--dir", try fixtureDirectory(), "--key-index", String(index),
+            let report = try await ChildProcess.run(["engine-open", "--dir", try fixtureDirectory(), "--key-index", String(index),
                                                "--durability", durability.rawValue])
             try expect(report.checksum == expected, "open read the wrong value")
             run.recordChild(report)
@@ -177,7 +177,7 @@ final class EngineState {
             let path = try scratch.makeDirectory("engine-commit")
             defer { scratch.remove(path) }
             let store = try Store.open(at: path, options: options())
-            try run.measure {
+            try await run.measure {
                 for i in 0..<commits {
                     try store.write { txn in try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree) }
                 }
@@ -199,7 +199,7 @@ final class EngineState {
             let path = try scratch.makeDirectory("fsync-floor")
             defer { scratch.remove(path) }
             let floor = try FsyncFloor(directory: path)
-            try run.measure { for _ in 0..<commits { try floor.commit() } }
+            try await run.measure { for _ in 0..<commits { try floor.commit() } }
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
     }
@@ -211,7 +211,7 @@ final class EngineState {
             operations: dataset.n, notes: ["Foundation JSONEncoder (default settings), one encode per crud record, no store"]
         ) { run in
             let encoder = JSONEncoder()
-            let blobs = try run.measure { try JSONFloor.encodeAll(dataset.records, with: encoder) }
+            let blobs = try await run.measure { try JSONFloor.encodeAll(dataset.records, with: encoder) }
             try expect(blobs.count == dataset.n, "json-encode-floor encoded \(blobs.count)")
             Sink.consume(blobs.reduce(0) { $0 &+ $1.count })
         }
@@ -226,7 +226,7 @@ final class EngineState {
             operations: dataset.n, notes: ["Foundation JSONDecoder (default settings), one decode per crud record, no store"]
         ) { run in
             let decoder = JSONDecoder()
-            let checksum = try run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
+            let checksum = try await run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
             try expect(checksum == expected, "json-decode-floor decoded wrong records")
         }
     }

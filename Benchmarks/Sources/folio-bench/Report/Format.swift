@@ -2,8 +2,10 @@ import Foundation
 
 /// Human-readable numbers for progress lines, the markdown table and chart labels.
 enum Format {
-    /// `812 ns`, `3.41 µs`, `12.3 ms`, `1.52 s`.
+    /// `812 ns`, `3.41 µs`, `12.3 ms`, `1.52 s`; negative spans (an instant before another)
+    /// `-139 µs`.
     static func seconds(_ s: Double) -> String {
+        if s < 0 { return "-" + seconds(-s) }
         if s < 1e-6 { return String(format: "%.0f ns", s * 1e9) }
         if s < 1e-3 { return String(format: "%.3g µs", s * 1e6) }
         if s < 1 { return String(format: "%.3g ms", s * 1e3) }

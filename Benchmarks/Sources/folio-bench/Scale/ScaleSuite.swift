@@ -8,7 +8,7 @@ enum ScaleSuite {
     /// on the 2-core machine, too much for the 10-minute budget of a full run.
     static let maximumLoads = 10_000
 
-    static func run(_ context: BenchContext) throws {
+    static func run(_ context: BenchContext) async throws {
         let fixtures = CrudFixtures(context: context)
         for n in context.sizes.scaleSizes {
             let dataset = context.datasets.dataset(n)
@@ -21,8 +21,8 @@ enum ScaleSuite {
                     continue
                 }
                 let workloads = CrudWorkloads(context: context, fixtures: fixtures, system: system, suite: Self.name)
-                try context.measure(workloads.insertBatch(dataset))
-                try context.measure(workloads.getByID(dataset, limit: maximumLoads))
+                try await context.measure(workloads.insertBatch(dataset))
+                try await context.measure(workloads.getByID(dataset, limit: maximumLoads))
             }
             fixtures.release(n: n)
             context.datasets.release(n)
