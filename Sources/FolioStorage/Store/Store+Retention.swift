@@ -32,13 +32,21 @@ extension Store {
         removeExpiredSnapshots()
     }
 
-    /// Removes retired snapshot files whose grace period has passed.
+    /// Removes retired snapshot files whose grace period has passed, and the oldest beyond
+    /// the retention's file limit. `retired` is in retirement order, so the newest (the
+    /// file root slot 1 names) is the last to go: see Docs/Format.md §17.
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
+        let limit = options.retention.maximumRetainedFiles
         let expired = state.withLock { state -> [UInt64] in
             guard var writer = state.writer else { return [] }
-            let expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
+            var expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
             writer.retired.removeAll { $0.removeAfter <= now }
+            if writer.retired.count > limit {
+                let excess = writer.retired.count - limit
+                expired += writer.retired.prefix(excess).map(\.number)
+                writer.retired.removeFirst(excess)
+            }
             state.writer = writer
             return expired
         }

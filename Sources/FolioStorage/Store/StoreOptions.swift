@@ -45,10 +45,17 @@ public struct AutoCompaction: Sendable, Equatable {
 public struct SnapshotRetention: Sendable, Equatable {
     /// How long a replaced snapshot file stays after compaction replaced it.
     public var gracePeriod: Duration
+    /// At most this many replaced files are kept, however recent: when compactions follow
+    /// each other faster than the grace period (a bulk load), the oldest go at once, so
+    /// retention never multiplies the store's size on disk. At least 1 (the file root slot
+    /// 1 names is always kept).
+    public var maximumRetainedFiles: Int
 
-    /// Keep replaced files for `gracePeriod` (30 seconds).
-    public init(gracePeriod: Duration = .seconds(30)) {
+    /// Keep replaced files for `gracePeriod` (30 seconds), at most `maximumRetainedFiles`
+    /// (2) of them.
+    public init(gracePeriod: Duration = .seconds(30), maximumRetainedFiles: Int = 2) {
         self.gracePeriod = gracePeriod
+        self.maximumRetainedFiles = max(1, maximumRetainedFiles)
     }
 }
 

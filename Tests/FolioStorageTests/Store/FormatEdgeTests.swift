@@ -157,4 +157,35 @@ import FolioTestSupport
         #expect(store.verify().isClean)
         store.close()
     }
+
+    /// One writer compacting faster than the grace period (a bulk load) keeps at most the
+    /// retention's number of replaced files, the newest ones: the file root slot 1 names
+    /// stays, so the fallback root still opens.
+    @Test func quickCompactionsKeepAtMostTheRetainedFileLimit() throws {
+        for limit in [1, 2, 3] {
+            let fileSystem = try memoryFileSystem()
+            var options = testOptions(fileSystem)
+            options.retention = SnapshotRetention(gracePeriod: .seconds(3600), maximumRetainedFiles: limit)
+            let store = try Store.open(at: "/stores/s", options: options)
+            for round in 0..<6 {
+                try store.write { try $0.put([UInt8(round)], for: [UInt8(round)], in: "t") }
+                try store.compact()
+                let numbers = try fileSystem.contentsOfDirectory("/stores/s/snapshots").compactMap(StoreLayout.snapshotNumber(fromName:)).sorted()
+                let current = UInt64(round + 2)
+                let kept = UInt64(max(1, Int(current) - limit))...current
+                #expect(numbers == Array(kept), "limit \(limit), round \(round)")
+            }
+            #expect(store.verify().isClean)
+            store.close()
+            // The fallback root (slot 1) names a file that was kept.
+            var root = fileSystem.contents(of: "/stores/s/root")!
+            root[30] ^= 1
+            fileSystem.setContents(root, of: "/stores/s/root")
+            let reopened = try Store.open(at: "/stores/s", options: options)
+            #expect(try reopened.read().count(in: "t") == 6, "slot 1 holds the generation before the last compaction")
+            let problems = reopened.verify().problems
+            #expect(problems.count == 1 && problems.allSatisfy { "\($0)".contains("root slot 0") }, "only the damage done: \(problems)")
+            reopened.close()
+        }
+    }
 }
