@@ -26,12 +26,12 @@ final class CommitDelta: @unchecked Sendable {
     let entries: [ChangeRecord.Entry]
     private var oldRecords: [[UInt8]: StoredRecord?] = [:]
     private var newRecords: [[UInt8]: StoredRecord?] = [:]
-    /// Decoded instances by identifier key, type-erased (each observer casts to its format).
-    var decodedOld: [[UInt8]: Any] = [:]
-    var decodedNew: [[UInt8]: Any] = [:]
+    /// Decoded instances, one typed cache per format (every observer of a datastore has the
+    /// same format; the cast happens once per observer and commit, not once per record).
+    private var decodedCaches: [ObjectIdentifier: AnyObject] = [:]
     /// Per index: the new entries of changed records, sorted by entry key.
     private var addedEntries: [String: [(entryKey: [UInt8], identifier: [UInt8])]] = [:]
-    private(set) lazy var changedIdentifiers: Set<[UInt8]> = Set(entries.map(\.key))
+    private(set) lazy var changedIdentifiers: Set<HashedKey> = Set(entries.map { HashedKey($0.key) })
 
     init(key: String, token: ObservationToken, before: ReadView?, after: ReadView?, entries: [ChangeRecord.Entry]) {
         self.key = key
@@ -42,6 +42,20 @@ final class CommitDelta: @unchecked Sendable {
     }
 
     var recordsTree: String { DatastoreLayout.recordsTree(key) }
+
+    /// The decoded instances of this commit for `Format`, shared by its observers.
+    func decoded<Format: DatastoreFormat>(_ format: Format.Type) -> DecodedChanges<Format> {
+        let id = ObjectIdentifier(format)
+        if let known = decodedCaches[id] { return unsafeDowncast(known, to: DecodedChanges<Format>.self) }
+        let cache = DecodedChanges<Format>()
+        decodedCaches[id] = cache
+        return cache
+    }
+
+    /// Whether the record `identifier` changed in this commit.
+    func changed(_ identifier: [UInt8]) -> Bool {
+        changedIdentifiers.contains(HashedKey(identifier))
+    }
 
     func oldRecord(_ identifier: [UInt8]) -> StoredRecord? {
         if let known = oldRecords[identifier] { return known }
@@ -70,6 +84,34 @@ final class CommitDelta: @unchecked Sendable {
         result.sort { KeyBytes.compare($0.entryKey, $1.entryKey) < 0 }
         addedEntries[name] = result
         return result
+    }
+}
+
+/// The instances one commit's observers decoded, by identifier key (old and new values), and
+/// by position in ``CommitDelta/added(index:unique:)`` (what live queries over an index add).
+final class DecodedChanges<Format: DatastoreFormat>: @unchecked Sendable {
+    // @unchecked: used on the hub's serial queue only, with the delta that owns it.
+    typealias Decoded = Result<Format.Instance, FolioError>
+    var old: [HashedKey: Decoded?] = [:]
+    var new: [HashedKey: Decoded?] = [:]
+    var added: [String: [Decoded??]] = [:]
+}
+
+/// A key's bytes, hashed in one call over the buffer (`[UInt8]`'s own hashing feeds the
+/// hasher one byte at a time, which dominated matching a commit's changes against results).
+struct HashedKey: Hashable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (lhs: HashedKey, rhs: HashedKey) -> Bool {
+        lhs.bytes == rhs.bytes
     }
 }
 

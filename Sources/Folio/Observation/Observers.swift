@@ -4,18 +4,38 @@ import Synchronization
 /// Decoding of changed records for observers, shared through the commit delta.
 extension DatastoreSchema {
     func decodeOld(_ identifier: [UInt8], in delta: CommitDelta, core: PersistenceCore) -> Result<Format.Instance, FolioError>? {
-        if let known = delta.decodedOld[identifier] as? Result<Format.Instance, FolioError> { return known }
-        guard let record = delta.oldRecord(identifier) else { return nil }
-        let result = Result { () throws(FolioError) in try decode(record, identifier: identifier, core: core) }
-        delta.decodedOld[identifier] = result
+        let cache = delta.decoded(Format.self), key = HashedKey(identifier)
+        if let known = cache.old[key] { return known }
+        let result = delta.oldRecord(identifier).map { record in
+            Result { () throws(FolioError) in try decode(record, identifier: identifier, core: core) }
+        }
+        cache.old[key] = .some(result)
         return result
     }
 
     func decodeNew(_ identifier: [UInt8], in delta: CommitDelta, core: PersistenceCore) -> Result<Format.Instance, FolioError>? {
-        if let known = delta.decodedNew[identifier] as? Result<Format.Instance, FolioError> { return known }
-        guard let record = delta.newRecord(identifier) else { return nil }
-        let result = Result { () throws(FolioError) in try decode(record, identifier: identifier, core: core) }
-        delta.decodedNew[identifier] = result
+        decodeNew(identifier, in: delta, cache: delta.decoded(Format.self), core: core)
+    }
+
+    func decodeNew(_ identifier: [UInt8], in delta: CommitDelta, cache: DecodedChanges<Format>,
+                   core: PersistenceCore) -> Result<Format.Instance, FolioError>? {
+        let key = HashedKey(identifier)
+        if let known = cache.new[key] { return known }
+        let result = delta.newRecord(identifier).map { record in
+            Result { () throws(FolioError) in try decode(record, identifier: identifier, core: core) }
+        }
+        cache.new[key] = .some(result)
+        return result
+    }
+
+    /// The new instance of `delta.added(index:)[position]`, decoded once for every live
+    /// query of the commit (a position lookup, no hashing).
+    func decodeAdded(at position: Int, index: String, in delta: CommitDelta, cache: DecodedChanges<Format>,
+                     added: [(entryKey: [UInt8], identifier: [UInt8])], core: PersistenceCore) -> Result<Format.Instance, FolioError>? {
+        if cache.added[index] == nil { cache.added[index] = Array(repeating: nil, count: added.count) }
+        if let known = cache.added[index]![position] { return known }
+        let result = decodeNew(added[position].identifier, in: delta, cache: cache, core: core)
+        cache.added[index]![position] = .some(result)
         return result
     }
 
@@ -168,8 +188,9 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
 /// Without a limit it is maintained incrementally: results whose records changed are
 /// removed, and changed records whose new entries fall in the range are added (found by
 /// binary search among the commit's new entries, shared by every live query of the
-/// datastore), so a commit costs the query what it changed, not a re-run. With a limit,
-/// an affected query is re-run on the new snapshot (what falls past the limit is unknown).
+/// datastore, as are their decoded instances), so a commit costs the query what it changed,
+/// not a re-run. With a limit, an affected query is re-run on the new snapshot (what falls
+/// past the limit is unknown).
 final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     typealias Instance = Format.Instance
     let schema: DatastoreSchema<Format>
@@ -179,8 +200,8 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     let order: RangeOrder
     let limit: Int?
     let channel = EventChannel<Result<[Instance], FolioError>>(policy: .keepLatest)
-    /// Queue-confined state: the results by sort key (entry key, or identifier key).
-    private let results = Mutex<[(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]>([])
+    /// Queue-confined state: the results in ascending sort-key order.
+    private let results = Mutex(QueryResults<Instance>())
 
     init(schema: DatastoreSchema<Format>, core: PersistenceCore, index: SchemaIndex<Instance>?, range: KeyRange,
          order: RangeOrder, limit: Int?) {
@@ -200,20 +221,20 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     func reload(at view: ReadView) {
         do throws(FolioError) {
-            let entries = try query(view)
-            results.withLock { $0 = entries }
-            publish(entries)
+            let found = try query(view)
+            results.withLock { $0 = found }
+            publish(found.instances)
         } catch {
             channel.push(.failure(error))
             channel.finish()
         }
     }
 
-    /// Runs the query on `view`, in ascending sort-key order (limited in query order).
-    private func query(_ view: ReadView) throws(FolioError) -> [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)] {
+    /// Runs the query on `view`; results in ascending sort-key order (limited in query order).
+    private func query(_ view: ReadView) throws(FolioError) -> QueryResults<Instance> {
         let tree = index?.tree ?? schema.recordsTree
         var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: tree, range: range, direction: order.direction) }
-        var found: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)] = []
+        var found = QueryResults<Instance>()
         while found.count < (limit ?? Int.max), let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             if let index {
                 guard let decoded = IndexEntry.decode(entry.value) else {
@@ -224,12 +245,13 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
                     bytes = try FolioError.wrap { () throws(StorageError) in try view.get(decoded.identifier, in: schema.recordsTree) }
                 }
                 guard let bytes else { throw .corruptRecord(datastore: schema.key, detail: "index \(index.name) refers to a missing record") }
-                found.append((entry.key, decoded.identifier, try schema.decode(bytes, identifier: decoded.identifier, core: core)))
+                found.append(entry.key, decoded.identifier, try schema.decode(bytes, identifier: decoded.identifier, core: core))
             } else {
-                found.append((entry.key, entry.key, try schema.decode(entry.value, identifier: entry.key, core: core)))
+                found.append(entry.key, entry.key, try schema.decode(entry.value, identifier: entry.key, core: core))
             }
         }
-        return order == .ascending ? found : found.reversed()
+        if order == .descending { found.reverse() }
+        return found
     }
 
     func apply(_ delta: CommitDelta) {
@@ -239,43 +261,45 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
             return
         }
         var failure: FolioError?
-        let changed = results.withLock { results -> [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]? in
+        let cache = delta.decoded(Format.self)
+        let changed = results.withLock { results -> [Instance]? in
             // Remove every result whose record changed.
-            let before = results.count
-            results.removeAll { delta.changedIdentifiers.contains($0.identifier) }
-            var affected = results.count != before
-            // Collect the changed records' entries that fall in the range (found by binary
-            // search in the commit's sorted changes), then merge them in with one sort:
-            // inserting one at a time would cost a whole result set per insert when a commit
-            // rotates the results.
-            var additions: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)] = []
-            func add(_ sortKey: [UInt8], _ identifier: [UInt8]) {
-                switch schema.decodeNew(identifier, in: delta, core: core) {
-                case .success(let instance)?: additions.append((sortKey, identifier, instance))
-                case .failure(let error)?: failure = error
-                case nil: break
-                }
-            }
+            var affected = results.removeAll { delta.changed($0) }
+            // The changed records' entries that fall in the range, found by binary search in
+            // the commit's sorted changes: already in sort-key order, so they merge with the
+            // kept results in one pass (inserting one at a time would cost a whole result
+            // set per insert when a commit rotates the results).
+            var additions = QueryResults<Instance>()
             if let index {
                 let added = delta.added(index: index.name, unique: index.unique)
                 var position = lowerPosition(added.count) { added[$0].entryKey }
                 while position < added.count, range.isBelowUpper(added[position].entryKey) {
-                    add(added[position].entryKey, added[position].identifier)
+                    switch schema.decodeAdded(at: position, index: index.name, in: delta, cache: cache, added: added, core: core) {
+                    case .success(let instance)?: additions.append(added[position].entryKey, added[position].identifier, instance)
+                    case .failure(let error)?: failure = error
+                    case nil: break
+                    }
                     position += 1
                 }
             } else {
                 var position = lowerPosition(delta.entries.count) { delta.entries[$0].key }
                 while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
-                    if delta.entries[position].kind != .deleted { add(delta.entries[position].key, delta.entries[position].key) }
+                    let key = delta.entries[position].key
+                    if delta.entries[position].kind != .deleted {
+                        switch schema.decodeNew(key, in: delta, cache: cache, core: core) {
+                        case .success(let instance)?: additions.append(key, key, instance)
+                        case .failure(let error)?: failure = error
+                        case nil: break
+                        }
+                    }
                     position += 1
                 }
             }
-            if !additions.isEmpty {
+            if additions.count > 0 {
                 affected = true
-                results.append(contentsOf: additions)
-                results.sort { KeyBytes.compare($0.sortKey, $1.sortKey) < 0 }
+                results = results.merged(with: additions)
             }
-            return affected ? results : nil
+            return affected ? results.instances : nil
         }
         if let failure {
             channel.push(.failure(failure))
@@ -288,7 +312,7 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// Whether a commit touches the query: a changed record among the results, or a
     /// changed record with an entry in the range.
     private func affects(_ delta: CommitDelta) -> Bool {
-        if results.withLock({ $0.contains { delta.changedIdentifiers.contains($0.identifier) } }) { return true }
+        if results.withLock({ $0.identifiers.contains { delta.changed($0) } }) { return true }
         if let index {
             let added = delta.added(index: index.name, unique: index.unique)
             let position = lowerPosition(added.count) { added[$0].entryKey }
@@ -312,9 +336,60 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
         return low
     }
 
-    private func publish(_ entries: [(sortKey: [UInt8], identifier: [UInt8], instance: Instance)]) {
-        let instances = entries.map(\.instance)
+    private func publish(_ ascending: [Instance]) {
         // Results are kept in ascending key order; publish them in the query's order.
-        channel.push(.success(order == .ascending ? instances : instances.reversed()))
+        channel.push(.success(order == .ascending ? ascending : ascending.reversed()))
+    }
+}
+
+/// A live query's results in ascending sort-key order, as parallel arrays: publishing
+/// shares `instances` (copy on write) instead of building a new array each commit.
+struct QueryResults<Instance: Sendable>: Sendable {
+    private(set) var sortKeys: [[UInt8]] = []
+    private(set) var identifiers: [[UInt8]] = []
+    private(set) var instances: [Instance] = []
+
+    var count: Int { instances.count }
+
+    mutating func append(_ sortKey: [UInt8], _ identifier: [UInt8], _ instance: Instance) {
+        sortKeys.append(sortKey)
+        identifiers.append(identifier)
+        instances.append(instance)
+    }
+
+    mutating func reverse() {
+        sortKeys.reverse()
+        identifiers.reverse()
+        instances.reverse()
+    }
+
+    /// Removes the results whose identifier `shouldRemove` names; returns whether any went.
+    mutating func removeAll(where shouldRemove: ([UInt8]) -> Bool) -> Bool {
+        var kept = QueryResults()
+        for position in identifiers.indices where !shouldRemove(identifiers[position]) {
+            kept.append(sortKeys[position], identifiers[position], instances[position])
+        }
+        guard kept.count != count else { return false }
+        self = kept
+        return true
+    }
+
+    /// Both sorted result sets in one, sorted (a merge: both inputs are ascending).
+    func merged(with other: QueryResults) -> QueryResults {
+        var result = QueryResults()
+        result.sortKeys.reserveCapacity(count + other.count)
+        result.identifiers.reserveCapacity(count + other.count)
+        result.instances.reserveCapacity(count + other.count)
+        var mine = 0, theirs = 0
+        while mine < count || theirs < other.count {
+            if theirs == other.count || (mine < count && KeyBytes.compare(sortKeys[mine], other.sortKeys[theirs]) <= 0) {
+                result.append(sortKeys[mine], identifiers[mine], instances[mine])
+                mine += 1
+            } else {
+                result.append(other.sortKeys[theirs], other.identifiers[theirs], other.instances[theirs])
+                theirs += 1
+            }
+        }
+        return result
     }
 }
