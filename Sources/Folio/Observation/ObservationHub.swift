@@ -177,12 +177,12 @@ final class ObservationHub: Sendable {
         let observers = state.withLock { Array($0.observers.values) }
         switch event {
         case .committed(let commits):
+            let byKey = Dictionary(grouping: observers, by: \.datastoreKey)
             for commit in commits {
                 // The hub's starting view may already include a commit whose event was
                 // queued while it subscribed: never apply a commit twice.
                 if let seen = state.withLock({ $0.view?.generation }), commit.generation <= seen { continue }
                 let token = ObservationToken(generation: commit.generation)
-                let byKey = Dictionary(grouping: observers, by: \.datastoreKey)
                 for (key, group) in byKey {
                     let entries = commit.changes.changes(in: DatastoreLayout.recordsTree(key))
                     guard !entries.isEmpty else { continue }

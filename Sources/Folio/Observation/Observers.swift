@@ -153,14 +153,8 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
     }
 
     private func binarySearch(_ entries: [ChangeRecord.Entry]) -> Int? {
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            let order = KeyBytes.compare(entries[mid].key, identifier)
-            if order == 0 { return mid }
-            if order < 0 { low = mid + 1 } else { high = mid }
-        }
-        return nil
+        let position = partitionPoint(entries.count) { KeyBytes.compare(entries[$0].key, identifier) >= 0 }
+        return position < entries.count && entries[position].key == identifier ? position : nil
     }
 
     func reload(at view: ReadView) {
@@ -328,12 +322,7 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     /// The first of `count` sorted keys (`key(i)`) at or above the range's lower bound.
     private func lowerPosition(_ count: Int, key: (Int) -> [UInt8]) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if range.isAboveLower(key(mid)) { high = mid } else { low = mid + 1 }
-        }
-        return low
+        partitionPoint(count) { range.isAboveLower(key($0)) }
     }
 
     private func publish(_ ascending: [Instance]) {
@@ -392,4 +381,16 @@ struct QueryResults<Instance: Sendable>: Sendable {
         }
         return result
     }
+}
+
+/// The first position in `0..<count` where `isInSecondPart` holds, for a predicate that is
+/// false and then true over the positions (`count` if it never holds): the binary search
+/// every observer runs over a commit's sorted changes.
+func partitionPoint(_ count: Int, _ isInSecondPart: (Int) -> Bool) -> Int {
+    var low = 0, high = count
+    while low < high {
+        let mid = (low + high) / 2
+        if isInSecondPart(mid) { high = mid } else { low = mid + 1 }
+    }
+    return low
 }

@@ -21,11 +21,7 @@ extension KeyDecoder {
     /// Reads a signed integer and narrows it to `T`, rejecting values outside `T`'s range.
     mutating func decodeSigned<T: FixedWidthInteger & SignedInteger>(_ type: T.Type) throws(StorageError) -> T {
         let position = offset
-        let value = Int64(bitPattern: try readBigEndianUInt64("a signed integer") ^ signBit)
-        guard let narrowed = T(exactly: value) else {
-            throw invalid("\(value) does not fit in \(T.self)", at: position)
-        }
-        return narrowed
+        return try narrowed(Int64(bitPattern: try readBigEndianUInt64("a signed integer") ^ signBit), at: position)
     }
 }
 

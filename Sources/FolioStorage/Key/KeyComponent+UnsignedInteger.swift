@@ -14,11 +14,7 @@ extension KeyDecoder {
     /// Reads an unsigned integer and narrows it to `T`, rejecting values outside `T`'s range.
     mutating func decodeUnsigned<T: FixedWidthInteger & UnsignedInteger>(_ type: T.Type) throws(StorageError) -> T {
         let position = offset
-        let value = try readBigEndianUInt64("an unsigned integer")
-        guard let narrowed = T(exactly: value) else {
-            throw invalid("\(value) does not fit in \(T.self)", at: position)
-        }
-        return narrowed
+        return try narrowed(try readBigEndianUInt64("an unsigned integer"), at: position)
     }
 }
 

@@ -52,6 +52,15 @@ extension KeyDecoder {
         .invalidKey(reason: "at byte \(position) of a \(bytes.count)-byte key: \(reason)")
     }
 
+    /// `value` (read at `position`) as `T`, or an error if `T` cannot hold it: every integer
+    /// width shares one 8-byte encoding, and narrowing is where a wrong type shows.
+    func narrowed<T: FixedWidthInteger>(_ value: some BinaryInteger, at position: Int) throws(StorageError) -> T {
+        guard let narrowed = T(exactly: value) else {
+            throw invalid("\(value) does not fit in \(T.self)", at: position)
+        }
+        return narrowed
+    }
+
     /// Reads one byte.
     mutating func readByte(_ what: String) throws(StorageError) -> UInt8 {
         guard offset < bytes.count else {
