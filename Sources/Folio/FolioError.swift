@@ -7,8 +7,10 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownVersion(datastore: String, identifier: String, version: String)
     /// An instance could not be encoded.
     case encodingFailed(datastore: String, identifier: String, reason: String)
-    /// A unique (one-to-one) index already maps `value` to another instance. The
-    /// transaction is aborted and nothing it did is kept.
+    /// A unique (one-to-one) index already maps `value` to another instance. The failed
+    /// operation changed nothing. Outside ``Persistence/perform(_:)`` nothing was written;
+    /// inside, the transaction goes on as before the call if you catch the error, and
+    /// rolls back whole if the error leaves `perform`.
     case uniqueIndexConflict(datastore: String, index: String, value: String, existing: String, new: String)
     /// Two declarations of the same datastore in one persistence disagree, or the stored
     /// datastore cannot be read with the declared format (e.g. a different identifier type).

@@ -29,7 +29,15 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
     nonisolated(nonsending) func withRead<R>(_ body: (ReadSource, Set<String>?) throws(FolioError) -> R) async throws(FolioError) -> R {
         let context = TransactionContext.current(for: core)
         let availability = try await prepare(in: context)
-        if let context { return try body(context.readSource, try availability.resolve(context.readSource, self)) }
+        if let context {
+            guard case .write(let transaction) = context.source else {
+                return try body(context.readSource, try availability.resolve(context.readSource, self))
+            }
+            // Whole statements only: tasks sharing the transaction never see one half-done.
+            return try transaction.exclusively { () throws(FolioError) -> R in
+                try body(context.readSource, try availability.resolve(context.readSource, self))
+            }
+        }
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
         return try body(.view(view), try availability.resolve(.view(view), self))
     }
@@ -41,7 +49,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
         let availability = try await prepare(in: context)
         let source: ReadSource
         if let context {
-            source = context.readSource
+            source = try FolioError.wrap { () throws(StorageError) in try context.readSource.pinned() }
         } else {
             source = .view(try FolioError.wrap { () throws(StorageError) in try core.store.read() })
         }
@@ -55,7 +63,9 @@ extension Datastore where Access == ReadWrite {
         if let context = TransactionContext.current(for: core) {
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             _ = try await prepare(in: context)
-            return try body(transaction)
+            // One statement: if it throws, the transaction is exactly as before the call
+            // (nothing half-applied), and concurrent child tasks' statements never interleave.
+            return try transaction.atomically { () throws(FolioError) -> R in try body(transaction) }
         }
         _ = try await prepare(in: nil)
         return try await persistence.inNewTransaction(body)

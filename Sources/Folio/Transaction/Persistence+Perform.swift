@@ -3,12 +3,28 @@ extension Persistence where Access == ReadWrite {
     /// persistence, and commits it when `body` returns.
     ///
     /// Reads inside see the transaction's own writes; if `body` throws (a unique-index
-    /// conflict, or any error of yours), nothing it did is kept. A `perform` inside another
-    /// joins it. Datastore calls outside any `perform` are each their own transaction.
-    /// Transactions run one at a time, in the order they ask.
+    /// conflict, or any error of yours), nothing it did is kept.
+    ///
+    /// Each datastore call inside is atomic: if it throws, it changed nothing, so a caught
+    /// error leaves the transaction exactly as before the call (SQLite's statement
+    /// rollback). A `perform` inside another joins it as a savepoint: if the inner `body`
+    /// throws, its own writes are undone and the outer transaction goes on if it catches
+    /// the error. A range read iterates the state as of its start, whatever the loop
+    /// writes. Child tasks (`async let`, task groups) share the transaction; their calls
+    /// run one at a time, each atomic. Datastore calls outside any `perform` are each
+    /// their own transaction. Transactions run one at a time, in the order they ask.
+    @discardableResult
     public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
-        if let context = TransactionContext.current(for: core), case .write = context.source {
-            return try await body()
+        if let context = TransactionContext.current(for: core), case .write(let transaction) = context.source {
+            let savepoint = try FolioError.wrap { () throws(StorageError) in try transaction.savepoint() }
+            do {
+                let result = try await body()
+                transaction.release(savepoint)
+                return result
+            } catch {
+                transaction.rollback(to: savepoint)
+                throw error
+            }
         }
         return try await performWrite { _ in try await body() }
     }

@@ -38,15 +38,26 @@ enum TransactionScope {
     @TaskLocal static var current: TransactionContext?
 }
 
-/// Where reads come from: a pinned view, or the write transaction (which sees its own writes).
+/// Where reads come from: a pinned view, the write transaction (which sees its own
+/// writes), or a snapshot of the write transaction (a range read inside `perform`
+/// iterates the state as of its start, however the loop's body writes).
 enum ReadSource {
     case view(ReadView)
     case transaction(WriteTransaction)
+    case snapshot(TransactionSnapshot)
+
+    /// A source that later writes of the transaction do not change: for lazily evaluated
+    /// reads (a `Records` stream), pinned when the read starts.
+    func pinned() throws(StorageError) -> ReadSource {
+        guard case .transaction(let transaction) = self else { return self }
+        return .snapshot(try transaction.exclusively { () throws(StorageError) in try transaction.snapshot() })
+    }
 
     func get(_ key: [UInt8], in tree: String) throws(StorageError) -> [UInt8]? {
         switch self {
         case .view(let view): return try view.get(key, in: tree)
         case .transaction(let transaction): return try transaction.get(key, in: tree)
+        case .snapshot(let snapshot): return try snapshot.get(key, in: tree)
         }
     }
 
@@ -54,6 +65,7 @@ enum ReadSource {
         switch self {
         case .view(let view): return try view.cursor(in: tree, range: range, direction: direction)
         case .transaction(let transaction): return transaction.cursor(in: tree, range: range, direction: direction)
+        case .snapshot(let snapshot): return try snapshot.cursor(in: tree, range: range, direction: direction)
         }
     }
 
@@ -61,6 +73,7 @@ enum ReadSource {
         switch self {
         case .view(let view): return try view.count(in: tree)
         case .transaction(let transaction): return try transaction.count(in: tree)
+        case .snapshot(let snapshot): return try snapshot.count(in: tree)
         }
     }
 }

@@ -30,6 +30,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeTransactionInProgress
     /// The transaction has already been committed or rolled back.
     case transactionFinished
+    /// An edit failed part-way (a page could not be read) and the transaction's trees may
+    /// be inconsistent: it refuses everything until a rollback, to a savepoint taken before
+    /// the failure (``WriteTransaction/rollback(to:)``) or whole.
+    case transactionAborted(cause: String)
     /// The store has been closed.
     case closed(path: String)
     /// A key is longer than ``StorageLimits/maximumKeyLength`` bytes.
@@ -64,6 +68,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .readOnly(let path): return "store at \(path) is open read-only"
         case .writeTransactionInProgress: return "a write transaction is already in progress"
         case .transactionFinished: return "the transaction has already finished"
+        case .transactionAborted(let cause): return "the write transaction must be rolled back: \(cause)"
         case .closed(let path): return "store at \(path) is closed"
         case .keyTooLarge(let length, let maximum): return "key of \(length) bytes exceeds the maximum of \(maximum)"
         case .valueTooLarge(let length, let maximum): return "value of \(length) bytes exceeds the maximum of \(maximum)"

@@ -7,14 +7,24 @@ import Synchronization
 /// Trees are created by the first write into them and removed by ``dropTree(_:)``.
 /// Reading a tree that does not exist finds nothing. The transaction is safe to use from
 /// several threads, but its operations run one at a time.
+///
+/// Inside a transaction, ``savepoint()`` marks a state to return to with
+/// ``rollback(to:)`` (SQL's SAVEPOINT), and ``atomically(_:)`` runs a group of operations
+/// as one statement: all of it or, if it throws, none of it
+/// (`WriteTransaction+Savepoint.swift`). Cursors iterate the state as of their creation
+/// (``cursor(in:range:direction:)``, ``snapshot()``).
 public final class WriteTransaction: @unchecked Sendable {
     // @unchecked: every access to `contents` happens inside `guarded.withLock`.
-    private let store: Store
-    private let base: CommittedRoot
-    private let guarded = Mutex<Void>(())
-    private let contents: Contents
+    let store: Store
+    let base: CommittedRoot
+    let guarded = Mutex<Void>(())
+    /// Held for a whole statement (``atomically(_:)``), a savepoint operation and the
+    /// commit, so that statements of concurrent tasks sharing this transaction never
+    /// interleave. Always taken before `guarded`, never after.
+    let statementLock = Mutex<Void>(())
+    let contents: Contents
 
-    private final class Contents {
+    final class Contents {
         /// Keyed by the name's UTF-8 bytes, as the catalog compares names (see CommittedRoot).
         var trees: [[UInt8]: TreeState] = [:]
         /// The trees used most recently, checked before `trees`: a datastore write touches
@@ -23,10 +33,25 @@ public final class WriteTransaction: @unchecked Sendable {
         var recent: [TreeState] = []
         let catalog: TreeState
         var finished = false
-        /// Bumped by every change, so cursors can tell that their leaf is stale.
+        /// Bumped by every change.
         var version: UInt64 = 0
+        /// The epoch new mutable nodes are created in; bumped by every savepoint and cursor.
+        var epoch: UInt64 = 0
+        /// Nodes older than this epoch may be referenced by a cursor: frozen for good.
+        var cursorFloor: UInt64 = 0
+        /// Live savepoints, oldest first (their levels increase).
+        var savepoints: [SavedState] = []
+        var nextSavepoint: UInt64 = 1
+        /// Set when an edit failed part-way (a page could not be read): the trees may be
+        /// inconsistent, so nothing but a rollback is allowed until one restores a state
+        /// from before the failure.
+        var broken: String?
 
         init(catalog: TreeState) { self.catalog = catalog }
+
+        /// Mutable nodes below this epoch are frozen: a live savepoint or a cursor may
+        /// reference them, so an edit copies them first.
+        var mutableFrom: UInt64 { max(cursorFloor, savepoints.last?.level ?? 0) }
     }
 
     init(store: Store, base: CommittedRoot) {
@@ -43,16 +68,30 @@ public final class WriteTransaction: @unchecked Sendable {
     /// The generation this transaction creates when it commits.
     public var generation: UInt64 { base.record.generation + 1 }
 
-    private var editor: TreeEditor { TreeEditor(reader: base.reader) }
+    func editor(_ contents: Contents) -> TreeEditor {
+        TreeEditor(reader: base.reader, epoch: contents.epoch, mutableFrom: contents.mutableFrom)
+    }
 
-    private func withContents<R>(_ body: (Contents) throws(StorageError) -> R) throws(StorageError) -> R {
+    func withContents<R>(_ body: (Contents) throws(StorageError) -> R) throws(StorageError) -> R {
         try guarded.withLock { _ throws(StorageError) -> R in
             if contents.finished { throw StorageError.transactionFinished }
+            if let cause = contents.broken { throw StorageError.transactionAborted(cause: cause) }
             return try body(contents)
         }
     }
 
-    private func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
+    /// Runs an edit of the tree shape; if it throws, the trees may be half-edited, so the
+    /// transaction refuses everything but a rollback (to a savepoint from before, or whole).
+    private func edit<R>(_ contents: Contents, _ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+        do throws(StorageError) {
+            return try body()
+        } catch {
+            contents.broken = "an edit failed part-way: \(error)"
+            throw error
+        }
+    }
+
+    func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
         for tree in contents.recent where tree.name.utf8.elementsEqual(name.utf8) { return tree }
         let key = Array(name.utf8)
         let tree: TreeState
@@ -93,19 +132,17 @@ public final class WriteTransaction: @unchecked Sendable {
         try withContents { (contents) throws(StorageError) in try self.tree(tree, in: contents).exists }
     }
 
-    /// A cursor over `range` of `tree` that sees this transaction's writes, even those made
-    /// while it walks.
+    /// A cursor over `range` of `tree` as it is now, with this transaction's writes so far.
+    /// Later writes do not change what it returns: it iterates the state as of its
+    /// creation (so a loop that updates the keys it iterates visits each key once). An
+    /// error taking it (a finished transaction) is thrown by the cursor's first step.
     public func cursor(in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward) -> Cursor {
-        let reader = base.reader
-        return Cursor(
-            fetch: { [self] (target) throws(StorageError) -> LeafBatch? in
-                try withContents { (contents) throws(StorageError) -> LeafBatch? in
-                    try reader.seek(root: try self.tree(tree, in: contents).root, target)
-                }
-            },
-            resolve: { (value) throws(StorageError) in try reader.resolve(value) },
-            range: range, direction: direction,
-            version: { [self] in guarded.withLock { _ in contents.version } })
+        do throws(StorageError) {
+            return try snapshot().cursor(in: tree, range: range, direction: direction)
+        } catch {
+            return Cursor(fetch: { _ throws(StorageError) in throw error }, resolve: { _ throws(StorageError) in throw error },
+                          range: range, direction: direction)
+        }
     }
 
     // MARK: Writes
@@ -124,7 +161,8 @@ public final class WriteTransaction: @unchecked Sendable {
         let stored: LeafValue = value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value)
         return try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
-            let previous = try editor.put(key, stored, in: state)
+            let editor = self.editor(contents)
+            let previous = try edit(contents) { () throws(StorageError) in try editor.put(key, stored, in: state) }
             state.exists = true
             state.isModified = true
             if let previous {
@@ -133,6 +171,7 @@ public final class WriteTransaction: @unchecked Sendable {
                 state.count += 1
             }
             state.recordChange(key, existed: previous != nil, existsNow: true)
+            if contents.savepoints.isEmpty { state.compactChangesIfLarge() }
             contents.version += 1
             return previous != nil
         }
@@ -143,11 +182,13 @@ public final class WriteTransaction: @unchecked Sendable {
     public func remove(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
         try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
-            guard let removed = try editor.remove(key, in: state) else { return false }
+            let editor = self.editor(contents)
+            guard let removed = try edit(contents, { () throws(StorageError) in try editor.remove(key, in: state) }) else { return false }
             editor.release(removed, in: state)
             state.count -= 1
             state.isModified = true
             state.recordChange(key, existed: true, existsNow: false)
+            if contents.savepoints.isEmpty { state.compactChangesIfLarge() }
             contents.version += 1
             return true
         }
@@ -178,7 +219,7 @@ public final class WriteTransaction: @unchecked Sendable {
             state.exists = false
             state.wasDropped = true
             state.isModified = true
-            state.changes = []
+            state.forgetChanges()
             contents.version += 1
             return true
         }
@@ -203,13 +244,18 @@ public final class WriteTransaction: @unchecked Sendable {
     public func commit() throws(StorageError) -> CommitNotification {
         let notification: CommitNotification
         do throws(StorageError) {
-            notification = try withContents { (contents) throws(StorageError) -> CommitNotification in
-                contents.finished = true
-                return try store.commit(trees: Array(contents.trees.values), catalog: contents.catalog, base: base)
+            // The statement lock first: a statement of another task sharing this transaction
+            // is never committed half-done.
+            notification = try statementLock.withLock { _ throws(StorageError) -> CommitNotification in
+                try withContents { (contents) throws(StorageError) -> CommitNotification in
+                    contents.finished = true
+                    return try store.commit(trees: Array(contents.trees.values), catalog: contents.catalog, base: base)
+                }
             }
         } catch {
             // A transaction that was already finished never held the writer slot.
             if case .transactionFinished = error { throw error }
+            guarded.withLock { _ in contents.finished = true }
             store.endTransaction()
             throw error
         }

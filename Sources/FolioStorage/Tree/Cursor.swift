@@ -65,10 +65,9 @@ public enum ScanDirection: Sendable, Equatable {
 /// time (one descent per leaf, not per key).
 ///
 /// A cursor of a read view sees the view's generation. A cursor of a write transaction
-/// sees the transaction's own writes: when the transaction changed anything since the
-/// cursor fetched its current leaf, the cursor drops that leaf and re-seeks from the last
-/// key it returned, so keys may be changed, inserted or removed while it walks (a ranged
-/// delete does exactly that) and it still returns exactly the keys present as it passes.
+/// sees the transaction's state when the cursor was made, its own writes until then
+/// included; the transaction may go on writing (a ranged delete removes the keys it
+/// walks) without changing what the cursor returns (Docs/Architecture.md, invariant 7).
 public struct Cursor {
     /// A key and its value.
     public struct Entry: Sendable, Equatable {
@@ -80,10 +79,6 @@ public struct Cursor {
 
     private let fetch: (SeekTarget) throws(StorageError) -> LeafBatch?
     private let resolveValue: (LeafValue) throws(StorageError) -> [UInt8]
-    /// The source's modification count (write transactions), to detect a stale leaf.
-    private let version: (() -> UInt64)?
-    private var batchVersion: UInt64 = 0
-    private var lastKey: [UInt8]?
     /// The range the cursor walks.
     public let range: KeyRange
     /// The direction the cursor walks.
@@ -94,10 +89,9 @@ public struct Cursor {
 
     init(fetch: @escaping (SeekTarget) throws(StorageError) -> LeafBatch?,
          resolve: @escaping (LeafValue) throws(StorageError) -> [UInt8],
-         range: KeyRange, direction: ScanDirection, version: (() -> UInt64)? = nil) {
+         range: KeyRange, direction: ScanDirection) {
         self.fetch = fetch
         self.resolveValue = resolve
-        self.version = version
         self.range = range
         self.direction = direction
         nextTarget = Self.start(of: range, direction)
@@ -142,7 +136,6 @@ public struct Cursor {
     public mutating func seek(to key: [UInt8]) {
         batch = nil
         finished = false
-        lastKey = nil
         switch direction {
         case .forward:
             nextTarget = range.isAboveLower(key) ? .forward(from: key, inclusive: true) : Self.start(of: range, direction)
@@ -153,18 +146,12 @@ public struct Cursor {
 
     private mutating func advance() throws(StorageError) -> ([UInt8], LeafValue)? {
         if finished { return nil }
-        if batch != nil, let version, version() != batchVersion {
-            batch = nil
-            if let lastKey { nextTarget = continuation(after: lastKey) }
-        }
         if batch == nil {
-            let fetchVersion = version?() ?? 0
             guard let target = nextTarget, let fetched = try fetch(target) else {
                 finished = true
                 return nil
             }
             batch = fetched
-            batchVersion = fetchVersion
         }
         guard let current = batch else { return nil }
         let key = current.keys[current.index]
@@ -182,7 +169,6 @@ public struct Cursor {
             batch = nil
             nextTarget = continuation(after: key)
         }
-        lastKey = key
         return (key, value)
     }
 

@@ -7,8 +7,15 @@ enum NodeRef {
 /// A node a write transaction has copied to change (copy-on-write: the committed page it
 /// came from is never modified; Docs/Format.md §3). Owned by one transaction; written out,
 /// children first, when it commits, or dropped without a trace when it rolls back.
+///
+/// Mutable nodes are themselves copy-on-write across savepoints and snapshot cursors: a
+/// node is edited in place only while its ``epoch`` is at or above the transaction's
+/// frozen boundary (see `WriteTransaction+Savepoint.swift`); an older node may be
+/// referenced by a savepoint or a cursor and is copied instead.
 final class MutableNode {
     let isLeaf: Bool
+    /// The transaction epoch the node was created in.
+    let epoch: UInt64
     var keys: [[UInt8]]
     /// Leaf values, parallel to `keys` (empty for a branch).
     var values: [LeafValue]
@@ -17,8 +24,9 @@ final class MutableNode {
     /// The encoded page size, kept up to date by every edit.
     var size: Int
 
-    init(leafKeys keys: [[UInt8]], values: [LeafValue]) {
+    init(leafKeys keys: [[UInt8]], values: [LeafValue], epoch: UInt64) {
         isLeaf = true
+        self.epoch = epoch
         self.keys = keys
         self.values = values
         children = []
@@ -26,8 +34,9 @@ final class MutableNode {
         size = Self.leafSize(keys: keys, values: values)
     }
 
-    init(branchKeys keys: [[UInt8]], children: [NodeRef]) {
+    init(branchKeys keys: [[UInt8]], children: [NodeRef], epoch: UInt64) {
         isLeaf = false
+        self.epoch = epoch
         self.keys = keys
         values = []
         self.children = children
@@ -35,10 +44,20 @@ final class MutableNode {
         size = Self.branchSize(keys: keys)
     }
 
-    convenience init(copying node: StoredNode) {
+    convenience init(copying node: StoredNode, epoch: UInt64) {
         switch node {
-        case .leaf(let leaf): self.init(leafKeys: leaf.keys, values: leaf.values)
-        case .branch(let branch): self.init(branchKeys: branch.keys, children: branch.children.map { .stored($0) })
+        case .leaf(let leaf): self.init(leafKeys: leaf.keys, values: leaf.values, epoch: epoch)
+        case .branch(let branch): self.init(branchKeys: branch.keys, children: branch.children.map { .stored($0) }, epoch: epoch)
+        }
+    }
+
+    /// A copy of a frozen node, to edit in a later epoch (the arrays are shared until the
+    /// copy changes them).
+    convenience init(copying node: MutableNode, epoch: UInt64) {
+        if node.isLeaf {
+            self.init(leafKeys: node.keys, values: node.values, epoch: epoch)
+        } else {
+            self.init(branchKeys: node.keys, children: node.children, epoch: epoch)
         }
     }
 

@@ -39,7 +39,7 @@ extension TreeEditor {
     func splitInTwo(_ node: MutableNode) -> (separator: [UInt8], node: MutableNode) {
         if node.isLeaf {
             let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 1, separatorMovesUp: false)
-            let right = MutableNode(leafKeys: Array(node.keys[at...]), values: Array(node.values[at...]))
+            let right = MutableNode(leafKeys: Array(node.keys[at...]), values: Array(node.values[at...]), epoch: epoch)
             let separator = ByteOrder.shortestSeparator(after: node.keys[at - 1], upTo: node.keys[at])
             node.keys.removeSubrange(at...)
             node.values.removeSubrange(at...)
@@ -50,7 +50,7 @@ extension TreeEditor {
         // Both sides need two children, so 1 <= at <= keys.count - 2.
         let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 2, separatorMovesUp: true)
         let separator = node.keys[at]
-        let right = MutableNode(branchKeys: Array(node.keys[(at + 1)...]), children: Array(node.children[(at + 1)...]))
+        let right = MutableNode(branchKeys: Array(node.keys[(at + 1)...]), children: Array(node.children[(at + 1)...]), epoch: epoch)
         node.keys.removeSubrange(at...)
         node.children.removeSubrange((at + 1)...)
         node.size = MutableNode.branchSize(keys: node.keys)
@@ -88,10 +88,10 @@ extension TreeEditor {
         parent.children[leftIndex + 1] = .mutable(right)
         let merged: MutableNode
         if left.isLeaf {
-            merged = MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values)
+            merged = MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values, epoch: epoch)
         } else {
             merged = MutableNode(branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
-                                 children: left.children + right.children)
+                                 children: left.children + right.children, epoch: epoch)
         }
         if merged.size <= StorageLimits.maximumPageSize {
             parent.keys.remove(at: leftIndex)

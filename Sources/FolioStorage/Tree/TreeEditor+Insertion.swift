@@ -2,7 +2,7 @@ extension TreeEditor {
     /// Inserts or replaces `key`; returns the value it replaced, if any.
     func put(_ key: [UInt8], _ value: LeafValue, in tree: TreeState) throws(StorageError) -> LeafValue? {
         guard let root = tree.root else {
-            tree.root = .mutable(MutableNode(leafKeys: [key], values: [value]))
+            tree.root = .mutable(MutableNode(leafKeys: [key], values: [value], epoch: epoch))
             return nil
         }
         let (node, previous) = try insert(key, value, at: root, in: tree)

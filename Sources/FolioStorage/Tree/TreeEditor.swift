@@ -6,14 +6,20 @@
 /// modified: see Docs/Format.md §3. Insertion and deletion live in their own files.
 struct TreeEditor {
     let reader: TreeReader
+    /// The epoch new and copied nodes are created in.
+    var epoch: UInt64 = 0
+    /// Mutable nodes of an older epoch are frozen (a savepoint or a snapshot cursor may
+    /// still reference them): they are copied before an edit, like committed pages.
+    var mutableFrom: UInt64 = 0
 
     /// The node behind `ref`, as a node this transaction may change.
     func makeMutable(_ ref: NodeRef, in tree: TreeState) throws(StorageError) -> MutableNode {
         switch ref {
         case .mutable(let node):
-            return node
+            // Frozen nodes are never edited in place: see WriteTransaction+Savepoint.swift.
+            return node.epoch >= mutableFrom ? node : MutableNode(copying: node, epoch: epoch)
         case .stored(let address):
-            let node = MutableNode(copying: try reader.pages.node(at: address))
+            let node = MutableNode(copying: try reader.pages.node(at: address), epoch: epoch)
             tree.freedBytes += UInt64(address.length)
             return node
         }
@@ -31,7 +37,8 @@ struct TreeEditor {
         var root = node
         while root.size > StorageLimits.maximumPageSize {
             let pieces = split(root)
-            root = MutableNode(branchKeys: pieces.map(\.separator), children: [.mutable(root)] + pieces.map { .mutable($0.node) })
+            root = MutableNode(branchKeys: pieces.map(\.separator), children: [.mutable(root)] + pieces.map { .mutable($0.node) },
+                               epoch: epoch)
         }
         if root.isLeaf {
             return root.keys.isEmpty ? nil : .mutable(root)

@@ -20,8 +20,15 @@ final class TreeState {
     var isModified = false
     /// Every key operation in order: whether the key existed before it and after it.
     /// Appending is cheaper than hashing byte-array keys on every put; the log is resolved
-    /// once, at commit, by a stable sort (first operation's "before", last one's "after").
+    /// at commit by a stable sort (first operation's "before", last one's "after"), and
+    /// also whenever it has doubled since it was last resolved (``compactChangesIfLarge()``),
+    /// so it stays within about twice the number of distinct keys changed.
     var changes: [(key: [UInt8], existedBefore: Bool, existsAfter: Bool)] = []
+    /// Where the log starts counting: a drop forgets the operations before it (the commit
+    /// lists the tree as dropped), without shrinking the log a savepoint may remember.
+    var changesFrom = 0
+    /// The log's length that triggers the next compaction.
+    private var compactAt = 4_096
 
     init(name: String, descriptor: TreeDescriptor?) {
         self.name = name
@@ -36,15 +43,59 @@ final class TreeState {
         changes.append((key, existed, existsNow))
     }
 
-    /// The key changes relative to the previous generation, in key order.
-    func changeEntries() -> [ChangeRecord.Entry] {
+    /// What a savepoint keeps of the tree: everything an edit can change, the nodes
+    /// included (the root reference: its nodes are frozen while the savepoint lives).
+    struct Saved {
+        let root: NodeRef?
+        let count: UInt64
+        let freedBytes: UInt64
+        let exists: Bool
+        let wasDropped: Bool
+        let isModified: Bool
+        let changeCount: Int
+        let changesFrom: Int
+    }
+
+    func saved() -> Saved {
+        Saved(root: root, count: count, freedBytes: freedBytes, exists: exists, wasDropped: wasDropped,
+              isModified: isModified, changeCount: changes.count, changesFrom: changesFrom)
+    }
+
+    func restore(_ saved: Saved) {
+        root = saved.root
+        count = saved.count
+        freedBytes = saved.freedBytes
+        exists = saved.exists
+        wasDropped = saved.wasDropped
+        isModified = saved.isModified
+        changes.removeSubrange(saved.changeCount...)
+        changesFrom = saved.changesFrom
+    }
+
+    /// Forgets the operations logged so far (the tree was dropped).
+    func forgetChanges() {
+        changesFrom = changes.count
+    }
+
+    /// Resolves the change log to one entry per key once it has doubled. Only while no
+    /// savepoint is live (a savepoint remembers the log's length).
+    func compactChangesIfLarge() {
+        guard changes.count - changesFrom >= compactAt else { return }
+        changes = resolvedChanges()
+        changesFrom = 0
+        compactAt = max(4_096, changes.count * 2)
+    }
+
+    /// One entry per key, in key order: whether it existed before the first operation and
+    /// after the last (keys created and removed again are left out).
+    private func resolvedChanges() -> [(key: [UInt8], existedBefore: Bool, existsAfter: Bool)] {
         // Stable: operations on one key keep their order.
-        let sorted = changes.enumerated().sorted { a, b in
+        let sorted = changes[changesFrom...].enumerated().sorted { a, b in
             let order = ByteOrder.compare(a.element.key, b.element.key)
             return order != 0 ? order < 0 : a.offset < b.offset
         }
-        var entries: [ChangeRecord.Entry] = []
-        entries.reserveCapacity(sorted.count)
+        var resolved: [(key: [UInt8], existedBefore: Bool, existsAfter: Bool)] = []
+        resolved.reserveCapacity(sorted.count)
         var index = 0
         while index < sorted.count {
             let key = sorted[index].element.key
@@ -52,14 +103,20 @@ final class TreeState {
             var end = index
             while end + 1 < sorted.count && sorted[end + 1].element.key == key { end += 1 }
             let after = sorted[end].element.existsAfter
-            switch (before, after) {
-            case (false, true): entries.append(.init(key: key, kind: .created))
-            case (true, true): entries.append(.init(key: key, kind: .updated))
-            case (true, false): entries.append(.init(key: key, kind: .deleted))
-            case (false, false): break
-            }
+            if before || after { resolved.append((key, before, after)) }
             index = end + 1
         }
-        return entries
+        return resolved
+    }
+
+    /// The key changes relative to the previous generation, in key order.
+    func changeEntries() -> [ChangeRecord.Entry] {
+        resolvedChanges().map { change in
+            switch (change.existedBefore, change.existsAfter) {
+            case (false, _): return ChangeRecord.Entry(key: change.key, kind: .created)
+            case (true, true): return ChangeRecord.Entry(key: change.key, kind: .updated)
+            case (true, false): return ChangeRecord.Entry(key: change.key, kind: .deleted)
+            }
+        }
     }
 }

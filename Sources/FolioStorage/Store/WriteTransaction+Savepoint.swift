@@ -1,0 +1,129 @@
+/// Savepoints and statements: rolling back part of a write transaction.
+///
+/// How a rollback to a savepoint can be exact and cheap on a copy-on-write tree: taking a
+/// savepoint records each touched tree's root reference and counters, and bumps the
+/// transaction's *epoch*. Every mutable node created before that is now frozen: an edit
+/// copies it (as it copies a committed page) instead of changing it in place
+/// (`TreeEditor.makeMutable`). So the nodes a savepoint references are never changed
+/// while it lives, and rolling back is putting its root references back, whatever failed
+/// part-way through an edit. Releasing a savepoint lowers the frozen boundary again, so a
+/// loop of statements copies each node on its path at most once per statement.
+///
+/// Cursors freeze the same way, for good (``snapshot()``): what they iterate never changes.
+public struct Savepoint: Sendable, Hashable {
+    let id: UInt64
+}
+
+/// One live savepoint: what each tree looked like when it was taken.
+struct SavedState {
+    let id: UInt64
+    /// Nodes created before this epoch are frozen while the savepoint lives.
+    let level: UInt64
+    let trees: [[UInt8]: TreeState.Saved]
+    let broken: String?
+}
+
+extension WriteTransaction {
+    /// Marks the transaction's current state, to return to with ``rollback(to:)`` (SQL's
+    /// SAVEPOINT). Savepoints nest; release one with ``release(_:)`` when it is no longer
+    /// needed (keeping one alive makes later edits copy the nodes it references).
+    public func savepoint() throws(StorageError) -> Savepoint {
+        try statementLock.withLock { _ throws(StorageError) -> Savepoint in
+            try withContents { (contents) throws(StorageError) -> Savepoint in takeSavepoint(contents) }
+        }
+    }
+
+    /// Puts the transaction back as it was when `savepoint` was taken: every write since is
+    /// undone, even one that failed part-way. The savepoint and any taken after it are
+    /// gone. Does nothing if the savepoint is gone already or the transaction is finished.
+    public func rollback(to savepoint: Savepoint) {
+        statementLock.withLock { _ in
+            guarded.withLock { _ in
+                guard !contents.finished else { return }
+                restore(savepoint, in: contents)
+            }
+        }
+    }
+
+    /// Forgets `savepoint`, keeping every write. Savepoints taken after it stay (a task
+    /// sharing the transaction may still roll back to its own). Does nothing if it is gone.
+    public func release(_ savepoint: Savepoint) {
+        statementLock.withLock { _ in
+            guarded.withLock { _ in drop(savepoint, in: contents) }
+        }
+    }
+
+    /// Runs `body` as one statement: if it throws, every write it made is undone and the
+    /// transaction is exactly as before the call (SQLite's statement rollback); if it
+    /// returns, its writes stay. Statements of tasks that share the transaction run one at
+    /// a time, never interleaved. `body` must not call ``atomically(_:)``,
+    /// ``exclusively(_:)``, ``savepoint()``, ``rollback(to:)``, ``release(_:)`` or
+    /// ``commit()``: they wait for the statement to end.
+    public func atomically<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        try statementLock.withLock { _ throws(Failure) -> Result in
+            let savepoint: Savepoint? = guarded.withLock { _ in
+                contents.finished || contents.broken != nil ? nil : takeSavepoint(contents)
+            }
+            do throws(Failure) {
+                let result = try body()
+                if let savepoint { guarded.withLock { _ in drop(savepoint, in: contents) } }
+                return result
+            } catch {
+                if let savepoint { guarded.withLock { _ in if !contents.finished { restore(savepoint, in: contents) } } }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` while no statement of another task runs (reads that must see whole
+    /// statements). The same restrictions as ``atomically(_:)`` apply to `body`.
+    public func exclusively<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        try statementLock.withLock { _ throws(Failure) -> Result in try body() }
+    }
+
+    // MARK: Machinery (callers hold `guarded`)
+
+    private func takeSavepoint(_ contents: Contents) -> Savepoint {
+        if contents.savepoints.isEmpty {
+            // The only moment the change logs may be compacted: no savepoint counts entries.
+            for tree in contents.trees.values { tree.compactChangesIfLarge() }
+        }
+        contents.epoch += 1
+        let id = contents.nextSavepoint
+        contents.nextSavepoint += 1
+        var trees: [[UInt8]: TreeState.Saved] = [:]
+        trees.reserveCapacity(contents.trees.count)
+        for (name, tree) in contents.trees { trees[name] = tree.saved() }
+        contents.savepoints.append(SavedState(id: id, level: contents.epoch, trees: trees, broken: contents.broken))
+        return Savepoint(id: id)
+    }
+
+    private func drop(_ savepoint: Savepoint, in contents: Contents) {
+        guard let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) else { return }
+        contents.savepoints.remove(at: position)
+    }
+
+    private func restore(_ savepoint: Savepoint, in contents: Contents) {
+        guard let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) else { return }
+        let saved = contents.savepoints[position]
+        contents.savepoints.removeSubrange(position...)
+        for (name, tree) in contents.trees {
+            if let state = saved.trees[name] {
+                tree.restore(state)
+            } else {
+                // First touched after the savepoint: as it was in the base generation.
+                contents.trees[name] = nil
+            }
+        }
+        contents.recent = []
+        contents.broken = saved.broken
+        contents.version += 1
+    }
+
+    /// Freezes every node that exists now, for good, so a reader of the current state
+    /// never sees a later write. Caller holds `guarded`.
+    func freezeForReaders(_ contents: Contents) {
+        contents.epoch += 1
+        contents.cursorFloor = contents.epoch
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import FolioStorage
+import FolioTestSupport
+
+/// Issue 13, item 10, one level down: a page read that fails in the middle of an edit (a
+/// merge reading a sibling, a split's path) must not leave a half-edited tree behind. The
+/// transaction then refuses everything but a rollback, and a rollback to a savepoint from
+/// before the failure puts it back exactly (before: an edited child was already linked
+/// into its parent, so a key could vanish while the count and the change log said not).
+@Suite struct EditFaultTests {
+    @Test func aReadFailingMidEditIsUndoneByTheSavepoint() throws {
+        let memory = MemoryFileSystem()
+        try memory.createDirectory("/stores")
+        var model: [[UInt8]: [UInt8]] = [:]
+        do {
+            let store = try Store.open(at: "/stores/s", options: testOptions(memory))
+            defer { store.close() }
+            try store.write { transaction in
+                for n in 0..<3_000 {
+                    let key = bytes(String(format: "key-%06d", n)), value = [UInt8](repeating: UInt8(n % 251), count: 150)
+                    try transaction.put(value, for: key, in: "t")
+                    model[key] = value
+                }
+            }
+        }
+        let faults = FaultInjectingFileSystem(wrapping: memory, countedKinds: [.read])
+        // No page cache to speak of: every descent reads its pages through the faulty seam.
+        let store = try Store.open(at: "/stores/s", options: testOptions(faults, cache: 0))
+        defer { store.close() }
+        var aborted = 0
+        for failing in stride(from: 1, through: 120, by: 3) {
+            let transaction = try store.beginWrite()
+            let savepoint = try transaction.savepoint()
+            faults.reset()
+            faults.plan = FaultPlan(failingCall: failing)
+            var failed = false
+            // Removals of neighbours make leaves underfull, so edits merge and read siblings.
+            for n in stride(from: failing * 7, to: 3_000, by: 2) {
+                do {
+                    try transaction.remove(bytes(String(format: "key-%06d", n)), from: "t")
+                } catch {
+                    failed = true
+                    break
+                }
+            }
+            faults.plan = nil
+            guard failed else { transaction.rollback(); continue }
+            // A failure inside an edit (not one reading the catalog before it): whatever the
+            // state of the trees, nothing but a rollback is allowed now.
+            if case .transactionAborted? = storageError(of: { try transaction.count(in: "t") }) {
+                aborted += 1
+                #expect(throws: StorageError.self) { try transaction.get(bytes("key-000001"), in: "t") }
+                #expect(throws: StorageError.self) { try transaction.put([1], for: [1], in: "t") }
+            }
+            transaction.rollback(to: savepoint)
+            #expect(try transaction.count(in: "t") == UInt64(model.count))
+            var cursor = transaction.cursor(in: "t")
+            var seen = 0
+            while let entry = try cursor.next() {
+                #expect(model[entry.key] == entry.value)
+                seen += 1
+            }
+            #expect(seen == model.count, "failing read \(failing): the rollback restored every key")
+            // The transaction goes on and commits.
+            let extra = bytes(String(format: "extra-%03d", failing))
+            try transaction.put([1, 2, 3], for: extra, in: "t")
+            model[extra] = [1, 2, 3]
+            try transaction.commit()
+            #expect(store.verify().isClean)
+        }
+        #expect(aborted > 0, "some failures happened part-way through an edit")
+        let view = try store.read()
+        #expect(try view.count(in: "t") == UInt64(model.count))
+    }
+}
+
+/// The error `body` throws, or nil.
+func storageError<T>(of body: () throws -> T) -> StorageError? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error as? StorageError
+    }
+}
