@@ -14,6 +14,7 @@ public enum GuideTour {
         public var shelf: [String] = []
         public var newestYears: [Int] = []
         public var rejectedPublish: LibraryError?
+        public var refusedImports: [FolioError] = []
         public var helperCount = 0
         public var memoryCount = 0
         public var liveCounts: [Int] = []
@@ -55,6 +56,12 @@ public enum GuideTour {
                 try await library.books.persist(book)
             }
         }
+
+        // Importing: a book whose ISBN another book has is refused alone; the rest is kept.
+        let existing = SampleData.books(3, authors: 40)[2]
+        var clash = SampleData.books(2, authors: 40)[1]
+        clash.isbn = existing.isbn
+        report.refusedImports = try await library.importBooks([existing, clash]).map(\.error)
 
         // Reading: by a unique index, a many-to-many index, ranges.
         report.byISBN = try await library.book(isbn: book.isbn)

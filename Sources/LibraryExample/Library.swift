@@ -42,6 +42,23 @@ public struct Library: Sendable {
         }
     }
 
+    /// Stores every book it can, in one transaction, and returns the ones it refused with
+    /// the reason. A call that fails inside `perform` changes nothing, so catching its
+    /// error and going on is safe: the transaction keeps everything else.
+    public func importBooks(_ incoming: [Book]) async throws -> [(book: Book, error: FolioError)] {
+        var refused: [(book: Book, error: FolioError)] = []
+        try await persistence.perform {
+            for book in incoming {
+                do {
+                    try await books.persist(book)
+                } catch let error as FolioError {
+                    refused.append((book, error))
+                }
+            }
+        }
+        return refused
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

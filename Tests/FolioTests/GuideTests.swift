@@ -49,6 +49,8 @@ import LibraryExample
         defer { try? FileManager.default.removeItem(atPath: path) }
         let report = try await GuideTour.run(at: path)
         #expect(report.rejectedPublish == .unknownAuthor(999))
+        #expect(report.refusedImports.count == 1)
+        if case .uniqueIndexConflict? = report.refusedImports.first {} else { Issue.record("\(report.refusedImports)") }
         #expect(report.byISBN?.authorIDs == [3, 40])
         // Author 3's release-1 books, today's books, and the book published with a co-author.
         let expected = SampleData.oldBooks(300, offset: 10_000, authors: 40).filter { $0.authorID == 3 }.count
