@@ -45,6 +45,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
             indexes.append(SchemaIndex(name: name, definition: declaration.definition,
                                        tree: DatastoreLayout.indexTree(Format.key, name)))
         }
+        for tag in Format.Version.allCases.map(Format.tag(of:)) where tag.utf8.count > StoredRecord.maximumVersionLength {
+            problem = "version tag \(tag.prefix(20))… is longer than \(StoredRecord.maximumVersionLength) bytes"
+        }
         if Format.key.isEmpty || Format.key.utf8.count > DatastoreLayout.maximumKeyLength {
             problem = "the datastore key must be 1 to \(DatastoreLayout.maximumKeyLength) bytes"
         }
@@ -99,11 +102,27 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         var named: [(name: String, keys: [[UInt8]])] = []
         named.reserveCapacity(indexes.count)
         for index in indexes {
-            let values = index.definition.values(instance)
+            let values = indexValues(index, of: instance, identifier: nil)
             keys.append(values)
             named.append((index.name, values))
         }
-        return (StoredRecord.encode(version: currentTag, indexKeys: named, payload: payload), keys)
+        return (try encodeRecord(version: currentTag, indexKeys: named, payload: payload,
+                                 identifier: { String(describing: instance[keyPath: identifierPath]) }), keys)
+    }
+
+    /// `StoredRecord.encode`, its refusals reported as ``FolioError/encodingFailed(datastore:identifier:reason:)``.
+    func encodeRecord(version: String, indexKeys: [(name: String, keys: [[UInt8]])], payload: [UInt8],
+                      identifier: () -> String) throws(FolioError) -> [UInt8] {
+        do {
+            return try StoredRecord.encode(version: version, indexKeys: indexKeys, payload: payload)
+        } catch {
+            throw .encodingFailed(datastore: key, identifier: identifier(), reason: error.description)
+        }
+    }
+
+    /// The encoded values `instance` has in `index` (what its entries are keyed by).
+    func indexValues(_ index: SchemaIndex<Format.Instance>, of instance: Format.Instance, identifier: [UInt8]?) -> [[UInt8]] {
+        index.definition.values(instance)
     }
 
     func parseRecord(_ bytes: [UInt8], identifier: [UInt8]) throws(FolioError) -> StoredRecord {

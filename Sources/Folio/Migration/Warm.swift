@@ -31,8 +31,15 @@ extension Datastore where Access == ReadWrite {
             progress?(.complete(total: converted))
             return
         }
-        let ready = try core.register(schema.signature, key: key)
+        var ready = try core.register(schema.signature, key: key)
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        // A store whose catalog already matches the declaration needs no preparation
+        // transaction: committing one would append an empty generation (an fsync, and a
+        // wake-up of every observer and follower) on each launch of an app that warms.
+        if !ready, try Preparation.isCurrent(in: .view(view), schema: schema) {
+            core.markReady([key])
+            ready = true
+        }
         let recordCount = Int(try FolioError.wrap { () throws(StorageError) in try view.count(in: schema.recordsTree) })
         let indexWork = ready ? 0 : try unbuiltIndexWork(in: .view(view), recordCount: recordCount)
         let migrationWork = try countOldRecords(in: view)
