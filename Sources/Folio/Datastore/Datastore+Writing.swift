@@ -76,7 +76,7 @@ extension Datastore where Access == ReadWrite {
     nonisolated(nonsending) public func delete<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await deleteRecords(in: declared.tree, range: KeyRanges.make(range, suffixed: !declared.unique), index: declared)
+        return try await deleteRecords(in: declared.tree, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), index: declared)
     }
 
     /// Deletes every instance whose value in a one-to-many or many-to-many index is `value`.

@@ -6,6 +6,11 @@ struct SchemaIndex<Instance>: Sendable {
     let tree: String
     var unique: Bool { definition.kind == .oneToOne }
     var direct: Bool { definition.storage == .direct }
+    /// Whether a value's entries are its key followed by more bytes (an identifier), so that a
+    /// read of one value is a prefix range: every non-unique index, and a unique one whose nil
+    /// entries carry their identifier. (Keys are prefix-free, so for any other value of a
+    /// unique index the prefix range is exactly its one key.)
+    var suffixedRanges: Bool { !unique || definition.nilIsDistinct }
 }
 
 /// A datastore's declaration, resolved once: the format instance, the indexes found on it by
@@ -122,8 +127,16 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// The encoded values `instance` has in `index` (what its entries are keyed by).
     func indexValues(_ index: SchemaIndex<Format.Instance>, of instance: Format.Instance, identifier: [UInt8]?) -> [[UInt8]] {
-        index.definition.values(instance)
+        let values = index.definition.values(instance)
+        // A unique index does not constrain nil: each record's nil value is keyed by nil's
+        // encoding (0x00, below every other value) followed by the record's identifier, so
+        // that nil values never collide and a prefix read of nil finds them all.
+        guard index.definition.nilIsDistinct, values == [Self.nilKey] else { return values }
+        return [Self.nilKey + (identifier ?? identifierKey(of: instance))]
     }
+
+    /// The key encoding of `Optional.none`.
+    static var nilKey: [UInt8] { [0x00] }
 
     func parseRecord(_ bytes: [UInt8], identifier: [UInt8]) throws(FolioError) -> StoredRecord {
         guard let record = StoredRecord.decode(bytes) else {
