@@ -334,3 +334,62 @@ extension RecordEdgeTests {
         expectSound(persistence)
     }
 }
+
+/// Item 14: a migration that throws for one record.
+enum Migrated {
+    struct Item: Codable, Identifiable, Sendable, Equatable { var id: Int; var name: String }
+    struct Refused: Error {}
+
+    struct First: DatastoreFormat {
+        enum Version: Int, CaseIterable { case one = 1 }
+        static let key = "migrated"
+        static let currentVersion = Version.one
+        typealias Instance = Item
+    }
+
+    /// Version 2 converts version-1 records, except record 3, and adds an index.
+    struct Second: DatastoreFormat {
+        enum Version: Int, CaseIterable { case one = 1, two = 2 }
+        static let key = "migrated"
+        static let currentVersion = Version.two
+        typealias Instance = Item
+        static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Item {
+            let item = try decoder.decode(Item.self, from: data)
+            if version == .one && item.id == 3 { throw Refused() }
+            return item
+        }
+        let name = Index(\Item.name)
+    }
+}
+
+extension RecordEdgeTests {
+    @Test func migrationThatThrowsForOneRecordDoesNotBlockWarm() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let persistence = try Persistence(at: path, options: Self.options)
+            let items = persistence.datastore(for: Migrated.First.self)
+            for id in 1...4 { try await items.persist(Migrated.Item(id: id, name: "n\(id)")) }
+            persistence.close()
+        }
+        let persistence = try Persistence(at: path, options: Self.options)
+        defer { persistence.close() }
+        let items = persistence.datastore(for: Migrated.Second.self)
+        var progress: [WarmProgress] = []
+        try await items.warm { progress.append($0) }
+        #expect(progress.last == .complete(total: 8), "four records indexed, four to convert (one left as stored)")
+        #expect(try await items.load(1)?.name == "n1")
+        #expect(try await items.load("n4", from: \.name).collect().map(\.id) == [4])
+        #expect(try await items.indexReport() == [IndexReport(index: "name", isBuilt: true, unindexed: [3], unindexedCount: 1)])
+        // Converted records are stored in version 2; record 3 stays as it was.
+        let view = try persistence.store.read()
+        #expect(try StoredRecord.decode(view.get(KeyEncoding.encode(1), in: "records/migrated")!)?.version == "2")
+        #expect(try StoredRecord.decode(view.get(KeyEncoding.encode(3), in: "records/migrated")!)?.version == "1")
+        // A second warm has nothing left it can do, and commits nothing.
+        let generation = persistence.store.generation
+        try await items.warm()
+        #expect(persistence.store.generation == generation)
+        #expect(try await items.purge(3))
+        expectSound(persistence)
+    }
+}
