@@ -95,6 +95,12 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// The stored bytes of `instance` in the current version, with its index keys.
     func encodeRecord(_ instance: Format.Instance, core: PersistenceCore) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
+        // Invariant: an identifier key fits the engine's key limit (so also the u16 length of
+        // an index entry, §24) before any entry is built or written.
+        let identifierLength = identifierKey(of: instance).count
+        guard identifierLength <= StorageLimits.maximumKeyLength else {
+            throw .storage(.keyTooLarge(length: identifierLength, maximum: StorageLimits.maximumKeyLength))
+        }
         let payload: [UInt8]
         do {
             payload = Array(try core.encoder.encode(instance))

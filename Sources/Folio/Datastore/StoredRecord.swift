@@ -122,19 +122,20 @@ enum IndexEntry {
     }
 
     static func value(identifier: [UInt8], record: [UInt8]?) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(truncatingIfNeeded: identifier.count), UInt8(truncatingIfNeeded: identifier.count >> 8)]
-        bytes.reserveCapacity(2 + identifier.count + (record?.count ?? 0))
-        bytes.append(contentsOf: identifier)
-        if let record { bytes.append(contentsOf: record) }
-        return bytes
+        // Identifier keys are engine keys (at most StorageLimits.maximumKeyLength, checked by
+        // DatastoreSchema.encodeRecord before any entry is built), far below u16.
+        precondition(identifier.count <= Int(UInt16.max), "an identifier key fits its u16 length")
+        var writer = ByteWriter(capacity: 2 + identifier.count + (record?.count ?? 0))
+        writer.append(UInt16(identifier.count))
+        writer.append(bytes: identifier)
+        if let record { writer.append(bytes: record) }
+        return writer.bytes
     }
 
     /// The identifier key and (for direct entries) the record an entry value holds.
     static func decode(_ bytes: [UInt8]) -> (identifier: [UInt8], record: [UInt8]?)? {
-        guard bytes.count >= 2 else { return nil }
-        let length = Int(bytes[0]) | Int(bytes[1]) << 8
-        guard bytes.count >= 2 + length else { return nil }
-        let identifier = Array(bytes[2..<(2 + length)])
-        return (identifier, bytes.count > 2 + length ? Array(bytes[(2 + length)...]) : nil)
+        var reader = ByteReader(bytes)
+        guard let length = reader.readUInt16(), let identifier = reader.readBytes(Int(length)) else { return nil }
+        return (identifier, reader.isAtEnd ? nil : reader.readBytes(reader.remaining))
     }
 }
