@@ -393,3 +393,32 @@ extension RecordEdgeTests {
         expectSound(persistence)
     }
 }
+
+extension RecordEdgeTests {
+    /// Item 14: an index that becomes unique over records that share a value is built without
+    /// the later duplicates (reported), instead of failing every operation of the datastore.
+    @Test func duplicatesDoNotBlockANewUniqueIndex() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let persistence = try Persistence(at: path, options: Self.options)
+            let items = persistence.datastore(for: Catalogue.First.self)
+            try await items.persist(Catalogue.Item(id: 1, name: "a", tags: [], code: "same"))
+            try await items.persist(Catalogue.Item(id: 2, name: "b", tags: [], code: "same"))
+            try await items.persist(Catalogue.Item(id: 3, name: "c", tags: [], code: "other"))
+            persistence.close()
+        }
+        let persistence = try Persistence(at: path, options: Self.options)
+        defer { persistence.close() }
+        let items = persistence.datastore(for: Catalogue.Second.self)
+        #expect(try await items.load(2)?.name == "b")
+        #expect(try await items.load("same", from: \.code)?.id == 1)
+        let report = try await items.indexReport()
+        #expect(report.first { $0.index == "code" }?.unindexed == [2])
+        // Giving record 2 its own value indexes it.
+        try await items.persist(Catalogue.Item(id: 2, name: "b", tags: [], code: "own"))
+        #expect(try await items.load("own", from: \.code)?.id == 2)
+        #expect(try await items.indexReport().allSatisfy { $0.unindexedCount == 0 })
+        expectSound(persistence)
+    }
+}
