@@ -4,15 +4,15 @@ import Foundation
 
 @Suite struct ErrorTests {
     /// A stored record that does not decode is a typed error naming datastore, record and
-    /// version, never a crash; persist over it and delete refuse (they would have to return
-    /// it); purge removes it.
+    /// version, never a crash; delete refuses (it would have to return it); purge removes
+    /// it; persist replaces it and returns nil.
     @Test func badRecordsAreTypedErrors() async throws {
         let persistence = Persistence.inMemory()
         let authors = persistence.datastore(for: AuthorFormat.self)
         try await authors.persist(Author(id: 1, name: "A", born: 1))
         let id = KeyEncoding.encode(2)
-        let garbage = StoredRecord.encode(version: "1", indexKeys: [("name", [KeyEncoding.encode("B")])], payload: Array("{not json".utf8))
-        let future = StoredRecord.encode(version: "9", indexKeys: [], payload: Array("{}".utf8))
+        let garbage = try StoredRecord.encode(version: "1", indexKeys: [("name", [KeyEncoding.encode("B")])], payload: Array("{not json".utf8))
+        let future = try StoredRecord.encode(version: "9", indexKeys: [], payload: Array("{}".utf8))
         try persistence.store.write { txn in
             try txn.put(garbage, for: id, in: "records/authors")
             try txn.put(future, for: KeyEncoding.encode(3), in: "records/authors")
@@ -25,13 +25,14 @@ import Foundation
             _ = try await authors.load(3)
         }
         await #expect(throws: FolioError.self) { _ = try await authors.load(...).collect() }
-        await #expect(throws: FolioError.self) { try await authors.persist(Author(id: 2, name: "B", born: 2)) }
         await #expect(throws: FolioError.self) { try await authors.delete(2) }
+        await #expect(throws: FolioError.self) { try await authors.delete(3) }
         #expect(try await authors.purge(2))
-        #expect(try await authors.purge(3))
-        #expect(try await authors.load(...).collect() == [Author(id: 1, name: "A", born: 1)])
+        // persist replaces a record that does not decode; it returns nil for it.
+        #expect(try await authors.persist(Author(id: 3, name: "C", born: 3)) == nil)
+        #expect(try await authors.load(...).collect() == [Author(id: 1, name: "A", born: 1), Author(id: 3, name: "C", born: 3)])
         try await authors.persist(Author(id: 2, name: "B", born: 2))
-        #expect(try await authors.count() == 2)
+        #expect(try await authors.count() == 3)
     }
 
     /// verify notices an index entry that is missing, and one that points nowhere.

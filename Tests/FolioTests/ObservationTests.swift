@@ -136,8 +136,9 @@ where S.Element: Sendable {
         let persistence = Persistence.inMemory()
         let authors = persistence.datastore(for: AuthorFormat.self)
         let events = try await authors.observe()
+        let garbage = try StoredRecord.encode(version: "1", indexKeys: [], payload: Array("{oops".utf8))
         try persistence.store.write { txn in
-            try txn.put(StoredRecord.encode(version: "1", indexKeys: [], payload: Array("{oops".utf8)), for: 5.keyBytes, in: "records/authors")
+            try txn.put(garbage, for: 5.keyBytes, in: "records/authors")
         }
         try await authors.persist(Author(id: 6, name: "fine", born: 1))
         let collected = try await take(2, from: events)

@@ -74,7 +74,7 @@ extension Datastore {
                                                order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance>
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return records(through: declared, range: KeyRanges.make(range, suffixed: !declared.unique), order: order, limit: limit)
+        return records(through: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit)
     }
 
     /// Every instance in the order of an index: `load(..., from: \.title)`.
@@ -87,14 +87,14 @@ extension Datastore {
     nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: !declared.unique))
+        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges))
     }
 
     /// Number of index entries whose value lies in `range`.
     nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: !declared.unique))
+        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges))
     }
 
     // MARK: Machinery

@@ -3,12 +3,24 @@
 /// the transaction (and an error thrown out of `perform` undoes it).
 extension Datastore where Access == ReadWrite {
     /// Stores `instance`, inserting it or replacing the instance with the same identifier;
-    /// returns the instance it replaced. A unique-index conflict throws and changes nothing.
+    /// returns the instance it replaced, or nil if there was none or if the replaced record
+    /// no longer decodes (replacing such a record is how to repair it). A unique-index
+    /// conflict throws and changes nothing.
     @discardableResult
     nonisolated(nonsending) public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
         try await withWrite { (transaction) throws(FolioError) -> Instance? in
             let (identifier, previous) = try IndexMaintenance.store(instance, schema: schema, core: core, in: transaction)
-            return try previous.map { (record) throws(FolioError) in try schema.decode(record, identifier: identifier, core: core) }
+            guard let previous else { return nil }
+            // The old record's index entries were removed through the keys stored in its
+            // header, so it need not decode to be replaced: only the returned value is lost.
+            do throws(FolioError) {
+                return try schema.decode(previous, identifier: identifier, core: core)
+            } catch {
+                switch error {
+                case .decodingFailed, .unknownVersion: return nil
+                default: throw error
+                }
+            }
         }
     }
 
@@ -64,7 +76,7 @@ extension Datastore where Access == ReadWrite {
     nonisolated(nonsending) public func delete<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await deleteRecords(in: declared.tree, range: KeyRanges.make(range, suffixed: !declared.unique), index: declared)
+        return try await deleteRecords(in: declared.tree, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), index: declared)
     }
 
     /// Deletes every instance whose value in a one-to-many or many-to-many index is `value`.

@@ -6,6 +6,11 @@ struct SchemaIndex<Instance>: Sendable {
     let tree: String
     var unique: Bool { definition.kind == .oneToOne }
     var direct: Bool { definition.storage == .direct }
+    /// Whether a value's entries are its key followed by more bytes (an identifier), so that a
+    /// read of one value is a prefix range: every non-unique index, and a unique one whose nil
+    /// entries carry their identifier. (Keys are prefix-free, so for any other value of a
+    /// unique index the prefix range is exactly its one key.)
+    var suffixedRanges: Bool { !unique || definition.nilIsDistinct }
 }
 
 /// A datastore's declaration, resolved once: the format instance, the indexes found on it by
@@ -44,6 +49,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
             byDeclaration[declaration.definition.id] = indexes.count
             indexes.append(SchemaIndex(name: name, definition: declaration.definition,
                                        tree: DatastoreLayout.indexTree(Format.key, name)))
+        }
+        for tag in Format.Version.allCases.map(Format.tag(of:)) where tag.utf8.count > StoredRecord.maximumVersionLength {
+            problem = "version tag \(tag.prefix(20))… is longer than \(StoredRecord.maximumVersionLength) bytes"
         }
         if Format.key.isEmpty || Format.key.utf8.count > DatastoreLayout.maximumKeyLength {
             problem = "the datastore key must be 1 to \(DatastoreLayout.maximumKeyLength) bytes"
@@ -87,6 +95,12 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// The stored bytes of `instance` in the current version, with its index keys.
     func encodeRecord(_ instance: Format.Instance, core: PersistenceCore) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
+        // Invariant: an identifier key fits the engine's key limit (so also the u16 length of
+        // an index entry, §24) before any entry is built or written.
+        let identifierLength = identifierKey(of: instance).count
+        guard identifierLength <= StorageLimits.maximumKeyLength else {
+            throw .storage(.keyTooLarge(length: identifierLength, maximum: StorageLimits.maximumKeyLength))
+        }
         let payload: [UInt8]
         do {
             payload = Array(try core.encoder.encode(instance))
@@ -99,12 +113,36 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         var named: [(name: String, keys: [[UInt8]])] = []
         named.reserveCapacity(indexes.count)
         for index in indexes {
-            let values = index.definition.values(instance)
+            let values = indexValues(index, of: instance, identifier: nil)
             keys.append(values)
             named.append((index.name, values))
         }
-        return (StoredRecord.encode(version: currentTag, indexKeys: named, payload: payload), keys)
+        return (try encodeRecord(version: currentTag, indexKeys: named, payload: payload,
+                                 identifier: { String(describing: instance[keyPath: identifierPath]) }), keys)
     }
+
+    /// `StoredRecord.encode`, its refusals reported as ``FolioError/encodingFailed(datastore:identifier:reason:)``.
+    func encodeRecord(version: String, indexKeys: [(name: String, keys: [[UInt8]])], payload: [UInt8],
+                      identifier: () -> String) throws(FolioError) -> [UInt8] {
+        do {
+            return try StoredRecord.encode(version: version, indexKeys: indexKeys, payload: payload)
+        } catch {
+            throw .encodingFailed(datastore: key, identifier: identifier(), reason: error.description)
+        }
+    }
+
+    /// The encoded values `instance` has in `index` (what its entries are keyed by).
+    func indexValues(_ index: SchemaIndex<Format.Instance>, of instance: Format.Instance, identifier: [UInt8]?) -> [[UInt8]] {
+        let values = index.definition.values(instance)
+        // A unique index does not constrain nil: each record's nil value is keyed by nil's
+        // encoding (0x00, below every other value) followed by the record's identifier, so
+        // that nil values never collide and a prefix read of nil finds them all.
+        guard index.definition.nilIsDistinct, values == [Self.nilKey] else { return values }
+        return [Self.nilKey + (identifier ?? identifierKey(of: instance))]
+    }
+
+    /// The key encoding of `Optional.none`.
+    static var nilKey: [UInt8] { [0x00] }
 
     func parseRecord(_ bytes: [UInt8], identifier: [UInt8]) throws(FolioError) -> StoredRecord {
         guard let record = StoredRecord.decode(bytes) else {

@@ -32,21 +32,35 @@ public struct IndexDefinition<Instance>: Sendable {
     /// a memory address that changes between launches.
     let keyPathDescription: String?
     let valueType: String
+    /// The declaration's ``Index/init(_:storage:version:)`` version: the only thing that tells
+    /// one body of a computed key path from another.
+    let version: Int
+    /// A unique index over an optional value: `nil` is not constrained (as SQL's UNIQUE
+    /// ignores NULL), so each record's nil entry is keyed by nil followed by its identifier.
+    let nilIsDistinct: Bool
     /// The encoded values of an instance, sorted and without duplicates.
     let values: @Sendable (Instance) -> [[UInt8]]
     /// A readable form of an encoded value, for error messages.
     let describeValue: @Sendable ([UInt8]) -> String
 
-    /// What identifies the declaration across launches: kind, storage, value type and key
-    /// path. A change makes the index rebuild.
+    /// What identifies the declaration across launches: kind, storage, value type, key path
+    /// (stored ones by name; every computed one prints alike, hence ``version``), the version
+    /// when it is not 1, and how a unique index keys nil. A change makes the index rebuild.
+    /// Declarations of earlier releases (version 1, no optional unique index) keep their
+    /// fingerprint.
     var fingerprint: String {
-        "\(kind.rawValue);\(storage.rawValue);\(valueType);\(keyPathDescription ?? "computed")"
+        var text = "\(kind.rawValue);\(storage.rawValue);\(valueType);\(keyPathDescription ?? "computed")"
+        if version != 1 { text += ";v\(version)" }
+        if nilIsDistinct { text += ";nil-distinct" }
+        return text
     }
 
-    init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, keyPath: AnyKeyPath, valueType: Value.Type,
+    init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath, valueType: Value.Type,
                               values: @escaping @Sendable (Instance) -> [Value]) {
         self.kind = kind
         self.storage = storage
+        self.version = version
+        nilIsDistinct = kind == .oneToOne && Value.self is any OptionalKeyComponent.Type
         self.id = IndexDeclarationCounter.next()
         let printed = String(describing: keyPath)
         keyPathDescription = printed.contains("<computed") ? nil : printed
@@ -84,18 +98,23 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     public let definition: IndexDefinition<Instance>
 
     /// Indexes the value at `keyPath` (stored or computed).
-    public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference) {
-        definition = IndexDefinition(kind: .oneToMany, storage: storage, keyPath: keyPath, valueType: Value.self) {
+    ///
+    /// - Parameter version: Raise it when the body of a computed key path changes: computed
+    ///   key paths cannot be told apart across launches, so a new version is what makes the
+    ///   index rebuild. Stored key paths are recognised by name; a new version rebuilds them too.
+    public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
+        definition = IndexDefinition(kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             [$0[keyPath: keyPath]]
         }
     }
 
     /// Indexes a tuple of values, ordered by the first element, then the second, and so on:
     /// `let byAuthorAndYear = Index(\Book.authorAndYear)` where `authorAndYear: (String, Int)`.
+    /// Raise `version` when the key path's body changes (see ``init(_:storage:version:)``).
     public init<each Component: KeyComponent>(_ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
-                                              storage: IndexStorage = .reference)
+                                              storage: IndexStorage = .reference, version: Int = 1)
     where Value == Composite<repeat each Component> {
-        definition = IndexDefinition(kind: .oneToMany, storage: storage, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             [Composite(repeat each $0[keyPath: keyPath])]
         }
     }
@@ -103,22 +122,28 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
 
 /// A unique index: each value maps to at most one instance. Persisting a second instance
 /// with the same value throws ``FolioError/uniqueIndexConflict(datastore:index:value:existing:new:)``
-/// and aborts the transaction.
+/// and changes nothing.
+///
+/// Over an optional value, `nil` is not constrained, as NULL is not under SQL's UNIQUE: any
+/// number of instances may have nil. `load(nil, from:)` finds none of them (nil maps to no
+/// single instance, as `= NULL` matches no row); `count(nil, from:)` counts them, and reads
+/// of the whole index (`load(..., from:)`) list them first, in identifier order.
 public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     public let definition: IndexDefinition<Instance>
 
-    /// Indexes the value at `keyPath` (stored or computed), uniquely.
-    public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference) {
-        definition = IndexDefinition(kind: .oneToOne, storage: storage, keyPath: keyPath, valueType: Value.self) {
+    /// Indexes the value at `keyPath` (stored or computed), uniquely. Raise `version` when
+    /// the body of a computed key path changes (see ``Index/init(_:storage:version:)``).
+    public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
+        definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             [$0[keyPath: keyPath]]
         }
     }
 
-    /// Indexes a tuple of values, uniquely.
+    /// Indexes a tuple of values, uniquely. Raise `version` when the key path's body changes.
     public init<each Component: KeyComponent>(_ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
-                                              storage: IndexStorage = .reference)
+                                              storage: IndexStorage = .reference, version: Int = 1)
     where Value == Composite<repeat each Component> {
-        definition = IndexDefinition(kind: .oneToOne, storage: storage, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             [Composite(repeat each $0[keyPath: keyPath])]
         }
     }
@@ -130,15 +155,20 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
 public struct ManyToManyIndex<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     public let definition: IndexDefinition<Instance>
 
-    /// Indexes every element of the collection at `keyPath`.
+    /// Indexes every element of the collection at `keyPath`. Raise `version` when the body
+    /// of a computed key path changes (see ``Index/init(_:storage:version:)``).
     public init<Values: Sequence & SendableMetatype>(_ keyPath: KeyPath<Instance, Values> & Sendable,
-                                                     storage: IndexStorage = .reference)
+                                                     storage: IndexStorage = .reference, version: Int = 1)
     where Values.Element == Value {
-        definition = IndexDefinition(kind: .manyToMany, storage: storage, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(kind: .manyToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             Array($0[keyPath: keyPath])
         }
     }
 }
+
+/// Optional, whatever it wraps: how an index tells that its values may be nil.
+protocol OptionalKeyComponent {}
+extension Optional: OptionalKeyComponent {}
 
 /// Numbers index declarations as they are created (a static can't live in a generic type).
 enum IndexDeclarationCounter {

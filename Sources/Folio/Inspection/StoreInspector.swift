@@ -109,7 +109,8 @@ public struct StoreInspector: Sendable {
             tree = DatastoreLayout.indexTree(key, index)
             type = Self.valueType(of: found.fingerprint)
         }
-        let suffixed = state.map { $0.kind != .oneToOne } ?? false
+        // A unique index's nil entries carry their identifier (Format.md §24).
+        let suffixed = state.map { $0.kind != .oneToOne || $0.fingerprint.hasSuffix(";nil-distinct") } ?? false
         var range = KeyRange()
         if let from { range.lower = .included(try KeyText.key(for: from, type: type)) }
         if let to {

@@ -12,6 +12,20 @@ struct CatalogEntry: Codable, Equatable, Sendable {
         var built: Bool
         /// While building: the identifier key of the last record processed (resume after it).
         var resumeAfter: [UInt8]?
+        /// Identifier keys of records the build could not index (they no longer decoded, or
+        /// conflicted in a unique index): at most ``unindexedListLimit`` of them. Absent
+        /// (not encoded) when there are none, so older entries read and compare unchanged.
+        var unindexed: [[UInt8]]?
+        /// How many records the build could not index, listed or not.
+        var unindexedCount: Int?
+
+        /// Caps the list (the entry is rewritten with every build batch).
+        static let unindexedListLimit = 1_000
+
+        mutating func noteUnindexed(_ identifier: [UInt8]) {
+            unindexedCount = (unindexedCount ?? 0) + 1
+            if (unindexed?.count ?? 0) < Self.unindexedListLimit { unindexed = (unindexed ?? []) + [identifier] }
+        }
     }
 
     /// Layout version of this entry.

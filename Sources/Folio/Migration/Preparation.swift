@@ -157,19 +157,44 @@ enum Preparation {
                     break
                 }
                 let record = try schema.parseRecord(item.value, identifier: item.key)
-                let instance = try schema.decode(record, identifier: item.key, core: core)
+                // A record that no longer decodes (or a migration that throws for it) is left
+                // out of the index and reported, never allowed to block the datastore: reads,
+                // `persist` (which indexes it) and `purge` must keep working.
+                let instance: Format.Instance?
+                do throws(FolioError) {
+                    instance = try schema.decode(record, identifier: item.key, core: core)
+                } catch {
+                    switch error {
+                    case .decodingFailed, .unknownVersion: instance = nil
+                    default: throw error
+                    }
+                }
                 var keys = record.indexKeys
                 for index in building {
                     if let done = entry.indexes[index.name]?.resumeAfter, KeyBytes.compare(item.key, done) <= 0 { continue }
-                    keys[index.name] = index.definition.values(instance)
+                    guard let instance else {
+                        keys[index.name] = nil
+                        entry.indexes[index.name]?.noteUnindexed(item.key)
+                        continue
+                    }
+                    let values = schema.indexValues(index, of: instance, identifier: item.key)
+                    // Checked before anything is written, so a conflicting record is left out
+                    // of the unique index (and reported) as a whole.
+                    if index.unique, try conflicts(values, in: index, identifier: item.key, transaction: transaction) {
+                        keys[index.name] = nil
+                        entry.indexes[index.name]?.noteUnindexed(item.key)
+                        continue
+                    }
+                    keys[index.name] = values
                 }
-                let rewritten = StoredRecord.encode(version: record.version,
-                                                    indexKeys: keys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                                                    payload: record.payload)
+                let rewritten = try schema.encodeRecord(version: record.version,
+                                                        indexKeys: keys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                                        payload: record.payload,
+                                                        identifier: { schema.describe(identifierKey: item.key) })
                 for index in building {
                     if let done = entry.indexes[index.name]?.resumeAfter, KeyBytes.compare(item.key, done) <= 0 { continue }
                     try IndexMaintenance.add(keys[index.name] ?? [], for: index, identifier: item.key, record: rewritten,
-                                             in: transaction, schema: schema)
+                                             in: transaction, schema: schema, checked: true)
                 }
                 try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(rewritten, for: item.key, in: schema.recordsTree) }
                 processed += 1
@@ -189,5 +214,15 @@ enum Preparation {
             try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(encoded, for: nameKey, in: DatastoreLayout.catalogTree) }
         }
         return (entry.indexes.values.allSatisfy(\.built), processed)
+    }
+
+    /// Whether a unique index already maps one of `values` to another record.
+    private static func conflicts<Instance>(_ values: [[UInt8]], in index: SchemaIndex<Instance>, identifier: [UInt8],
+                                            transaction: WriteTransaction) throws(FolioError) -> Bool {
+        for value in values {
+            guard let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(value, in: index.tree) }) else { continue }
+            if IndexEntry.decode(existing)?.identifier != identifier { return true }
+        }
+        return false
     }
 }

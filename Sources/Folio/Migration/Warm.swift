@@ -27,12 +27,19 @@ extension Datastore where Access == ReadWrite {
             // this task already holds).
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             _ = try await prepare(in: context)
-            let (converted, _) = try migrateBatch(in: transaction, after: nil, limit: .max)
+            let (converted, _) = try migrateBatch(in: transaction, from: .unbounded, limit: .max)
             progress?(.complete(total: converted))
             return
         }
-        let ready = try core.register(schema.signature, key: key)
+        var ready = try core.register(schema.signature, key: key)
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        // A store whose catalog already matches the declaration needs no preparation
+        // transaction: committing one would append an empty generation (an fsync, and a
+        // wake-up of every observer and follower) on each launch of an app that warms.
+        if !ready, try Preparation.isCurrent(in: .view(view), schema: schema) {
+            core.markReady([key])
+            ready = true
+        }
         let recordCount = Int(try FolioError.wrap { () throws(StorageError) in try view.count(in: schema.recordsTree) })
         let indexWork = ready ? 0 : try unbuiltIndexWork(in: .view(view), recordCount: recordCount)
         let migrationWork = try countOldRecords(in: view)
@@ -52,8 +59,13 @@ extension Datastore where Access == ReadWrite {
         }
         var after: [UInt8]? = nil
         while migrationWork > 0 {
+            // Only open a batch when it has a record to convert: old records that no longer
+            // decode are left as stored, and a batch of only those would commit nothing but
+            // an empty generation (on every launch, for an app that warms at start-up).
+            let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+            guard let start = try firstConvertible(in: view, after: after) else { break }
             let (converted, last) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                try migrateBatch(in: transaction, after: after, limit: Preparation.batchSize)
+                try migrateBatch(in: transaction, from: .included(start), limit: Preparation.batchSize)
             }
             done += converted
             if converted > 0 { progress?(.working(current: min(done, total), total: total)) }
@@ -87,15 +99,42 @@ extension Datastore where Access == ReadWrite {
         return count
     }
 
-    /// Rewrites up to `limit` old-version records after `after`; returns how many, and the
-    /// last identifier looked at (nil when the end was reached).
-    private func migrateBatch(in transaction: WriteTransaction, after: [UInt8]?, limit: Int) throws(FolioError) -> (Int, [UInt8]?) {
-        var cursor = transaction.cursor(in: schema.recordsTree, range: after.map { KeyRange(lower: .excluded($0)) } ?? .all)
+    /// The identifier of the first record after `after` stored in an old version that
+    /// decodes (converts) in the current one; nil if there is none.
+    private func firstConvertible(in view: ReadView, after: [UInt8]?) throws(FolioError) -> [UInt8]? {
+        var cursor = try FolioError.wrap { () throws(StorageError) in
+            try view.cursor(in: schema.recordsTree, range: after.map { KeyRange(lower: .excluded($0)) } ?? .all)
+        }
+        while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+            let record = try schema.parseRecord(entry.value, identifier: entry.key)
+            if record.version != schema.currentTag, try decodeIfPossible(record, identifier: entry.key) != nil { return entry.key }
+        }
+        return nil
+    }
+
+    /// The record decoded, or nil if it no longer decodes (or its migration throws).
+    private func decodeIfPossible(_ record: StoredRecord, identifier: [UInt8]) throws(FolioError) -> Instance? {
+        do throws(FolioError) {
+            return try schema.decode(record, identifier: identifier, core: core)
+        } catch {
+            switch error {
+            case .decodingFailed, .unknownVersion: return nil
+            default: throw error
+            }
+        }
+    }
+
+    /// Rewrites up to `limit` old-version records from `lower` on; returns how many, and the
+    /// last identifier looked at (nil when the end was reached). A record that no longer
+    /// decodes is left as stored (reading it throws its error, as before; `persist` replaces
+    /// it, `purge` removes it): one bad record must not stop the conversion of the others.
+    private func migrateBatch(in transaction: WriteTransaction, from lower: KeyBound, limit: Int) throws(FolioError) -> (Int, [UInt8]?) {
+        var cursor = transaction.cursor(in: schema.recordsTree, range: KeyRange(lower: lower))
         var converted = 0
         while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             let record = try schema.parseRecord(entry.value, identifier: entry.key)
             guard record.version != schema.currentTag else { continue }
-            let instance = try schema.decode(record, identifier: entry.key, core: core)
+            guard let instance = try decodeIfPossible(record, identifier: entry.key) else { continue }
             guard schema.identifierKey(of: instance) == entry.key else {
                 throw .incompatibleDeclaration(datastore: key, reason: "migrating record \(schema.describe(identifierKey: entry.key)) changed its identifier")
             }

@@ -59,7 +59,7 @@ extension Datastore {
                                                                             order: RangeOrder = .ascending, limit: Int? = nil)
         async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await live(index: declared, range: KeyRanges.make(range, suffixed: !declared.unique), order: order, limit: limit)
+        return try await live(index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit)
     }
 
     nonisolated(nonsending) private func live(index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder,

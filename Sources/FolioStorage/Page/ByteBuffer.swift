@@ -2,93 +2,93 @@
 ///
 /// Every multi-byte integer in the format is little-endian (Docs/Format.md §1); keys are the
 /// exception, since they are opaque byte strings compared with memcmp.
-struct ByteWriter {
-    var bytes: [UInt8]
+package struct ByteWriter {
+    package var bytes: [UInt8]
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
-    mutating func append(_ value: UInt8) { bytes.append(value) }
+    package mutating func append(_ value: UInt8) { bytes.append(value) }
 
-    mutating func append(_ value: UInt16) {
+    package mutating func append(_ value: UInt16) {
         bytes.append(UInt8(truncatingIfNeeded: value))
         bytes.append(UInt8(truncatingIfNeeded: value >> 8))
     }
 
-    mutating func append(_ value: UInt32) {
+    package mutating func append(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(_ value: UInt64) {
+    package mutating func append(_ value: UInt64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func append(bytes other: [UInt8]) { bytes.append(contentsOf: other) }
+    package mutating func append(bytes other: [UInt8]) { bytes.append(contentsOf: other) }
 
-    mutating func appendZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+    package mutating func appendZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
 
     /// Overwrites 4 bytes at `offset` with a little-endian value.
-    mutating func set(_ value: UInt32, at offset: Int) {
+    package mutating func set(_ value: UInt32, at offset: Int) {
         bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
     }
 
     /// Overwrites 8 bytes at `offset` with a little-endian value.
-    mutating func set(_ value: UInt64, at offset: Int) {
+    package mutating func set(_ value: UInt64, at offset: Int) {
         bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self) }
     }
 }
 
 /// Reads little-endian integers and byte strings from a buffer, bounds-checked: a read past
 /// the end reports failure instead of trapping, so damaged input can never crash a reader.
-struct ByteReader {
-    let bytes: [UInt8]
-    private(set) var position: Int
-    let end: Int
+package struct ByteReader {
+    package let bytes: [UInt8]
+    package private(set) var position: Int
+    package let end: Int
 
-    init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+    package init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes
         self.position = start
         self.end = min(end ?? bytes.count, bytes.count)
     }
 
-    var remaining: Int { end - position }
-    var isAtEnd: Bool { position >= end }
+    package var remaining: Int { end - position }
+    package var isAtEnd: Bool { position >= end }
 
-    mutating func readUInt8() -> UInt8? {
+    package mutating func readUInt8() -> UInt8? {
         guard position < end else { return nil }
         defer { position += 1 }
         return bytes[position]
     }
 
-    mutating func readUInt16() -> UInt16? {
+    package mutating func readUInt16() -> UInt16? {
         guard remaining >= 2 else { return nil }
         defer { position += 2 }
         return UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
     }
 
-    mutating func readUInt32() -> UInt32? {
+    package mutating func readUInt32() -> UInt32? {
         guard remaining >= 4 else { return nil }
         defer { position += 4 }
         return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt32.self)) }
     }
 
-    mutating func readUInt64() -> UInt64? {
+    package mutating func readUInt64() -> UInt64? {
         guard remaining >= 8 else { return nil }
         defer { position += 8 }
         return bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
     }
 
-    mutating func readBytes(_ count: Int) -> [UInt8]? {
+    package mutating func readBytes(_ count: Int) -> [UInt8]? {
         guard count >= 0, remaining >= count else { return nil }
         defer { position += count }
         return Array(bytes[position..<(position + count)])
     }
 
-    mutating func skip(_ count: Int) -> Bool {
+    package mutating func skip(_ count: Int) -> Bool {
         guard count >= 0, remaining >= count else { return false }
         position += count
         return true
