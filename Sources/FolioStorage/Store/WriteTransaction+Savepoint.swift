@@ -1,6 +1,16 @@
 /// Savepoints and statements: rolling back part of a write transaction.
 ///
-/// How a rollback to a savepoint can be exact and cheap on a copy-on-write tree: taking a
+/// Statements (``WriteTransaction/atomically(_:)``) and savepoints undo differently,
+/// because they are used differently. A statement is one datastore call, run thousands of
+/// times in a loop and almost always successful, so it must cost next to nothing: it
+/// keeps a logical undo log (each key's previous value, `StatementUndo`) and, if it
+/// throws, writes the previous values back. That needs the trees to be consistent, which
+/// every error but one leaves them: a page that cannot be read in the middle of an edit
+/// (I/O error, corruption). Then, as SQLite does for I/O errors inside a statement, the
+/// transaction refuses everything but a rollback (``StorageError/transactionAborted(cause:)``):
+/// to a savepoint taken before, or whole.
+///
+/// How a rollback to a savepoint is exact whatever failed: taking a
 /// savepoint records each touched tree's root reference and counters, and bumps the
 /// transaction's *epoch*. Every mutable node created before that is now frozen: an edit
 /// copies it (as it copies a committed page) instead of changing it in place
@@ -59,17 +69,26 @@ extension WriteTransaction {
     /// a time, never interleaved. `body` must not call ``atomically(_:)``,
     /// ``exclusively(_:)``, ``savepoint()``, ``rollback(to:)``, ``release(_:)`` or
     /// ``commit()``: they wait for the statement to end.
+    ///
+    /// If `body` fails because a page could not be read in the middle of an edit, its
+    /// writes cannot be undone key by key: the transaction then refuses everything but a
+    /// rollback (``StorageError/transactionAborted(cause:)``), to a savepoint taken before
+    /// the statement, or whole.
     public func atomically<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         try statementLock.withLock { _ throws(Failure) -> Result in
-            let savepoint: Savepoint? = guarded.withLock { _ in
-                contents.finished || contents.broken != nil ? nil : takeSavepoint(contents)
+            guarded.withLock { _ in
+                if contents.mayCompactChanges {
+                    // The only moment the change logs may be compacted inside `perform`.
+                    for tree in contents.trees.values { tree.compactChangesIfLarge() }
+                }
+                contents.statement = StatementUndo()
             }
             do throws(Failure) {
                 let result = try body()
-                if let savepoint { guarded.withLock { _ in drop(savepoint, in: contents) } }
+                guarded.withLock { _ in contents.statement = nil }
                 return result
             } catch {
-                if let savepoint { guarded.withLock { _ in if !contents.finished { restore(savepoint, in: contents) } } }
+                guarded.withLock { _ in undoStatement(contents) }
                 throw error
             }
         }
@@ -84,8 +103,7 @@ extension WriteTransaction {
     // MARK: Machinery (callers hold `guarded`)
 
     private func takeSavepoint(_ contents: Contents) -> Savepoint {
-        if contents.savepoints.isEmpty {
-            // The only moment the change logs may be compacted: no savepoint counts entries.
+        if contents.mayCompactChanges {
             for tree in contents.trees.values { tree.compactChangesIfLarge() }
         }
         contents.epoch += 1
@@ -120,10 +138,66 @@ extension WriteTransaction {
         contents.version += 1
     }
 
+    /// Writes back what the failed statement changed, newest first, then its trees'
+    /// counters. Caller holds `guarded`.
+    private func undoStatement(_ contents: Contents) {
+        guard let statement = contents.statement else { return }
+        contents.statement = nil
+        guard !contents.finished, contents.broken == nil else { return }
+        let editor = self.editor(contents)
+        do throws(StorageError) {
+            for entry in statement.entries.reversed() {
+                switch entry {
+                case .put(let tree, let key, let previous?), .remove(let tree, let key, let previous):
+                    _ = try editor.put(key, previous, in: tree)
+                    // A committed value put back is live again (its release counted it freed).
+                    if case .overflow(let address) = previous { tree.freedBytes -= UInt64(address.length) }
+                case .put(let tree, let key, nil):
+                    _ = try editor.remove(key, in: tree)
+                case .drop(let tree, let before):
+                    tree.root = before.root
+                    tree.freedBytes = before.freedBytes
+                }
+            }
+        } catch {
+            contents.broken = "undoing a failed statement failed: \(error)"
+            return
+        }
+        // Pages the statement copied stay replaced by their copies (the trees reference the
+        // copies now), so `freedBytes` keeps counting them; everything else is as before.
+        for (tree, saved) in statement.touched { tree.restoreCounters(saved) }
+        contents.version += 1
+    }
+
     /// Freezes every node that exists now, for good, so a reader of the current state
     /// never sees a later write. Caller holds `guarded`.
     func freezeForReaders(_ contents: Contents) {
         contents.epoch += 1
         contents.cursorFloor = contents.epoch
     }
+}
+
+/// How to undo the running statement: the previous value of every key it changed, in
+/// order, and the counters of every tree it touched as they were before it.
+final class StatementUndo {
+    enum Entry {
+        /// `key` was put; `previous` is the value it replaced (nil: it was new).
+        case put(TreeState, key: [UInt8], previous: LeafValue?)
+        /// `key` was removed; `removed` was its value.
+        case remove(TreeState, key: [UInt8], removed: LeafValue)
+        /// The tree was dropped; `before` is how it was just before.
+        case drop(TreeState, before: TreeState.Saved)
+    }
+
+    private(set) var entries: [Entry] = []
+    private(set) var touched: [(TreeState, TreeState.Saved)] = []
+
+    /// Records `tree`'s counters the first time the statement touches it.
+    func touch(_ tree: TreeState) {
+        // A statement touches few trees (a record tree and its indexes): a scan is cheapest.
+        for (known, _) in touched where known === tree { return }
+        touched.append((tree, tree.saved()))
+    }
+
+    func log(_ entry: Entry) { entries.append(entry) }
 }

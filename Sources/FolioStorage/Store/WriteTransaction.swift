@@ -46,6 +46,11 @@ public final class WriteTransaction: @unchecked Sendable {
         /// inconsistent, so nothing but a rollback is allowed until one restores a state
         /// from before the failure.
         var broken: String?
+        /// The statement running (``atomically(_:)``): how to undo it.
+        var statement: StatementUndo?
+
+        /// The change logs may be compacted: no savepoint or statement counts their entries.
+        var mayCompactChanges: Bool { savepoints.isEmpty && statement == nil }
 
         init(catalog: TreeState) { self.catalog = catalog }
 
@@ -80,13 +85,21 @@ public final class WriteTransaction: @unchecked Sendable {
         }
     }
 
-    /// Runs an edit of the tree shape; if it throws, the trees may be half-edited, so the
-    /// transaction refuses everything but a rollback (to a savepoint from before, or whole).
-    private func edit<R>(_ contents: Contents, _ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+    /// Runs an edit of `tree`. If it throws after changing a node, the tree may be
+    /// half-edited, so the transaction refuses everything but a rollback (to a savepoint
+    /// from before, or whole); if it throws before, nothing changed (the page copies it made
+    /// are dropped, and so is their count in `freedBytes`).
+    private func edit<R>(_ contents: Contents, _ tree: TreeState, _ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+        let freed = tree.freedBytes
+        tree.editChangedANode = false
         do throws(StorageError) {
             return try body()
         } catch {
-            contents.broken = "an edit failed part-way: \(error)"
+            if tree.editChangedANode {
+                contents.broken = "an edit of \(tree.name) failed part-way: \(error)"
+            } else {
+                tree.freedBytes = freed
+            }
             throw error
         }
     }
@@ -162,7 +175,9 @@ public final class WriteTransaction: @unchecked Sendable {
         return try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
             let editor = self.editor(contents)
-            let previous = try edit(contents) { () throws(StorageError) in try editor.put(key, stored, in: state) }
+            contents.statement?.touch(state)
+            let previous = try edit(contents, state) { () throws(StorageError) in try editor.put(key, stored, in: state) }
+            contents.statement?.log(.put(state, key: key, previous: previous))
             state.exists = true
             state.isModified = true
             if let previous {
@@ -171,7 +186,7 @@ public final class WriteTransaction: @unchecked Sendable {
                 state.count += 1
             }
             state.recordChange(key, existed: previous != nil, existsNow: true)
-            if contents.savepoints.isEmpty { state.compactChangesIfLarge() }
+            if contents.mayCompactChanges { state.compactChangesIfLarge() }
             contents.version += 1
             return previous != nil
         }
@@ -183,12 +198,14 @@ public final class WriteTransaction: @unchecked Sendable {
         try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
             let editor = self.editor(contents)
-            guard let removed = try edit(contents, { () throws(StorageError) in try editor.remove(key, in: state) }) else { return false }
+            contents.statement?.touch(state)
+            guard let removed = try edit(contents, state, { () throws(StorageError) in try editor.remove(key, in: state) }) else { return false }
+            contents.statement?.log(.remove(state, key: key, removed: removed))
             editor.release(removed, in: state)
             state.count -= 1
             state.isModified = true
             state.recordChange(key, existed: true, existsNow: false)
-            if contents.savepoints.isEmpty { state.compactChangesIfLarge() }
+            if contents.mayCompactChanges { state.compactChangesIfLarge() }
             contents.version += 1
             return true
         }
@@ -211,6 +228,8 @@ public final class WriteTransaction: @unchecked Sendable {
         try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
             guard state.exists else { return false }
+            contents.statement?.touch(state)
+            contents.statement?.log(.drop(state, before: state.saved()))
             state.root = nil
             state.count = 0
             // Every committed page of the tree becomes dead, whatever this transaction

@@ -16,6 +16,8 @@ extension TreeEditor {
             let index = ByteOrder.lowerBound(keys, key)
             guard index < keys.count, ByteOrder.compare(keys[index], key) == 0 else { return nil }
             let node = try makeMutable(ref, in: tree)
+            // From here on the tree is being changed: an error above leaves it half-edited.
+            tree.editChangedANode = true
             let removed = node.values.remove(at: index)
             node.size -= TreePage.leafEntrySize(keyCount: node.keys[index].count, value: removed)
             node.keys.remove(at: index)

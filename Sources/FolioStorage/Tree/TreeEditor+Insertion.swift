@@ -14,6 +14,8 @@ extension TreeEditor {
                         in tree: TreeState) throws(StorageError) -> (MutableNode, LeafValue?) {
         let node = try makeMutable(ref, in: tree)
         if node.isLeaf {
+            // From here on the tree is being changed: an error above leaves it half-edited.
+            tree.editChangedANode = true
             let index = ByteOrder.lowerBound(node.keys, key)
             if index < node.keys.count, ByteOrder.compare(node.keys[index], key) == 0 {
                 let previous = node.values[index]

@@ -27,6 +27,9 @@ final class TreeState {
     /// Where the log starts counting: a drop forgets the operations before it (the commit
     /// lists the tree as dropped), without shrinking the log a savepoint may remember.
     var changesFrom = 0
+    /// Set by an edit when it changes its first node in place (the leaf): before that, a
+    /// failed edit has changed nothing but `freedBytes` (copies it never linked).
+    var editChangedANode = false
     /// The log's length that triggers the next compaction.
     private var compactAt = 4_096
 
@@ -65,6 +68,17 @@ final class TreeState {
         root = saved.root
         count = saved.count
         freedBytes = saved.freedBytes
+        exists = saved.exists
+        wasDropped = saved.wasDropped
+        isModified = saved.isModified
+        changes.removeSubrange(saved.changeCount...)
+        changesFrom = saved.changesFrom
+    }
+
+    /// Puts back everything but the root and `freedBytes` (a failed statement's undo
+    /// rebuilds the root key by key and keeps counting the pages it copied).
+    func restoreCounters(_ saved: Saved) {
+        count = saved.count
         exists = saved.exists
         wasDropped = saved.wasDropped
         isModified = saved.isModified

@@ -28,21 +28,26 @@ import FolioTestSupport
         // No page cache to speak of: every descent reads its pages through the faulty seam.
         let store = try Store.open(at: "/stores/s", options: testOptions(faults, cache: 0))
         defer { store.close() }
-        var aborted = 0
-        for failing in stride(from: 1, through: 120, by: 3) {
+        var aborted = 0, undone = 0
+        for (round, failing) in stride(from: 1, through: 150, by: 2).enumerated() {
             let transaction = try store.beginWrite()
             let savepoint = try transaction.savepoint()
             faults.reset()
             faults.plan = FaultPlan(failingCall: failing)
             var failed = false
-            // Removals of neighbours make leaves underfull, so edits merge and read siblings.
-            for n in stride(from: failing * 7, to: 3_000, by: 2) {
-                do {
+            // Removing a run of keys makes leaves underfull, so edits merge and read siblings
+            // after they changed a leaf (two reads per leaf, one per merge).
+            // Every other round runs them as one statement, whose undo must restore them.
+            let asStatement = round % 2 == 0
+            func removals() throws(StorageError) {
+                for n in (failing * 5)..<3_000 {
                     try transaction.remove(bytes(String(format: "key-%06d", n)), from: "t")
-                } catch {
-                    failed = true
-                    break
                 }
+            }
+            do throws(StorageError) {
+                if asStatement { try transaction.atomically(removals) } else { try removals() }
+            } catch {
+                failed = true
             }
             faults.plan = nil
             guard failed else { transaction.rollback(); continue }
@@ -52,8 +57,14 @@ import FolioTestSupport
                 aborted += 1
                 #expect(throws: StorageError.self) { try transaction.get(bytes("key-000001"), in: "t") }
                 #expect(throws: StorageError.self) { try transaction.put([1], for: [1], in: "t") }
+                transaction.rollback(to: savepoint)
+            } else if asStatement {
+                // The failure came before any edit of a key, or between two: the statement's
+                // undo restored everything, with no savepoint needed.
+                undone += 1
+            } else {
+                transaction.rollback(to: savepoint)
             }
-            transaction.rollback(to: savepoint)
             #expect(try transaction.count(in: "t") == UInt64(model.count))
             var cursor = transaction.cursor(in: "t")
             var seen = 0
@@ -70,6 +81,7 @@ import FolioTestSupport
             #expect(store.verify().isClean)
         }
         #expect(aborted > 0, "some failures happened part-way through an edit")
+        #expect(undone > 0, "some statements failed between edits and were undone key by key")
         let view = try store.read()
         #expect(try view.count(in: "t") == UInt64(model.count))
     }
