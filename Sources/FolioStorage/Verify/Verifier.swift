@@ -292,10 +292,10 @@ struct TreeVerifier {
                 problem(address.offset, tree, "key \(index) sorts at or after the next separator in the parent")
             }
         }
-        if Int(address.length) > StorageLimits.maximumPageSize {
+        if UInt64(address.length) > UInt64(StorageLimits.maximumPageSize) {
             problem(address.offset, tree, "page of \(address.length) bytes exceeds the \(StorageLimits.maximumPageSize)-byte bound")
         }
-        if !isRoot && Int(address.length) < StorageLimits.minimumPageFill {
+        if !isRoot && UInt64(address.length) < UInt64(StorageLimits.minimumPageFill) {
             problem(address.offset, tree, "non-root page of \(address.length) bytes is under the \(StorageLimits.minimumPageFill)-byte fill bound")
         }
         switch node {
