@@ -30,12 +30,6 @@ extension Store {
         deliveries.withLock { $0.events.append(event) }
     }
 
-    /// Queues `event` and delivers (for callers that order events themselves).
-    func deliver(_ event: StoreEvent) {
-        enqueue(event)
-        deliverQueued()
-    }
-
     /// Hands queued events to observers, in order, unless another thread is already doing
     /// it (that thread then delivers them). Never call this with a store lock held.
     func deliverQueued() {
