@@ -35,7 +35,10 @@ public struct DatastoreEvents<Format: DatastoreFormat>: AsyncSequence, Sendable 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             switch await channel.pull() {
             case .element(let element): return element
-            case .overflow: return .reload(token: ObservationToken(generation: core.store.generation))
+            // The newest generation delivered to observers: durable (in grouped mode the
+            // store's generation can be ahead of the disk), and every commit after it is
+            // still on its way to this hub.
+            case .overflow: return .reload(token: ObservationToken(generation: core.store.deliveredGeneration))
             case .finished: return nil
             }
         }

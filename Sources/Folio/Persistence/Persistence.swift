@@ -37,6 +37,13 @@ public actor Persistence<Access: AccessMode> {
     }
 
     /// Makes pending grouped commits durable and closes the store. Later calls fail.
+    ///
+    /// What close waits for: a transaction already committing (its commit's write to
+    /// disk) finishes first, so every `perform`, `persist` or `delete` that returned is
+    /// durable when close returns. A transaction that has not reached its commit when
+    /// close runs is not waited for: it fails with a `.closed` storage error and keeps
+    /// nothing. Observers receive the commits flushed here. Nonisolated: it does not
+    /// queue behind waiting writers (see `Store.close()` in the engine).
     public nonisolated func close() {
         core.store.close()
     }

@@ -107,7 +107,9 @@ extension StorageFile {
     /// Reads the whole file.
     public func readAll() throws(StorageError) -> [UInt8] {
         let length = try size()
-        return try read(at: 0, count: Int(length))
+        // Clamped, not converted: on a 32-bit platform a file over 2 GB must not trap (the
+        // files read whole are small; a longer one then fails to decode).
+        return try read(at: 0, count: Int(clamping: length))
     }
 }
 

@@ -97,14 +97,21 @@ public struct POSIXFileSystem: FileSystem {
     }
 }
 
-/// An open POSIX file descriptor. Thread-safe: `pread`/`pwrite` take explicit offsets, and the
-/// descriptor itself is only read under the lock.
+/// An open POSIX file descriptor. Thread-safe: `pread`/`pwrite` take explicit offsets, and
+/// the descriptor cannot be closed while a call uses it: each operation counts itself in
+/// under the lock, and ``close()`` during an operation only marks the handle closed, the
+/// last operation out closes the descriptor. (Copying the descriptor and closing it
+/// meanwhile would let a racing read use a number the process has reused for another file.)
 final class POSIXFile: StorageFile {
     let path: String
     private struct State {
         var descriptor: Int32
         /// Set when a sync failed: writes and syncs on this handle throw from then on.
         var poisoned: String?
+        /// Operations using `descriptor` right now.
+        var users = 0
+        /// close() was called: no new operation starts; the last user closes the descriptor.
+        var closing = false
     }
     private let state: Mutex<State>
 
@@ -115,15 +122,34 @@ final class POSIXFile: StorageFile {
 
     deinit { close() }
 
-    private func descriptor(forWriting: Bool, _ operation: String) throws(StorageError) -> Int32 {
-        let snapshot = state.withLock { ($0.descriptor, $0.poisoned) }
-        if snapshot.0 < 0 { throw .io(operation: operation, path: path, code: EBADF) }
-        if forWriting, let cause = snapshot.1 { throw .needsReopen(path: path, cause: cause) }
-        return snapshot.0
+    /// Runs `body` with the descriptor, which stays open until `body` returns.
+    private func withDescriptor<R>(forWriting: Bool, _ operation: String,
+                                   _ body: (Int32) throws(StorageError) -> R) throws(StorageError) -> R {
+        let fd = try state.withLock { (state) throws(StorageError) -> Int32 in
+            if state.descriptor < 0 || state.closing { throw .io(operation: operation, path: path, code: EBADF) }
+            if forWriting, let cause = state.poisoned { throw .needsReopen(path: path, cause: cause) }
+            state.users += 1
+            return state.descriptor
+        }
+        defer {
+            let last = state.withLock { state -> Int32 in
+                state.users -= 1
+                guard state.closing, state.users == 0, state.descriptor >= 0 else { return -1 }
+                defer { state.descriptor = -1 }
+                return state.descriptor
+            }
+            if last >= 0 { _ = Glibc_close(last) }
+        }
+        return try body(fd)
     }
 
     func read(at offset: UInt64, count: Int) throws(StorageError) -> [UInt8] {
-        let fd = try descriptor(forWriting: false, "pread")
+        try withDescriptor(forWriting: false, "pread") { (fd) throws(StorageError) -> [UInt8] in
+            try read(fd, at: offset, count: count)
+        }
+    }
+
+    private func read(_ fd: Int32, at offset: UInt64, count: Int) throws(StorageError) -> [UInt8] {
         // No file extends past off_t's range: reading there finds the end of the file. (A
         // damaged address can hold any offset; converting it to off_t must not trap.)
         guard offset < UInt64(Int64.max) else { return [] }
@@ -148,7 +174,10 @@ final class POSIXFile: StorageFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(StorageError) {
-        let fd = try descriptor(forWriting: true, "pwrite")
+        try withDescriptor(forWriting: true, "pwrite") { (fd) throws(StorageError) in try write(fd, bytes, at: offset) }
+    }
+
+    private func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(StorageError) {
         guard offset <= UInt64(Int64.max) - UInt64(bytes.count) else { throw .io(operation: "pwrite", path: path, code: EFBIG) }
         var done = 0
         while done < bytes.count {
@@ -161,7 +190,10 @@ final class POSIXFile: StorageFile {
     }
 
     func sync() throws(StorageError) {
-        let fd = try descriptor(forWriting: true, "fsync")
+        try withDescriptor(forWriting: true, "fsync") { (fd) throws(StorageError) in try sync(fd) }
+    }
+
+    private func sync(_ fd: Int32) throws(StorageError) {
         while true {
             #if canImport(Darwin)
             // F_FULLFSYNC asks the drive to flush its cache; some file systems refuse it.
@@ -183,22 +215,27 @@ final class POSIXFile: StorageFile {
     }
 
     func truncate(to length: UInt64) throws(StorageError) {
-        let fd = try descriptor(forWriting: true, "ftruncate")
-        _ = try POSIXCall.retrying("ftruncate", path) { ftruncate(fd, off_t(length)) }
+        try withDescriptor(forWriting: true, "ftruncate") { (fd) throws(StorageError) in
+            _ = try POSIXCall.retrying("ftruncate", path) { ftruncate(fd, off_t(length)) }
+        }
     }
 
     func size() throws(StorageError) -> UInt64 {
-        let fd = try descriptor(forWriting: false, "fstat")
-        var info = stat()
-        _ = try POSIXCall.retrying("fstat", path) { fstat(fd, &info) }
-        return UInt64(info.st_size)
+        try withDescriptor(forWriting: false, "fstat") { (fd) throws(StorageError) -> UInt64 in
+            var info = stat()
+            _ = try POSIXCall.retrying("fstat", path) { fstat(fd, &info) }
+            return UInt64(info.st_size)
+        }
     }
 
+    /// Closes the descriptor now, or, if operations are using it, when the last one ends;
+    /// operations that start after this fail with `EBADF`.
     func close() {
         let fd = state.withLock { state -> Int32 in
-            let fd = state.descriptor
-            state.descriptor = -1
-            return fd
+            state.closing = true
+            guard state.users == 0 else { return -1 }
+            defer { state.descriptor = -1 }
+            return state.descriptor
         }
         if fd >= 0 { _ = Glibc_close(fd) }
     }

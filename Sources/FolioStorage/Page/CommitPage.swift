@@ -168,9 +168,11 @@ struct CommitRecord: Sendable, Equatable {
         for _ in 0..<treeCount {
             guard let nameLength = reader.readUInt16(), let name = reader.readBytes(Int(nameLength)),
                   let entryCount = reader.readUInt32() else { throw corrupt("changed tree runs past the page end") }
-            guard Int(entryCount) <= reader.remaining / 3 else { throw corrupt("impossible entry count \(entryCount)") }
+            guard let count = OnDiskInteger.count(entryCount), count <= reader.remaining / 3 else {
+                throw corrupt("impossible entry count \(entryCount)")
+            }
             var entries: [ChangeRecord.Entry] = []
-            entries.reserveCapacity(Int(entryCount))
+            entries.reserveCapacity(count)
             for _ in 0..<entryCount {
                 guard let kindByte = reader.readUInt8(), let kind = ChangeRecord.Kind(rawValue: kindByte),
                       let keyLength = reader.readUInt16(), let key = reader.readBytes(Int(keyLength)) else {
@@ -183,7 +185,7 @@ struct CommitRecord: Sendable, Equatable {
             guard let tree = String(validating: name, as: UTF8.self) else { throw corrupt("changed tree name is not UTF-8") }
             trees.append(.init(tree: tree, entries: entries))
         }
-        guard let droppedCount = reader.readUInt32(), Int(droppedCount) <= reader.remaining / 2 else {
+        guard let droppedCount = reader.readUInt32(), let count = OnDiskInteger.count(droppedCount), count <= reader.remaining / 2 else {
             throw corrupt("dropped tree count missing or impossible")
         }
         var dropped: [String] = []

@@ -123,7 +123,7 @@ enum PageHeader {
             .corruption(Corruption(file: file, offset: address.offset, detail: detail,
                                    expectedChecksum: expected, actualChecksum: actual))
         }
-        guard bytes.count == Int(address.length) else {
+        guard UInt64(bytes.count) == UInt64(address.length) else {
             throw corrupt("page of \(address.length) bytes expected, only \(bytes.count) bytes in the file")
         }
         guard bytes.count >= size else { throw corrupt("page shorter than its \(size)-byte header") }

@@ -115,7 +115,8 @@ enum TreePage {
                 }
                 switch valueKind {
                 case 0:
-                    guard let valueLength = reader.readUInt32(), let value = reader.readBytes(Int(valueLength)) else {
+                    guard let valueLength = reader.readUInt32(), let length = OnDiskInteger.count(valueLength),
+                          let value = reader.readBytes(length) else {
                         throw corrupt("leaf entry \(index) value runs past the page end")
                     }
                     values.append(.inline(value))
@@ -186,7 +187,8 @@ public enum StorageLimits {
     /// and a scan over keys does not read large blobs (the YYCache trade-off).
     public static let inlineValueLimit = 2048
     /// Longest value, in bytes (an overflow page's length must fit in 32 bits).
-    public static let maximumValueLength = Int(UInt32.max) - 4096
+    /// Clamped to `Int.max` first: on 32-bit platforms `Int(UInt32.max)` would trap.
+    public static let maximumValueLength = Int(clamping: UInt32.max) - 4096
     /// A leaf or branch whose encoded size exceeds this is split.
     public static let maximumPageSize = 8192
     /// A non-root leaf or branch smaller than this is merged with or refilled from a sibling.

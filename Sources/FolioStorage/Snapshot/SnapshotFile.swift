@@ -28,10 +28,10 @@ struct PageSource: Sendable {
     func node(at address: PageAddress) throws(StorageError) -> StoredNode {
         let key = PageCache.Key(file: file.number, offset: address.offset)
         if case .node(let node)? = cache.get(key) { return node }
-        let bytes = try file.handle.read(at: address.offset, count: Int(address.length))
+        let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
         let node = try TreePage.decode(bytes, address: address, file: file.path)
-        cache.insert(key, .node(node), cost: Int(address.length) + 64)
+        cache.insert(key, .node(node), cost: bytes.count + 64)
         return node
     }
 
@@ -40,7 +40,7 @@ struct PageSource: Sendable {
     /// evict every hot page).
     func nodeBypassingCache(at address: PageAddress) throws(StorageError) -> StoredNode {
         if case .node(let node)? = cache.get(PageCache.Key(file: file.number, offset: address.offset)) { return node }
-        let bytes = try file.handle.read(at: address.offset, count: Int(address.length))
+        let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
         return try TreePage.decode(bytes, address: address, file: file.path)
     }
@@ -48,7 +48,7 @@ struct PageSource: Sendable {
     /// The overflow value at `address`, without adding it to the cache.
     func overflowBypassingCache(at address: PageAddress) throws(StorageError) -> [UInt8] {
         if case .overflow(let bytes)? = cache.get(PageCache.Key(file: file.number, offset: address.offset)) { return bytes }
-        let raw = try file.handle.read(at: address.offset, count: Int(address.length))
+        let raw = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: raw.count)
         return try TreePage.decodeOverflow(raw, address: address, file: file.path)
     }
@@ -57,7 +57,7 @@ struct PageSource: Sendable {
     func overflow(at address: PageAddress) throws(StorageError) -> [UInt8] {
         let key = PageCache.Key(file: file.number, offset: address.offset)
         if case .overflow(let bytes)? = cache.get(key) { return bytes }
-        let raw = try file.handle.read(at: address.offset, count: Int(address.length))
+        let raw = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: raw.count)
         let value = try TreePage.decodeOverflow(raw, address: address, file: file.path)
         cache.insert(key, .overflow(value), cost: value.count + 64)
@@ -66,7 +66,7 @@ struct PageSource: Sendable {
 
     /// The commit record at `address` (not cached: read once per open or replay).
     func commit(at address: PageAddress) throws(StorageError) -> CommitRecord {
-        let bytes = try file.handle.read(at: address.offset, count: Int(address.length))
+        let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
         return try CommitRecord.decode(bytes, address: address, file: file.path)
     }

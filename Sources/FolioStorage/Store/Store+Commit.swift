@@ -17,8 +17,30 @@ extension Store {
     /// them; reopen. A failure at or after 4 also poisons: the new root may or may not be on
     /// disk, and only a reopen can tell. In grouped mode steps 2-5 run for several commits at
     /// once, in ``flush()``.
+    ///
+    /// The whole protocol runs in the write critical section (`writeSection`), which
+    /// ``close()`` also takes: a commit either completes before close goes on, or finds the
+    /// store closed and writes nothing. Observers are not called here: the event is queued
+    /// in order and the caller delivers it with ``deliverQueued()`` once it holds no lock.
     func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot) throws(StorageError) -> CommitNotification {
-        if let cause = state.withLock({ $0.writer?.poisoned }) { throw .needsReopen(path: path, cause: cause) }
+        try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
+            try checkWritable()
+            return try commitHoldingWriteSection(trees: trees, catalog: catalog, base: base)
+        }
+    }
+
+    /// Throws if the store is closed (or closing: the caller holds `writeSection`, which
+    /// close holds while it closes) or poisoned. Caller holds `writeSection`.
+    func checkWritable() throws(StorageError) {
+        try state.withLock { (state) throws(StorageError) in
+            if state.closed { throw .closed(path: path) }
+            guard let writer = state.writer else { throw .closed(path: path) }
+            if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
+        }
+    }
+
+    private func commitHoldingWriteSection(trees: [TreeState], catalog: TreeState,
+                                           base: CommittedRoot) throws(StorageError) -> CommitNotification {
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
         var appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength)
@@ -65,7 +87,7 @@ extension Store {
             try? base.file.handle.truncate(to: base.record.committedLength)
             throw error
         }
-        counters.recordPagesWritten(appender.pageCount, bytes: Int(appender.bytesAppended))
+        counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         let published = CommittedRoot(record: record, pages: base.pages)
         let notification = CommitNotification(generation: generation, timestamp: now, location: record.location,
                                               previous: base.record.location,
@@ -82,13 +104,14 @@ extension Store {
                 try replaceRoot(record, previous: previous,
                                 crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
                 CrashPoint.commitAfterDirectorySync.reach()
-            }
-            state.withLock { state in
-                state.current = published
-                state.writer?.durableRecord = record
+                state.withLock { state in
+                    state.current = published
+                    state.writer?.durableRecord = record
+                }
+                // Queued under the root file lock: in generation order with every flush.
+                enqueue(.committed([notification]))
             }
             warmCache(appender.cacheEntries)
-            deliver(.committed([notification]))
         case .grouped(let window):
             let schedule = state.withLock { state -> Bool in
                 state.current = published
@@ -103,10 +126,19 @@ extension Store {
         return notification
     }
 
-    /// Makes every commit so far durable (grouped mode; a no-op when everything is).
+    /// Makes every commit so far durable (grouped mode; a no-op when everything is), then
+    /// hands their events to observers, in generation order.
     public func flush() throws(StorageError) {
+        defer { deliverQueued() }
+        try flushHoldingWriteSection()
+    }
+
+    /// ``flush()`` without delivering: the events are queued (under `rootFileLock`, so in
+    /// generation order whichever flush runs first) for ``deliverQueued()``. Callable with
+    /// or without `writeSection` held: it takes only `rootFileLock` and `state`.
+    func flushHoldingWriteSection() throws(StorageError) {
         guard !isReadOnly else { return }
-        let delivered = try rootFileLock.withLock { _ throws(StorageError) -> [CommitNotification] in
+        try rootFileLock.withLock { _ throws(StorageError) in
             let (current, durable, pending) = try state.withLock { (state) throws(StorageError) in
                 guard var writer = state.writer else { throw StorageError.closed(path: path) }
                 let pending = writer.pendingNotifications
@@ -115,7 +147,10 @@ extension Store {
                 state.writer = writer
                 return (state.current, writer.durableRecord, pending)
             }
-            guard current.record != durable else { return pending }
+            guard current.record != durable else {
+                enqueue(.committed(pending))
+                return
+            }
             do throws(StorageError) {
                 if let cause = state.withLock({ $0.writer?.poisoned }) { throw StorageError.needsReopen(path: path, cause: cause) }
                 CrashPoint.commitBeforeSnapshotSync.reach()
@@ -131,9 +166,9 @@ extension Store {
                 throw error
             }
             state.withLock { $0.writer?.durableRecord = current.record }
-            return pending
+            // Still under the root file lock: a later flush queues its commits after these.
+            enqueue(.committed(pending))
         }
-        deliver(.committed(delivered))
     }
 
     private func scheduleFlush(after window: Duration) {

@@ -38,7 +38,10 @@ extension Store {
             writer.transactionActive = true
             state.writer = writer
         }
-        defer { endTransaction() }
+        defer {
+            endTransaction()
+            deliverQueued()
+        }
         return try compactHoldingWriter(progress: progress)
     }
 
@@ -52,17 +55,31 @@ extension Store {
         do throws(StorageError) {
             _ = try compactHoldingWriter(progress: nil)
         } catch {
+            if case .closed = error { return }  // closed meanwhile: nothing to reclaim now
             options.log("automatic compaction of \(path) failed: \(error)")
         }
     }
 
+    /// Caller holds the writer slot. Runs in the write critical section, like a commit, so
+    /// close waits for it and it never starts on a closed store. Delivers nothing: the
+    /// caller calls ``deliverQueued()`` for the commits its flush made durable.
     private func compactHoldingWriter(progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> CompactionReport {
-        try flush()
+        try writeSection.withLock { _ throws(StorageError) -> CompactionReport in
+            try checkWritable()
+            return try compactInWriteSection(progress: progress)
+        }
+    }
+
+    private func compactInWriteSection(progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> CompactionReport {
+        try flushHoldingWriteSection()
         let base = state.withLock { $0.current }
-        // Above every file on disk, so a kept newer file (see retireStaleSnapshots) is never
-        // overwritten.
-        let existing = (try? fileSystem.contentsOfDirectory(layout.snapshots))?.compactMap(StoreLayout.snapshotNumber(fromName:)) ?? []
-        let number = max(base.record.snapshotFile, existing.max() ?? 0) + 1
+        // Above every file on disk and every number this writer ever used, so a kept newer
+        // file (see retireStaleSnapshots) is never overwritten and no number is reused. A
+        // listing that fails stops the compaction: guessing could truncate a kept file.
+        let existing = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
+        let used = state.withLock { $0.writer?.newestFileNumber ?? 0 }
+        let number = max(base.record.snapshotFile, existing.max() ?? 0, used) + 1
+        state.withLock { $0.writer?.newestFileNumber = number }
         let newPath = layout.snapshot(number)
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
@@ -90,7 +107,7 @@ extension Store {
             state.writer?.durableRecord = record
             state.writer?.retired.append((base.record.snapshotFile, removeAfter))
         }
-        counters.recordPagesWritten(pagesCopied, bytes: Int(record.committedLength) - SnapshotHeader.size)
+        counters.recordPagesWritten(pagesCopied, bytes: Int(clamping: record.committedLength) - SnapshotHeader.size)
         removeExpiredSnapshots()
         let report = CompactionReport(generation: generation, bytesBefore: base.record.committedLength,
                                       bytesAfter: record.committedLength, pagesCopied: pagesCopied)

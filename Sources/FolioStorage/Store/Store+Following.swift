@@ -43,6 +43,9 @@ extension Store {
             _ = try? refresh()
             return
         }
+        // Events are queued under the follower's lock (so in order) and handed to observers
+        // after it is released: a handler may read the store or call catchUp() itself.
+        defer { deliverQueued() }
         follower.delivered.withLock { delivered in
             do throws(StorageError) {
                 try refresh()
@@ -51,12 +54,12 @@ extension Store {
                 if now == delivered { return }
                 if now < delivered {
                     // The writer fell back to an older root: what observers saw is gone.
-                    deliver(.historyUnavailable(from: delivered, to: now))
+                    enqueue(.historyUnavailable(from: delivered, to: now))
                 } else {
                     do throws(StorageError) {
-                        deliver(.committed(try commits(after: delivered, upTo: newest)))
+                        enqueue(.committed(try commits(after: delivered, upTo: newest)))
                     } catch {
-                        deliver(.historyUnavailable(from: delivered, to: now))
+                        enqueue(.historyUnavailable(from: delivered, to: now))
                     }
                 }
                 delivered = now

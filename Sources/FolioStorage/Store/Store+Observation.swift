@@ -44,7 +44,9 @@ extension Store {
     /// Calls `handler` with every event of this store object, in order: after each durable
     /// commit of a writer (in grouped mode, with each flushed group), and, for a read-only
     /// store that follows the writer (``startFollowing(pollInterval:)``), with the commits
-    /// it replays. The handler runs on the committing or following thread: keep it short.
+    /// it replays. The handler runs on the committing, flushing or following thread, with no
+    /// lock of the store held, so it may read or write the store; keep it short. Events
+    /// reach each handler one at a time and in generation order, none skipped.
     public func observe(_ handler: @escaping @Sendable (StoreEvent) -> Void) -> StoreObservation {
         let id = observers.withLock { observers -> UInt64 in
             let id = observers.nextID
@@ -55,12 +57,6 @@ extension Store {
         return StoreObservation { [weak self] in
             _ = self?.observers.withLock { $0.handlers.removeValue(forKey: id) }
         }
-    }
-
-    func deliver(_ event: StoreEvent) {
-        if case .committed(let list) = event, list.isEmpty { return }
-        let handlers = observers.withLock { Array($0.handlers.values) }
-        for handler in handlers { handler(event) }
     }
 
     // MARK: History

@@ -47,8 +47,9 @@ extension Store {
             // file the older root names could even leave the store unopenable.
             try fs.syncDirectory(layout.directory)
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
+            // The same counters the root's page source counts into (ioStatistics).
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
-                              state: State(current: root, writer: writer))
+                              counters: counters, state: State(current: root, writer: writer))
             try store.retireStaleSnapshots(current: root.record.snapshotFile, openedFromPreviousSlot: root.openedFromPreviousSlot)
             return store
         } catch {
@@ -74,9 +75,10 @@ extension Store {
             throw .storeNotFound(path: layout.directory)
         }
         let cache = PageCache(capacity: options.cacheCapacity)
-        let root = try loadRoot(layout, fileSystem: fs, cache: cache, counters: IOCounters(), writable: false, log: options.log)
+        let counters = IOCounters()
+        let root = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: false, log: options.log)
         return Store(path: path, readOnly: true, layout: layout, options: options, cache: cache,
-                     state: State(current: root, writer: nil))
+                     counters: counters, state: State(current: root, writer: nil))
     }
 
     /// Read-only stores: moves to the newest committed generation, if there is a newer one.

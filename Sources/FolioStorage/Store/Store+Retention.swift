@@ -1,15 +1,17 @@
 extension Store {
-    /// At writer open: snapshot files numbered above the current one are orphans of an
-    /// interrupted compaction (no root ever named them) and go at once. Of the older ones,
-    /// the newest (the file the last compaction replaced, which root slot 1 may name) is
-    /// kept for the retention grace period, for readers in other processes and for history
-    /// replay; older ones go at once, so that short-lived writers (a `folio compact`) do not
-    /// leave replaced files behind. Readers pinned to a removed file keep reading it through
-    /// their open descriptor; a reader opening a removed file re-reads the root.
-    ///
-    /// After opening at root slot 1 (slot 0 damaged), a newer file may hold the generation
-    /// slot 0 named: it is kept, not removed, so that nothing is destroyed on top of the
-    /// damage.
+    /// At writer open: snapshot files numbered above the current one are kept, never
+    /// removed, unless they are provably an abandoned compaction's output: a file whose
+    /// header does not name it (a compaction killed before its header was written; no root
+    /// can ever have opened it). A newer complete file is either an interrupted compaction's
+    /// copy or, after an open at root slot 1 (slot 0 damaged), the file holding slot 0's
+    /// generation: the two cannot be told apart once a commit has rewritten the root file,
+    /// so each open keeps it and says so in the log (Docs/Durability.md §3). Compaction
+    /// numbers its file above all of them. Of the older files, the newest (the file the
+    /// last compaction replaced, which root slot 1 may name) is kept for the retention
+    /// grace period, for readers in other processes and for history replay; older ones go
+    /// at once, so that short-lived writers (a `folio compact`) do not leave replaced files
+    /// behind. Readers pinned to a removed file keep reading it through their open
+    /// descriptor; a reader opening a removed file re-reads the root.
     func retireStaleSnapshots(current: UInt64, openedFromPreviousSlot: Bool) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
@@ -20,8 +22,13 @@ extension Store {
             if number > current && openedFromPreviousSlot {
                 options.log("keeping \(name): it may hold the generation of the damaged root slot")
             } else if number > current {
-                options.log("removing \(name), left by an interrupted compaction")
-                try fileSystem.remove(layout.snapshot(number))
+                if hasSnapshotHeader(number) {
+                    options.log("keeping \(name), newer than the current file \(StoreLayout.snapshotName(current)): "
+                                + "an interrupted compaction's copy or the generation of a damaged root slot; remove it by hand once checked")
+                } else {
+                    options.log("removing \(name), left by an interrupted compaction before its header")
+                    try fileSystem.remove(layout.snapshot(number))
+                }
             } else if number == newestOlder {
                 retired.append((number, deadline))
             } else {
@@ -30,6 +37,19 @@ extension Store {
         }
         state.withLock { $0.writer?.retired = retired }
         removeExpiredSnapshots()
+    }
+
+    /// True if snapshot file `number` starts with a valid header naming it. I/O errors
+    /// count as true: only a file read and found wrong is provably no snapshot.
+    private func hasSnapshotHeader(_ number: UInt64) -> Bool {
+        do throws(StorageError) {
+            let file = try Store.openSnapshot(number, layout: layout, fileSystem: fileSystem, writable: false)
+            file.handle.close()
+            return true
+        } catch {
+            if case .corruption = error { return false }
+            return true
+        }
     }
 
     /// Removes retired snapshot files whose grace period has passed, and the oldest beyond

@@ -28,10 +28,19 @@ public final class Store: Sendable {
     let layout: StoreLayout
     let options: StoreOptions
     let cache: PageCache
-    let counters = IOCounters()
+    let counters: IOCounters
     let state: Mutex<State>
+    /// The write critical section: held by a commit from its first appended page to its
+    /// publication, by a compaction from its copy to its root switch, and by ``close()``
+    /// while it flushes and closes. So close waits for an in-flight commit or compaction,
+    /// and a commit or compaction that starts after close finds the store closed (checked
+    /// under this lock) and writes nothing. Order: `writeSection`, then `rootFileLock`,
+    /// then `state`. Observers are never called under it (see `deliveries`).
+    let writeSection = Mutex<Void>(())
     /// Serialises root file replacement between commits, grouped flushes and compaction.
     let rootFileLock = Mutex<Void>(())
+    /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
+    let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
     /// A read-only store's follower, once started (``startFollowing(pollInterval:)``).
     let follower = Mutex<Follower?>(nil)
@@ -57,19 +66,26 @@ public final class Store: Sendable {
         var flushScheduled = false
         /// Snapshot files replaced by compaction, and when each may be removed.
         var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
+        /// The highest snapshot file number this writer created: never used again.
+        var newestFileNumber: UInt64 = 0
     }
 
-    init(path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache, state: State) {
+    init(path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache,
+         counters: IOCounters, state: State) {
         self.path = layout.directory
         self.isReadOnly = readOnly
         self.layout = layout
         self.options = options
         self.cache = cache
+        self.counters = counters
+        self.deliveries = Mutex(DeliveryQueue(delivered: state.current.record.generation))
         self.state = Mutex(state)
     }
 
     deinit {
-        closeNow()
+        // Dropping a store closes it as close() does: the last grouped window is made
+        // durable first (the scheduled flush holds the store weakly, so it cannot).
+        close()
     }
 
     // MARK: Reading
@@ -138,26 +154,33 @@ public final class Store: Sendable {
 
     /// Makes pending grouped commits durable, releases the write lock and closes the store.
     /// Read views already taken stay readable. Closing twice is harmless.
+    ///
+    /// What close waits for: a commit or compaction already writing (its critical section,
+    /// from its first appended page to its publication) finishes first, so every commit
+    /// whose `commit()` returned is durable once close returns, and the store's files are
+    /// left as that commit left them. A transaction that had not reached its commit when
+    /// close ran is not waited for: its `commit()` throws ``StorageError/closed(path:)``
+    /// and keeps nothing. Events of the commits flushed here reach observers before close
+    /// returns (unless another thread is delivering them).
     public func close() {
-        if !isReadOnly {
-            do throws(StorageError) {
-                try flush()
-            } catch {
-                // close() cannot throw; say that the last grouped window was not made durable.
-                if case .closed = error {} else { options.log("closing \(path): the last commits could not be made durable: \(error)") }
+        stopFollowing()
+        let released = writeSection.withLock { _ -> WriterState? in
+            if !isReadOnly {
+                do throws(StorageError) {
+                    try flushHoldingWriteSection()
+                } catch {
+                    // close() cannot throw; say that the last grouped window was not made durable.
+                    if case .closed = error {} else { options.log("closing \(path): the last commits could not be made durable: \(error)") }
+                }
+            }
+            return state.withLock { state -> WriterState? in
+                if state.closed { return nil }
+                state.closed = true
+                defer { state.writer = nil }
+                return state.writer
             }
         }
-        closeNow()
-    }
-
-    private func closeNow() {
-        stopFollowing()
-        let released = state.withLock { state -> WriterState? in
-            if state.closed { return nil }
-            state.closed = true
-            defer { state.writer = nil }
-            return state.writer
-        }
+        deliverQueued()
         if let released {
             // Only files whose grace period is over: a reader in another process may still
             // be opening the others. The next writer to open retires them afresh.

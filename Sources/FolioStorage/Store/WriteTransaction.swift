@@ -280,6 +280,9 @@ public final class WriteTransaction: @unchecked Sendable {
         }
         store.compactIfNeeded()
         store.endTransaction()
+        // Observers run here, outside this transaction's lock and the store's, with the
+        // writer slot free: a handler may read the store or begin a write of its own.
+        store.deliverQueued()
         return notification
     }
 

@@ -85,13 +85,22 @@ struct TreeVerifier {
     var treesChecked = 0
     var commitsChecked = 0
     private var reported: UInt64 = 0
-    /// Every reachable page, to check that none overlap and that they add up.
-    private var extents: [(offset: UInt64, length: UInt32)] = []
+    /// The reachable pages of the current overlap window (bounded: see ExtentWindow).
+    private var extents: ExtentWindow
+    /// Bytes of every reachable page, to check they add up to the root's live bytes.
+    private var reachableBytes: UInt64 = 0
+    /// Most reachable pages held in memory at once for the overlap check.
+    let extentCapacity: Int
 
-    init(pages: PageSource, total: UInt64, progress: ((VerificationProgress) -> Void)?) {
+    /// `extentCapacity` bounds the memory of the overlap check (24 bytes an extent); tests
+    /// set it small to exercise several windows.
+    init(pages: PageSource, total: UInt64, progress: ((VerificationProgress) -> Void)?,
+         extentCapacity: Int = 1 << 16, after: ExtentWindow.Position? = nil) {
         self.pages = pages
         self.total = total
         self.progress = progress
+        self.extentCapacity = extentCapacity
+        self.extents = ExtentWindow(capacity: extentCapacity, after: after)
     }
 
     private var file: String { pages.file.path }
@@ -117,7 +126,8 @@ struct TreeVerifier {
     private mutating func counted(_ address: PageAddress) {
         pagesChecked += 1
         bytesChecked += UInt64(address.length)
-        extents.append((address.offset, address.length))
+        reachableBytes += UInt64(address.length)
+        extents.add(offset: address.offset, length: address.length)
         if let progress, bytesChecked - reported >= 1 << 20 {
             reported = bytesChecked
             progress(VerificationProgress(bytesChecked: bytesChecked, totalBytes: total))
@@ -204,6 +214,13 @@ struct TreeVerifier {
     // MARK: Trees
 
     mutating func checkTrees(_ record: RootRecord) {
+        walkTrees(record)
+        checkExtents(record)
+    }
+
+    /// Every reachable page of `record`, checked and counted, in an order that is the same
+    /// on every call (the overlap windows depend on it).
+    private mutating func walkTrees(_ record: RootRecord) {
         counted(record.commitPage)
         var catalogEntries: [([UInt8], [UInt8])] = []
         let catalogStats = walk(record.catalogRoot, tree: "(catalog)") { key, value in catalogEntries.append((key, value)) }
@@ -229,15 +246,28 @@ struct TreeVerifier {
                 problem(descriptor.root.offset, name, "catalog says depth \(descriptor.depth), the tree has \(stats.depth)")
             }
         }
-        // Reachable pages must not overlap, and must add up to the live bytes of the root.
-        extents.sort { $0.offset < $1.offset }
+    }
+
+    /// Reachable pages must not overlap, and must add up to the live bytes of the root.
+    /// Streams in windows of `extentCapacity` extents in file order: the first from the
+    /// walk that checked the pages, each further one from another walk that only collects.
+    private mutating func checkExtents(_ record: RootRecord) {
         var end: UInt64 = UInt64(SnapshotHeader.size)
-        var live: UInt64 = 0
-        for extent in extents {
-            if extent.offset < end { problem(extent.offset, nil, "page overlaps another reachable page (which ends at \(end))") }
-            end = max(end, extent.offset + UInt64(extent.length))
-            live += UInt64(extent.length)
+        let totalExtents = extents.visits
+        var window = extents.sorted()
+        var seen = 0
+        while true {
+            for extent in window {
+                if extent.offset < end { problem(extent.offset, nil, "page overlaps another reachable page (which ends at \(end))") }
+                end = max(end, extent.offset + UInt64(extent.length))
+            }
+            seen += window.count
+            guard seen < totalExtents, let last = window.last else { break }
+            var pass = TreeVerifier(pages: pages, total: total, progress: nil, extentCapacity: extentCapacity, after: last.position)
+            pass.walkTrees(record)  // its problems were reported by the first walk
+            window = pass.extents.sorted()
         }
+        let live = reachableBytes
         if end > record.committedLength { problem(end, nil, "a reachable page ends past the committed length \(record.committedLength)") }
         if problems.isEmpty && live != record.liveBytes {
             problem(record.commitPage.offset, nil, "root says \(record.liveBytes) live bytes, reachable pages hold \(live)")
@@ -292,10 +322,10 @@ struct TreeVerifier {
                 problem(address.offset, tree, "key \(index) sorts at or after the next separator in the parent")
             }
         }
-        if Int(address.length) > StorageLimits.maximumPageSize {
+        if UInt64(address.length) > UInt64(StorageLimits.maximumPageSize) {
             problem(address.offset, tree, "page of \(address.length) bytes exceeds the \(StorageLimits.maximumPageSize)-byte bound")
         }
-        if !isRoot && Int(address.length) < StorageLimits.minimumPageFill {
+        if !isRoot && UInt64(address.length) < UInt64(StorageLimits.minimumPageFill) {
             problem(address.offset, tree, "non-root page of \(address.length) bytes is under the \(StorageLimits.minimumPageFill)-byte fill bound")
         }
         switch node {
