@@ -119,6 +119,8 @@ public final class ChildProcess: @unchecked Sendable {
     private final class Buffers: Sendable {
         let lines = Mutex<[String]>([])
         let errors = Mutex<String>("")
+        /// How many of the two pipes have reached end of file.
+        let pipesEnded = Mutex(0)
     }
 
     /// Starts `executable` with `arguments`; `environment` adds to the inherited one.
@@ -149,6 +151,7 @@ public final class ChildProcess: @unchecked Sendable {
                     buffers.lines.withLock { $0.append(line) }
                 }
             }
+            buffers.pipesEnded.withLock { $0 += 1 }
         }
         let errorReader = Thread {
             while true {
@@ -156,6 +159,7 @@ public final class ChildProcess: @unchecked Sendable {
                 if data.isEmpty { break }
                 buffers.errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
             }
+            buffers.pipesEnded.withLock { $0 += 1 }
         }
         try process.run()
         reader.start()
@@ -207,8 +211,13 @@ public final class ChildProcess: @unchecked Sendable {
             }
             Thread.sleep(forTimeInterval: 0.002)
         }
-        // Let the reader threads drain the pipes.
-        Thread.sleep(forTimeInterval: 0.02)
+        // Let the reader threads drain the pipes to their end (a fixed pause lost the last
+        // lines of a child on a loaded machine), within a bound in case a grandchild
+        // inherited them.
+        let drained = Date().addingTimeInterval(10)
+        while buffers.pipesEnded.withLock({ $0 }) < 2 && Date() < drained {
+            Thread.sleep(forTimeInterval: 0.002)
+        }
         return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
     }
 }
