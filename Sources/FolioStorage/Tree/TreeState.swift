@@ -66,13 +66,8 @@ final class TreeState {
 
     func restore(_ saved: Saved) {
         root = saved.root
-        count = saved.count
         freedBytes = saved.freedBytes
-        exists = saved.exists
-        wasDropped = saved.wasDropped
-        isModified = saved.isModified
-        changes.removeSubrange(saved.changeCount...)
-        changesFrom = saved.changesFrom
+        restoreCounters(saved)
     }
 
     /// Puts back everything but the root and `freedBytes` (a failed statement's undo
