@@ -11,7 +11,9 @@ extension Persistence where Access == ReadWrite {
     /// throws, its own writes are undone and the outer transaction goes on if it catches
     /// the error. A range read iterates the state as of its start, whatever the loop
     /// writes. Child tasks (`async let`, task groups) share the transaction; their calls
-    /// run one at a time, each atomic. Datastore calls outside any `perform` are each
+    /// run one at a time, each atomic. An unstructured `Task {}` started inside inherits the
+    /// transaction too; its writes after `perform` returned fail with
+    /// `StorageError.transactionFinished`. Datastore calls outside any `perform` are each
     /// their own transaction. Transactions run one at a time, in the order they ask.
     @discardableResult
     public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
