@@ -129,7 +129,7 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
         self.schema = schema
         self.core = core
         self.identifier = identifier
-        channel = EventChannel(policy: .signalOverflow(limit: max(1, bufferLimit)))
+        channel = EventChannel(policy: .restartFromNewest(limit: max(1, bufferLimit)))
     }
 
     var datastoreKey: String { schema.key }
