@@ -171,9 +171,16 @@ final class ObservationHub: Sendable {
         }
     }
 
-    /// The commits after `token` up to `view`, for an observer resuming from a token.
-    func history(after token: ObservationToken, upTo view: ReadView) -> [CommitNotification]? {
-        try? store.commits(after: token.generation, upTo: view)
+    /// Replays the commits after `token` up to `view` to `body` in bounded batches, for an
+    /// observer resuming from a token; false if they could not all be replayed (history
+    /// gone, longer than the store's replay bound, or unreadable part-way).
+    func replayHistory(after token: ObservationToken, upTo view: ReadView, _ body: ([CommitNotification]) -> Void) -> Bool {
+        do {
+            try store.replayCommits(after: token.generation, upTo: view, body)
+            return true
+        } catch {
+            return false
+        }
     }
 
     private func subscribe() {

@@ -53,10 +53,17 @@ extension Store {
                     // The writer fell back to an older root: what observers saw is gone.
                     deliver(.historyUnavailable(from: delivered, to: now))
                 } else {
+                    // Replayed in bounded batches (``ReplayBounds``); a history too long or
+                    // gone, or an error part-way, ends with `historyUnavailable` from the last
+                    // generation delivered: observers miss nothing without being told.
+                    var reached = delivered
                     do throws(StorageError) {
-                        deliver(.committed(try commits(after: delivered, upTo: newest)))
+                        try replay(after: delivered, upTo: newest, bounds: options.replay) { batch in
+                            deliver(.committed(batch))
+                            reached = batch.last?.generation ?? reached
+                        }
                     } catch {
-                        deliver(.historyUnavailable(from: delivered, to: now))
+                        deliver(.historyUnavailable(from: reached, to: now))
                     }
                 }
                 delivered = now

@@ -94,7 +94,7 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
     }
 
     /// Item 21: a follower that slept through many commits replays them in batches of at
-    /// most ``StoreOptions/replayBatch`` commits, every commit once and in order.
+    /// most ``ReplayBounds/batch`` (256) commits, every commit once and in order.
     @Test func aFollowerThatSleptReplaysInBoundedBatches() throws {
         let memory = try memoryFileSystem()
         let writer = try Store.open(at: "/stores/s", options: testOptions(memory))
@@ -110,6 +110,41 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         let sizes = batches.map { event -> Int in if case .committed(let list) = event { list.count } else { 0 } }
         #expect(sizes.allSatisfy { $0 <= 256 }, "batch sizes \(sizes)")
         #expect(committedGenerations(batches) == Array((start + 1)...writer.generation))
+        observation.cancel()
+        reader.close()
+        writer.close()
+    }
+
+    /// Item 21: with narrowed bounds, a history within the limit comes in batches of the
+    /// bound's size; a longer one is not replayed but signalled (observers reload), and the
+    /// store still moves to the newest generation. No commit is missed without a signal.
+    @Test func aHistoryLongerThanTheBoundIsSignalledNotReplayed() throws {
+        let memory = try memoryFileSystem()
+        let writer = try Store.open(at: "/stores/s", options: testOptions(memory))
+        var readerOptions = testOptions(memory)
+        readerOptions.replay = ReplayBounds(batch: 16, limit: 100)
+        let reader = try Store.openReadOnly(at: "/stores/s", options: readerOptions)
+        let events = Mutex<[StoreEvent]>([])
+        let observation = reader.observe { event in events.withLock { $0.append(event) } }
+        try reader.startFollowing(pollInterval: .seconds(600))
+        let start = reader.generation
+        for i in 0..<100 { try writer.write { try $0.put([UInt8(i)], for: [UInt8(i % 10)], in: "t") } }
+        reader.catchUp()
+        let replayed = events.withLock { events in defer { events = [] }; return events }
+        let sizes = replayed.map { event -> Int in if case .committed(let list) = event { list.count } else { 0 } }
+        #expect(sizes == Array(repeating: 16, count: 6) + [4], "batch sizes \(sizes)")
+        #expect(committedGenerations(replayed) == Array((start + 1)...writer.generation))
+
+        let slept = reader.generation
+        for i in 0..<101 { try writer.write { try $0.put([UInt8(i)], for: [UInt8(i % 10)], in: "t") } }
+        reader.catchUp()
+        #expect(reader.generation == writer.generation)
+        let signalled = events.withLock { $0 }
+        guard signalled.count == 1, case .historyUnavailable(let from, let to) = signalled[0] else {
+            Issue.record("expected one historyUnavailable, got \(signalled.count) events")
+            return
+        }
+        #expect(from == slept && to == writer.generation)
         observation.cancel()
         reader.close()
         writer.close()
