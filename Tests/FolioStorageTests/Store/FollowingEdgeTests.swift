@@ -149,4 +149,49 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         reader.close()
         writer.close()
     }
+
+    /// Stress for items 8 and 21: a writer commits while the follower catches up by itself
+    /// (polling every millisecond) and another thread refreshes by hand all along. The store
+    /// never moves backwards, observers get every commit once, in order, in batches of the
+    /// bound, and no `historyUnavailable`. Short by default; `FOLIO_STRESS_TESTS=1` for long.
+    @Test func followingUnderConcurrentRefreshesNeverGoesBackOrMissesACommit() async throws {
+        let commits = ProcessInfo.processInfo.environment["FOLIO_STRESS_TESTS"] == "1" ? 20_000 : 400
+        let memory = try memoryFileSystem()
+        let writer = try Store.open(at: "/stores/s", options: testOptions(memory))
+        var readerOptions = testOptions(memory)
+        readerOptions.replay = ReplayBounds(batch: 8, limit: .max)
+        let reader = try Store.openReadOnly(at: "/stores/s", options: readerOptions)
+        let events = Mutex<[StoreEvent]>([])
+        let observation = reader.observe { event in events.withLock { $0.append(event) } }
+        let start = reader.generation
+        try reader.startFollowing(pollInterval: .milliseconds(1))
+        let stop = Atomic<Bool>(false)
+        let wentBack = Atomic<Int>(0)
+        let refresher = onThread {
+            var highest: UInt64 = 0
+            while !stop.load(ordering: .relaxed) {
+                _ = try? reader.refresh()
+                let now = reader.generation
+                if now < highest { wentBack.add(1, ordering: .relaxed) }
+                highest = max(highest, now)
+            }
+        }
+        for i in 0..<commits { try writer.write { try $0.put(Array("v\(i)".utf8), for: [UInt8(i % 64)], in: "t") } }
+        let target = writer.generation
+        for _ in 0..<10_000 {
+            let last = events.withLock { $0.last }
+            if case .committed(let list)? = last, list.last?.generation == target { break }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        stop.store(true, ordering: .relaxed)
+        refresher.wait()
+        #expect(wentBack.load(ordering: .relaxed) == 0, "the store moved backwards")
+        let seen = events.withLock { $0 }
+        let sizes = seen.map { event -> Int in if case .committed(let list) = event { list.count } else { 0 } }
+        #expect(sizes.allSatisfy { $0 >= 1 && $0 <= 8 }, "batch sizes out of bounds")
+        #expect(committedGenerations(seen) == Array((start + 1)...target), "every commit once, in order")
+        observation.cancel()
+        reader.close()
+        writer.close()
+    }
 }
