@@ -18,21 +18,14 @@ extension Datastore {
 
     /// The instance with `identifier`: its current value, then its value after each change;
     /// the sequence ends with `.deleted` when it is deleted (at once if it does not exist).
+    ///
+    /// At most `bufferLimit` values wait for a slow consumer; past that the waiting ones are
+    /// dropped and the consumer continues from the newest. Values never go back in time.
     nonisolated(nonsending) public func observe(_ identifier: Identifier, bufferLimit: Int = 100) async throws(FolioError) -> InstanceEvents<Format> {
         try await prepareForObservation(index: nil)
         let key = identifier.keyBytes
         let observer = InstanceObserver(schema: schema, core: core, identifier: key, bufferLimit: bufferLimit)
-        let schema = self.schema, core = self.core
-        return InstanceEvents(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel) {
-            do throws(FolioError) {
-                let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
-                guard let bytes = try FolioError.wrap({ () throws(StorageError) in try view.get(key, in: schema.recordsTree) })
-                else { return .deleted }
-                return .value(try schema.decode(bytes, identifier: key, core: core))
-            } catch {
-                return .failure(error)
-            }
-        }
+        return InstanceEvents(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 
     /// A live query over every instance, in identifier order.

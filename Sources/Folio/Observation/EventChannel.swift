@@ -7,11 +7,15 @@ import Synchronization
 ///   waiting ones are dropped and the consumer's next element is an overflow marker (the
 ///   observer turns it into a "reload" event). Memory stays bounded and nothing is lost
 ///   silently.
+/// - `.restartFromNewest(limit)`: at most `limit` elements wait; when one more arrives, the
+///   waiting ones are dropped and the new one is kept (one instance's values: the consumer
+///   skips values it was too slow for, but never sees an older value after a newer one).
 /// - `.keepLatest`: only the newest element waits (a live query's result set: an older
 ///   one has no value once a newer exists).
 final class EventChannel<Element: Sendable>: Sendable {
     enum Policy: Sendable {
         case signalOverflow(limit: Int)
+        case restartFromNewest(limit: Int)
         case keepLatest
     }
 
@@ -53,6 +57,15 @@ final class EventChannel<Element: Sendable>: Sendable {
                     state.buffer = []
                     state.head = 0
                     state.overflowed = true
+                } else {
+                    state.buffer.append(element)
+                }
+            case .restartFromNewest(let limit):
+                // Invariant: what waits is always a run of consecutive elements ending with
+                // the newest, so the consumer never goes back in time.
+                if state.count >= limit {
+                    state.buffer = [element]
+                    state.head = 0
                 } else {
                     state.buffer.append(element)
                 }

@@ -120,14 +120,24 @@ struct HashedKey: Hashable {
 /// and never on the committing thread's critical path.
 final class ObservationHub: Sendable {
     private let store: Store
-    private let queue = DispatchQueue(label: "folio.observation")
+    /// The hub's serial queue (internal: tests hold it to order events deterministically).
+    let queue = DispatchQueue(label: "folio.observation")
     private struct State {
         var observers: [ObjectIdentifier: any HubObserver] = [:]
+        /// Observers added whose start is still queued. `remove` takes them out of here too,
+        /// so a removal wins whichever runs first (the queued start then does nothing).
+        var pending: Set<ObjectIdentifier> = []
         var subscription: StoreObservation?
         /// The generation the hub has processed, as a view (queue-confined use).
         var view: ReadView?
     }
     private let state = Mutex(State())
+    /// Test seam: runs inside ``subscribe()`` between observing the store and reading it, so
+    /// a test can commit exactly there.
+    let betweenSubscribeSteps = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Observers registered (tests check that dropped sequences leave none behind).
+    var observerCount: Int { state.withLock { $0.observers.count + $0.pending.count } }
 
     init(store: Store) {
         self.store = store
@@ -137,29 +147,53 @@ final class ObservationHub: Sendable {
     /// and starts at the generation the hub has processed: it sees each later commit once.
     func add(_ observer: any HubObserver) {
         if state.withLock({ $0.subscription == nil }) { subscribe() }
+        let id = ObjectIdentifier(observer)
+        state.withLock { _ = $0.pending.insert(id) }
         queue.async { [self] in
-            guard let view = currentView() else { return }
-            state.withLock { $0.observers[ObjectIdentifier(observer)] = observer }
+            // Invariant: an observer is registered only if it was not removed meanwhile (the
+            // queued block holds the observer, so its identifier cannot be reused by then).
+            let view = state.withLock { state -> ReadView? in
+                guard state.pending.remove(id) != nil, let view = state.view else { return nil }
+                state.observers[id] = observer
+                return view
+            }
+            guard let view else { return }
             observer.start(at: view, hub: self)
         }
     }
 
+    /// Unregisters `observer`, whether or not its queued start has run yet.
     func remove(_ observer: any HubObserver) {
-        _ = state.withLock { $0.observers.removeValue(forKey: ObjectIdentifier(observer)) }
+        let id = ObjectIdentifier(observer)
+        state.withLock { state in
+            state.pending.remove(id)
+            state.observers.removeValue(forKey: id)
+        }
     }
 
-    /// The commits after `token` up to `view`, for an observer resuming from a token.
-    func history(after token: ObservationToken, upTo view: ReadView) -> [CommitNotification]? {
-        try? store.commits(after: token.generation, upTo: view)
+    /// Replays the commits after `token` up to `view` to `body` in bounded batches, for an
+    /// observer resuming from a token; false if they could not all be replayed (history
+    /// gone, longer than the store's replay bound, or unreadable part-way).
+    func replayHistory(after token: ObservationToken, upTo view: ReadView, _ body: ([CommitNotification]) -> Void) -> Bool {
+        do {
+            try store.replayCommits(after: token.generation, upTo: view, body)
+            return true
+        } catch {
+            return false
+        }
     }
 
     private func subscribe() {
-        // The hub starts at the store's generation now; later events move it on.
-        let initial = try? store.read()
+        // Observe first, then read: a commit between the two is then both in the starting
+        // view and queued as an event, and `process` skips it as already applied. (Reading
+        // first would lose it: neither in the view nor delivered.)
         let subscription = store.observe { [weak self] event in
             guard let self else { return }
             self.queue.async { self.process(event) }
         }
+        betweenSubscribeSteps.withLock { $0 }?()
+        // The hub starts at the store's generation now; later events move it on.
+        let initial = try? store.read()
         let duplicate = state.withLock { state -> Bool in
             if state.subscription != nil { return true }
             state.subscription = subscription
@@ -167,10 +201,6 @@ final class ObservationHub: Sendable {
             return false
         }
         if duplicate { subscription.cancel() }
-    }
-
-    private func currentView() -> ReadView? {
-        state.withLock { $0.view }
     }
 
     private func process(_ event: StoreEvent) {

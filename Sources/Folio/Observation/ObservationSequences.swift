@@ -49,35 +49,37 @@ public struct DatastoreEvents<Format: DatastoreFormat>: AsyncSequence, Sendable 
 
 /// One instance over time, as ``Datastore/observe(_:bufferLimit:)`` yields it: its current
 /// value, then its value after each commit that changes it; `.deleted` ends the sequence.
+/// Values never go back in time: a consumer more than the buffer behind skips to the newest.
 public struct InstanceEvents<Format: DatastoreFormat>: AsyncSequence, Sendable {
     public typealias Element = InstanceEvent<Format.Instance>
     public typealias Failure = Never
 
     let lease: ObserverLease
     let channel: EventChannel<Element>
-    let reread: @Sendable () -> Element
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(lease: lease, channel: channel, reread: reread)
+        AsyncIterator(lease: lease, channel: channel)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let lease: ObserverLease
         let channel: EventChannel<Element>
-        let reread: @Sendable () -> Element
         var done = false
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
             guard !done else { return nil }
-            let element: Element
-            switch await channel.pull() {
-            case .element(let pulled): element = pulled
-            // Missed values: the current value is all that matters.
-            case .overflow: element = reread()
-            case .finished: return nil
+            while true {
+                switch await channel.pull() {
+                case .element(let element):
+                    if case .deleted = element { done = true }
+                    return element
+                // The channel restarts from the newest value when the consumer falls behind
+                // (no re-read: the store may already be past values the hub has yet to
+                // deliver, and those would then arrive after the newer re-read one).
+                case .overflow: continue
+                case .finished: return nil
+                }
             }
-            if case .deleted = element { done = true }
-            return element
         }
 
         public mutating func next() async -> Element? { await next(isolation: nil) }

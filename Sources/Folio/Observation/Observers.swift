@@ -64,16 +64,16 @@ final class EventsObserver<Format: DatastoreFormat>: HubObserver {
 
     func start(at view: ReadView, hub: ObservationHub) {
         guard let token = resumeAfter, token.generation < view.generation else { return }
-        guard let history = hub.history(after: token, upTo: view) else {
-            channel.push(.reload(token: ObservationToken(generation: view.generation)))
-            return
+        let replayed = hub.replayHistory(after: token, upTo: view) { batch in
+            for commit in batch {
+                let entries = commit.changes.changes(in: schema.recordsTree)
+                guard !entries.isEmpty else { continue }
+                apply(CommitDelta(key: schema.key, token: ObservationToken(generation: commit.generation),
+                                  before: commit.before, after: commit.after, entries: entries))
+            }
         }
-        for commit in history {
-            let entries = commit.changes.changes(in: schema.recordsTree)
-            guard !entries.isEmpty else { continue }
-            apply(CommitDelta(key: schema.key, token: ObservationToken(generation: commit.generation),
-                              before: commit.before, after: commit.after, entries: entries))
-        }
+        // History not (fully) replayable: say so rather than miss changes silently.
+        if !replayed { channel.push(.reload(token: ObservationToken(generation: view.generation))) }
     }
 
     func apply(_ delta: CommitDelta) {
@@ -129,7 +129,7 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
         self.schema = schema
         self.core = core
         self.identifier = identifier
-        channel = EventChannel(policy: .signalOverflow(limit: max(1, bufferLimit)))
+        channel = EventChannel(policy: .restartFromNewest(limit: max(1, bufferLimit)))
     }
 
     var datastoreKey: String { schema.key }

@@ -56,10 +56,19 @@ extension Store {
                     // The writer fell back to an older root: what observers saw is gone.
                     enqueue(.historyUnavailable(from: delivered, to: now))
                 } else {
+                    // Replayed in bounded batches (``ReplayBounds``); a history too long or
+                    // gone, or an error part-way, ends with `historyUnavailable` from the last
+                    // generation delivered: observers miss nothing without being told.
+                    var reached = delivered
                     do throws(StorageError) {
-                        enqueue(.committed(try commits(after: delivered, upTo: newest)))
+                        // Held until the lock is released: at most ReplayBounds' cap of
+                        // commits (beyond it the replay refuses, and observers reload).
+                        try replay(after: delivered, upTo: newest, bounds: options.replay) { batch in
+                            enqueue(.committed(batch))
+                            reached = batch.last?.generation ?? reached
+                        }
                     } catch {
-                        enqueue(.historyUnavailable(from: delivered, to: now))
+                        enqueue(.historyUnavailable(from: reached, to: now))
                     }
                 }
                 delivered = now

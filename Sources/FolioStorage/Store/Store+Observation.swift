@@ -76,46 +76,103 @@ extension Store {
     }
 
     func commits(after generation: UInt64, upTo newest: CommittedRoot) throws(StorageError) -> [CommitNotification] {
-        guard newest.record.generation > generation else { return [] }
-        var files: [UInt64: SnapshotFile] = [newest.file.number: newest.file]
-        func file(_ number: UInt64) throws(StorageError) -> SnapshotFile {
-            if let open = files[number] { return open }
-            do throws(StorageError) {
-                let opened = try Store.openSnapshot(number, layout: layout, fileSystem: fileSystem, writable: false)
-                files[number] = opened
-                return opened
-            } catch {
-                throw .historyUnavailable(from: generation)
-            }
-        }
-        func root(at location: CommitLocation) throws(StorageError) -> (CommittedRoot, CommitRecord) {
-            let pages = PageSource(file: try file(location.fileNumber), cache: cache, counters: counters)
-            let commit = try pages.commit(at: location.address)
-            let record = RootRecord(generation: commit.generation, snapshotFile: location.fileNumber,
-                                    committedLength: location.address.end, commitPage: location.address,
-                                    catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
-                                    timestamp: commit.timestamp, previous: commit.previous)
-            return (CommittedRoot(record: record, pages: pages), commit)
-        }
         var result: [CommitNotification] = []
-        var (current, commit) = (newest, try newest.pages.commit(at: newest.record.commitPage))
+        try replay(after: generation, upTo: newest, bounds: ReplayBounds(batch: .max, limit: .max)) { result += $0 }
+        return result
+    }
+
+    /// The commits after `generation` up to the generation `view` sees, oldest first, handed
+    /// to `body` in batches of a bounded size (the store's replay bounds) instead of one
+    /// array: what a caller holds at once is one batch. Throws
+    /// ``StorageError/historyUnavailable(from:)`` before calling `body` if part of the
+    /// history is gone or it is longer than the bounds allow; an error after some batches
+    /// (a damaged page) is thrown after them.
+    public func replayCommits(after generation: UInt64, upTo view: ReadView,
+                              _ body: ([CommitNotification]) -> Void) throws(StorageError) {
+        try replay(after: generation, upTo: view.root, bounds: options.replay, body)
+    }
+
+    /// Replays in two passes so memory stays bounded: back along the chain keeping only each
+    /// commit's location, then forward, reading `bounds.batch` commits at a time.
+    func replay(after generation: UInt64, upTo newest: CommittedRoot, bounds: ReplayBounds,
+                _ body: ([CommitNotification]) -> Void) throws(StorageError) {
+        guard newest.record.generation > generation else { return }
+        var history = HistoryReader(store: self, newest: newest, generation: generation)
+        // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
+        // it needs is opened here and kept open, so pass 2 cannot lose one to retention.
+        var chain: [(location: CommitLocation, previous: CommitLocation?)] = []
+        var (location, commit) = (newest.record.location, try newest.pages.commit(at: newest.record.commitPage))
         while commit.generation > generation {
-            guard let previousLocation = commit.previous else {
+            // Invariant: past the bound, nothing is replayed (observers reload instead).
+            guard chain.count < bounds.limit else { throw .historyUnavailable(from: generation) }
+            guard let previous = commit.previous else {
                 // The first generation has no predecessor; only "after 0" reaches it.
                 guard generation == 0 else { throw .historyUnavailable(from: generation) }
-                result.append(CommitNotification(generation: commit.generation, timestamp: commit.timestamp,
-                                                 location: current.record.location, previous: nil, changes: commit.changes,
-                                                 before: nil, after: ReadView(root: current)))
+                chain.append((location, nil))
                 break
             }
-            let (previous, previousCommit) = try root(at: previousLocation)
+            let previousCommit = try history.root(at: previous).commit
             guard previousCommit.generation + 1 == commit.generation else { throw .historyUnavailable(from: generation) }
-            result.append(CommitNotification(generation: commit.generation, timestamp: commit.timestamp,
-                                             location: current.record.location, previous: previousLocation,
-                                             changes: commit.changes, before: ReadView(root: previous),
-                                             after: ReadView(root: current)))
-            (current, commit) = (previous, previousCommit)
+            chain.append((location, previous))
+            (location, commit) = (previous, previousCommit)
         }
-        return result.reversed()
+        // Pass 2: oldest first, one batch of notifications (changes and views) at a time.
+        var batch: [CommitNotification] = []
+        batch.reserveCapacity(min(chain.count, bounds.batch))
+        var before: ReadView?
+        for (location, previous) in chain.reversed() {
+            if before == nil, let previous { before = ReadView(root: try history.root(at: previous).root) }
+            let (root, commit) = try history.root(at: location)
+            let after = ReadView(root: root)
+            batch.append(CommitNotification(generation: commit.generation, timestamp: commit.timestamp, location: location,
+                                            previous: previous, changes: commit.changes, before: before, after: after))
+            before = after
+            if batch.count >= bounds.batch {
+                body(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { body(batch) }
+    }
+}
+
+/// Reads commits along the chain of commit pages, keeping open the snapshot files it opened
+/// (an open file stays readable even if retention removes it meanwhile).
+private struct HistoryReader {
+    let store: Store
+    let newest: CommittedRoot
+    let generation: UInt64
+    var files: [UInt64: SnapshotFile]
+
+    init(store: Store, newest: CommittedRoot, generation: UInt64) {
+        self.store = store
+        self.newest = newest
+        self.generation = generation
+        files = [newest.file.number: newest.file]
+    }
+
+    mutating func file(_ number: UInt64) throws(StorageError) -> SnapshotFile {
+        if let open = files[number] { return open }
+        do throws(StorageError) {
+            let opened = try Store.openSnapshot(number, layout: store.layout, fileSystem: store.fileSystem, writable: false)
+            files[number] = opened
+            return opened
+        } catch {
+            throw .historyUnavailable(from: generation)
+        }
+    }
+
+    /// The store as the commit at `location` left it, and that commit.
+    mutating func root(at location: CommitLocation) throws(StorageError) -> (root: CommittedRoot, commit: CommitRecord) {
+        if location == newest.record.location {
+            return (newest, try newest.pages.commit(at: newest.record.commitPage))
+        }
+        let pages = PageSource(file: try file(location.fileNumber), cache: store.cache, counters: store.counters)
+        let commit = try pages.commit(at: location.address)
+        let record = RootRecord(generation: commit.generation, snapshotFile: location.fileNumber,
+                                committedLength: location.address.end, commitPage: location.address,
+                                catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
+                                timestamp: commit.timestamp, previous: commit.previous)
+        return (CommittedRoot(record: record, pages: pages), commit)
     }
 }

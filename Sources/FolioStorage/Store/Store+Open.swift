@@ -86,18 +86,28 @@ extension Store {
     @discardableResult
     public func refresh() throws(StorageError) -> Bool {
         guard isReadOnly else { return false }
-        let current = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
-            if state.closed { throw .closed(path: path) }
-            return state.current
+        // Refreshes are serialised, loading and adopting under one lock (a read-only store
+        // writes no root file, so nothing else takes `rootFileLock` here). Two refreshes
+        // interleaving (the follower's catch-up and a manual call) could otherwise adopt a
+        // root read before the newest one after it, moving the store backwards and making
+        // the follower report a spurious `historyUnavailable`.
+        return try rootFileLock.withLock { _ throws(StorageError) -> Bool in
+            let current = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
+                if state.closed { throw .closed(path: path) }
+                return state.current
+            }
+            let newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+                                            log: options.log, reusing: current.file)
+            guard newest.record.generation != current.record.generation
+                    || newest.record.snapshotFile != current.record.snapshotFile
+            else { return false }
+            // Invariant: `current` is what the previous refresh adopted, and this load read the
+            // root file after it, so the generation never goes backwards for a reader, unless
+            // the writer itself fell back to a previous root (a damaged root slot), which the
+            // log reports and the follower signals as `historyUnavailable`.
+            state.withLock { $0.current = newest }
+            return true
         }
-        let newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
-                                        log: options.log, reusing: current.file)
-        guard newest.record.generation != current.record.generation || newest.record.snapshotFile != current.record.snapshotFile
-        else { return false }
-        // The generation never goes backwards for a reader, unless the writer itself fell
-        // back to a previous root (a damaged root slot), which the log reports.
-        state.withLock { $0.current = newest }
-        return true
     }
 
     // MARK: Loading the root

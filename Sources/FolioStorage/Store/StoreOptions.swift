@@ -78,6 +78,8 @@ public struct StoreOptions: Sendable {
     /// Where the store reports recovered problems (a damaged root slot, a truncated tail).
     /// Default: standard error.
     public var log: @Sendable (String) -> Void
+    /// How a read-only store replays history to observers (internal: tests narrow it).
+    var replay = ReplayBounds()
 
     /// Options; every argument has the default described on its property.
     public init(fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,

@@ -1,0 +1,15 @@
+/// How much history a read-only store replays to its observers at once (issue 13, item 21).
+///
+/// A follower that slept through many commits replays them in `.committed` events of at most
+/// `batch` commits, so the change records and views held at once are one batch's, not the
+/// whole history's. Longer histories than `limit` commits are not replayed at all: observers
+/// get `historyUnavailable` and reload (cheaper than replaying that many commits, and it
+/// bounds what the observers' queues can hold: events are queued faster than observers may
+/// consume them). Finding the chain costs a commit location per commit (24 bytes), read
+/// back along the commit pages one at a time.
+struct ReplayBounds: Sendable {
+    /// Commits per replayed event.
+    var batch = 256
+    /// The longest history replayed; past it, observers reload.
+    var limit = 4096
+}
