@@ -29,7 +29,7 @@ struct Arguments: Equatable {
 
     static let usage = """
     folio-bench: Folio's benchmark harness (issue 7). Compares Folio with GRDB.swift and with
-    the floors of this machine (raw fsync, Foundation JSON); every figure is the median of
+    the floors of this machine (raw commits, Foundation JSON); every figure is the median of
     at least 3 runs, and rows whose system is not written yet say "not yet available".
 
     USAGE

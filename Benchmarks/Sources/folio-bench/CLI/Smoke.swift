@@ -17,7 +17,7 @@ enum Smoke {
                 rows.append((suite, "get-random", "folio", sizes.engineKeys, true))
                 rows.append((suite, "open", "folio", sizes.engineKeys, true))
                 rows.append((suite, "commit-latency", "folio", sizes.commitCount, true))
-                rows.append((suite, "fsync-floor", "floor", sizes.commitCount, true))
+                for name in EngineSuite.commitFloorWorkloads { rows.append((suite, name, "floor", sizes.commitCount, true)) }
                 rows.append((suite, "json-encode-floor", "floor", sizes.crudN, true))
                 rows.append((suite, "json-decode-floor", "floor", sizes.crudN, true))
             case ScaleSuite.name:

@@ -30,10 +30,10 @@ enum BenchDurability: String, Sendable, CaseIterable, Codable {
 }
 
 /// What a result row says about durability: the flag, or a fixed value for rows the flag
-/// does not change (the JSON floors touch no store; the fsync floor always syncs).
+/// does not change (the JSON floors touch no store; the commit floors always sync).
 enum RowDurability: Sendable, Equatable {
     case flag(BenchDurability)
-    /// Always fully durable, whatever the flag (fsync-floor).
+    /// Always fully durable, whatever the flag (the commit floors).
     case alwaysFull
     /// No store is involved (json-*-floor).
     case notApplicable

@@ -6,7 +6,7 @@ struct Sizes: Sendable, Equatable {
     var engineKeys = 1_000_000
     /// Keys per transaction in put-random.
     var engineTransactionSize = 10_000
-    /// One-key commits timed by commit-latency and by fsync-floor, per run.
+    /// Commits timed by commit-latency (one key each) and by each commit floor, per run.
     var commitCount = 200
     /// The sizes of the scale suite.
     var scaleSizes = [1_000, 10_000, 100_000, 1_000_000]

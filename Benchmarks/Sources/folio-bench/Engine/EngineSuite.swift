@@ -2,12 +2,15 @@ import Foundation
 import FolioStorage
 
 /// The `engine` suite: the FolioStorage engine alone (byte keys and values, no Codable),
-/// and the floors it cannot beat on this machine (raw fsync, Foundation's JSON).
+/// and the floors it cannot beat on this machine (raw commits of several shapes, Foundation's
+/// JSON).
 enum EngineSuite {
     static let name = "engine"
     /// Workloads measured on the engine (system `folio`) and floors (system `floor`).
     static let engineWorkloads = ["put-random", "get-random", "open", "commit-latency"]
-    static let floorWorkloads = ["fsync-floor", "json-encode-floor", "json-decode-floor"]
+    /// The commit floors (``CommitShape/all``), seconds per commit.
+    static let commitFloorWorkloads = CommitShape.all.map(\.workload)
+    static let floorWorkloads = commitFloorWorkloads + ["json-encode-floor", "json-decode-floor"]
 
     static func run(_ context: BenchContext) async throws {
         let state = EngineState(context: context)
@@ -15,9 +18,9 @@ enum EngineSuite {
         try await context.measure(state.putRandom())
         try await context.measure(state.getRandom())
         try await context.measure(state.open())
-        // Interleaved, so both see the same disk: fsync latency here moves by 10x with what
+        // Interleaved, so all see the same disk: fsync latency here moves by 10x with what
         // other processes write.
-        try await context.measureInterleaved([state.commitLatency(), state.fsyncFloor()])
+        try await context.measureInterleaved([state.commitLatency()] + CommitShape.all.map(state.commitFloor))
         let dataset = context.datasets.dataset(context.sizes.crudN)
         try await context.measure(state.jsonEncodeFloor(dataset))
         try await context.measure(state.jsonDecodeFloor(dataset))
@@ -177,29 +180,34 @@ final class EngineState {
             let path = try scratch.makeDirectory("engine-commit")
             defer { scratch.remove(path) }
             let store = try Store.open(at: path, options: options())
+            var times = CommitTimes(capacity: commits)
             try await run.measure {
                 for i in 0..<commits {
-                    try store.write { txn in try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree) }
+                    try times.time {
+                        try store.write { txn in try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree) }
+                    }
                 }
             }
+            times.record(in: run)
             try expect(try store.read().count(in: EngineData.tree) == UInt64(commits), "commit-latency lost a commit")
             store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
     }
 
-    /// The raw-POSIX commit floor (``FsyncFloor``); seconds per commit.
-    func fsyncFloor() -> Workload {
+    /// A raw-POSIX commit floor (``CommitFloor``) of `shape`; seconds per commit.
+    func commitFloor(_ shape: CommitShape) -> Workload {
         let commits = context.sizes.commitCount, scratch = context.scratch
         return Workload(
-            suite: EngineSuite.name, name: "fsync-floor", system: "floor", n: commits, durability: .alwaysFull,
-            operations: commits, secondsPerOperation: true,
-            notes: ["pwrite 100 B + fsync, write 256 B root.tmp + fsync, rename, fsync directory; \(commits) commits per run, same file system as the stores"]
+            suite: EngineSuite.name, name: shape.workload, system: "floor", n: commits, durability: .alwaysFull,
+            operations: commits, secondsPerOperation: true, notes: shape.notes(commits: commits)
         ) { run in
-            let path = try scratch.makeDirectory("fsync-floor")
+            let path = try scratch.makeDirectory(shape.workload)
             defer { scratch.remove(path) }
-            let floor = try FsyncFloor(directory: path)
-            try await run.measure { for _ in 0..<commits { try floor.commit() } }
+            let floor = try CommitFloor(shape: shape, directory: path, commits: commits)
+            var times = CommitTimes(capacity: commits)
+            try await run.measure { for i in 0..<commits { try times.time { try floor.commit(i) } } }
+            times.record(in: run)
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
     }

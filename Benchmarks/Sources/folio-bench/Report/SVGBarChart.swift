@@ -19,7 +19,11 @@ struct SVGBarChart {
 
     func render() -> String {
         let barWidth = 22.0, barGap = 3.0, groupGap = 26.0
-        let left = 84.0, right = 24.0, top = 100.0, plotHeight = 300.0, bottom = 110.0
+        let left = 84.0, right = 24.0, top = 100.0, plotHeight = 300.0
+        // Room below the plot for the longest workload label, drawn at -35° (about 6.5 px a
+        // character at font size 12, sin 35° ≈ 0.57).
+        let longestLabel = groups.map(\.label.count).max() ?? 0
+        let bottom = max(110.0, 30 + Double(longestLabel) * 3.8)
         let groupWidth = Double(series.count) * (barWidth + barGap) - barGap
         let plotWidth = max(420, Double(groups.count) * (groupWidth + groupGap) + groupGap)
         let width = left + plotWidth + right, height = top + plotHeight + bottom
