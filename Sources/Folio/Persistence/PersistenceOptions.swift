@@ -7,7 +7,8 @@ public struct PersistenceOptions: Sendable {
     public var cacheCapacity: Int
     /// Automatic compaction after commits, or nil for on-demand only.
     public var autoCompaction: AutoCompaction?
-    /// How long snapshot files replaced by compaction are kept for readers in other processes.
+    /// How long, and how many bytes of, snapshot files replaced by compaction are kept for
+    /// readers in other processes.
     public var retention: SnapshotRetention
     /// Where recovered problems are reported. Default: standard error.
     public var log: @Sendable (String) -> Void

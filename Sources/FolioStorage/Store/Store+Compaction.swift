@@ -45,18 +45,36 @@ extension Store {
         return try compactHoldingWriter(progress: progress)
     }
 
-    /// After a commit: compact if the dead bytes pass the automatic thresholds, and remove
-    /// retired snapshot files whose grace period is over.
+    /// After a commit: compact if the dead bytes pass ``AutoCompaction``'s limit (and no
+    /// backoff after a failure holds it back), and remove retired snapshot files whose
+    /// grace period is over or that pass the retention limits. Caller holds the writer slot.
+    ///
+    /// Reads only the newest root record (committed length, live bytes) and the writer's
+    /// state: no directory listing or catalog scan per commit.
     func compactIfNeeded() {
         defer { removeExpiredSnapshots() }
-        guard let auto = options.autoCompaction, let statistics = try? statistics() else { return }
-        let dead = statistics.deadBytes
-        guard dead >= auto.minimumDeadBytes, Double(dead) >= auto.deadFraction * Double(statistics.currentFileBytes) else { return }
+        guard let auto = options.autoCompaction else { return }
+        let (record, backoff) = state.withLock { ($0.current.record, $0.writer?.compactionBackoff) }
+        let dead = record.deadBytes
+        guard dead > auto.deadBytesLimit(liveBytes: record.liveBytes) else { return }
+        // Invariant: after a failure, no automatic attempt before the dead bytes reach the
+        // backoff's mark; a persistent fault (ENOSPC) costs one attempt per doubling margin,
+        // not one per commit.
+        if let backoff, dead < backoff.retryAtDeadBytes { return }
         do throws(StorageError) {
             _ = try compactHoldingWriter(progress: nil)
+            if let backoff {
+                options.log("automatic compaction of \(path) succeeded after \(backoff.failures) failed attempts")
+            }
         } catch {
             if case .closed = error { return }  // closed meanwhile: nothing to reclaim now
-            options.log("automatic compaction of \(path) failed: \(error)")
+            let next = CompactionBackoff.after(failureAt: dead, previous: backoff, step: auto.slackBytes)
+            state.withLock { $0.writer?.compactionBackoff = next }
+            // Logged once per run of failures; later failures of the run only move the mark.
+            if backoff == nil {
+                options.log("automatic compaction of \(path) failed: \(error); retrying once \(next.retryAtDeadBytes - dead) "
+                            + "more bytes are dead, the wait doubling after each further failure")
+            }
         }
     }
 
@@ -102,10 +120,15 @@ extension Store {
         }
         let published = CommittedRoot(record: record, pages: PageSource(file: newFile, cache: cache, counters: counters))
         let removeAfter = ContinuousClock.now + options.retention.gracePeriod
+        // The replaced file's length is its committed length: a failed commit truncates
+        // its bytes away, and nothing writes to the file again.
+        let retiredBytes = base.record.committedLength
         state.withLock { state in
             state.current = published
             state.writer?.durableRecord = record
-            state.writer?.retired.append((base.record.snapshotFile, removeAfter))
+            state.writer?.retired.append(RetiredSnapshot(number: base.record.snapshotFile, removeAfter: removeAfter,
+                                                         bytes: retiredBytes))
+            state.writer?.compactionBackoff = nil  // a success ends any backoff
         }
         counters.recordPagesWritten(pagesCopied, bytes: Int(clamping: record.committedLength) - SnapshotHeader.size)
         removeExpiredSnapshots()

@@ -14,7 +14,7 @@ extension Store {
     /// descriptor; a reader opening a removed file re-reads the root.
     func retireStaleSnapshots(current: UInt64, openedFromPreviousSlot: Bool) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
-        var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
+        var retired: [RetiredSnapshot] = []
         let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
         let newestOlder = numbers.filter { $0 < current }.max()
         for number in numbers where number != current {
@@ -30,7 +30,9 @@ extension Store {
                     try fileSystem.remove(layout.snapshot(number))
                 }
             } else if number == newestOlder {
-                retired.append((number, deadline))
+                // Its length is not known without opening it (no stat at open): it counts
+                // as 0 against the byte limit, and goes by time and by count.
+                retired.append(RetiredSnapshot(number: number, removeAfter: deadline, bytes: 0))
             } else {
                 try fileSystem.remove(layout.snapshot(number))
             }
@@ -52,21 +54,39 @@ extension Store {
         }
     }
 
-    /// Removes retired snapshot files whose grace period has passed, and the oldest beyond
-    /// the retention's file limit. `retired` is in retirement order, so the newest (the
-    /// file root slot 1 names) is the last to go: see Docs/Format.md §17.
+    /// Removes retired snapshot files whose grace period has passed, then the oldest beyond
+    /// the retention's file limit and beyond its byte limit. `retired` is in retirement
+    /// order, so the newest (the file root slot 1 may name) is the last to go: see
+    /// Docs/Format.md §17.
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
-        let limit = options.retention.maximumRetainedFiles
+        let retention = options.retention
         let expired = state.withLock { state -> [UInt64] in
             guard var writer = state.writer else { return [] }
             var expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
             writer.retired.removeAll { $0.removeAfter <= now }
-            if writer.retired.count > limit {
-                let excess = writer.retired.count - limit
+            if writer.retired.count > retention.maximumRetainedFiles {
+                let excess = writer.retired.count - retention.maximumRetainedFiles
                 expired += writer.retired.prefix(excess).map(\.number)
                 writer.retired.removeFirst(excess)
             }
+            // Invariant: the file root slot 1 names is never removed by the byte limit (a
+            // fallback to slot 1 opens it). Slot 1 names another file than slot 0 only
+            // while slot 0 is a compaction's root, whose previous commit is in the
+            // replaced file.
+            let durable = writer.durableRecord
+            let slotOneFile = durable.previous.map(\.fileNumber).flatMap { $0 == durable.snapshotFile ? nil : $0 }
+            var total = writer.retired.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
+            var kept: [RetiredSnapshot] = []
+            for file in writer.retired {  // oldest first
+                if total > retention.maximumRetainedBytes && file.number != slotOneFile {
+                    total -= file.bytes
+                    expired.append(file.number)
+                } else {
+                    kept.append(file)
+                }
+            }
+            writer.retired = kept
             state.writer = writer
             return expired
         }

@@ -64,8 +64,11 @@ public final class Store: Sendable {
         /// Grouped mode: commits published but not yet durable, oldest first.
         var pendingNotifications: [CommitNotification] = []
         var flushScheduled = false
-        /// Snapshot files replaced by compaction, and when each may be removed.
-        var retired: [(number: UInt64, removeAfter: ContinuousClock.Instant)] = []
+        /// Snapshot files replaced by compaction, oldest first: when each may be removed
+        /// and its length.
+        var retired: [RetiredSnapshot] = []
+        /// Set while automatic compaction backs off after failures.
+        var compactionBackoff: CompactionBackoff?
         /// The highest snapshot file number this writer created: never used again.
         var newestFileNumber: UInt64 = 0
     }

@@ -47,6 +47,15 @@ public final class FaultInjectingFileSystem: FileSystem {
     /// The kinds of call that are counted (never `close`, `unlock` or `itemKind`).
     public var countedKinds: Set<FileOperation.Kind> { injector.countedKinds }
 
+    /// If set, only calls on the paths it accepts are counted and can fail (by the plan or
+    /// a persistent fault); calls on other paths are forwarded as if there were no plan.
+    /// For faults confined to some files: a full disk that fails a compaction's new
+    /// snapshot file while commits to the current one go on. Nil (the default): every path.
+    public var faultedPaths: (@Sendable (String) -> Bool)? {
+        get { injector.faultedPaths }
+        set { injector.faultedPaths = newValue }
+    }
+
     /// How many counted calls have been made since creation or the last ``reset()``.
     public var callCount: Int { injector.callCount }
 

@@ -20,6 +20,8 @@ final class FaultInjector: Sendable {
         var failedOperations: [FileOperation] = []
         /// Set once a persistent fault has fired: later mutating calls fail with this errno.
         var persistentCode: Int32?
+        /// If set, only calls on paths it accepts are counted or failed.
+        var faultedPaths: (@Sendable (String) -> Bool)?
     }
 
     let countedKinds: Set<FileOperation.Kind>
@@ -37,6 +39,11 @@ final class FaultInjector: Sendable {
 
     var callCount: Int { state.withLock { $0.callCount } }
 
+    var faultedPaths: (@Sendable (String) -> Bool)? {
+        get { state.withLock { $0.faultedPaths } }
+        set { state.withLock { $0.faultedPaths = newValue } }
+    }
+
     var failedOperations: [FileOperation] { state.withLock { $0.failedOperations } }
 
     func reset() {
@@ -50,6 +57,8 @@ final class FaultInjector: Sendable {
     /// Counts `operation` if its kind is counted, and decides its fate.
     func verdict(for operation: FileOperation) -> Verdict {
         state.withLock { state -> Verdict in
+            // Calls on paths outside the filter are invisible to the plan: neither counted nor failed.
+            if let accepts = state.faultedPaths, !accepts(operation.path) { return .proceed }
             if countedKinds.contains(operation.kind) {
                 state.callCount += 1
                 if let plan = state.plan, state.callCount == plan.failingCall {
