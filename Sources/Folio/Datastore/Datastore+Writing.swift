@@ -13,14 +13,7 @@ extension Datastore where Access == ReadWrite {
             guard let previous else { return nil }
             // The old record's index entries were removed through the keys stored in its
             // header, so it need not decode to be replaced: only the returned value is lost.
-            do throws(FolioError) {
-                return try schema.decode(previous, identifier: identifier, core: core)
-            } catch {
-                switch error {
-                case .decodingFailed, .unknownVersion: return nil
-                default: throw error
-                }
-            }
+            return try schema.decodeIfReadable(previous, identifier: identifier, core: core)
         }
     }
 

@@ -156,6 +156,20 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         try decode(version: record.version, payload: Data(record.payload), identifier: identifier, core: core)
     }
 
+    /// The record decoded, or nil if it no longer decodes (its type changed, its version is
+    /// unknown, or its migration throws for it); other errors are thrown. Replacing,
+    /// indexing and warming must work around such a record, never stop at it.
+    func decodeIfReadable(_ record: StoredRecord, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance? {
+        do throws(FolioError) {
+            return try decode(record, identifier: identifier, core: core)
+        } catch {
+            switch error {
+            case .decodingFailed, .unknownVersion: return nil
+            default: throw error
+            }
+        }
+    }
+
     /// Decodes stored record bytes (the read path: the header is skipped, not parsed into
     /// index keys, and the JSON is handed to the decoder with one copy).
     func decode(_ bytes: [UInt8], identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {

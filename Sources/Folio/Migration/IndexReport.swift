@@ -57,14 +57,7 @@ extension Datastore {
         guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: schema.recordsTree) })
         else { return false }
         let record = try schema.parseRecord(bytes, identifier: identifier)
-        do throws(FolioError) {
-            let instance = try schema.decode(record, identifier: identifier, core: core)
-            return schema.indexValues(index, of: instance, identifier: identifier) != (record.indexKeys[index.name] ?? [])
-        } catch {
-            switch error {
-            case .decodingFailed, .unknownVersion: return true
-            default: throw error
-            }
-        }
+        guard let instance = try schema.decodeIfReadable(record, identifier: identifier, core: core) else { return true }
+        return schema.indexValues(index, of: instance, identifier: identifier) != (record.indexKeys[index.name] ?? [])
     }
 }

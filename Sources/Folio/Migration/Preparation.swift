@@ -160,15 +160,7 @@ enum Preparation {
                 // A record that no longer decodes (or a migration that throws for it) is left
                 // out of the index and reported, never allowed to block the datastore: reads,
                 // `persist` (which indexes it) and `purge` must keep working.
-                let instance: Format.Instance?
-                do throws(FolioError) {
-                    instance = try schema.decode(record, identifier: item.key, core: core)
-                } catch {
-                    switch error {
-                    case .decodingFailed, .unknownVersion: instance = nil
-                    default: throw error
-                    }
-                }
+                let instance = try schema.decodeIfReadable(record, identifier: item.key, core: core)
                 var keys = record.indexKeys
                 for index in building {
                     if let done = entry.indexes[index.name]?.resumeAfter, KeyBytes.compare(item.key, done) <= 0 { continue }

@@ -107,22 +107,11 @@ extension Datastore where Access == ReadWrite {
         }
         while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             let record = try schema.parseRecord(entry.value, identifier: entry.key)
-            if record.version != schema.currentTag, try decodeIfPossible(record, identifier: entry.key) != nil { return entry.key }
+            if record.version != schema.currentTag, try schema.decodeIfReadable(record, identifier: entry.key, core: core) != nil { return entry.key }
         }
         return nil
     }
 
-    /// The record decoded, or nil if it no longer decodes (or its migration throws).
-    private func decodeIfPossible(_ record: StoredRecord, identifier: [UInt8]) throws(FolioError) -> Instance? {
-        do throws(FolioError) {
-            return try schema.decode(record, identifier: identifier, core: core)
-        } catch {
-            switch error {
-            case .decodingFailed, .unknownVersion: return nil
-            default: throw error
-            }
-        }
-    }
 
     /// Rewrites up to `limit` old-version records from `lower` on; returns how many, and the
     /// last identifier looked at (nil when the end was reached). A record that no longer
@@ -134,7 +123,7 @@ extension Datastore where Access == ReadWrite {
         while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             let record = try schema.parseRecord(entry.value, identifier: entry.key)
             guard record.version != schema.currentTag else { continue }
-            guard let instance = try decodeIfPossible(record, identifier: entry.key) else { continue }
+            guard let instance = try schema.decodeIfReadable(record, identifier: entry.key, core: core) else { continue }
             guard schema.identifierKey(of: instance) == entry.key else {
                 throw .incompatibleDeclaration(datastore: key, reason: "migrating record \(schema.describe(identifierKey: entry.key)) changed its identifier")
             }
