@@ -65,7 +65,7 @@ extension Datastore where Access == ReadWrite {
             _ = try await prepare(in: context)
             // One statement: if it throws, the transaction is exactly as before the call
             // (nothing half-applied), and concurrent child tasks' statements never interleave.
-            return try transaction.atomically { () throws(FolioError) -> R in try body(transaction) }
+            return try context.statement(transaction) { () throws(FolioError) -> R in try body(transaction) }
         }
         _ = try await prepare(in: nil)
         return try await persistence.inNewTransaction(body)

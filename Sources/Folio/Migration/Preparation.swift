@@ -17,8 +17,13 @@ extension Datastore {
         if ready { return .all }
         if let context {
             guard case .write(let transaction) = context.source else { return .fromCatalog }
-            _ = try Preparation.step(transaction, schema: schema, core: core, budget: nil)
-            context.prepared.withLock { _ = $0.insert(key) }
+            if context.prepared.withLock({ $0.contains(key) }) { return .all }
+            // One statement: atomic (a failing index build leaves nothing behind) and never
+            // interleaved with a sibling task's statements.
+            try context.statement(transaction) { () throws(FolioError) in
+                _ = try Preparation.step(transaction, schema: self.schema, core: self.core, budget: nil)
+                context.prepared.withLock { _ = $0.insert(key) }
+            }
             return .all
         }
         // Usually the store's catalog already matches the declaration (every opening after

@@ -7,9 +7,13 @@ extension Persistence where Access == ReadWrite {
     ///
     /// Each datastore call inside is atomic: if it throws, it changed nothing, so a caught
     /// error leaves the transaction exactly as before the call (SQLite's statement
-    /// rollback). A `perform` inside another joins it as a savepoint: if the inner `body`
-    /// throws, its own writes are undone and the outer transaction goes on if it catches
-    /// the error. A range read iterates the state as of its start, whatever the loop
+    /// rollback). One exception, as in SQLite: a page that cannot be read in the middle of
+    /// an edit (an I/O error, corruption) aborts the transaction (later calls fail with
+    /// `StorageError.transactionAborted` and `perform` throws). A `perform` inside another
+    /// joins it as a savepoint: if the inner `body` throws, its own writes are undone and
+    /// the outer transaction goes on if it catches the error (unless a sibling child task
+    /// wrote meanwhile: undoing the inner writes would undo the sibling's too, so the
+    /// transaction is aborted instead). A range read iterates the state as of its start, whatever the loop
     /// writes. Child tasks (`async let`, task groups) share the transaction; their calls
     /// run one at a time, each atomic. An unstructured `Task {}` started inside inherits the
     /// transaction too; its writes after `perform` returned fail with
@@ -18,17 +22,41 @@ extension Persistence where Access == ReadWrite {
     @discardableResult
     public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
         if let context = TransactionContext.current(for: core), case .write(let transaction) = context.source {
-            let savepoint = try FolioError.wrap { () throws(StorageError) in try transaction.savepoint() }
-            do {
-                let result = try await body()
-                transaction.release(savepoint)
-                return result
-            } catch {
-                transaction.rollback(to: savepoint)
-                throw error
-            }
+            return try await performNested(body, in: context, transaction: transaction)
         }
         return try await performWrite { _ in try await body() }
+    }
+}
+
+extension Persistence where Access == ReadWrite {
+    /// A `perform` inside another: a savepoint of the outer transaction. If `body` throws,
+    /// its writes are undone, and so is what this transaction's preparation of datastores
+    /// did inside it. If a task outside this `perform` (a sibling child task) wrote after it
+    /// began, or an earlier rollback already removed its savepoint, its writes cannot be
+    /// undone alone: the transaction is then aborted (every later call fails with
+    /// `transactionAborted`, and the outer `perform` throws) rather than losing the other
+    /// task's writes or keeping this one's.
+    nonisolated(nonsending) private func performNested<Result>(_ body: () async throws -> Result, in context: TransactionContext,
+                                                               transaction: WriteTransaction) async throws -> Result {
+        let savepoint = try FolioError.wrap { () throws(StorageError) in try transaction.savepoint() }
+        let prepared = context.prepared.withLock { $0 }
+        context.nested.withLock { $0[savepoint] = false }
+        do {
+            let result = try await NestedPerform.$chain.withValue(NestedPerform.chain + [savepoint]) { try await body() }
+            context.nested.withLock { _ = $0.removeValue(forKey: savepoint) }
+            transaction.release(savepoint)
+            return result
+        } catch {
+            let overtaken = context.nested.withLock { $0.removeValue(forKey: savepoint) } ?? false
+            let undone = transaction.rollback(to: savepoint)
+            // The preparations the savepoint undid are not done any more.
+            if undone { context.prepared.withLock { $0 = prepared } }
+            if overtaken || !undone {
+                transaction.abort(because: "a nested perform failed after another task wrote in the same transaction: "
+                                  + "its writes could not be undone without undoing that task's")
+            }
+            throw error
+        }
     }
 }
 

@@ -14,6 +14,9 @@ final class TransactionContext: Sendable {
     /// Datastores whose catalog this transaction brought up to date; they count as prepared
     /// once it commits (not before: a rollback undoes the preparation).
     let prepared = Mutex<Set<String>>([])
+    /// The nested `perform`s running, each with whether a task outside it has written since
+    /// it began (its rollback would undo that task's writes too: see ``noteWrite()``).
+    let nested = Mutex<[Savepoint: Bool]>([:])
 
     init(core: PersistenceCore, source: Source) {
         self.core = core
@@ -27,6 +30,23 @@ final class TransactionContext: Sendable {
         }
     }
 
+    /// Runs one datastore write as a statement of the transaction, after noting it for the
+    /// nested `perform`s the current task is not inside.
+    func statement<R>(_ transaction: WriteTransaction, _ body: () throws(FolioError) -> R) throws(FolioError) -> R {
+        noteWrite()
+        return try transaction.atomically(body)
+    }
+
+    /// Marks every running nested `perform` that the current task is not inside as
+    /// overtaken: rolling one of them back would also undo this write.
+    func noteWrite() {
+        let inside = NestedPerform.chain
+        nested.withLock { nested in
+            guard !nested.isEmpty else { return }
+            for savepoint in nested.keys where !inside.contains(savepoint) { nested[savepoint] = true }
+        }
+    }
+
     /// The context of `core` the current task is in, if any.
     static func current(for core: PersistenceCore) -> TransactionContext? {
         guard let context = TransactionScope.current, context.core === core else { return nil }
@@ -36,6 +56,11 @@ final class TransactionContext: Sendable {
 
 enum TransactionScope {
     @TaskLocal static var current: TransactionContext?
+}
+
+/// The nested `perform`s the current task runs inside, innermost last (child tasks inherit it).
+enum NestedPerform {
+    @TaskLocal static var chain: [Savepoint] = []
 }
 
 /// Where reads come from: a pinned view, the write transaction (which sees its own

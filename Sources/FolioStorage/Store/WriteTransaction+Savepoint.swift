@@ -22,6 +22,8 @@
 /// Cursors freeze the same way, for good (``snapshot()``): what they iterate never changes.
 public struct Savepoint: Sendable, Hashable {
     let id: UInt64
+    /// The transaction it belongs to: a savepoint of another transaction is not one of ours.
+    let transaction: ObjectIdentifier
 }
 
 /// One live savepoint: what each tree looked like when it was taken.
@@ -44,14 +46,27 @@ extension WriteTransaction {
     }
 
     /// Puts the transaction back as it was when `savepoint` was taken: every write since is
-    /// undone, even one that failed part-way. The savepoint and any taken after it are
-    /// gone. Does nothing if the savepoint is gone already or the transaction is finished.
-    public func rollback(to savepoint: Savepoint) {
+    /// undone, even one that failed part-way, whichever thread made it. The savepoint and
+    /// any taken after it are gone. Returns false, doing nothing, if the savepoint is gone
+    /// (a rollback to an earlier one removed it), belongs to another transaction, or the
+    /// transaction is finished: then the writes since it cannot be undone alone, and a
+    /// caller that needed that should ``abort(because:)``.
+    @discardableResult
+    public func rollback(to savepoint: Savepoint) -> Bool {
         statementLock.withLock { _ in
             guarded.withLock { _ in
-                guard !contents.finished else { return }
-                restore(savepoint, in: contents)
+                guard !contents.finished, savepoint.transaction == ObjectIdentifier(self) else { return false }
+                return restore(savepoint, in: contents)
             }
+        }
+    }
+
+    /// Makes the transaction refuse everything but a rollback
+    /// (``StorageError/transactionAborted(cause:)``), to a savepoint taken before now or
+    /// whole: for a caller that finds it cannot undo part of it exactly.
+    public func abort(because cause: String) {
+        guarded.withLock { _ in
+            if !contents.finished && contents.broken == nil { contents.broken = cause }
         }
     }
 
@@ -76,6 +91,8 @@ extension WriteTransaction {
     /// the statement, or whole.
     public func atomically<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         try statementLock.withLock { _ throws(Failure) -> Result in
+            statementThread.store(currentThreadIdentity(), ordering: .releasing)
+            defer { statementThread.store(0, ordering: .releasing) }
             guarded.withLock { _ in
                 if contents.mayCompactChanges {
                     // The only moment the change logs may be compacted inside `perform`.
@@ -97,7 +114,11 @@ extension WriteTransaction {
     /// Runs `body` while no statement of another task runs (reads that must see whole
     /// statements). The same restrictions as ``atomically(_:)`` apply to `body`.
     public func exclusively<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        try statementLock.withLock { _ throws(Failure) -> Result in try body() }
+        try statementLock.withLock { _ throws(Failure) -> Result in
+            statementThread.store(currentThreadIdentity(), ordering: .releasing)
+            defer { statementThread.store(0, ordering: .releasing) }
+            return try body()
+        }
     }
 
     // MARK: Machinery (callers hold `guarded`)
@@ -113,7 +134,7 @@ extension WriteTransaction {
         trees.reserveCapacity(contents.trees.count)
         for (name, tree) in contents.trees { trees[name] = tree.saved() }
         contents.savepoints.append(SavedState(id: id, level: contents.epoch, trees: trees, broken: contents.broken))
-        return Savepoint(id: id)
+        return Savepoint(id: id, transaction: ObjectIdentifier(self))
     }
 
     private func drop(_ savepoint: Savepoint, in contents: Contents) {
@@ -121,8 +142,9 @@ extension WriteTransaction {
         contents.savepoints.remove(at: position)
     }
 
-    private func restore(_ savepoint: Savepoint, in contents: Contents) {
-        guard let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) else { return }
+    @discardableResult
+    private func restore(_ savepoint: Savepoint, in contents: Contents) -> Bool {
+        guard let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) else { return false }
         let saved = contents.savepoints[position]
         contents.savepoints.removeSubrange(position...)
         for (name, tree) in contents.trees {
@@ -136,6 +158,7 @@ extension WriteTransaction {
         contents.recent = []
         contents.broken = saved.broken
         contents.version += 1
+        return true
     }
 
     /// Writes back what the failed statement changed, newest first, then its trees'

@@ -22,6 +22,10 @@ public final class WriteTransaction: @unchecked Sendable {
     /// commit, so that statements of concurrent tasks sharing this transaction never
     /// interleave. Always taken before `guarded`, never after.
     let statementLock = Mutex<Void>(())
+    /// The thread holding `statementLock` for a statement or `exclusively` (0: none). A
+    /// write from any other thread waits for the statement to end, so it never becomes part
+    /// of another thread's statement (nor of its undo).
+    let statementThread = Atomic<UInt>(0)
     let contents: Contents
 
     final class Contents {
@@ -119,6 +123,15 @@ public final class WriteTransaction: @unchecked Sendable {
         return tree
     }
 
+    /// Runs a write. On the thread running the current statement, at once (it is part of
+    /// that statement); on any other thread, once no statement runs, holding the statement
+    /// lock, so that it is neither interleaved with another thread's statement nor undone
+    /// by its failure.
+    private func outsideOtherStatements<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+        if statementThread.load(ordering: .acquiring) == currentThreadIdentity() { return try body() }
+        return try statementLock.withLock { _ throws(StorageError) -> R in try body() }
+    }
+
     private static func validate(treeName name: String) throws(StorageError) {
         let length = name.utf8.count
         guard length > 0, length <= 255 else { throw .invalidTreeName(name: name) }
@@ -172,7 +185,11 @@ public final class WriteTransaction: @unchecked Sendable {
             throw .valueTooLarge(length: value.count, maximum: StorageLimits.maximumValueLength)
         }
         let stored: LeafValue = value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value)
-        return try withContents { (contents) throws(StorageError) -> Bool in
+        return try outsideOtherStatements { () throws(StorageError) -> Bool in try putNow(stored, for: key, in: tree) }
+    }
+
+    private func putNow(_ stored: LeafValue, for key: [UInt8], in tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
             let editor = self.editor(contents)
             contents.statement?.touch(state)
@@ -195,6 +212,10 @@ public final class WriteTransaction: @unchecked Sendable {
     /// Removes `key` from `tree`. Returns true if it was there.
     @discardableResult
     public func remove(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
+        try outsideOtherStatements { () throws(StorageError) -> Bool in try removeNow(key, from: tree) }
+    }
+
+    private func removeNow(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
         try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
             let editor = self.editor(contents)
@@ -225,6 +246,10 @@ public final class WriteTransaction: @unchecked Sendable {
     /// Removes `tree` and all its keys. Returns true if it existed.
     @discardableResult
     public func dropTree(_ tree: String) throws(StorageError) -> Bool {
+        try outsideOtherStatements { () throws(StorageError) -> Bool in try dropTreeNow(tree) }
+    }
+
+    private func dropTreeNow(_ tree: String) throws(StorageError) -> Bool {
         try withContents { (contents) throws(StorageError) -> Bool in
             let state = try self.tree(tree, in: contents)
             guard state.exists else { return false }
