@@ -98,7 +98,9 @@ extension WriteTransaction {
                     // The only moment the change logs may be compacted inside `perform`.
                     for tree in contents.trees.values { tree.compactChangesIfLarge() }
                 }
-                contents.statement = StatementUndo()
+                // One undo log per transaction, emptied and reused (keeping its capacity).
+                contents.statementLog.reset()
+                contents.statement = contents.statementLog
             }
             do throws(Failure) {
                 let result = try body()
@@ -214,6 +216,12 @@ final class StatementUndo {
 
     private(set) var entries: [Entry] = []
     private(set) var touched: [(TreeState, TreeState.Saved)] = []
+
+    /// Empties the log for the next statement, keeping its storage.
+    func reset() {
+        entries.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+    }
 
     /// Records `tree`'s counters the first time the statement touches it.
     func touch(_ tree: TreeState) {

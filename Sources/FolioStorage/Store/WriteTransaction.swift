@@ -52,6 +52,8 @@ public final class WriteTransaction: @unchecked Sendable {
         var broken: String?
         /// The statement running (``atomically(_:)``): how to undo it.
         var statement: StatementUndo?
+        /// The log `statement` points at while one runs.
+        let statementLog = StatementUndo()
 
         /// The change logs may be compacted: no savepoint or statement counts their entries.
         var mayCompactChanges: Bool { savepoints.isEmpty && statement == nil }
