@@ -13,8 +13,9 @@ import Synchronization
 /// - Every call that can return `EINTR` is retried.
 /// - Writes loop until every byte is written (short writes happen on signals and some file
 ///   systems) or a real error occurs.
-/// - `sync()` uses `F_FULLFSYNC` on Apple platforms (plain `fsync` there does not flush the
-///   drive's cache) and `fsync` elsewhere; a failed sync poisons the handle.
+/// - `sync()` and `syncDirectory(_:)` use `F_FULLFSYNC` on Apple platforms (plain `fsync`
+///   there does not flush the drive's cache) and `fsync` elsewhere; a failed sync poisons
+///   the handle.
 /// - Every descriptor is opened close-on-exec, so a child process never inherits a lock.
 public struct POSIXFileSystem: FileSystem {
     /// The real file system.
@@ -43,7 +44,8 @@ public struct POSIXFileSystem: FileSystem {
     public func syncDirectory(_ path: String) throws(StorageError) {
         let fd = try POSIXCall.retrying("open directory", path) { Glibc_open(path, O_RDONLY | O_CLOEXEC, 0) }
         defer { _ = Glibc_close(fd) }
-        _ = try POSIXCall.retrying("fsync directory", path) { fsync(fd) }
+        // A directory's entries need the drive's cache flushed as much as a file's data.
+        _ = try POSIXCall.retrying("fsync directory", path) { POSIXCall.fullSync(fd) }
     }
 
     public func createDirectory(_ path: String) throws(StorageError) {
@@ -195,13 +197,7 @@ final class POSIXFile: StorageFile {
 
     private func sync(_ fd: Int32) throws(StorageError) {
         while true {
-            #if canImport(Darwin)
-            // F_FULLFSYNC asks the drive to flush its cache; some file systems refuse it.
-            var result = fcntl(fd, F_FULLFSYNC)
-            if result != 0 && (errno == ENOTSUP || errno == EINVAL) { result = fsync(fd) }
-            #else
-            let result = fsync(fd)
-            #endif
+            let result = POSIXCall.fullSync(fd)
             if result == 0 { return }
             let code = errno
             if code == EINTR { continue }
@@ -264,6 +260,19 @@ final class POSIXLock: FileLock {
 
 /// Retry-on-EINTR wrapper for calls that return -1 and set `errno`.
 enum POSIXCall {
+    /// Makes `fd`'s data and metadata durable: `F_FULLFSYNC` on Apple platforms (plain
+    /// `fsync` there leaves them in the drive's cache; some file systems refuse it, then
+    /// `fsync`), `fsync` elsewhere. Returns the call's result; `errno` says why on failure.
+    static func fullSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        let result = fcntl(fd, F_FULLFSYNC)
+        if result != 0 && (errno == ENOTSUP || errno == EINVAL) { return fsync(fd) }
+        return result
+        #else
+        return fsync(fd)
+        #endif
+    }
+
     static func retrying(_ operation: String, _ path: String, _ call: () -> Int32) throws(StorageError) -> Int32 {
         while true {
             let result = call()
