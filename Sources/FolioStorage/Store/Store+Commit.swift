@@ -130,13 +130,13 @@ extension Store {
     /// hands their events to observers, in generation order.
     public func flush() throws(StorageError) {
         defer { deliverQueued() }
-        try flushHoldingWriteSection()
+        try flushQueuingEvents()
     }
 
     /// ``flush()`` without delivering: the events are queued (under `rootFileLock`, so in
     /// generation order whichever flush runs first) for ``deliverQueued()``. Callable with
     /// or without `writeSection` held: it takes only `rootFileLock` and `state`.
-    func flushHoldingWriteSection() throws(StorageError) {
+    func flushQueuingEvents() throws(StorageError) {
         guard !isReadOnly else { return }
         try rootFileLock.withLock { _ throws(StorageError) in
             let (current, durable, pending) = try state.withLock { (state) throws(StorageError) in

@@ -89,7 +89,7 @@ extension Store {
     }
 
     private func compactInWriteSection(progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> CompactionReport {
-        try flushHoldingWriteSection()
+        try flushQueuingEvents()
         let base = state.withLock { $0.current }
         // Above every file on disk and every number this writer ever used, so a kept newer
         // file (see retireStaleSnapshots) is never overwritten and no number is reused. A

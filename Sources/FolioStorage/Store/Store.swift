@@ -170,7 +170,7 @@ public final class Store: Sendable {
         let released = writeSection.withLock { _ -> WriterState? in
             if !isReadOnly {
                 do throws(StorageError) {
-                    try flushHoldingWriteSection()
+                    try flushQueuingEvents()
                 } catch {
                     // close() cannot throw; say that the last grouped window was not made durable.
                     if case .closed = error {} else { options.log("closing \(path): the last commits could not be made durable: \(error)") }

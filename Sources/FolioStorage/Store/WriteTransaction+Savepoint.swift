@@ -74,7 +74,11 @@ extension WriteTransaction {
     /// sharing the transaction may still roll back to its own). Does nothing if it is gone.
     public func release(_ savepoint: Savepoint) {
         statementLock.withLock { _ in
-            guarded.withLock { _ in drop(savepoint, in: contents) }
+            guarded.withLock { _ in
+                if let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) {
+                    contents.savepoints.remove(at: position)
+                }
+            }
         }
     }
 
@@ -90,14 +94,9 @@ extension WriteTransaction {
     /// rollback (``StorageError/transactionAborted(cause:)``), to a savepoint taken before
     /// the statement, or whole.
     public func atomically<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        try statementLock.withLock { _ throws(Failure) -> Result in
-            statementThread.store(currentThreadIdentity(), ordering: .releasing)
-            defer { statementThread.store(0, ordering: .releasing) }
+        try exclusively { () throws(Failure) -> Result in
             guarded.withLock { _ in
-                if contents.mayCompactChanges {
-                    // The only moment the change logs may be compacted inside `perform`.
-                    for tree in contents.trees.values { tree.compactChangesIfLarge() }
-                }
+                compactChangeLogsIfAllowed(contents)
                 // One undo log per transaction, emptied and reused (keeping its capacity).
                 contents.statementLog.reset()
                 contents.statement = contents.statementLog
@@ -125,10 +124,16 @@ extension WriteTransaction {
 
     // MARK: Machinery (callers hold `guarded`)
 
+    /// Compacts the trees' change logs if they doubled, when no savepoint or statement
+    /// remembers their lengths: at the start of a statement or of a savepoint (inside
+    /// `perform`, the only moments when none is live).
+    private func compactChangeLogsIfAllowed(_ contents: Contents) {
+        guard contents.mayCompactChanges else { return }
+        for tree in contents.trees.values { tree.compactChangesIfLarge() }
+    }
+
     private func takeSavepoint(_ contents: Contents) -> Savepoint {
-        if contents.mayCompactChanges {
-            for tree in contents.trees.values { tree.compactChangesIfLarge() }
-        }
+        compactChangeLogsIfAllowed(contents)
         contents.epoch += 1
         let id = contents.nextSavepoint
         contents.nextSavepoint += 1
@@ -137,11 +142,6 @@ extension WriteTransaction {
         for (name, tree) in contents.trees { trees[name] = tree.saved() }
         contents.savepoints.append(SavedState(id: id, level: contents.epoch, trees: trees, broken: contents.broken))
         return Savepoint(id: id, transaction: ObjectIdentifier(self))
-    }
-
-    private func drop(_ savepoint: Savepoint, in contents: Contents) {
-        guard let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) else { return }
-        contents.savepoints.remove(at: position)
     }
 
     @discardableResult
@@ -159,7 +159,6 @@ extension WriteTransaction {
         }
         contents.recent = []
         contents.broken = saved.broken
-        contents.version += 1
         return true
     }
 
@@ -191,7 +190,6 @@ extension WriteTransaction {
         // Pages the statement copied stay replaced by their copies (the trees reference the
         // copies now), so `freedBytes` keeps counting them; everything else is as before.
         for (tree, saved) in statement.touched { tree.restoreCounters(saved) }
-        contents.version += 1
     }
 
     /// Freezes every node that exists now, for good, so a reader of the current state

@@ -37,8 +37,6 @@ public final class WriteTransaction: @unchecked Sendable {
         var recent: [TreeState] = []
         let catalog: TreeState
         var finished = false
-        /// Bumped by every change.
-        var version: UInt64 = 0
         /// The epoch new mutable nodes are created in; bumped by every savepoint and cursor.
         var epoch: UInt64 = 0
         /// Nodes older than this epoch may be referenced by a cursor: frozen for good.
@@ -206,7 +204,6 @@ public final class WriteTransaction: @unchecked Sendable {
             }
             state.recordChange(key, existed: previous != nil, existsNow: true)
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
-            contents.version += 1
             return previous != nil
         }
     }
@@ -229,7 +226,6 @@ public final class WriteTransaction: @unchecked Sendable {
             state.isModified = true
             state.recordChange(key, existed: true, existsNow: false)
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
-            contents.version += 1
             return true
         }
     }
@@ -266,7 +262,6 @@ public final class WriteTransaction: @unchecked Sendable {
             state.wasDropped = true
             state.isModified = true
             state.forgetChanges()
-            contents.version += 1
             return true
         }
     }
