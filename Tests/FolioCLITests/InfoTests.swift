@@ -18,7 +18,7 @@ import LibraryExample
         #expect(run.errors.isEmpty)
         let text = run.output
         #expect(run.lines.first == "store \(fixture.path)")
-        #expect(text.contains("format version  1 (this folio reads versions up to 1)"))
+        #expect(text.contains("format version  2 (this folio reads versions up to 2)"))
         #expect(text.range(of: #"created +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, options: .regularExpression) != nil)
         #expect(text.contains("generation      \(statistics.generation), committed "))
         #expect(text.contains("(\(grouped(statistics.liveBytes)) bytes)"))

@@ -4,30 +4,33 @@ import Folio
 import FolioTestSupport
 import LibraryExample
 
-/// A store written by format version 1 through the Folio API: the worked example with 120
+/// Stores written by each format version through the Folio API: the worked example with 120
 /// release-1 books (not migrated), 400 current books and 30 authors, under
-/// Fixtures/v1/library. Later versions must keep reading it, old records included.
-/// `FOLIO_WRITE_FIXTURES=1 swift test --filter LibraryFixtureTests` writes it again (never
-/// for a released format version).
+/// Fixtures/v<N>/library. Later versions must keep reading them, old records included.
+/// `FOLIO_WRITE_FIXTURES=1 swift test --filter LibraryFixtureTests` writes the current
+/// version's again (never a released version's: Fixtures/v1 is frozen).
 @Suite(.serialized) struct LibraryFixtureTests {
-    static let fixture = ProjectExecutable.packageRoot() + "/Fixtures/v1/library"
+    static func fixture(_ version: String) -> String { ProjectExecutable.packageRoot() + "/Fixtures/\(version)/library" }
+    static let versions = ["v1", "v2"]
 
     @Test func writesFixtureWhenAsked() async throws {
         guard ProcessInfo.processInfo.environment["FOLIO_WRITE_FIXTURES"] == "1" else { return }
-        try? FileManager.default.removeItem(atPath: Self.fixture)
+        let fixture = Self.fixture("v2")
+        try? FileManager.default.removeItem(atPath: fixture)
         let options = PersistenceOptions(autoCompaction: nil, log: { _ in })
-        try await Release1.store(SampleData.oldBooks(120, offset: 5_000, authors: 30), at: Self.fixture, options: options)
-        let library = try Library(at: Self.fixture, options: options)
+        try await Release1.store(SampleData.oldBooks(120, offset: 5_000, authors: 30), at: fixture, options: options)
+        let library = try Library(at: fixture, options: options)
         for author in SampleData.authors(30) { try await library.add(author) }
         try await library.persistence.perform {
             for book in SampleData.books(400, authors: 30) { try await library.books.persist(book) }
         }
         library.persistence.close()
-        try? FileManager.default.removeItem(atPath: Self.fixture + "/lock")
+        try? FileManager.default.removeItem(atPath: fixture + "/lock")
     }
 
-    @Test func versionOneLibraryReadsExactly() async throws {
-        let persistence = try Persistence(readingFrom: Self.fixture, options: PersistenceOptions(log: { _ in }))
+    @Test(arguments: versions)
+    func libraryReadsExactly(version: String) async throws {
+        let persistence = try Persistence(readingFrom: Self.fixture(version), options: PersistenceOptions(log: { _ in }))
         defer { persistence.close() }
         let books = persistence.datastore(for: LibraryExample.BookFormat.self)
         let authors = persistence.datastore(for: LibraryExample.AuthorFormat.self)
@@ -53,10 +56,11 @@ import LibraryExample
         #expect(persistence.verify().isClean)
     }
 
-    @Test func versionOneLibraryUpgradesInACopy() async throws {
+    @Test(arguments: versions)
+    func libraryUpgradesInACopy(version: String) async throws {
         let copy = FileManager.default.temporaryDirectory.path + "/library-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        try FileManager.default.copyItem(atPath: Self.fixture, toPath: copy)
+        try FileManager.default.copyItem(atPath: Self.fixture(version), toPath: copy)
         let library = try Library(at: copy, options: PersistenceOptions(log: { _ in }))
         defer { library.persistence.close() }
         try await library.upgrade()

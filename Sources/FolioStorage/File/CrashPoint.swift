@@ -47,20 +47,18 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     public static let commitMidAppend = CrashPoint("commit.midAppend")
     /// Commit: all pages appended, snapshot file not yet synced.
     public static let commitBeforeSnapshotSync = CrashPoint("commit.beforeSnapshotSync")
-    /// Commit: snapshot file synced, root not yet written.
+    /// Commit: the run is synced (the commit is durable), its root slot not yet written.
     public static let commitAfterSnapshotSync = CrashPoint("commit.afterSnapshotSync")
-    /// Commit: root temporary file written and synced, not yet renamed.
-    public static let commitBeforeRootRename = CrashPoint("commit.beforeRootRename")
-    /// Commit: root renamed into place, directory not yet synced.
-    public static let commitAfterRootRename = CrashPoint("commit.afterRootRename")
-    /// Commit: fully durable, not yet acknowledged to the caller.
-    public static let commitAfterDirectorySync = CrashPoint("commit.afterDirectorySync")
+    /// Commit: the root slot written in place (not synced), the commit not yet published.
+    public static let commitAfterRootSlotWrite = CrashPoint("commit.afterRootSlotWrite")
+    /// Commit: published, not yet acknowledged to the caller.
+    public static let commitBeforeAcknowledge = CrashPoint("commit.beforeAcknowledge")
     /// Compaction: part of the live pages copied into the new snapshot file.
     public static let compactMidCopy = CrashPoint("compact.midCopy")
     /// Compaction: new snapshot file complete and synced, root not yet switched.
-    public static let compactBeforeRootRename = CrashPoint("compact.beforeRootRename")
-    /// Compaction: root switched, old snapshot files not yet removed.
-    public static let compactAfterRootRename = CrashPoint("compact.afterRootRename")
+    public static let compactBeforeRootSwitch = CrashPoint("compact.beforeRootSwitch")
+    /// Compaction: root slot written and synced, old snapshot files not yet removed.
+    public static let compactAfterRootSwitch = CrashPoint("compact.afterRootSwitch")
     /// Compaction: some old snapshot files removed.
     public static let compactMidRemove = CrashPoint("compact.midRemove")
 
@@ -71,9 +69,9 @@ public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     public static let all: [CrashPoint] = [
         createAfterLock, createAfterSnapshot, createAfterInfo, createBeforeRootRename, createAfterRootRename,
         openAfterLock,
-        commitMidAppend, commitBeforeSnapshotSync, commitAfterSnapshotSync, commitBeforeRootRename,
-        commitAfterRootRename, commitAfterDirectorySync,
-        compactMidCopy, compactBeforeRootRename, compactAfterRootRename, compactMidRemove,
+        commitMidAppend, commitBeforeSnapshotSync, commitAfterSnapshotSync, commitAfterRootSlotWrite,
+        commitBeforeAcknowledge,
+        compactMidCopy, compactBeforeRootSwitch, compactAfterRootSwitch, compactMidRemove,
         backupMidCopy,
     ]
 

@@ -47,6 +47,11 @@ public protocol StorageFile: AnyObject, Sendable {
     /// Flushes the file's data to stable storage. A failure poisons the handle: every later
     /// call on it throws, because the kernel may have dropped the unsynced pages.
     func sync() throws(StorageError)
+    /// Flushes the file's data, and only the metadata needed to read it back (its length),
+    /// to stable storage: `fdatasync`, the one sync of a version 2 commit. Poisons the
+    /// handle on failure, as ``sync()`` does. File systems that do not tell the two apart
+    /// get ``sync()`` (the default).
+    func syncData() throws(StorageError)
     /// Sets the file's length.
     func truncate(to length: UInt64) throws(StorageError)
     /// The file's current length.
@@ -95,6 +100,9 @@ public struct FileIdentity: Hashable, Sendable {
 }
 
 extension StorageFile {
+    /// ``sync()``: as durable, and all a file system without `fdatasync` can do.
+    public func syncData() throws(StorageError) { try sync() }
+
     /// Writes all of `bytes` at `offset`.
     public func write(_ bytes: [UInt8], at offset: UInt64) throws(StorageError) {
         // Array.withUnsafeBytes rethrows untyped errors; carry the typed one out by hand.

@@ -9,8 +9,9 @@ import Dispatch
 
 extension POSIXFileSystem {
     /// Notification where the platform has it: inotify on Linux (creations, renames and
-    /// writes in the directory), a dispatch file-system source on Apple platforms (writes to
-    /// the directory, which renames are). Both are backed by polling every second, for file
+    /// writes in the directory, in-place root slot writes included), a dispatch file-system
+    /// source on Apple platforms (writes to the directory, which renames are, and to its
+    /// root file, whose slots are written in place). Both are backed by polling every second, for file
     /// systems that do not notify (network mounts) or a notification lost to a full queue;
     /// if notification cannot be set up at all, polling runs at `pollInterval`.
     public func watch(_ directory: String, pollInterval: Duration,
@@ -46,7 +47,8 @@ final class InotifyWatch: FileWatch, @unchecked Sendable {
     init?(directory: String, onChange: @escaping @Sendable () -> Void) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        let mask = UInt32(IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_DELETE)
+        // IN_MODIFY: format version 2 writes root slots in place, with no close or rename.
+        let mask = UInt32(IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MODIFY)
         guard inotify_add_watch(fd, directory, mask) >= 0 else {
             close(fd)
             return nil
@@ -75,23 +77,31 @@ final class InotifyWatch: FileWatch, @unchecked Sendable {
 #endif
 
 #if canImport(Darwin)
-/// A dispatch file-system object source on a directory.
+/// Dispatch file-system object sources on a directory and on its root file (whose slots
+/// format version 2 writes in place, which the directory's source does not report).
 // @unchecked Sendable: see PollingWatch.
 final class DispatchSourceWatch: FileWatch, @unchecked Sendable {
-    private let source: any DispatchSourceFileSystemObject
+    private var sources: [any DispatchSourceFileSystemObject] = []
 
     init?(directory: String, onChange: @escaping @Sendable () -> Void) {
-        let fd = open(directory, O_EVTONLY)
-        guard fd >= 0 else { return nil }
-        source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: fd, eventMask: [.write, .rename, .delete],
-                                                           queue: DispatchQueue(label: "folio.watch"))
-        source.setEventHandler(handler: onChange)
-        source.setCancelHandler { close(fd) }
-        source.resume()
+        let queue = DispatchQueue(label: "folio.watch")
+        for (path, required) in [(directory, true), (StoragePath.join(directory, "root"), false)] {
+            let fd = open(path, O_EVTONLY)
+            guard fd >= 0 else {
+                if required { return nil }
+                continue
+            }
+            let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: fd, eventMask: [.write, .rename, .delete],
+                                                                   queue: queue)
+            source.setEventHandler(handler: onChange)
+            source.setCancelHandler { close(fd) }
+            source.resume()
+            sources.append(source)
+        }
     }
 
     deinit { cancel() }
 
-    func cancel() { source.cancel() }
+    func cancel() { for source in sources { source.cancel() } }
 }
 #endif

@@ -192,12 +192,16 @@ final class POSIXFile: StorageFile {
     }
 
     func sync() throws(StorageError) {
-        try withDescriptor(forWriting: true, "fsync") { (fd) throws(StorageError) in try sync(fd) }
+        try withDescriptor(forWriting: true, "fsync") { (fd) throws(StorageError) in try sync(fd, call: POSIXCall.fullSync) }
     }
 
-    private func sync(_ fd: Int32) throws(StorageError) {
+    func syncData() throws(StorageError) {
+        try withDescriptor(forWriting: true, "fdatasync") { (fd) throws(StorageError) in try sync(fd, call: POSIXCall.dataSync) }
+    }
+
+    private func sync(_ fd: Int32, call: (Int32) -> Int32) throws(StorageError) {
         while true {
-            let result = POSIXCall.fullSync(fd)
+            let result = call(fd)
             if result == 0 { return }
             let code = errno
             if code == EINTR { continue }
@@ -270,6 +274,17 @@ enum POSIXCall {
         return result
         #else
         return fsync(fd)
+        #endif
+    }
+
+    /// Makes `fd`'s data durable, with the metadata needed to read it (its length) but
+    /// not its times: `fdatasync` on Linux; `F_FULLFSYNC` on Apple platforms, whose
+    /// `fdatasync` leaves data in the drive's cache.
+    static func dataSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        return fullSync(fd)
+        #else
+        return fdatasync(fd)
         #endif
     }
 

@@ -96,16 +96,21 @@ struct CommitRecord: Sendable, Equatable {
     /// The commit before this one, if any.
     var previous: CommitLocation?
     var changes: ChangeRecord
+    /// Format version 2: the CRC-32C of the run's pages before this commit page, seeded with
+    /// the previous commit page's checksum (Docs/Format.md §7, "Runs and the chain"). 0 in
+    /// version 1 pages and in creation and compaction commits, which start no run.
+    var runChecksum: UInt32 = 0
 
     /// Appends the commit page at `fileOffset`; `liveBytesBeforePage` is the live byte count
     /// excluding the page itself, whose length is only known once encoded.
     static func encode(_ record: CommitRecord, liveBytesBeforePage: UInt64, into writer: inout ByteWriter,
-                       at fileOffset: UInt64) -> (address: PageAddress, liveBytes: UInt64) {
+                       at fileOffset: UInt64) -> (address: PageAddress, liveBytes: UInt64, chain: UInt32) {
         let start = PageHeader.begin(&writer, kind: .commit, count: 0, generation: record.generation)
         writer.append(record.generation)
         writer.append(record.timestamp)
         writer.append(record.kind.rawValue)
-        writer.appendZeros(7)
+        writer.appendZeros(3)
+        writer.append(record.runChecksum)
         writer.append(record.catalogRoot.offset)
         writer.append(record.catalogRoot.length)
         writer.append(UInt32(0))
@@ -137,7 +142,9 @@ struct CommitRecord: Sendable, Equatable {
         let liveBytes = liveBytesBeforePage + length
         writer.set(liveBytes, at: liveBytesOffset)
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
-        return (PageAddress(offset: fileOffset, length: UInt32(length)), liveBytes)
+        // The page's checksum is the chain value the next run's checksum is seeded with.
+        let chain = writer.bytes.littleEndianUInt32(at: start)
+        return (PageAddress(offset: fileOffset, length: UInt32(length)), liveBytes, chain)
     }
 
     /// Validates and decodes a commit page. Never traps on any input.
@@ -149,7 +156,7 @@ struct CommitRecord: Sendable, Equatable {
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         guard let generation = reader.readUInt64(), let timestamp = reader.readUInt64(),
-              let kindByte = reader.readUInt8(), reader.skip(7),
+              let kindByte = reader.readUInt8(), reader.skip(3), let runChecksum = reader.readUInt32(),
               let catalogOffset = reader.readUInt64(), let catalogLength = reader.readUInt32(), reader.skip(4),
               let liveBytes = reader.readUInt64(),
               let previousFile = reader.readUInt64(), let previousOffset = reader.readUInt64(),
@@ -201,6 +208,6 @@ struct CommitRecord: Sendable, Equatable {
             : CommitLocation(fileNumber: previousFile, address: PageAddress(offset: previousOffset, length: previousLength))
         return CommitRecord(generation: generation, timestamp: timestamp, kind: kind, catalogRoot: catalogRoot,
                             liveBytes: liveBytes, previous: previous,
-                            changes: ChangeRecord(trees: trees, droppedTrees: dropped))
+                            changes: ChangeRecord(trees: trees, droppedTrees: dropped), runChecksum: runChecksum)
     }
 }

@@ -24,13 +24,13 @@ enum LiveCopy {
         let catalogRoot = try appender.writeTree(catalog.root)
         let commit = CommitRecord(generation: generation, timestamp: timestamp, kind: .compaction, catalogRoot: catalogRoot,
                                   liveBytes: 0, previous: previous, changes: ChangeRecord())
-        let (commitPage, liveBytes) = appender.appendCommit(commit, liveBytesBeforePage: appender.bytesAppended)
+        let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: appender.bytesAppended)
         try appender.flush()
         progress?(.switching)
         try file.handle.sync()
         let record = RootRecord(generation: generation, snapshotFile: file.number, committedLength: commitPage.end,
                                 commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
-                                previous: previous)
+                                previous: previous, chain: chain)
         return (record, appender.pageCount)
     }
 }

@@ -5,8 +5,20 @@
 /// Appending only ever writes past the committed length: nothing committed is rewritten
 /// (Docs/Format.md §3). A child's page always ends before its parent's begins; the decoder
 /// relies on that (see ``TreePage/decode(_:address:file:)``).
+///
+/// A commit's appender is a run (Docs/Format.md §7): given the previous commit page's
+/// checksum as `chainSeed`, it checksums every byte it writes before the commit page, and
+/// the commit page carries that checksum, so recovery can tell a complete run from a torn
+/// or stale one. It also preallocates: when a write would pass the file's allocated end,
+/// zeros are written past it, so that later commits overwrite allocated blocks and their
+/// fdatasync has no file size or block allocation to record.
 struct PageAppender {
     static let chunkSize = 1 << 20
+    /// Preallocation grows the file by an eighth of its committed length, between 64 KiB
+    /// and 8 MiB: few extensions for a large store, little unused space for a small one.
+    static func preallocationChunk(committedLength: UInt64) -> UInt64 {
+        min(max(committedLength / 8, 64 << 10), 8 << 20)
+    }
 
     let file: SnapshotFile
     let generation: UInt64
@@ -18,14 +30,23 @@ struct PageAppender {
     private(set) var flushedBytes: UInt64 = 0
     private(set) var pageCount = 0
     private(set) var cacheEntries: [(key: PageCache.Key, page: CachedPage, cost: Int)] = []
+    /// The running (pre-inverted) CRC-32C of the run, nil when this appender writes no run.
+    private var runCRC: UInt32?
+    /// Bytes at the start of `buffer` already folded into `runCRC`.
+    private var checksummedInBuffer = 0
+    /// Extend the file with zeros ahead of the writes (commits do; copies into a new file
+    /// do not: they are written once, to their final length).
+    let preallocates: Bool
 
     init(file: SnapshotFile, generation: UInt64, start: UInt64, collectsCacheEntries: Bool = true,
-         crashPoint: CrashPoint = .commitMidAppend) {
+         crashPoint: CrashPoint = .commitMidAppend, chainSeed: UInt32? = nil, preallocates: Bool = false) {
         self.file = file
         self.generation = generation
         self.start = start
         self.collectsCacheEntries = collectsCacheEntries
         self.crashPoint = crashPoint
+        self.preallocates = preallocates
+        if let chainSeed { runCRC = RunChecksum.seeded(with: chainSeed) }
     }
 
     /// Where the next page will go.
@@ -75,10 +96,24 @@ struct PageAppender {
         return try finishPage(at: offset, cached: .overflow(value))
     }
 
-    /// Appends the commit page (always the last page of a commit).
-    mutating func appendCommit(_ record: CommitRecord, liveBytesBeforePage: UInt64) -> (PageAddress, UInt64) {
+    /// Appends the commit page (always the last page of a commit). In a run, the page
+    /// carries the checksum of every byte appended before it.
+    mutating func appendCommit(_ record: CommitRecord,
+                               liveBytesBeforePage: UInt64) -> (address: PageAddress, liveBytes: UInt64, chain: UInt32) {
         pageCount += 1
+        var record = record
+        if runCRC != nil {
+            foldBufferIntoRunChecksum()
+            record.runChecksum = RunChecksum.finish(runCRC!)
+            runCRC = nil  // the commit page ends the run
+        }
         return CommitRecord.encode(record, liveBytesBeforePage: liveBytesBeforePage, into: &buffer, at: position)
+    }
+
+    private mutating func foldBufferIntoRunChecksum() {
+        guard let crc = runCRC, buffer.count > checksummedInBuffer else { return }
+        runCRC = buffer.bytes.withUnsafeBytes { RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[checksummedInBuffer...])) }
+        checksummedInBuffer = buffer.count
     }
 
     private mutating func finishPage(at offset: UInt64, cached: CachedPage) throws(StorageError) -> PageAddress {
@@ -97,8 +132,31 @@ struct PageAppender {
     /// Writes what is buffered to the file.
     mutating func flush() throws(StorageError) {
         guard buffer.count > 0 else { return }
-        try file.handle.write(buffer.bytes, at: start + flushedBytes)
+        foldBufferIntoRunChecksum()
+        let offset = start + flushedBytes
+        try file.handle.write(buffer.bytes, at: offset)
         flushedBytes += UInt64(buffer.count)
         buffer.bytes.removeAll(keepingCapacity: true)
+        checksummedInBuffer = 0
+    }
+
+    /// After the run's last write: if it passed the file's allocated end, zero-fills the
+    /// file from the run's end to a chunk past it, so that the next commits overwrite
+    /// allocated blocks. Only bytes past the run are written (Docs/Format.md §3): zeros are
+    /// never a complete run, so recovery stops at them. The commit's sync covers them.
+    func preallocateAfterRun() throws(StorageError) {
+        guard preallocates else { return }
+        let end = start + flushedBytes + UInt64(buffer.count)
+        let allocated = file.allocatedLength
+        guard end > allocated else { return }
+        let target = end + Self.preallocationChunk(committedLength: start)
+        let zeros = [UInt8](repeating: 0, count: Self.chunkSize)
+        var position = end
+        while position < target {
+            let count = Int(min(UInt64(zeros.count), target - position))
+            try file.handle.write(count == zeros.count ? zeros : Array(zeros[0..<count]), at: position)
+            position += UInt64(count)
+        }
+        file.allocatedLength = target
     }
 }

@@ -1,7 +1,10 @@
 /// One committed root: everything needed to read a generation (Docs/Format.md §8).
 ///
-/// The root file holds two 128-byte slots: slot 0 is the current root, slot 1 a copy of the
-/// root before it. A damaged slot 0 (bad checksum) opens at slot 1, and says so in the log.
+/// Format version 2: the root file holds two 128-byte slots, at offsets 0 and 4096 (in
+/// different sectors and pages, so a torn write of one never touches the other), written
+/// in place and alternately (see ``RootSlots``). The valid slot with the highest generation
+/// wins. Version 1 root files (256 bytes: slot 0 the current root, slot 1 the one before)
+/// are still read; their slot 0 always holds the higher generation, so the rule is the same.
 ///
 ///     0   8 bytes magic "FOLIROOT"
 ///     8   u32     format version
@@ -9,7 +12,8 @@
 ///     16  u64     generation
 ///     24  u64     snapshot file number
 ///     32  u64     committed length of that file (end of the commit page)
-///     40  u64     commit page offset      48  u32  commit page length     52 u32 0
+///     40  u64     commit page offset      48  u32  commit page length
+///     52  u32     chain: the commit page's stored checksum (0 in version 1)
 ///     56  u64     catalog root offset     64  u32  catalog root length    68 u32 0
 ///     72  u64     live bytes
 ///     80  u64     commit time, microseconds since 1970
@@ -19,7 +23,12 @@
 ///     124 u32     CRC-32C of bytes 0 ..< 124
 struct RootRecord: Equatable, Sendable {
     static let slotSize = 128
-    static let fileSize = 2 * slotSize
+    /// Where slot 1 starts in a version 2 root file.
+    static let slotStride = 4096
+    /// A version 2 root file's length.
+    static let fileSize = slotStride + slotSize
+    /// A version 1 root file's length (its slots are adjacent).
+    static let versionOneFileSize = 2 * slotSize
     static let magic: [UInt8] = Array("FOLIROOT".utf8)
 
     var generation: UInt64
@@ -30,6 +39,9 @@ struct RootRecord: Equatable, Sendable {
     var liveBytes: UInt64
     var timestamp: UInt64
     var previous: CommitLocation?
+    /// The stored page checksum of the commit page: the seed of the next run's checksum
+    /// (Docs/Format.md §7, "The commit chain"). 0 in slots written by format version 1.
+    var chain: UInt32 = 0
 
     var location: CommitLocation { CommitLocation(fileNumber: snapshotFile, address: commitPage) }
 
@@ -43,7 +55,7 @@ struct RootRecord: Equatable, Sendable {
         writer.append(committedLength)
         writer.append(commitPage.offset)
         writer.append(commitPage.length)
-        writer.append(UInt32(0))
+        writer.append(chain)
         writer.append(catalogRoot.offset)
         writer.append(catalogRoot.length)
         writer.append(UInt32(0))
@@ -57,14 +69,35 @@ struct RootRecord: Equatable, Sendable {
         return writer.bytes
     }
 
-    /// The root file's bytes: this root in slot 0 and `previous` (if any) in slot 1.
-    static func encodeFile(current: RootRecord, previous: RootRecord?) -> [UInt8] {
-        current.encodedSlot() + (previous?.encodedSlot() ?? [UInt8](repeating: 0, count: slotSize))
+    /// A new version 2 root file's bytes: this root in slot 0, slot 1 empty (zeros), so the
+    /// first in-place write goes to slot 1 while slot 0 is durable.
+    static func encodeFile(current: RootRecord) -> [UInt8] {
+        var bytes = current.encodedSlot()
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: fileSize - slotSize))
+        return bytes
     }
 
-    /// Decodes one slot; throws a corruption error naming `file` and the slot's offset.
+    /// Where `slot` starts in a root file of `fileLength` bytes: a version 1 file is exactly
+    /// ``versionOneFileSize`` bytes, with adjacent slots; any other length is read as the
+    /// version 2 layout (a file cut short then lacks slot 1, or has it only in part).
+    static func slotOffset(_ slot: Int, fileLength: Int) -> Int {
+        slot * (isVersionOneLayout(fileLength: fileLength) ? slotSize : slotStride)
+    }
+
+    /// True if a root file of `fileLength` bytes has the version 1 layout.
+    static func isVersionOneLayout(fileLength: Int) -> Bool { fileLength == versionOneFileSize }
+
+    /// True if the slot holds nothing at all (a version 2 file's slot never yet written).
+    static func slotIsEmpty(_ bytes: [UInt8], slot: Int) -> Bool {
+        let base = slotOffset(slot, fileLength: bytes.count)
+        guard bytes.count >= base + slotSize else { return true }
+        return bytes[base..<(base + slotSize)].allSatisfy { $0 == 0 }
+    }
+
+    /// Decodes one slot of a root file's bytes (either layout); throws a corruption error
+    /// naming `file` and the slot's offset.
     static func decodeSlot(_ bytes: [UInt8], slot: Int, file: String) throws(StorageError) -> RootRecord {
-        let base = slot * slotSize
+        let base = slotOffset(slot, fileLength: bytes.count)
         // Once the slot's bytes are in hand, every error names its stored and computed checksum.
         var checksums: (stored: UInt32, actual: UInt32)? = nil
         func corrupt(_ detail: String) -> StorageError {
@@ -99,6 +132,6 @@ struct RootRecord: Equatable, Sendable {
                           snapshotFile: slotBytes.littleEndianUInt64(at: 24),
                           committedLength: committedLength, commitPage: commitPage, catalogRoot: catalogRoot,
                           liveBytes: slotBytes.littleEndianUInt64(at: 72), timestamp: slotBytes.littleEndianUInt64(at: 80),
-                          previous: previous)
+                          previous: previous, chain: version >= 2 ? slotBytes.littleEndianUInt32(at: 52) : 0)
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An open snapshot file, shared by every root that lives in it.
 ///
 /// Readers pin a root, and the root holds this object; the handle closes when the last
@@ -8,11 +10,20 @@ final class SnapshotFile: Sendable {
     let number: UInt64
     let path: String
     let handle: any StorageFile
+    private let allocated: Atomic<UInt64>
 
-    init(number: UInt64, path: String, handle: any StorageFile) {
+    init(number: UInt64, path: String, handle: any StorageFile, allocatedLength: UInt64 = 0) {
         self.number = number
         self.path = path
         self.handle = handle
+        self.allocated = Atomic(allocatedLength)
+    }
+
+    /// The writer's knowledge of the file's length: committed bytes plus the zeros that
+    /// preallocation wrote after them (see ``PageAppender``). Only the writer uses it.
+    var allocatedLength: UInt64 {
+        get { allocated.load(ordering: .relaxed) }
+        set { allocated.store(newValue, ordering: .relaxed) }
     }
 
     deinit { handle.close() }

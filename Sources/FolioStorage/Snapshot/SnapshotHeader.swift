@@ -59,6 +59,7 @@ struct SnapshotHeader: Equatable, Sendable {
 
 /// The on-disk format this engine writes and the newest it reads.
 public enum StorageFormat {
-    /// Format version 1 (Docs/Format.md).
-    public static let version: UInt32 = 1
+    /// Format version 2 (Docs/Format.md): root slots written in place, runs chained by
+    /// checksums. Version 1 stores are read, and upgraded by their first commit.
+    public static let version: UInt32 = 2
 }

@@ -6,16 +6,19 @@ import Synchronization
 final class CommittedRoot: Sendable {
     let record: RootRecord
     let pages: PageSource
-    /// Opened from root slot 1 because slot 0 was damaged.
+    /// Opened from an older root slot because the newest was damaged (or what it names).
     let openedFromPreviousSlot: Bool
+    /// The root slot this root was read from (0 for roots this process made).
+    let slot: Int
     /// Keyed by the tree name's UTF-8 bytes: the catalog compares names as bytes, so two
     /// canonically equivalent spellings (which Swift's `String ==` equates) are two trees.
     private let descriptors = Mutex<[[UInt8]: TreeDescriptor?]>([:])
 
-    init(record: RootRecord, pages: PageSource, openedFromPreviousSlot: Bool = false) {
+    init(record: RootRecord, pages: PageSource, openedFromPreviousSlot: Bool = false, slot: Int = 0) {
         self.record = record
         self.pages = pages
         self.openedFromPreviousSlot = openedFromPreviousSlot
+        self.slot = slot
     }
 
     var file: SnapshotFile { pages.file }

@@ -37,7 +37,7 @@ extension Store {
                                                  crashPoint: .backupMidCopy, progress: progress)
         try fs.syncDirectory(layout.snapshots)
         try fs.replaceAtomically(layout.info, with: InfoFile.now().encoded(), temporaryPath: layout.infoTemporary)
-        try fs.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: record, previous: nil),
+        try fs.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: record),
                                  temporaryPath: layout.rootTemporary)
         return BackupReport(generation: record.generation, bytes: record.committedLength, pagesCopied: pages)
     }

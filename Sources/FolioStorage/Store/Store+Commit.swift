@@ -1,22 +1,25 @@
 import Dispatch
 
 extension Store {
-    /// Commits a transaction's changes: the protocol of Docs/Durability.md §1.
+    /// Commits a transaction's changes: the protocol of Docs/Durability.md §1 (format
+    /// version 2).
     ///
-    ///  1. Append every changed page after the committed end, children before parents,
-    ///     then the catalog's changed pages, then the commit page (change record included).
-    ///  2. fsync the snapshot file.
-    ///  3. Write the new root (slot 0) and the root it replaces (slot 1) to `root.tmp`; fsync it.
-    ///  4. rename `root.tmp` over `root`: this is the commit.
-    ///  5. fsync the store directory.
-    ///  6. Publish the new root to readers, warm the cache, notify observers.
+    ///  1. Append the run after the committed end: every changed page, children before
+    ///     parents, then the catalog's changed pages, then the commit page (change record
+    ///     included), which carries the checksum of the run seeded with the previous commit
+    ///     page's (the chain). Past the file's allocated end, zeros are written ahead.
+    ///  2. fdatasync the snapshot file. The commit is durable here: recovery follows
+    ///     complete runs forward from the root slots, so it finds this one.
+    ///  3. Write the new root into the root file's free slot, in place, without a sync
+    ///     (``RootSlots``); the root file is synced every so many commits.
+    ///  4. Publish the new root to readers, warm the cache, queue the observers' event.
     ///
-    /// A failure in 1 or 3 leaves the store at its previous root and the next commit works
-    /// (it appends over the abandoned bytes). A failed fsync in 2 poisons the store: the
-    /// kernel may have dropped the pages it could not write, so no later commit may build on
-    /// them; reopen. A failure at or after 4 also poisons: the new root may or may not be on
-    /// disk, and only a reopen can tell. In grouped mode steps 2-5 run for several commits at
-    /// once, in ``flush()``.
+    /// A failure in 1 leaves the store at its previous root and the next commit works (it
+    /// writes over the abandoned run, which can never chain to it). A failed fdatasync in 2
+    /// poisons the store: the kernel may have dropped the pages it could not write, so no
+    /// later commit may build on them; reopen. A failed slot write in 3 also poisons: the run
+    /// is durable, so only a reopen (whose recovery finds it) can tell what the root is. In
+    /// grouped mode steps 2 and 3 run for several commits at once, in ``flush()``.
     ///
     /// The whole protocol runs in the write critical section (`writeSection`), which
     /// ``close()`` also takes: a commit either completes before close goes on, or finds the
@@ -43,7 +46,8 @@ extension Store {
                                            base: CommittedRoot) throws(StorageError) -> CommitNotification {
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
-        var appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength)
+        var appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength,
+                                    chainSeed: try chainValue(of: base), preallocates: true)
         let editor = TreeEditor(reader: base.reader)
         // The previous commit page becomes dead: only the newest one is part of the live tree.
         var freed = UInt64(base.record.commitPage.length)
@@ -77,14 +81,15 @@ extension Store {
             let commit = CommitRecord(generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
                                       liveBytes: 0, previous: base.record.location,
                                       changes: ChangeRecord(trees: changed, droppedTrees: dropped))
-            let (commitPage, liveBytes) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended)
+            let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended)
             try appender.flush()
+            try appender.preallocateAfterRun()
             record = RootRecord(generation: generation, snapshotFile: base.record.snapshotFile,
                                 committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
-                                liveBytes: liveBytes, timestamp: now, previous: base.record.location)
+                                liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
         } catch {
-            // Nothing references the bytes appended so far; give the space back if we can.
-            try? base.file.handle.truncate(to: base.record.committedLength)
+            // Nothing references the bytes appended so far, and the next commit writes over
+            // them (a run seeded by another chain value never validates after it).
             throw error
         }
         counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
@@ -96,14 +101,12 @@ extension Store {
 
         switch options.durability {
         case .full:
-            try rootFileLock.withLock { _ throws(StorageError) in
+            try rootFileLock.withLock { (slots) throws(StorageError) in
                 CrashPoint.commitBeforeSnapshotSync.reach()
                 try syncSnapshot(base.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
-                let previous = state.withLock { $0.writer?.durableRecord }
-                try replaceRoot(record, previous: previous,
-                                crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
-                CrashPoint.commitAfterDirectorySync.reach()
+                try writeRootSlot(record, durableBase: base, slots: &slots)
+                CrashPoint.commitAfterRootSlotWrite.reach()
                 state.withLock { state in
                     state.current = published
                     state.writer?.durableRecord = record
@@ -111,6 +114,7 @@ extension Store {
                 // Queued under the root file lock: in generation order with every flush.
                 enqueue(.committed([notification]))
             }
+            CrashPoint.commitBeforeAcknowledge.reach()
             warmCache(appender.cacheEntries)
         case .grouped(let window):
             let schedule = state.withLock { state -> Bool in
@@ -138,7 +142,7 @@ extension Store {
     /// or without `writeSection` held: it takes only `rootFileLock` and `state`.
     func flushQueuingEvents() throws(StorageError) {
         guard !isReadOnly else { return }
-        try rootFileLock.withLock { _ throws(StorageError) in
+        try rootFileLock.withLock { (slots) throws(StorageError) in
             let (current, durable, pending) = try state.withLock { (state) throws(StorageError) in
                 guard var writer = state.writer else { throw StorageError.closed(path: path) }
                 let pending = writer.pendingNotifications
@@ -156,11 +160,11 @@ extension Store {
                 CrashPoint.commitBeforeSnapshotSync.reach()
                 try syncSnapshot(current.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
-                try replaceRoot(current.record, previous: durable, crashPoints: (.commitBeforeRootRename, .commitAfterRootRename))
-                CrashPoint.commitAfterDirectorySync.reach()
+                try writeRootSlot(current.record, durableBase: nil, slots: &slots)
+                CrashPoint.commitAfterRootSlotWrite.reach()
             } catch {
                 // Not durable: keep the notifications for the flush that makes these commits
-                // durable (after a failure in step 3 the store can still commit and flush).
+                // durable (a failure that did not poison leaves the store able to retry).
                 // Dropping them would leave durable commits that observers never hear of.
                 state.withLock { $0.writer?.pendingNotifications.insert(contentsOf: pending, at: 0) }
                 throw error
@@ -198,38 +202,53 @@ extension Store {
         }
     }
 
-    /// fsyncs a snapshot file; a failure poisons the store (never retry an fsync).
+    /// fdatasyncs a snapshot file: step 2, the one sync of a commit. A failure poisons the
+    /// store (never retry a sync).
     func syncSnapshot(_ file: SnapshotFile) throws(StorageError) {
         do throws(StorageError) {
-            try file.handle.sync()
+            try file.handle.syncData()
         } catch {
-            poison("fsync of \(file.path) failed: \(error)")
+            poison("fdatasync of \(file.path) failed: \(error)")
             throw error
         }
     }
 
-    /// Steps 3-5 of the commit protocol. Caller holds `rootFileLock`.
-    func replaceRoot(_ record: RootRecord, previous: RootRecord?,
-                     crashPoints: (beforeRename: CrashPoint, afterRename: CrashPoint)) throws(StorageError) {
-        let bytes = RootRecord.encodeFile(current: record, previous: previous)
-        let temporary = try fileSystem.open(layout.rootTemporary, mode: .truncate)
-        defer { temporary.close() }
-        try temporary.write(bytes, at: 0)
-        try temporary.sync()
-        crashPoints.beforeRename.reach()
+    /// Step 3: writes `record`, whose run is durable, into the free root slot. Upgrades a
+    /// version 1 root file first (once; `durableBase` is then the root the file names, or
+    /// the durable root of a grouped flush). Caller holds `rootFileLock`. A failure
+    /// poisons: the run is durable, so only a reopen can tell what the newest root is.
+    func writeRootSlot(_ record: RootRecord, durableBase: CommittedRoot?, slots: inout RootSlots?) throws(StorageError) {
+        guard slots != nil else { throw StorageError.closed(path: path) }
         do throws(StorageError) {
-            try fileSystem.rename(layout.rootTemporary, to: layout.root)
+            if slots!.isVersionOneLayout {
+                let durable: CommittedRoot
+                if let durableBase {
+                    durable = durableBase
+                } else {
+                    guard let root = state.withLock({ state in
+                        state.writer.map { CommittedRoot(record: $0.durableRecord, pages: state.current.pages) }
+                    }) else { throw StorageError.closed(path: path) }
+                    durable = root
+                }
+                try slots!.upgradeIfNeeded(to: durable.record, chain: try chainValue(of: durable))
+            }
+            try slots!.write(record)
         } catch {
-            poison("replacing the root file failed: \(error)")
+            poison("writing the root slot failed: \(error)")
             throw error
         }
-        crashPoints.afterRename.reach()
-        do throws(StorageError) {
-            try fileSystem.syncDirectory(layout.directory)
-        } catch {
-            poison("fsync of the store directory failed after replacing the root: \(error)")
-            throw error
+    }
+
+    /// The chain value of a root: its commit page's stored checksum, which the slot
+    /// carries (version 1 slots do not: then it is read from the page's header).
+    func chainValue(of root: CommittedRoot) throws(StorageError) -> UInt32 {
+        if root.record.chain != 0 { return root.record.chain }
+        let header = try root.file.handle.read(at: root.record.commitPage.offset, count: 4)
+        guard header.count == 4 else {
+            throw StorageError.corruption(Corruption(file: root.file.path, offset: root.record.commitPage.offset,
+                                                     detail: "commit page missing"))
         }
+        return header.littleEndianUInt32(at: 0)
     }
 
     private func warmCache(_ entries: [(key: PageCache.Key, page: CachedPage, cost: Int)]) {

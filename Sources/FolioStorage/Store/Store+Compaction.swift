@@ -115,14 +115,25 @@ extension Store {
             try? fileSystem.remove(newPath)
             throw error
         }
-        try rootFileLock.withLock { _ throws(StorageError) in
-            try replaceRoot(record, previous: base.record, crashPoints: (.compactBeforeRootRename, .compactAfterRootRename))
+        // The root switch: the new root written into the free slot and synced, after any
+        // unsynced slot write (RootSlots.writeDurably), so that a crash leaves either slot
+        // naming a durable root. Only then may the replaced file go.
+        try rootFileLock.withLock { (slots) throws(StorageError) in
+            guard slots != nil else { throw StorageError.closed(path: path) }
+            CrashPoint.compactBeforeRootSwitch.reach()
+            do throws(StorageError) {
+                if slots!.isVersionOneLayout { try slots!.upgradeIfNeeded(to: base.record, chain: try chainValue(of: base)) }
+                try slots!.writeDurably(record)
+            } catch {
+                poison("switching the root to the compacted file failed: \(error)")
+                throw error
+            }
+            CrashPoint.compactAfterRootSwitch.reach()
         }
         let published = CommittedRoot(record: record, pages: PageSource(file: newFile, cache: cache, counters: counters))
         let removeAfter = ContinuousClock.now + options.retention.gracePeriod
-        // The replaced file's length is its committed length: a failed commit truncates
-        // its bytes away, and nothing writes to the file again.
-        let retiredBytes = base.record.committedLength
+        // The replaced file's length: its committed bytes and the zeros preallocated past them.
+        let retiredBytes = max(base.record.committedLength, base.file.allocatedLength)
         state.withLock { state in
             state.current = published
             state.writer?.durableRecord = record

@@ -36,7 +36,7 @@ extension Store {
         writer.append(bytes: SnapshotHeader(fileNumber: fileNumber, createdGeneration: generation, timestamp: now).encoded())
         let commit = CommitRecord(generation: generation, timestamp: now, kind: .creation, catalogRoot: .none,
                                   liveBytes: 0, previous: nil, changes: ChangeRecord())
-        let (commitPage, liveBytes) = CommitRecord.encode(commit, liveBytesBeforePage: 0, into: &writer,
+        let (commitPage, liveBytes, chain) = CommitRecord.encode(commit, liveBytesBeforePage: 0, into: &writer,
                                                           at: UInt64(SnapshotHeader.size))
         let snapshotPath = layout.snapshot(fileNumber)
         let file = try fs.open(snapshotPath, mode: .truncate)
@@ -50,8 +50,10 @@ extension Store {
         CrashPoint.createAfterInfo.reach()
 
         let root = RootRecord(generation: generation, snapshotFile: fileNumber, committedLength: commitPage.end,
-                              commitPage: commitPage, catalogRoot: .none, liveBytes: liveBytes, timestamp: now, previous: nil)
-        try fs.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: root, previous: nil),
+                              commitPage: commitPage, catalogRoot: .none, liveBytes: liveBytes, timestamp: now, previous: nil,
+                              chain: chain)
+        // The only rename of a root file (besides a version 1 upgrade): the moment the store exists.
+        try fs.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: root),
                                  temporaryPath: layout.rootTemporary,
                                  crashPoints: (CrashPoint.createBeforeRootRename, CrashPoint.createAfterRootRename))
     }

@@ -37,19 +37,26 @@ extension Store {
             }
             let cache = PageCache(capacity: options.cacheCapacity)
             let counters = IOCounters()
-            let root = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: true, log: options.log)
-            try recover(root, layout: layout, fileSystem: fs, log: options.log)
+            let opened = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: true, log: options.log)
+            var slots = try RootSlots(layout: layout, fileSystem: fs, opened: opened.record)
+            let root: CommittedRoot
+            do throws(StorageError) {
+                root = try recover(opened, slots: &slots, layout: layout, fileSystem: fs, log: options.log)
+            } catch {
+                slots.abandon()
+                throw error
+            }
             // Make the root we opened at durable before showing it or building on it
-            // (Docs/Durability.md §3 step 4). A writer killed between renaming `root.tmp`
-            // and syncing the directory leaves a root that is visible but not durable: a
-            // power cut after we opened at it would bring back the older root, so the
-            // generation our caller saw would go backwards (D4), and retiring the snapshot
-            // file the older root names could even leave the store unopenable.
+            // (Docs/Durability.md §3): RootSlots synced the root file and recovery synced what
+            // it found; this covers a version 1 root file renamed into place by a writer
+            // killed before its directory fsync. A power cut after we opened at such a root
+            // would otherwise bring back an older one, so the generation our caller saw
+            // would go backwards (D4).
             try fs.syncDirectory(layout.directory)
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
             // The same counters the root's page source counts into (ioStatistics).
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
-                              counters: counters, state: State(current: root, writer: writer))
+                              counters: counters, state: State(current: root, writer: writer), slots: slots)
             try store.retireStaleSnapshots(current: root.record.snapshotFile, openedFromPreviousSlot: root.openedFromPreviousSlot)
             return store
         } catch {
@@ -96,8 +103,17 @@ extension Store {
                 if state.closed { throw .closed(path: path) }
                 return state.current
             }
-            let newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+            var newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
                                             log: options.log, reusing: current.file)
+            // A slot read while the writer rewrites it in place can fail its checksum, and the
+            // other slot is older: read again rather than step back. Only a root that stays
+            // older (a damaged slot) is adopted below.
+            var rereads = 0
+            while newest.record.generation < current.record.generation && rereads < 3 {
+                rereads += 1
+                newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+                                            log: options.log, reusing: current.file)
+            }
             guard newest.record.generation != current.record.generation
                     || newest.record.snapshotFile != current.record.snapshotFile
             else { return false }
@@ -143,37 +159,63 @@ extension Store {
         let bytes = try rootFile.readAll()
         rootFile.close()
 
+        // Every slot that holds something is a candidate, newest generation first (Docs/Format.md
+        // §8). In a version 1 file slot 0 is always the newer; in version 2 either may be.
+        var candidates: [(slot: Int, record: RootRecord)] = []
         var firstProblem: StorageError?
-        for slot in 0..<2 {
+        for slot in 0..<2 where !(slot == 1 && RootRecord.slotIsEmpty(bytes, slot: slot)) {
             do throws(StorageError) {
-                let record = try RootRecord.decodeSlot(bytes, slot: slot, file: layout.root)
+                candidates.append((slot, try RootRecord.decodeSlot(bytes, slot: slot, file: layout.root)))
+            } catch {
+                if case .unsupportedFormatVersion = error { throw error }
+                firstProblem = firstProblem ?? error
+            }
+        }
+        candidates.sort { $0.record.generation > $1.record.generation }
+        var shortFile: StorageError?
+        for (index, candidate) in candidates.enumerated() {
+            do throws(StorageError) {
+                let record = candidate.record
                 let file: SnapshotFile
                 if let existing, existing.number == record.snapshotFile {
                     file = existing
                 } else {
                     file = try openSnapshot(record.snapshotFile, layout: layout, fileSystem: fs, writable: writable)
                 }
+                // A file shorter than the slot's committed length lost committed bytes: no crash
+                // does that (a slot is written only after its run is synced), so it is damage,
+                // and it is reported, never a reason to fall back: a writer opened at an older
+                // slot would write over what is left (Docs/Format.md §8).
+                let size = try file.handle.size()
+                guard size >= record.committedLength else {
+                    shortFile = StorageError.corruption(Corruption(
+                        file: file.path, offset: size,
+                        detail: "file ends at \(size) bytes but root slot \(candidate.slot) says \(record.committedLength) are committed"))
+                    throw shortFile!
+                }
                 // The slot carries everything a reader needs (catalog root, committed length), so
                 // opening reads no commit page: a damaged commit page costs only its change
                 // record, which verify and observers report, not the generation.
                 let pages = PageSource(file: file, cache: cache, counters: counters)
                 if let firstProblem {
-                    log("root slot 0 of \(layout.root) is unusable (\(firstProblem)); opened at the previous root, generation \(record.generation)")
+                    log("a root slot of \(layout.root) is unusable (\(firstProblem)); opened at generation \(record.generation) "
+                        + "from slot \(candidate.slot)")
                 }
-                return CommittedRoot(record: record, pages: pages, openedFromPreviousSlot: slot == 1)
+                return CommittedRoot(record: record, pages: pages, openedFromPreviousSlot: firstProblem != nil,
+                                     slot: candidate.slot)
             } catch {
                 if case .unsupportedFormatVersion = error { throw error }
-                if slot == 0 {
-                    // Only damage to slot 0 or what it names justifies the previous root. An
-                    // I/O error says nothing about the data: falling back on a transient EIO
-                    // or ENOSPC would open a writer at slot 1, and recovery would then
-                    // truncate away the acknowledged generation slot 0 names (D1). Report it
-                    // instead; opening again can succeed. (A missing snapshot file is a
-                    // compaction race: the caller reads the root again.)
+                if let shortFile { throw shortFile }
+                if index == 0 {
+                    // Only damage to the newest slot or what it names justifies an older root. An
+                    // I/O error says nothing about the data: falling back on a transient EIO or
+                    // ENOSPC would open a writer at the older slot, and the acknowledged
+                    // generation the newest names would be lost to it (D1). Report it instead;
+                    // opening again can succeed. (A missing snapshot file is a compaction race:
+                    // the caller reads the root again.)
                     guard case .corruption = error else { throw error }
-                    firstProblem = error
                 }
-                // Slot 1 failing too: the store cannot be opened; slot 0's problem is reported.
+                firstProblem = firstProblem ?? error
             }
         }
         throw firstProblem ?? .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))
@@ -196,22 +238,31 @@ extension Store {
         return SnapshotFile(number: number, path: path, handle: handle)
     }
 
-    /// Writer recovery: discard bytes past the committed length (an interrupted commit's
-    /// pages, never referenced by any root) and a leftover temporary root file. This is the
-    /// only repair a crash ever needs (Docs/Architecture.md invariant 2).
-    private static func recover(_ root: CommittedRoot, layout: StoreLayout, fileSystem fs: any FileSystem,
-                                log: @Sendable (String) -> Void) throws(StorageError) {
-        let size = try root.file.handle.size()
-        if size > root.record.committedLength {
-            log("discarding \(size - root.record.committedLength) bytes past the last commit of \(root.file.path) (an interrupted commit)")
-            try root.file.handle.truncate(to: root.record.committedLength)
-        } else if size < root.record.committedLength {
-            throw .corruption(Corruption(file: root.file.path, offset: size,
-                                         detail: "file ends at \(size) bytes but the root says \(root.record.committedLength) are committed"))
-        }
+    /// Writer recovery (Docs/Format.md §15): follow complete runs forward from the root the
+    /// slots named; if there are any, make them durable (a writer killed before its sync
+    /// can leave complete runs in the page cache) and record the newest in a root slot,
+    /// synced. Leftover temporary files go. Bytes after the last complete run stay: they
+    /// are preallocated zeros or an abandoned run, which the next commit writes over.
+    /// A version 1 root file is the whole truth (version 1 wrote no chained runs).
+    private static func recover(_ opened: CommittedRoot, slots: inout RootSlots, layout: StoreLayout,
+                                fileSystem fs: any FileSystem, log: @Sendable (String) -> Void) throws(StorageError) -> CommittedRoot {
         for leftover in [layout.rootTemporary, layout.infoTemporary] where fs.itemKind(at: leftover) != nil {
             try fs.remove(leftover)
         }
+        opened.file.allocatedLength = try opened.file.handle.size()
+        guard !slots.isVersionOneLayout else { return opened }
+        let (record, runs) = try RunRecovery.followRuns(from: opened.record, chain: opened.record.chain, in: opened.file)
+        guard runs > 0 else {
+            // A torn slot and no run after the other: rewrite it with the root we opened at.
+            if slots.foundDamagedSlot { try slots.writeDurably(opened.record) }
+            return opened
+        }
+        log("recovered \(runs) commits past root slot \(opened.slot) of \(layout.root) (generation \(opened.record.generation) "
+            + "to \(record.generation)), from complete runs in \(opened.file.path)")
+        try opened.file.handle.syncData()
+        try slots.writeDurably(record)
+        return CommittedRoot(record: record, pages: opened.pages, openedFromPreviousSlot: opened.openedFromPreviousSlot,
+                             slot: opened.slot)
     }
 
     /// Creates `path` and any missing parents, syncing each parent so the new entry is durable.

@@ -61,6 +61,8 @@ extension Store {
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
         let retention = options.retention
+        // Taken before `state` (lock order: rootFileLock, then state).
+        let namedBySlots = rootFileLock.withLock { $0?.namedFiles ?? [] }
         let expired = state.withLock { state -> [UInt64] in
             guard var writer = state.writer else { return [] }
             var expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
@@ -70,16 +72,13 @@ extension Store {
                 expired += writer.retired.prefix(excess).map(\.number)
                 writer.retired.removeFirst(excess)
             }
-            // Invariant: the file root slot 1 names is never removed by the byte limit (a
-            // fallback to slot 1 opens it). Slot 1 names another file than slot 0 only
-            // while slot 0 is a compaction's root, whose previous commit is in the
-            // replaced file.
-            let durable = writer.durableRecord
-            let slotOneFile = durable.previous.map(\.fileNumber).flatMap { $0 == durable.snapshotFile ? nil : $0 }
+            // Invariant: a file a root slot names is never removed by the byte limit: recovery
+            // may start from either slot (a fallback from a damaged newest slot opens it).
+            // After a compaction the older slot names the replaced file.
             var total = writer.retired.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
             var kept: [RetiredSnapshot] = []
             for file in writer.retired {  // oldest first
-                if total > retention.maximumRetainedBytes && file.number != slotOneFile {
+                if total > retention.maximumRetainedBytes && !namedBySlots.contains(file.number) {
                     total -= file.bytes
                     expired.append(file.number)
                 } else {

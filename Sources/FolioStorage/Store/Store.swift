@@ -37,8 +37,10 @@ public final class Store: Sendable {
     /// under this lock) and writes nothing. Order: `writeSection`, then `rootFileLock`,
     /// then `state`. Observers are never called under it (see `deliveries`).
     let writeSection = Mutex<Void>(())
-    /// Serialises root file replacement between commits, grouped flushes and compaction.
-    let rootFileLock = Mutex<Void>(())
+    /// Serialises root slot writes and root file syncs between commits, grouped flushes,
+    /// compaction and close, and owns the writer's ``RootSlots`` (nil for a read-only store,
+    /// and once the store is closed).
+    let rootFileLock: Mutex<RootSlots?>
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
@@ -74,7 +76,8 @@ public final class Store: Sendable {
     }
 
     init(path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache,
-         counters: IOCounters, state: State) {
+         counters: IOCounters, state: State, slots: RootSlots? = nil) {
+        self.rootFileLock = Mutex(slots)
         self.path = layout.directory
         self.isReadOnly = readOnly
         self.layout = layout
@@ -169,6 +172,19 @@ public final class Store: Sendable {
         stopFollowing()
         let released = writeSection.withLock { _ -> WriterState? in
             if !isReadOnly {
+                defer {
+                    // The newest root slot made durable: the next open starts from it rather
+                    // than following the runs written since the last root sync. (A poisoned
+                    // store writes nothing more: its next open recovers.)
+                    rootFileLock.withLock { slots in
+                        do throws(StorageError) {
+                            if state.withLock({ $0.writer?.poisoned }) == nil { try slots?.close() } else { slots?.abandon() }
+                        } catch {
+                            options.log("closing \(path): the root file could not be synced: \(error)")
+                        }
+                        slots = nil
+                    }
+                }
                 do throws(StorageError) {
                     try flushQueuingEvents()
                 } catch {

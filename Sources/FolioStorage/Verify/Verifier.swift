@@ -141,27 +141,25 @@ struct TreeVerifier {
             let handle = try fileSystem.open(layout.root, mode: .readOnly)
             defer { handle.close() }
             let bytes = try handle.readAll()
-            guard bytes.count == RootRecord.fileSize else {
-                problem(0, nil, "root file is \(bytes.count) bytes, expected \(RootRecord.fileSize)", file: layout.root)
+            guard bytes.count == RootRecord.fileSize || bytes.count == RootRecord.versionOneFileSize else {
+                problem(0, nil, "root file is \(bytes.count) bytes, expected \(RootRecord.fileSize) "
+                        + "(or \(RootRecord.versionOneFileSize) for format version 1)", file: layout.root)
                 return
             }
-            // Slot 0 may hold a newer generation than the one checked (a reader that has not
-            // refreshed), never an older one than the newest durable root.
-            do throws(StorageError) {
-                let slot0 = try RootRecord.decodeSlot(bytes, slot: 0, file: layout.root)
-                if slot0.generation < durable.generation {
-                    problem(0, nil, "root slot 0 holds generation \(slot0.generation), older than the durable generation \(durable.generation)",
-                            file: layout.root)
-                }
-            } catch {
-                problem(error, tree: nil, at: 0)
-            }
-            if bytes[RootRecord.slotSize..<(RootRecord.slotSize + 8)].contains(where: { $0 != 0 }) {
+            // Every slot that holds something decodes; the newest may hold a newer generation
+            // than the one checked (a reader that has not refreshed), never an older one than
+            // the newest durable root.
+            var newest: UInt64 = 0
+            for slot in 0..<2 where !(slot == 1 && RootRecord.slotIsEmpty(bytes, slot: slot)) {
                 do throws(StorageError) {
-                    _ = try RootRecord.decodeSlot(bytes, slot: 1, file: layout.root)
+                    newest = max(newest, try RootRecord.decodeSlot(bytes, slot: slot, file: layout.root).generation)
                 } catch {
-                    problem(error, tree: nil, at: UInt64(RootRecord.slotSize))
+                    problem(error, tree: nil, at: UInt64(RootRecord.slotOffset(slot, fileLength: bytes.count)))
                 }
+            }
+            if newest > 0 && newest < durable.generation {
+                problem(0, nil, "the newest root slot holds generation \(newest), older than the durable generation \(durable.generation)",
+                        file: layout.root)
             }
         } catch {
             problem(0, nil, "cannot read the root file: \(error)", file: layout.root)
@@ -181,8 +179,10 @@ struct TreeVerifier {
     mutating func checkUnusableCurrentSlot(_ opened: RootRecord, layout: StoreLayout, fileSystem: any FileSystem) {
         guard let handle = try? fileSystem.open(layout.root, mode: .readOnly) else { return }
         defer { handle.close() }
-        guard let bytes = try? handle.readAll(), let current = try? RootRecord.decodeSlot(bytes, slot: 0, file: layout.root) else {
-            return  // a damaged slot 0: already reported by checkRootFile
+        guard let bytes = try? handle.readAll(),
+              let current = (0..<2).compactMap({ try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) })
+                .filter({ $0.generation > opened.generation }).max(by: { $0.generation < $1.generation }) else {
+            return  // a damaged newest slot: already reported by checkRootFile
         }
         let reason: String
         do throws(StorageError) {
@@ -194,7 +194,7 @@ struct TreeVerifier {
         } catch {
             reason = "\(error)"
         }
-        problem(0, nil, "root slot 0 names generation \(current.generation) in \(StoreLayout.snapshotName(current.snapshotFile)), "
+        problem(0, nil, "the newest root slot names generation \(current.generation) in \(StoreLayout.snapshotName(current.snapshotFile)), "
                 + "which cannot be used (\(reason)); the store opened at the previous root, generation \(opened.generation), "
                 + "and that is the generation checked", file: layout.root)
     }

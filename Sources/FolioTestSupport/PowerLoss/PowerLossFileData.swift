@@ -48,7 +48,9 @@ struct PowerLossFileData: Sendable {
     }
 
     /// The contents a crash could leave, per `mode` (see ``CrashMode``).
-    func crashContents(mode: CrashMode, using rng: inout some RandomNumberGenerator) -> [UInt8] {
+    /// With `tearingSectors`, a torn write's sectors may themselves tear (see
+    /// ``PowerLossFileSystem/crashImage(mode:seed:tearingSectors:)``).
+    func crashContents(mode: CrashMode, tearingSectors: Bool = false, using rng: inout some RandomNumberGenerator) -> [UInt8] {
         switch mode {
         case .durableOnly: return durable
         case .everything: return live
@@ -65,7 +67,15 @@ struct PowerLossFileData: Sendable {
                 case 1: Self.overwrite(&bytes, with: data[...], at: offset)  // whole
                 default:  // torn: each sector-aligned piece independently
                     for piece in Self.sectorPieces(offset: offset, count: data.count) where Bool.random(using: &rng) {
-                        Self.overwrite(&bytes, with: data[piece], at: offset + piece.lowerBound)
+                        if tearingSectors && Bool.random(using: &rng) {
+                            // A torn sector: a device that does not write 512 bytes atomically
+                            // leaves a prefix of the new bytes over the old ones.
+                            let kept = Int.random(in: 0..<piece.count, using: &rng)
+                            let prefix = piece.lowerBound..<(piece.lowerBound + kept)
+                            Self.overwrite(&bytes, with: data[prefix], at: offset + prefix.lowerBound)
+                        } else {
+                            Self.overwrite(&bytes, with: data[piece], at: offset + piece.lowerBound)
+                        }
                     }
                 }
             }

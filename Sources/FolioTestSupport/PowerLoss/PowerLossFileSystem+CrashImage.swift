@@ -13,7 +13,12 @@ extension PowerLossFileSystem {
     /// truncates in a random order: each write whole, dropped or torn (only some of its
     /// 512-byte-aligned sectors applied), each truncate kept or dropped. Files whose directory
     /// is missing are not in the image.
-    public func crashImage(using rng: inout some RandomNumberGenerator, mode: CrashMode) -> MemoryFileSystem {
+    ///
+    /// With `tearingSectors`, a torn write's sectors may tear too, in ``CrashMode/random``:
+    /// a sector then holds a prefix of the new bytes over the old ones, as a device without
+    /// atomic sector writes leaves it (a root slot is 128 bytes inside one sector).
+    public func crashImage(using rng: inout some RandomNumberGenerator, mode: CrashMode,
+                           tearingSectors: Bool = false) -> MemoryFileSystem {
         let (durable, live, pendingNames, files) = state.withLock { state in
             (state.durable, state.live, state.pendingNames, state.inodes.mapValues(\.data))
         }
@@ -40,7 +45,7 @@ extension PowerLossFileSystem {
         // One draw per inode, in inode order, so that a seed gives the same image every time.
         var contents: [UInt64: [UInt8]] = [:]
         for inode in Set(namespace.files.values).sorted() {
-            contents[inode] = files[inode]?.crashContents(mode: mode, using: &rng) ?? []
+            contents[inode] = files[inode]?.crashContents(mode: mode, tearingSectors: tearingSectors, using: &rng) ?? []
         }
         for (path, inode) in namespace.files.sorted(by: { $0.key < $1.key }) {
             image.setContents(contents[inode] ?? [], of: path)
@@ -48,9 +53,9 @@ extension PowerLossFileSystem {
         return image
     }
 
-    /// ``crashImage(using:mode:)`` with a ``SplitMix64`` generator seeded with `seed`.
-    public func crashImage(mode: CrashMode, seed: UInt64 = 0) -> MemoryFileSystem {
+    /// ``crashImage(using:mode:tearingSectors:)`` with a ``SplitMix64`` generator seeded with `seed`.
+    public func crashImage(mode: CrashMode, seed: UInt64 = 0, tearingSectors: Bool = false) -> MemoryFileSystem {
         var rng = SplitMix64(seed: seed)
-        return crashImage(using: &rng, mode: mode)
+        return crashImage(using: &rng, mode: mode, tearingSectors: tearingSectors)
     }
 }

@@ -22,8 +22,8 @@ import FolioTestSupport
     /// child's run of at most 60 transactions (3 compactions, 2 blob commits).
     static let points: [(CrashPoint, skips: Int)] = [
         (.openAfterLock, 1), (.commitMidAppend, 2), (.commitBeforeSnapshotSync, 40), (.commitAfterSnapshotSync, 40),
-        (.commitBeforeRootRename, 40), (.commitAfterRootRename, 40), (.commitAfterDirectorySync, 40),
-        (.compactMidCopy, 3), (.compactBeforeRootRename, 3), (.compactAfterRootRename, 3), (.compactMidRemove, 3),
+        (.commitAfterRootSlotWrite, 40), (.commitBeforeAcknowledge, 40),
+        (.compactMidCopy, 3), (.compactBeforeRootSwitch, 3), (.compactAfterRootSwitch, 3), (.compactMidRemove, 3),
     ]
 
     @Test func chainedKillsOnOneStore() throws {

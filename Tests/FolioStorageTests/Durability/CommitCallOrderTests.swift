@@ -44,15 +44,28 @@ import FolioTestSupport
         #expect(position == end, "writes end at \(position), the commit at \(end)", sourceLocation: sourceLocation)
     }
 
-    func root(_ fileSystem: MemoryFileSystem) throws -> (current: RootRecord, previous: RootRecord?) {
+    /// The root file's slots: the newest valid one, and the other (nil if empty or invalid).
+    func root(_ fileSystem: MemoryFileSystem) throws -> (current: RootRecord, other: RootRecord?) {
         let bytes = fileSystem.contents(of: "/stores/s/root")!
-        let previous = bytes[128..<136].allSatisfy { $0 == 0 } ? nil : try RootRecord.decodeSlot(bytes, slot: 1, file: "root")
-        return (try RootRecord.decodeSlot(bytes, slot: 0, file: "root"), previous)
+        let slots = (0..<2).map { try? RootRecord.decodeSlot(bytes, slot: $0, file: "root") }
+        let newest = (slots[1]?.generation ?? 0) > (slots[0]?.generation ?? 0) ? 1 : 0
+        return (try #require(slots[newest]), slots[1 - newest])
+    }
+
+    /// The offsets of root slot writes since the last reset.
+    func slotWrites(_ recording: RecordingFileSystem) -> [UInt64] {
+        recording.operations.compactMap { operation in
+            if case .write(let path, let offset, _) = operation, path == "/stores/s/root" { return offset }
+            return nil
+        }
     }
 
     /// The writer-open tail shared by creation and reopening (§3): read the info and root
-    /// files, open the snapshot file for writing, then make the opened root durable.
-    static let openTail = ["open info (readOnly)", "open root (readOnly)", "open \(file1) (readWrite)", "syncdir ."]
+    /// files, open the snapshot file for writing, open the root file for writing and sync it
+    /// (whichever slot the last writer left unsynced is durable before the other is
+    /// written), then sync the store directory.
+    static let openTail = ["open info (readOnly)", "open root (readOnly)", "open \(file1) (readWrite)",
+                           "open root (readWrite)", "sync root", "syncdir ."]
 
     /// §2: creating a store. Every step is durable before the next: the store directory
     /// (its parent synced), the lock, `snapshots/` (the store directory synced), snapshot file
@@ -73,22 +86,23 @@ import FolioTestSupport
         // The snapshot file is written whole from offset 0: header and creation commit.
         expectContiguous(snapshotWrites(recording), from: 0, to: 168)
         #expect(try root(fileSystem).current.generation == 1)
-        #expect(try root(fileSystem).previous == nil)
+        #expect(try root(fileSystem).other == nil, "slot 1 is empty until the first commit")
+        #expect(fileSystem.contents(of: "/stores/s/root")!.count == RootRecord.fileSize)
         #expect(store.verify().isClean)
         store.close()
     }
 
-    /// §1: a transaction commit in full durability. Append after the committed end, fsync
-    /// the snapshot file, write and fsync `root.tmp`, rename it over `root`, fsync the
-    /// directory: nothing else, in exactly this order. Slot 1 of the new root file is the
-    /// root it replaced.
+    /// §1: a transaction commit in full durability (format version 2). Append the run
+    /// after the committed end (and zeros past it, the first time the file grows), fdatasync
+    /// the snapshot file once, write the root slot in place: nothing else, in exactly this
+    /// order. The slot written is never the one that held the durable root before.
     @Test(arguments: [false, true])
     func transactionCommit(large: Bool) throws {
         let fileSystem = try memoryFileSystem()
         let recording = RecordingFileSystem(wrapping: fileSystem)
         let store = try Store.open(at: "/stores/s", options: testOptions(recording))
         try write(sampleModel(count: 300, seed: 1), to: store)
-        let before = try root(fileSystem).current
+        let before = try root(fileSystem)
         recording.reset()
         try store.write { txn in
             try txn.put(bytes("changed"), for: bytes("key-7"), in: "first")
@@ -98,20 +112,25 @@ import FolioTestSupport
         let after = try root(fileSystem)
         let writes = snapshotWrites(recording)
         #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count) + [
-            "sync \(Self.file1)",
-            "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+            "sync \(Self.file1)", "write root",
         ])
-        #expect(large ? writes.count >= 2 : writes.count == 1)
-        expectContiguous(writes, from: before.committedLength, to: after.current.committedLength)
-        #expect(after.current.generation == before.generation + 1)
-        #expect(after.previous == before)
+        // The run, contiguous from the committed end; any other write is preallocation, after it.
+        let run = writes.filter { $0.offset < after.current.committedLength }
+        #expect(large ? run.count >= 2 : run.count == 1)
+        expectContiguous(run, from: before.current.committedLength, to: after.current.committedLength)
+        #expect(writes.allSatisfy { $0.offset >= before.current.committedLength }, "nothing committed is written again")
+        #expect(after.current.generation == before.current.generation + 1)
+        // The anchor (the slot synced at open: creation's root) is never written; the free
+        // slot holds each commit's root in turn until the root file's periodic sync.
+        #expect(after.other == before.other, "the anchor slot is not written")
+        #expect(slotWrites(recording).count == 1)
         #expect(store.verify().isClean)
         store.close()
     }
 
-    /// §1.2: grouped durability. Each commit only appends (no fsync, no root change); the
-    /// flush then runs steps 2-5 once: fsync the snapshot, replace the root (slot 0 the
-    /// newest commit, slot 1 the root that was durable before the group).
+    /// §1.2: grouped durability. Each commit only appends (no sync, no slot write); the
+    /// flush then syncs the snapshot file once for all of them and writes the newest root
+    /// into the free slot.
     @Test func groupedFlush() throws {
         let fileSystem = try memoryFileSystem()
         let recording = RecordingFileSystem(wrapping: fileSystem)
@@ -121,20 +140,17 @@ import FolioTestSupport
         let durable = try root(fileSystem).current
         recording.reset()
         for i in 1...3 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i)], in: "t") } }
-        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: 3))
         let writes = snapshotWrites(recording)
+        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count))
         #expect(try root(fileSystem).current == durable, "the root file does not change before the flush")
         #expect(store.verify().isClean, "a root file that lags the published commits is grouped mode working, not a problem")
         recording.reset()
         try store.flush()
-        #expect(trace(recording) == [
-            "sync \(Self.file1)",
-            "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
-        ])
+        #expect(trace(recording) == ["sync \(Self.file1)", "write root"])
         let flushed = try root(fileSystem)
-        expectContiguous(writes, from: durable.committedLength, to: flushed.current.committedLength)
+        expectContiguous(writes.filter { $0.offset < flushed.current.committedLength },
+                         from: durable.committedLength, to: flushed.current.committedLength)
         #expect(flushed.current.generation == durable.generation + 3)
-        #expect(flushed.previous == durable)
         recording.reset()
         try store.flush()
         #expect(trace(recording).isEmpty, "a flush with nothing pending does nothing")
@@ -143,8 +159,10 @@ import FolioTestSupport
     }
 
     /// §1.3: compaction. The new snapshot file is written whole and synced, and its
-    /// directory entry synced, before the root is replaced (§1 steps 3-5); the replaced file
-    /// is removed only after that (here at once: a zero grace period), and never written.
+    /// directory entry synced, before the root switches: the root file synced (the last
+    /// commit's slot becomes durable), the new root written into the other slot and synced.
+    /// The replaced file is removed only after that (here at once: a zero grace period),
+    /// and never written.
     @Test func compaction() throws {
         let fileSystem = try memoryFileSystem()
         let recording = RecordingFileSystem(wrapping: fileSystem)
@@ -157,48 +175,66 @@ import FolioTestSupport
         #expect(trace(recording) == ["open \(Self.file2) (truncate)"]
                 + Array(repeating: "write \(Self.file2)", count: snapshotWrites(recording, file: Self.file2).count) + [
                     "sync \(Self.file2)", "syncdir snapshots",
-                    "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+                    "sync root", "write root", "sync root",
                     "remove \(Self.file1)",
                 ])
         expectContiguous(snapshotWrites(recording, file: Self.file2), from: 0, to: after.current.committedLength)
         #expect(snapshotWrites(recording).isEmpty, "the old file is never written")
         #expect(after.current.snapshotFile == 2 && after.current.generation == before.generation + 1)
-        #expect(after.previous == before)
+        #expect(after.other == before, "the other slot still names the last root of the replaced file")
         #expect(store.verify().isClean)
         store.close()
     }
 
-    /// §3: opening for writing. A clean store: lock, read, open the snapshot file for
-    /// writing, fsync the store directory (so the root it opened at is durable before
-    /// anything builds on it). After a crash: the same, plus truncating the interrupted
-    /// commit's tail and removing `root.tmp` before the directory sync, then removing a
-    /// newer snapshot file whose header is not a snapshot header (a compaction interrupted
+    /// §3: opening for writing. A clean store: lock, read, open the snapshot file and the
+    /// root file for writing, sync the root file, sync the store directory. After a crash
+    /// that left garbage past the last commit, a `root.tmp` and an orphan snapshot file: the
+    /// same, nothing truncated, `root.tmp` removed before the directory sync, then a newer
+    /// snapshot file whose header is not a snapshot header removed (a compaction interrupted
     /// before its header; a newer file with a valid header is kept, see EngineEdgeTests).
+    /// After a crash between a run's sync and its slot write: the run is followed, synced
+    /// and recorded in a slot, synced, before the directory sync.
     @Test func writerOpenAndRecovery() throws {
         let fileSystem = try memoryFileSystem()
         let store = try Store.open(at: "/stores/s", options: testOptions(fileSystem))
         try write(sampleModel(count: 100, seed: 3), to: store)
-        let committed = try store.read().root.record.committedLength
+        let rootBefore = fileSystem.contents(of: "/stores/s/root")!
+        let generation = store.generation
+        try store.write { try $0.put([1], for: [1], in: "after") }
         store.close()
 
         let recording = RecordingFileSystem(wrapping: fileSystem)
         try Store.open(at: "/stores/s", options: testOptions(recording)).close()
         #expect(trace(recording) == ["lock lock"] + Self.openTail)
 
-        // What a crash leaves: an appended tail, a written root.tmp, an orphan snapshot file.
+        // What a crash leaves: a garbage tail, a written root.tmp, an orphan snapshot file.
         let path = "/stores/s/\(Self.file1)"
+        let length = fileSystem.contents(of: path)!.count
         fileSystem.setContents(fileSystem.contents(of: path)! + [UInt8](repeating: 0xAB, count: 5000), of: path)
         fileSystem.setContents([UInt8](repeating: 1, count: 256), of: "/stores/s/root.tmp")
         fileSystem.setContents([UInt8](repeating: 2, count: 900), of: "/stores/s/snapshots/0000000000000003.folio")
         recording.reset()
         let recovered = try Store.open(at: "/stores/s", options: testOptions(recording))
         #expect(trace(recording) == ["lock lock"] + Self.openTail.dropLast() + [
-            "truncate \(Self.file1) to \(committed)", "remove root.tmp", "syncdir .",
+            "remove root.tmp", "syncdir .",
             // A newer file goes only if it is provably no snapshot: its header is read first.
             "open snapshots/0000000000000003.folio (readOnly)", "remove snapshots/0000000000000003.folio",
         ])
-        #expect(fileSystem.contents(of: path)!.count == Int(committed))
+        #expect(fileSystem.contents(of: path)!.count == length + 5000, "nothing is truncated")
+        #expect(recovered.generation == generation + 1)
         #expect(recovered.verify().isClean)
         recovered.close()
+
+        // The slots put back to before the last commit: its run is found and recorded.
+        fileSystem.setContents(rootBefore, of: "/stores/s/root")
+        recording.reset()
+        let followed = try Store.open(at: "/stores/s", options: testOptions(recording))
+        #expect(trace(recording) == ["lock lock"] + Self.openTail.dropLast() + [
+            "sync \(Self.file1)", "write root", "sync root", "syncdir .",
+        ])
+        #expect(followed.generation == generation + 1)
+        #expect(try root(fileSystem).current.generation == generation + 1)
+        #expect(followed.verify().isClean)
+        followed.close()
     }
 }

@@ -179,17 +179,24 @@ import FolioTestSupport
                 _ = CommitRecord.encode(record, liveBytesBeforePage: 0, into: &writer, at: pageOffset)
                 store(record.liveBytes, in: &writer.bytes, at: 64)  // as decoded, not recomputed
                 seal(&writer.bytes, kind: .commit)
-                zero(5..<8); zero(12..<16); zero(41..<48); zero(60..<64); zero(92..<96)
+                zero(5..<8); zero(12..<16); zero(41..<44); zero(60..<64); zero(92..<96)
                 if record.previous == nil { zero(80..<92) }
             case .rootSlot:
                 let record = try RootRecord.decodeSlot(bytes, slot: 0, file: "fuzz")
                 writer.bytes = record.encodedSlot()
-                zero(52..<56); zero(68..<72); zero(108..<124)
+                zero(68..<72); zero(108..<124)
+                // A version 1 slot has no chain value; it re-encodes as version 2 with chain 0.
+                if canonical.count >= 56 && canonical.littleEndianUInt32(at: 8) == 1 {
+                    zero(52..<56)
+                    store(UInt32(2), in: &canonical, at: 8)
+                }
                 if record.previous == nil { zero(96..<108) }
                 canonical = Array(canonical.prefix(RootRecord.slotSize))  // bytes past slot 0 belong to slot 1
             case .snapshotHeader:
                 writer.bytes = try SnapshotHeader.decode(bytes, file: "fuzz").encoded()
                 zero(40..<60)
+                // A version 1 header decodes and re-encodes as the version this engine writes.
+                if canonical.count >= 12 && canonical.littleEndianUInt32(at: 8) == 1 { store(UInt32(2), in: &canonical, at: 8) }
                 canonical = Array(canonical.prefix(SnapshotHeader.size))  // pages follow the header
             case .descriptor:
                 writer.bytes = try TreeDescriptor.decode(bytes, tree: "fuzz", file: "fuzz", offset: 0).encoded()

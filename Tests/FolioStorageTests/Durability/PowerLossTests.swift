@@ -17,7 +17,7 @@ import FolioTestSupport
 @Suite struct PowerLossTests {
     static let workload = TransferWorkload(seed: 41, accounts: 100, blobEvery: 5, blobBytes: 3_000)
     /// Random images per sync point, besides `durableOnly` and `everything`.
-    static let randomImagesPerSyncPoint = 9
+    static let randomImagesPerSyncPoint = 18
 
     struct Counts { var syncPoints = 0; var images = 0; var recoveryImages = 0 }
     /// Counts shared with the sync-point observers.
@@ -58,8 +58,11 @@ import FolioTestSupport
             var modes: [(CrashMode, UInt64)] = [(.durableOnly, 0), (.everything, 0)]
             for index in 0..<Self.randomImagesPerSyncPoint { modes.append((.random, UInt64(point.number * 1_000 + index))) }
             for (index, (mode, seed)) in modes.enumerated() {
-                Self.check(power.crashImage(mode: mode, seed: seed), bounds: bounds,
-                           context: "\(point), \(mode) seed \(seed)", deep: (number + index) % 10 == 0, tally: tally)
+                // Every other random image also tears inside sectors: root slots torn mid-slot.
+                let tearing = mode == .random && index % 2 == 0
+                Self.check(power.crashImage(mode: mode, seed: seed, tearingSectors: tearing), bounds: bounds,
+                           context: "\(point), \(mode)\(tearing ? " torn sectors" : "") seed \(seed)",
+                           deep: (number + index) % 10 == 0, tally: tally)
             }
         }
         // Full durability: creation, 12 commits, a compaction, a clean reopen, 12 more and

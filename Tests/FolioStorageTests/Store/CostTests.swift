@@ -42,7 +42,7 @@ import FolioTestSupport
             #expect(reads >= 1 && reads <= depth, "lookup read \(reads) pages in a tree of depth \(depth)")
         }
         // A one-key commit writes the leaf-to-root path, the catalog's path and the commit
-        // page, and replaces the 256-byte root file.
+        // page, and one 128-byte root slot in place.
         let catalogDepth = 1
         for i in 0..<20 {
             let before = store.ioStatistics
@@ -50,8 +50,11 @@ import FolioTestSupport
             try store.write { try $0.put([1, 2, 3], for: KeyEncoding.encode(Int64(i * 4_999)), in: "numbers") }
             let written = store.ioStatistics.since(before)
             #expect(written.pagesWritten <= depth + catalogDepth + 1, "commit wrote \(written.pagesWritten) pages")
-            let rootWrites = recording.operations.filter { if case .write(let path, _, _) = $0 { return path.hasSuffix("root.tmp") }; return false }
-            #expect(rootWrites.count == 1)
+            let rootWrites = recording.operations.compactMap { operation -> Int? in
+                if case .write(let path, _, let count) = operation, path.hasSuffix("/root") { return count }
+                return nil
+            }
+            #expect(rootWrites == [128])
             #expect(written.bytesWritten < (depth + catalogDepth + 1) * StorageLimits.maximumPageSize)
         }
         #expect(store.verify().isClean)

@@ -89,8 +89,8 @@ import FolioTestSupport
     @Test func newerFormatVersionsAreRefused() throws {
         let fileSystem = try memoryFileSystem()
         try Store.open(at: path, options: testOptions(fileSystem)).close()
-        fileSystem.setContents(Array("{\"format\":\"folio-store\",\"formatVersion\":2}".utf8), of: "\(path)/info")
-        #expect(throws: StorageError.unsupportedFormatVersion(path: path, found: 2, supported: 1)) {
+        fileSystem.setContents(Array("{\"format\":\"folio-store\",\"formatVersion\":3}".utf8), of: "\(path)/info")
+        #expect(throws: StorageError.unsupportedFormatVersion(path: path, found: 3, supported: 2)) {
             _ = try Store.open(at: path, options: testOptions(fileSystem))
         }
     }
@@ -177,15 +177,19 @@ import FolioTestSupport
             }
             #expect(store.verify().isClean)
             store.close()
-            // The fallback root (slot 1) names a file that was kept.
-            var root = fileSystem.contents(of: "/stores/s/root")!
-            root[30] ^= 1
-            fileSystem.setContents(root, of: "/stores/s/root")
-            let reopened = try Store.open(at: "/stores/s", options: options)
-            #expect(try reopened.read().count(in: "t") == 6, "slot 1 holds the generation before the last compaction")
-            let problems = reopened.verify().problems
-            #expect(problems.count == 1 && problems.allSatisfy { "\($0)".contains("root slot 0") }, "only the damage done: \(problems)")
-            reopened.close()
+            // Either slot damaged, the other opens: the slot that names the replaced file
+            // (the last commit before the compaction) names a file that was kept.
+            let root = fileSystem.contents(of: "/stores/s/root")!
+            for slot in 0..<2 {
+                var damaged = root
+                damaged[RootRecord.slotOffset(slot, fileLength: root.count) + 30] ^= 1
+                fileSystem.setContents(damaged, of: "/stores/s/root")
+                let reopened = try Store.openReadOnly(at: "/stores/s", options: options)
+                #expect(try reopened.read().count(in: "t") == 6, "both slots hold the last transaction")
+                let problems = reopened.verify().problems
+                #expect(problems.count == 1 && problems.allSatisfy { "\($0)".contains("root slot \(slot)") }, "only the damage done: \(problems)")
+                reopened.close()
+            }
         }
     }
 }

@@ -95,9 +95,11 @@ struct KillChain {
             #expect(reader.generation >= bounds.generation && reader.generation >= seenGeneration,
                     "D4: \(context): generation \(reader.generation), \(bounds), seen \(seenGeneration)")
             seenGeneration = max(seenGeneration, reader.generation)
-            // What the store holds now is what the next child must find, at least.
+            // What the store holds now is what the next child must find, at least. It may
+            // find more, up to what was attempted: a read-only open takes the root slots
+            // only, and the next writer's recovery also follows the complete runs a killed
+            // writer left after its last slot (format version 2, Docs/Durability.md §3).
             bounds.acknowledged = count
-            bounds.attempted = count
         } catch {
             Issue.record("D2/D3: \(context): \(error)")
         }

@@ -1,0 +1,130 @@
+/// The writer's side of the root file (Docs/Format.md §8, Docs/Durability.md §1): two
+/// slots written in place, one `pwrite` each, with no temporary file, rename or directory
+/// fsync per commit.
+///
+/// The anchor invariant: one slot, the anchor, is known to be durable, and only the other
+/// slot is ever written. Its writes are not synced one by one; the root file is
+/// fdatasync'd every ``syncInterval`` writes (and at close, around a compaction, and after
+/// recovery), and only then does the written slot become the anchor, so that the next
+/// writes go to the other one. A power cut during a slot write can tear that slot, never
+/// the anchor: some slot always names a durable root.
+///
+/// Why an unsynced slot loses nothing: a slot is written only after its commit's run is
+/// fdatasync'd (Store+Commit), and recovery follows complete runs forward from whichever
+/// slot survives. The slot says where recovery starts, not what is durable.
+///
+/// Every use holds the store's `rootFileLock`, which owns this value.
+struct RootSlots {
+    /// Root file syncs: one per this many slot writes.
+    static let syncInterval = 64
+
+    private let layout: StoreLayout
+    private let fileSystem: any FileSystem
+    /// The root file, open for writing; nil while the file still has the version 1 layout.
+    private var handle: (any StorageFile)?
+    /// The slot known durable.
+    private(set) var anchor = 0
+    /// What each slot holds, as far as this writer knows (nil: empty or unusable).
+    private var contents: [RootRecord?] = [nil, nil]
+    /// Slot writes since the root file was last synced.
+    private(set) var unsyncedWrites = 0
+    /// A slot held bytes that do not decode when the file was opened (a torn write): the
+    /// opener rewrites it, so that verification finds both slots sound.
+    private(set) var foundDamagedSlot = false
+
+    /// Opens the root file of a store whose writer lock the caller holds. `opened` is the
+    /// root the store opened at. A version 1 root file is left as it is until
+    /// ``upgradeIfNeeded(to:)``; a version 2 one is synced once, so that whichever slot the
+    /// previous writer left unsynced is durable before this writer writes the other.
+    init(layout: StoreLayout, fileSystem: any FileSystem, opened: RootRecord) throws(StorageError) {
+        self.layout = layout
+        self.fileSystem = fileSystem
+        let file = try fileSystem.open(layout.root, mode: .readWrite)
+        do throws(StorageError) {
+            let bytes = try file.readAll()
+            if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
+                file.close()
+                contents = [opened, nil]
+                return
+            }
+            for slot in 0..<2 {
+                contents[slot] = try? RootRecord.decodeSlot(bytes, slot: slot, file: layout.root)
+                if contents[slot] == nil && !RootRecord.slotIsEmpty(bytes, slot: slot) { foundDamagedSlot = true }
+            }
+            try file.syncData()
+        } catch {
+            file.close()
+            throw error
+        }
+        handle = file
+        // The anchor is the slot the store opened at (now durable); writes go to the other.
+        anchor = contents[1] == opened && contents[0] != opened ? 1 : 0
+    }
+
+    /// True while the root file has the version 1 layout (no commit since it was opened).
+    var isVersionOneLayout: Bool { handle == nil }
+
+    /// Snapshot files a slot names: retention never removes them, since recovery may start
+    /// from either slot.
+    var namedFiles: Set<UInt64> { Set(contents.compactMap { $0?.snapshotFile }) }
+
+    /// Rewrites a version 1 root file in the version 2 layout (once, before the first
+    /// commit or compaction of a store created by format version 1): `current` in slot 0,
+    /// slot 1 empty, by temporary file, fsync, rename and directory fsync. `current` must be
+    /// durable (it is: the root file named it).
+    mutating func upgradeIfNeeded(to current: RootRecord, chain: UInt32) throws(StorageError) {
+        guard handle == nil else { return }
+        var record = current
+        record.chain = chain
+        try fileSystem.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: record),
+                                         temporaryPath: layout.rootTemporary)
+        handle = try fileSystem.open(layout.root, mode: .readWrite)
+        anchor = 0
+        contents = [record, nil]
+        unsyncedWrites = 0
+    }
+
+    /// Writes `record` into the slot that is not the anchor, in place, without a sync;
+    /// every ``syncInterval`` writes, syncs it. The caller has made `record`'s run durable.
+    mutating func write(_ record: RootRecord) throws(StorageError) {
+        guard let handle else { preconditionFailure("root slots written before the version 2 upgrade") }
+        let slot = 1 - anchor
+        // Invariant: never the anchor (see the type's comment).
+        try handle.write(record.encodedSlot(), at: UInt64(slot * RootRecord.slotStride))
+        contents[slot] = record
+        unsyncedWrites += 1
+        if unsyncedWrites >= Self.syncInterval { try sync() }
+    }
+
+    /// Makes the last slot written durable; it becomes the anchor.
+    mutating func sync() throws(StorageError) {
+        guard let handle, unsyncedWrites > 0 else { return }
+        try handle.syncData()
+        anchor = 1 - anchor
+        unsyncedWrites = 0
+    }
+
+    /// Writes `record` and makes it durable: the newest root is then the anchor. For roots
+    /// that must not wait for the periodic sync: a compaction's (before its replaced file
+    /// may go) and recovery's.
+    mutating func writeDurably(_ record: RootRecord) throws(StorageError) {
+        try sync()  // both slots durable: writing either is safe
+        try write(record)
+        try sync()
+    }
+
+    /// Closes the root file without syncing it (a poisoned store writes nothing more).
+    mutating func abandon() {
+        handle?.close()
+        handle = nil
+    }
+
+    /// Syncs (if a write is pending) and closes the root file.
+    mutating func close() throws(StorageError) {
+        defer {
+            handle?.close()
+            handle = nil
+        }
+        try sync()
+    }
+}
