@@ -54,8 +54,19 @@ import FolioTestSupport
         let persistence = try Persistence(at: path, options: PersistenceOptions(autoCompaction: nil, log: { _ in }))
         let blobs = persistence.datastore(for: BlobFormat.self)
         try await blobs.persist(Blob(id: 1, text: "one"))
-        try persistence.store.compact()  // keeps file 1 for the retention period: slot 1 names it
+        let rootPath = path + "/root"
+        let before = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rootPath)))
+        try persistence.store.compact()  // keeps file 1 for the retention period
         persistence.close()
+        // Compaction writes its root into both slots; put the root before it back into slot 1
+        // (as a version 1 store's slot 1 holds it), so that an older root in file 1 is there.
+        func generation(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
+            bytes[(offset + 16)..<(offset + 24)].reversed().reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let newestBefore = generation(before, 4096) > generation(before, 0) ? 4096 : 0
+        var spliced = [UInt8](try Data(contentsOf: URL(fileURLWithPath: rootPath)))
+        spliced.replaceSubrange(4096..<4224, with: before[newestBefore..<(newestBefore + 128)])
+        try Data(spliced).write(to: URL(fileURLWithPath: rootPath))
         // Damage the current file's header: the generation slot 0 names cannot be read.
         let current = try FileHandle(forUpdatingAtPath: try currentSnapshot(of: path)).unwrapped()
         try current.write(contentsOf: Data("DAMAGED!".utf8))

@@ -117,12 +117,15 @@ extension Store {
         }
         // The root switch: the new root written into the free slot and synced, after any
         // unsynced slot write (RootSlots.writeDurably), so that a crash leaves either slot
-        // naming a durable root. Only then may the replaced file go.
+        // naming a durable root; then into the other slot too. With both slots naming the
+        // new file, a damaged slot falls back to the same root, and the replaced file is
+        // needed by no slot: retention alone decides when it goes (Docs/Format.md §17).
         try rootFileLock.withLock { (slots) throws(StorageError) in
             guard slots != nil else { throw StorageError.closed(path: path) }
             CrashPoint.compactBeforeRootSwitch.reach()
             do throws(StorageError) {
                 if slots!.isVersionOneLayout { try slots!.upgradeIfNeeded(to: base.record, chain: try chainValue(of: base)) }
+                try slots!.writeDurably(record)
                 try slots!.writeDurably(record)
             } catch {
                 poison("switching the root to the compacted file failed: \(error)")

@@ -163,7 +163,7 @@ extension Store {
         // §8). In a version 1 file slot 0 is always the newer; in version 2 either may be.
         var candidates: [(slot: Int, record: RootRecord)] = []
         var firstProblem: StorageError?
-        for slot in 0..<2 where !(slot == 1 && RootRecord.slotIsEmpty(bytes, slot: slot)) {
+        for slot in 0..<2 where !RootRecord.slotIsEmpty(bytes, slot: slot) {
             do throws(StorageError) {
                 candidates.append((slot, try RootRecord.decodeSlot(bytes, slot: slot, file: layout.root)))
             } catch {

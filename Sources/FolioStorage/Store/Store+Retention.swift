@@ -74,7 +74,8 @@ extension Store {
             }
             // Invariant: a file a root slot names is never removed by the byte limit: recovery
             // may start from either slot (a fallback from a damaged newest slot opens it).
-            // After a compaction the older slot names the replaced file.
+            // Format version 2 compaction writes its root into both slots, so this protects
+            // only a version 1 store's slot 1 (the root before its last compaction).
             var total = writer.retired.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
             var kept: [RetiredSnapshot] = []
             for file in writer.retired {  // oldest first

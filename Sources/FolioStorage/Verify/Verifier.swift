@@ -150,7 +150,7 @@ struct TreeVerifier {
             // than the one checked (a reader that has not refreshed), never an older one than
             // the newest durable root.
             var newest: UInt64 = 0
-            for slot in 0..<2 where !(slot == 1 && RootRecord.slotIsEmpty(bytes, slot: slot)) {
+            for slot in 0..<2 where !RootRecord.slotIsEmpty(bytes, slot: slot) {
                 do throws(StorageError) {
                     newest = max(newest, try RootRecord.decodeSlot(bytes, slot: slot, file: layout.root).generation)
                 } catch {
@@ -368,6 +368,26 @@ struct TreeVerifier {
     /// Walks the commit pages back from the newest while they are in the current file:
     /// each must decode, generations must step down by one, each earlier commit must lie
     /// before the later one, and the newest must agree with the root slot.
+    /// The checksum stored in the first four bytes of the page at `address`.
+    func storedChecksum(at address: PageAddress) throws(StorageError) -> UInt32 {
+        let bytes = try pages.file.handle.read(at: address.offset, count: 4)
+        return bytes.count == 4 ? bytes.littleEndianUInt32(at: 0) : 0
+    }
+
+    /// The run checksum of the bytes from the end of the commit page at `previous` to
+    /// `end`, read in 1 MiB pieces.
+    func runChecksum(from previous: PageAddress, to end: UInt64) throws(StorageError) -> UInt32 {
+        var crc = RunChecksum.seeded(with: try storedChecksum(at: previous))
+        var position = previous.end
+        while position < end {
+            let bytes = try pages.file.handle.read(at: position, count: Int(min(end - position, 1 << 20)))
+            guard !bytes.isEmpty else { break }
+            crc = bytes.withUnsafeBytes { RunChecksum.update(crc, $0) }
+            position += UInt64(bytes.count)
+        }
+        return RunChecksum.finish(crc)
+    }
+
     mutating func checkCommitChain(_ record: RootRecord) {
         var location: CommitLocation? = record.location
         var expected = record.generation
@@ -379,10 +399,24 @@ struct TreeVerifier {
                     problem(current.address.offset, nil, "commit chain: generation \(commit.generation) where \(expected) was expected")
                     return
                 }
+                var chainDiffers = false
+                if expected == record.generation && record.chain != 0 {
+                    let stored = try storedChecksum(at: current.address)
+                    chainDiffers = stored != record.chain
+                }
                 if expected == record.generation,
                    commit.catalogRoot != record.catalogRoot || commit.liveBytes != record.liveBytes
-                    || commit.previous != record.previous || commit.timestamp != record.timestamp {
+                    || commit.previous != record.previous || commit.timestamp != record.timestamp || chainDiffers {
                     problem(current.address.offset, nil, "commit page of generation \(expected) disagrees with the root slot")
+                }
+                // Format version 2: the run before a transaction's commit page checksums
+                // to what the page says, seeded with the previous commit page's checksum.
+                if commit.kind == .transaction, commit.runChecksum != 0, let previous = commit.previous,
+                   previous.fileNumber == current.fileNumber, previous.address.ends(atOrBefore: current.address.offset) {
+                    let computed = try runChecksum(from: previous.address, to: current.address.offset)
+                    if computed != commit.runChecksum {
+                        problem(current.address.offset, nil, "commit chain: the run of generation \(expected) does not match its checksum")
+                    }
                 }
                 if let previous = commit.previous, previous.fileNumber == current.fileNumber,
                    !previous.address.ends(atOrBefore: current.address.offset) {

@@ -67,14 +67,19 @@ import FolioTestSupport
             damaged[offset] ^= UInt8.random(in: 1...255, using: &rng)
             fileSystem.setContents(damaged, of: path)
             let reachable = pages.contains { UInt64(offset) >= $0.address.offset && UInt64(offset) < $0.address.end }
-            let inHistory = chain.contains { UInt64(offset) >= $0.offset && UInt64(offset) < $0.end }
+            // The commit pages of the history and, in format version 2, the runs between them
+            // (each commit page checksums its run): every byte from the oldest commit page in
+            // the file to the committed end. Past it lie preallocated zeros, which nothing reads.
+            let historyStart = chain.map(\.offset).min() ?? 0, historyEnd = chain.map(\.end).max() ?? 0
+            let inHistory = UInt64(offset) >= historyStart && UInt64(offset) < historyEnd
             do {
                 let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(fileSystem, cache: 0))
                 let found = try contents(of: reader.read())
                 #expect(found == expected, "flip at \(offset) returned different data")
                 #expect(!reachable || found == expected)
                 let report = reader.verify()
-                // Verify also checks the commit pages of the history (the change records).
+                // Verify also checks the commit pages of the history (the change records) and
+                // the runs they checksum.
                 #expect(report.isClean == !(reachable || inHistory), "flip at \(offset), reachable: \(reachable), \(report.problems.prefix(1))")
                 if reachable { detected += 1 } else { harmless += 1 }
             } catch let error as StorageError {

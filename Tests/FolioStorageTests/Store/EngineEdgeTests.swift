@@ -49,8 +49,10 @@ import FolioTestSupport
         options.retention = SnapshotRetention(gracePeriod: .seconds(60))
         let store = try Store.open(at: path, options: options)
         try store.write { try $0.put(bytes("1"), for: bytes("a"), in: "t") }
+        let before = fileSystem.contents(of: "\(path)/root")!
         try store.compact()
         store.close()
+        try putOlderRoot(from: before, intoSlotOneOf: "\(path)/root", in: fileSystem)
         var root = fileSystem.contents(of: "\(path)/root")!
         root[30] ^= 1
         fileSystem.setContents(root, of: "\(path)/root")

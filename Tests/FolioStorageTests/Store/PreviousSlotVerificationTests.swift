@@ -1,5 +1,5 @@
 import Testing
-import FolioStorage
+@testable import FolioStorage
 import FolioTestSupport
 
 @Suite struct PreviousSlotVerificationTests {
@@ -12,9 +12,17 @@ import FolioTestSupport
         options.retention = SnapshotRetention(gracePeriod: .seconds(60))
         let store = try Store.open(at: "/stores/s", options: options)
         try store.write { try $0.put([1], for: [1], in: "t") }
-        try store.compact()  // slot 0: file 2; slot 1: the generation before, in file 1 (kept)
+        let before = try #require(fileSystem.contents(of: "/stores/s/root"))
+        try store.compact()  // both slots: file 2; file 1 kept for the retention period
         let generation = store.generation
         store.close()
+        // Slot 1 put back to the root before the compaction, in file 1 (as a version 1
+        // store's slot 1 holds it): an older root to fall back to.
+        let older = [0, 1].compactMap { try? RootRecord.decodeSlot(before, slot: $0, file: "root") }
+            .max { $0.generation < $1.generation }
+        var root = try #require(fileSystem.contents(of: "/stores/s/root"))
+        root.replaceSubrange(RootRecord.slotStride..<RootRecord.fileSize, with: try #require(older).encodedSlot())
+        fileSystem.setContents(root, of: "/stores/s/root")
         // Damage the current file's header: the generation slot 0 names cannot be read.
         let current = "/stores/s/snapshots/0000000000000002.folio"
         var bytes = try #require(fileSystem.contents(of: current))
