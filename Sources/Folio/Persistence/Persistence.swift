@@ -16,8 +16,8 @@ import Foundation
 /// committed state directly and never wait for a writer.
 public actor Persistence<Access: AccessMode> {
     nonisolated let core: PersistenceCore
-    private var writerBusy = false
-    private var waitingWriters: [CheckedContinuation<Void, Never>] = []
+    /// The writer slot: write transactions run one at a time, in the order they asked.
+    private nonisolated let writer = WriterGate()
     private var preparations: [String: Task<Void, any Error>] = [:]
 
     private init(core: PersistenceCore) {
@@ -50,31 +50,18 @@ public actor Persistence<Access: AccessMode> {
 
     // MARK: The writer queue
 
-    func acquireWriter() async {
-        if !writerBusy {
-            writerBusy = true
-            return
-        }
-        await withCheckedContinuation { waitingWriters.append($0) }
-    }
+    nonisolated(nonsending) func acquireWriter() async { await writer.acquire() }
 
-    func releaseWriter() {
-        if waitingWriters.isEmpty {
-            writerBusy = false
-        } else {
-            // Hand the writer straight to the next in line: `writerBusy` stays true.
-            waitingWriters.removeFirst().resume()
-        }
-    }
+    nonisolated func releaseWriter() { writer.release() }
 
     /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
-    nonisolated(nonsending) func performWrite<Result>(_ body: (TransactionContext) async throws -> Result) async throws -> Result {
+    nonisolated(nonsending) func performWrite<Result>(_ body: nonisolated(nonsending) (TransactionContext) async throws -> Result) async throws -> Result {
         await acquireWriter()
         let transaction: WriteTransaction
         do throws(StorageError) {
             transaction = try core.store.beginWrite()
         } catch {
-            await releaseWriter()
+            releaseWriter()
             throw FolioError.storage(error)
         }
         let context = TransactionContext(core: core, source: .write(transaction))
@@ -82,11 +69,11 @@ public actor Persistence<Access: AccessMode> {
             let result = try await TransactionScope.$current.withValue(context) { try await body(context) }
             try await core.commit(transaction)
             core.markReady(context.prepared.withLock { $0 })
-            await releaseWriter()
+            releaseWriter()
             return result
         } catch {
             transaction.rollback()
-            await releaseWriter()
+            releaseWriter()
             throw error
         }
     }

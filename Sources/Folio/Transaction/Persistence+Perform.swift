@@ -19,8 +19,12 @@ extension Persistence where Access == ReadWrite {
     /// transaction too; its writes after `perform` returned fail with
     /// `StorageError.transactionFinished`. Datastore calls outside any `perform` are each
     /// their own transaction. Transactions run one at a time, in the order they ask.
+    ///
+    /// `body` runs on the caller's executor (it is `nonisolated(nonsending)`): a
+    /// transaction started on the main actor runs there, and no call inside it hops threads
+    /// to reach it.
     @discardableResult
-    public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func perform<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
         if let context = TransactionContext.current(for: core), case .write(let transaction) = context.source {
             return try await performNested(body, in: context, transaction: transaction)
         }
@@ -36,7 +40,7 @@ extension Persistence where Access == ReadWrite {
     /// undone alone: the transaction is then aborted (every later call fails with
     /// `transactionAborted`, and the outer `perform` throws) rather than losing the other
     /// task's writes or keeping this one's.
-    nonisolated(nonsending) private func performNested<Result>(_ body: () async throws -> Result, in context: TransactionContext,
+    nonisolated(nonsending) private func performNested<Result>(_ body: nonisolated(nonsending) () async throws -> Result, in context: TransactionContext,
                                                                transaction: WriteTransaction) async throws -> Result {
         let savepoint = try FolioError.wrap { () throws(StorageError) in try transaction.savepoint() }
         let prepared = context.prepared.withLock { $0 }
@@ -64,7 +68,7 @@ extension Persistence {
     /// Runs `body` with every read inside it seeing one committed snapshot, however many
     /// reads and datastores it uses (Dflat's `fetchWithinASnapshot`). Writers go on
     /// meanwhile; the snapshot does not see them. Inside a `perform`, it simply joins it.
-    public nonisolated(nonsending) func read<Result>(_ body: () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func read<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
         if TransactionContext.current(for: core) != nil { return try await body() }
         let view: ReadView
         do throws(StorageError) {
@@ -79,7 +83,7 @@ extension Persistence {
 
 extension Persistence where Access == ReadOnly {
     /// A read-only `perform`: every read inside sees one committed snapshot. Same as ``read(_:)``.
-    public nonisolated(nonsending) func perform<Result>(_ body: () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func perform<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
         try await read(body)
     }
 }
