@@ -7,6 +7,15 @@ enum LeafValue: Sendable, Equatable {
     /// A large value of an uncommitted transaction; becomes `.overflow` when written.
     case pendingOverflow([UInt8])
 
+    /// Bytes of the value itself, wherever it is stored (what a transaction holds in memory
+    /// for it until the commit).
+    var byteCount: Int {
+        switch self {
+        case .inline(let bytes), .pendingOverflow(let bytes): return bytes.count
+        case .overflow: return 12
+        }
+    }
+
     /// Bytes this value takes in its leaf entry after the key (Docs/Format.md §5).
     var encodedSize: Int {
         switch self {

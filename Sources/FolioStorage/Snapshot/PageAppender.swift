@@ -49,6 +49,23 @@ struct PageAppender {
         if let chainSeed { runCRC = RunChecksum.seeded(with: chainSeed) }
     }
 
+    /// An appender that continues a run begun by earlier appenders (a transaction's spilled
+    /// pages): `start` is where they ended, `runningChecksum` their ``runningChecksum``.
+    init(continuingRunAt start: UInt64, runningChecksum: UInt32, file: SnapshotFile, generation: UInt64,
+         collectsCacheEntries: Bool, preallocates: Bool) {
+        self.file = file
+        self.generation = generation
+        self.start = start
+        self.collectsCacheEntries = collectsCacheEntries
+        self.crashPoint = .commitMidAppend
+        self.preallocates = preallocates
+        runCRC = runningChecksum
+    }
+
+    /// The run's checksum so far, before finishing: what a continuing appender starts from.
+    /// Call after ``flush()``.
+    var runningChecksum: UInt32? { runCRC }
+
     /// Where the next page will go.
     var position: UInt64 { start + flushedBytes + UInt64(buffer.count) }
     /// Bytes appended so far.

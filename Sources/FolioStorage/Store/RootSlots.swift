@@ -44,7 +44,9 @@ struct RootSlots {
             let bytes = try file.readAll()
             if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
                 file.close()
-                contents = [opened, nil]
+                // Slot 1 of a version 1 file: the root before the last, perhaps in the file
+                // the last compaction replaced, which retention must keep.
+                contents = [opened, try? RootRecord.decodeSlot(bytes, slot: 1, file: layout.root)]
                 return
             }
             for slot in 0..<2 {
@@ -84,8 +86,11 @@ struct RootSlots {
         unsyncedWrites = 0
     }
 
-    /// Writes `record` into the slot that is not the anchor, in place, without a sync;
-    /// every ``syncInterval`` writes, syncs it. The caller has made `record`'s run durable.
+    /// True once ``syncInterval`` slot writes have not been synced.
+    var syncIsDue: Bool { unsyncedWrites >= Self.syncInterval }
+
+    /// Writes `record` into the slot that is not the anchor, in place, without a sync (the
+    /// caller syncs when ``syncIsDue``). The caller has made `record`'s run durable.
     mutating func write(_ record: RootRecord) throws(StorageError) {
         guard let handle else { preconditionFailure("root slots written before the version 2 upgrade") }
         let slot = 1 - anchor
@@ -93,7 +98,6 @@ struct RootSlots {
         try handle.write(record.encodedSlot(), at: UInt64(slot * RootRecord.slotStride))
         contents[slot] = record
         unsyncedWrites += 1
-        if unsyncedWrites >= Self.syncInterval { try sync() }
     }
 
     /// Makes the last slot written durable; it becomes the anchor.

@@ -25,10 +25,11 @@ extension Store {
     /// ``close()`` also takes: a commit either completes before close goes on, or finds the
     /// store closed and writes nothing. Observers are not called here: the event is queued
     /// in order and the caller delivers it with ``deliverQueued()`` once it holds no lock.
-    func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot) throws(StorageError) -> CommitNotification {
+    func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
+                spill: SpillState = SpillState()) throws(StorageError) -> CommitNotification {
         try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
             try checkWritable()
-            return try commitHoldingWriteSection(trees: trees, catalog: catalog, base: base)
+            return try commitHoldingWriteSection(trees: trees, catalog: catalog, base: base, spill: spill)
         }
     }
 
@@ -42,12 +43,21 @@ extension Store {
         }
     }
 
-    private func commitHoldingWriteSection(trees: [TreeState], catalog: TreeState,
-                                           base: CommittedRoot) throws(StorageError) -> CommitNotification {
+    private func commitHoldingWriteSection(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
+                                           spill: SpillState) throws(StorageError) -> CommitNotification {
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
-        var appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength,
+        // The run begins at the committed end; if the transaction spilled pages, they are
+        // its first part and this appender continues after them (WriteTransaction+Spill).
+        var appender: PageAppender
+        if let end = spill.end {
+            appender = PageAppender(continuingRunAt: end, runningChecksum: spill.runningChecksum, file: base.file,
+                                    generation: generation, collectsCacheEntries: true, preallocates: true)
+        } else {
+            appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength,
                                     chainSeed: try chainValue(of: base), preallocates: true)
+        }
+        let spilledLive = trees.reduce(UInt64(0)) { $0 + $1.spilledLiveBytes }
         let editor = TreeEditor(reader: base.reader)
         // The previous commit page becomes dead: only the newest one is part of the live tree.
         var freed = UInt64(base.record.commitPage.length)
@@ -66,7 +76,8 @@ extension Store {
                     let root = try appender.writeTree(tree.root)
                     let written = appender.bytesAppended - before
                     let kept = tree.committedBytes >= tree.freedBytes ? tree.committedBytes - tree.freedBytes : 0
-                    let descriptor = TreeDescriptor(root: root, depth: depth, count: tree.count, bytes: kept + written)
+                    let descriptor = TreeDescriptor(root: root, depth: depth, count: tree.count,
+                                                    bytes: kept + written + tree.spilledLiveBytes)
                     _ = try editor.put(name, .inline(descriptor.encoded()), in: catalog)
                 } else if tree.existedBefore {
                     _ = try editor.remove(name, in: catalog)
@@ -81,9 +92,16 @@ extension Store {
             let commit = CommitRecord(generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
                                       liveBytes: 0, previous: base.record.location,
                                       changes: ChangeRecord(trees: changed, droppedTrees: dropped))
-            let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended)
+            let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended + spilledLive)
             try appender.flush()
-            try appender.preallocateAfterRun()
+            // Not fatal: the run is complete in the file, so failing the commit now would
+            // report as failed a commit a later recovery may find. Without the zeros the
+            // next commits extend the file instead (the sync records its length).
+            do throws(StorageError) {
+                try appender.preallocateAfterRun()
+            } catch {
+                options.log("preallocating past the run of generation \(generation) in \(base.file.path) failed: \(error)")
+            }
             record = RootRecord(generation: generation, snapshotFile: base.record.snapshotFile,
                                 committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
                                 liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
@@ -236,6 +254,15 @@ extension Store {
         } catch {
             poison("writing the root slot failed: \(error)")
             throw error
+        }
+        // The periodic root file sync. The commit is durable already (its run is synced),
+        // so a failure here does not fail it: it poisons, and the next open recovers.
+        if slots!.syncIsDue {
+            do throws(StorageError) {
+                try slots!.sync()
+            } catch {
+                poison("syncing the root file failed: \(error)")
+            }
         }
     }
 

@@ -41,18 +41,18 @@ extension Store {
             var slots = try RootSlots(layout: layout, fileSystem: fs, opened: opened.record)
             let root: CommittedRoot
             do throws(StorageError) {
+                // Make the root we opened at durable before showing it or building on it, and
+                // before recovery writes a slot other processes can see (Docs/Durability.md
+                // §3): the root file may have been renamed into place by a writer killed
+                // before its directory sync (creation, a version 1 upgrade); a power cut
+                // would then bring back an older one, and the generation our caller (or a
+                // reader) saw would go backwards (D4).
+                try fs.syncDirectory(layout.directory)
                 root = try recover(opened, slots: &slots, layout: layout, fileSystem: fs, log: options.log)
             } catch {
                 slots.abandon()
                 throw error
             }
-            // Make the root we opened at durable before showing it or building on it
-            // (Docs/Durability.md §3): RootSlots synced the root file and recovery synced what
-            // it found; this covers a version 1 root file renamed into place by a writer
-            // killed before its directory fsync. A power cut after we opened at such a root
-            // would otherwise bring back an older one, so the generation our caller saw
-            // would go backwards (D4).
-            try fs.syncDirectory(layout.directory)
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
             // The same counters the root's page source counts into (ioStatistics).
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
@@ -117,10 +117,12 @@ extension Store {
             guard newest.record.generation != current.record.generation
                     || newest.record.snapshotFile != current.record.snapshotFile
             else { return false }
-            // Invariant: `current` is what the previous refresh adopted, and this load read the
-            // root file after it, so the generation never goes backwards for a reader, unless
-            // the writer itself fell back to a previous root (a damaged root slot), which the
-            // log reports and the follower signals as `historyUnavailable`.
+            // A root older than the one adopted is never adopted: a slot torn by a read that
+            // overlapped its in-place write can fail its checksum several times in a row
+            // while the writer commits quickly, and the other slot is older. The next
+            // notification or poll reads again. So the generation never goes backwards for
+            // a reader (D4); the pages of the adopted root stay readable (its file is open).
+            guard newest.record.generation >= current.record.generation else { return false }
             state.withLock { $0.current = newest }
             return true
         }

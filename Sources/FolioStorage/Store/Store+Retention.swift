@@ -67,15 +67,21 @@ extension Store {
             guard var writer = state.writer else { return [] }
             var expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
             writer.retired.removeAll { $0.removeAfter <= now }
-            if writer.retired.count > retention.maximumRetainedFiles {
-                let excess = writer.retired.count - retention.maximumRetainedFiles
-                expired += writer.retired.prefix(excess).map(\.number)
-                writer.retired.removeFirst(excess)
+            // Beyond the count limit, the oldest go, except a file a root slot names (below).
+            var excess = writer.retired.count - retention.maximumRetainedFiles
+            if excess > 0 {
+                writer.retired.removeAll { file in
+                    guard excess > 0, !namedBySlots.contains(file.number) else { return false }
+                    excess -= 1
+                    expired.append(file.number)
+                    return true
+                }
             }
-            // Invariant: a file a root slot names is never removed by the byte limit: recovery
-            // may start from either slot (a fallback from a damaged newest slot opens it).
-            // Format version 2 compaction writes its root into both slots, so this protects
-            // only a version 1 store's slot 1 (the root before its last compaction).
+            // Invariant: a file a root slot names is never removed by the count or byte limit:
+            // recovery may start from either slot (a fallback from a damaged newest slot
+            // opens it). Format version 2 compaction writes its root into both slots, so this
+            // protects a version 1 store's slot 1 and a compaction interrupted between its two
+            // slot writes.
             var total = writer.retired.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
             var kept: [RetiredSnapshot] = []
             for file in writer.retired {  // oldest first

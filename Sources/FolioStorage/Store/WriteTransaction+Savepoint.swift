@@ -173,14 +173,16 @@ extension WriteTransaction {
             for entry in statement.entries.reversed() {
                 switch entry {
                 case .put(let tree, let key, let previous?), .remove(let tree, let key, let previous):
-                    _ = try editor.put(key, previous, in: tree)
-                    // A committed value put back is live again (its release counted it freed).
-                    if case .overflow(let address) = previous { tree.freedBytes -= UInt64(address.length) }
+                    // The value the statement wrote goes: a page once a spill wrote it.
+                    if let written = try editor.put(key, previous, in: tree) { editor.release(written, in: tree) }
+                    // A committed (or spilled) value put back is live again (its release counted it).
+                    if case .overflow(let address) = previous { tree.reclaim(address) }
                 case .put(let tree, let key, nil):
-                    _ = try editor.remove(key, in: tree)
+                    if let written = try editor.remove(key, in: tree) { editor.release(written, in: tree) }
                 case .drop(let tree, let before):
                     tree.root = before.root
                     tree.freedBytes = before.freedBytes
+                    tree.spilledLiveBytes = before.spilledLiveBytes
                 }
             }
         } catch {

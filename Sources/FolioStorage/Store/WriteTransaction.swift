@@ -52,6 +52,8 @@ public final class WriteTransaction: @unchecked Sendable {
         var statement: StatementUndo?
         /// The log `statement` points at while one runs.
         let statementLog = StatementUndo()
+        /// Pages spilled so far (see WriteTransaction+Spill.swift).
+        var spill = SpillState()
 
         /// The change logs may be compacted: no savepoint or statement counts their entries.
         var mayCompactChanges: Bool { savepoints.isEmpty && statement == nil }
@@ -94,7 +96,7 @@ public final class WriteTransaction: @unchecked Sendable {
     /// from before, or whole); if it throws before, nothing changed (the page copies it made
     /// are dropped, and so is their count in `freedBytes`).
     private func edit<R>(_ contents: Contents, _ tree: TreeState, _ body: () throws(StorageError) -> R) throws(StorageError) -> R {
-        let freed = tree.freedBytes
+        let freed = tree.freedBytes, spilled = tree.spilledLiveBytes
         tree.editChangedANode = false
         do throws(StorageError) {
             return try body()
@@ -103,6 +105,7 @@ public final class WriteTransaction: @unchecked Sendable {
                 contents.broken = "an edit of \(tree.name) failed part-way: \(error)"
             } else {
                 tree.freedBytes = freed
+                tree.spilledLiveBytes = spilled
             }
             throw error
         }
@@ -116,6 +119,7 @@ public final class WriteTransaction: @unchecked Sendable {
             tree = known
         } else {
             tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
+            tree.spillFloor = base.record.committedLength
             contents.trees[key] = tree
         }
         if contents.recent.count == 8 { contents.recent.removeFirst() }
@@ -204,6 +208,7 @@ public final class WriteTransaction: @unchecked Sendable {
             }
             state.recordChange(key, existed: previous != nil, existsNow: true)
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
+            try spillIfOverBudget(contents, adding: key.count + stored.byteCount)
             return previous != nil
         }
     }
@@ -226,6 +231,7 @@ public final class WriteTransaction: @unchecked Sendable {
             state.isModified = true
             state.recordChange(key, existed: true, existsNow: false)
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
+            try spillIfOverBudget(contents, adding: key.count)
             return true
         }
     }
@@ -258,6 +264,7 @@ public final class WriteTransaction: @unchecked Sendable {
             // Every committed page of the tree becomes dead, whatever this transaction
             // already replaced of it.
             state.freedBytes = state.committedBytes
+            state.spilledLiveBytes = 0
             state.exists = false
             state.wasDropped = true
             state.isModified = true
@@ -290,7 +297,8 @@ public final class WriteTransaction: @unchecked Sendable {
             notification = try statementLock.withLock { _ throws(StorageError) -> CommitNotification in
                 try withContents { (contents) throws(StorageError) -> CommitNotification in
                     contents.finished = true
-                    return try store.commit(trees: Array(contents.trees.values), catalog: contents.catalog, base: base)
+                    return try store.commit(trees: Array(contents.trees.values), catalog: contents.catalog, base: base,
+                                            spill: contents.spill)
                 }
             }
         } catch {

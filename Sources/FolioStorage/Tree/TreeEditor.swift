@@ -20,14 +20,14 @@ struct TreeEditor {
             return node.epoch >= mutableFrom ? node : MutableNode(copying: node, epoch: epoch)
         case .stored(let address):
             let node = MutableNode(copying: try reader.pages.node(at: address), epoch: epoch)
-            tree.freedBytes += UInt64(address.length)
+            tree.release(address)
             return node
         }
     }
 
     /// Counts a replaced or removed value's overflow page as freed.
     func release(_ value: LeafValue, in tree: TreeState) {
-        if case .overflow(let address) = value { tree.freedBytes += UInt64(address.length) }
+        if case .overflow(let address) = value { tree.release(address) }
     }
 
     /// Restores the root after an edit: splits an oversized root under a new branch,

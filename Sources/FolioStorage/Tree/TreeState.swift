@@ -10,6 +10,12 @@ final class TreeState {
     /// Bytes of those committed pages this transaction replaced or removed (dead once it
     /// commits; still readable by older roots until compaction).
     var freedBytes: UInt64 = 0
+    /// Where this transaction's spilled pages begin (the base's committed length): a page
+    /// at or past it was written by this transaction (see ``WriteTransaction`` spilling).
+    var spillFloor: UInt64 = .max
+    /// Bytes of this transaction's spilled pages the tree still reaches (part of its live
+    /// bytes at the commit; a spilled page replaced again is dead, like any other).
+    var spilledLiveBytes: UInt64 = 0
     /// The tree was in the catalog when the transaction began.
     let existedBefore: Bool
     /// The tree is in the catalog now (false after a drop, until the next write recreates it).
@@ -42,6 +48,25 @@ final class TreeState {
         exists = descriptor != nil
     }
 
+    /// Counts a page this edit replaces or removes: a committed page becomes dead at the
+    /// commit (`freedBytes`); a page this transaction spilled is no longer reached.
+    func release(_ address: PageAddress) {
+        if address.offset >= spillFloor {
+            spilledLiveBytes -= min(spilledLiveBytes, UInt64(address.length))
+        } else {
+            freedBytes += UInt64(address.length)
+        }
+    }
+
+    /// Undoes ``release(_:)`` for a page an undone edit puts back.
+    func reclaim(_ address: PageAddress) {
+        if address.offset >= spillFloor {
+            spilledLiveBytes += UInt64(address.length)
+        } else {
+            freedBytes -= min(freedBytes, UInt64(address.length))
+        }
+    }
+
     func recordChange(_ key: [UInt8], existed: Bool, existsNow: Bool) {
         changes.append((key, existed, existsNow))
     }
@@ -52,6 +77,7 @@ final class TreeState {
         let root: NodeRef?
         let count: UInt64
         let freedBytes: UInt64
+        let spilledLiveBytes: UInt64
         let exists: Bool
         let wasDropped: Bool
         let isModified: Bool
@@ -60,13 +86,14 @@ final class TreeState {
     }
 
     func saved() -> Saved {
-        Saved(root: root, count: count, freedBytes: freedBytes, exists: exists, wasDropped: wasDropped,
+        Saved(root: root, count: count, freedBytes: freedBytes, spilledLiveBytes: spilledLiveBytes, exists: exists, wasDropped: wasDropped,
               isModified: isModified, changeCount: changes.count, changesFrom: changesFrom)
     }
 
     func restore(_ saved: Saved) {
         root = saved.root
         freedBytes = saved.freedBytes
+        spilledLiveBytes = saved.spilledLiveBytes
         restoreCounters(saved)
     }
 

@@ -17,10 +17,17 @@ struct TemporaryDirectory {
 }
 
 /// Options for tests: no automatic compaction (tests compact on purpose), quiet log.
+///
+/// Transactions spill their changed pages once they changed 32 KiB of keys and values (the
+/// default is 16 MiB), so that every engine test with a larger transaction also runs the
+/// spilling path (WriteTransaction+Spill.swift): model tests, savepoints, power cuts and
+/// fault sweeps included.
 func testOptions(_ fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,
                  cache: Int = 8 << 20, log: @escaping @Sendable (String) -> Void = { _ in }) -> StoreOptions {
-    StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cache, autoCompaction: nil,
-                 retention: SnapshotRetention(gracePeriod: .zero), log: log)
+    var options = StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cache, autoCompaction: nil,
+                               retention: SnapshotRetention(gracePeriod: .zero), log: log)
+    options.transactionSpillBytes = 32 << 10
+    return options
 }
 
 /// Bytes of a string, for readable test keys and values.

@@ -1,0 +1,67 @@
+/// Large transactions in bounded memory (issue 12 item 6): once the keys and values a
+/// transaction changed since its last spill pass ``StoreOptions/transactionSpillBytes``,
+/// every changed node is written to the snapshot file past the committed end, and the
+/// trees reference those pages instead of holding the nodes.
+///
+/// Why it is safe: the spilled pages are the first part of the transaction's run (Docs/
+/// Format.md §7): they are written where the commit's run begins, their bytes enter the
+/// run checksum (carried in ``SpillState``), and the commit appends the rest of the run
+/// after them. Nothing references them until the commit's root slot names the run, so a
+/// rollback or a crash leaves bytes past the committed end that no complete run covers,
+/// which the next commit writes over (as for any abandoned run). A spilled page that a later
+/// edit replaces is dead within the run. Spilling holds `writeSection`, like a commit, so it
+/// never writes into a store that was closed (and perhaps opened by another writer).
+struct SpillState {
+    /// Where the next spilled page goes; nil until the first spill (then the run starts at
+    /// the base's committed length).
+    var end: UInt64?
+    /// The run checksum so far (pre-inverted), seeded with the base's chain value.
+    var runningChecksum: UInt32 = 0
+    /// Key and value bytes changed since the last spill.
+    var changedBytes = 0
+    /// Spills so far.
+    var count = 0
+}
+
+extension WriteTransaction {
+    /// Counts `bytes` more changed and spills if the budget is passed. Caller holds
+    /// `guarded`.
+    func spillIfOverBudget(_ contents: Contents, adding bytes: Int) throws(StorageError) {
+        contents.spill.changedBytes += bytes
+        guard let budget = store.options.transactionSpillBytes, contents.spill.changedBytes >= budget else { return }
+        try spill(contents)
+    }
+
+    /// Writes every changed node of every tree past the committed end (or the last spill)
+    /// and makes the trees reference the written pages. Caller holds `guarded`.
+    func spill(_ contents: Contents) throws(StorageError) {
+        try store.writeSection.withLock { _ throws(StorageError) in
+            try store.checkWritable()
+            let start: UInt64
+            let checksum: UInt32
+            if let end = contents.spill.end {
+                start = end
+                checksum = contents.spill.runningChecksum
+            } else {
+                start = base.record.committedLength
+                checksum = RunChecksum.seeded(with: try store.chainValue(of: base))
+            }
+            var appender = PageAppender(continuingRunAt: start, runningChecksum: checksum, file: base.file,
+                                        generation: generation, collectsCacheEntries: false, preallocates: false)
+            // In name order, as the commit writes them (any order would do).
+            for tree in contents.trees.values.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) {
+                guard case .mutable? = tree.root else { continue }
+                let before = appender.bytesAppended
+                tree.root = .stored(try appender.writeTree(tree.root))
+                tree.spilledLiveBytes += appender.bytesAppended - before
+            }
+            try appender.flush()
+            contents.spill.end = start + appender.bytesAppended
+            contents.spill.runningChecksum = appender.runningChecksum ?? checksum
+            contents.spill.count += 1
+            base.file.allocatedLength = max(base.file.allocatedLength, start + appender.bytesAppended)
+            store.counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
+        }
+        contents.spill.changedBytes = 0
+    }
+}
