@@ -12,6 +12,11 @@ public struct PersistenceOptions: Sendable {
     public var retention: SnapshotRetention
     /// Where recovered problems are reported. Default: standard error.
     public var log: @Sendable (String) -> Void
+    /// A write transaction's memory budget, in bytes of changed keys and values: past it,
+    /// the transaction writes its changed pages to disk ahead of its commit, so a
+    /// `perform` of any size runs in bounded memory. Default 64 MiB (chosen by measurement: Docs/Benchmarks.md, issue 12); nil keeps every change
+    /// in memory until the commit (see `StoreOptions.transactionSpillBytes`).
+    public var transactionSpillBytes: Int? = 64 << 20
 
     /// Options; every argument has the default described on its property.
     public init(durability: Durability = .full, cacheCapacity: Int = 8 << 20,
@@ -25,7 +30,9 @@ public struct PersistenceOptions: Sendable {
     }
 
     func storeOptions(_ fileSystem: any FileSystem, createIfMissing: Bool = true) -> StoreOptions {
-        StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cacheCapacity,
-                     createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
+        var options = StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cacheCapacity,
+                                   createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
+        options.transactionSpillBytes = transactionSpillBytes
+        return options
     }
 }

@@ -120,9 +120,9 @@ public struct StoreOptions: Sendable {
     /// A write transaction's memory budget: once the keys and values it changed since its
     /// last spill pass this many bytes, its changed pages are written past the committed
     /// end (unreachable until it commits) and dropped from memory, so a transaction of
-    /// any size runs in bounded memory. Default 16 MiB; nil keeps every change in memory
+    /// any size runs in bounded memory. Default 64 MiB (Docs/Benchmarks.md, issue 12); nil keeps every change in memory
     /// until the commit.
-    public var transactionSpillBytes: Int? = 16 << 20
+    public var transactionSpillBytes: Int? = 64 << 20
     /// Where the store reports recovered problems (a damaged root slot, a truncated tail).
     /// Default: standard error.
     public var log: @Sendable (String) -> Void
