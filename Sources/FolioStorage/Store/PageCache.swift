@@ -48,8 +48,19 @@ final class PageCache: Sendable {
 
     func insert(_ key: Key, _ page: CachedPage, cost: Int) {
         // A value bigger than a shard would only evict everything else: don't cache it.
-        guard cost <= capacity / Self.shardCount else { return }
+        guard cost <= capacity / Self.shardCount else {
+            remove(key)  // and never leave an older page of the same place behind
+            return
+        }
         shards[shard(for: key)].lock.withLock { $0.insert(key, page, cost: cost) }
+    }
+
+    /// Forgets the page at `key`. A writer calls it for every place it writes a page that
+    /// no committed root references yet (a spill): bytes past the committed end are
+    /// rewritten when a transaction is rolled back and the next one writes its run there,
+    /// and a decoded page of the rolled-back transaction must not be found for them.
+    func remove(_ key: Key) {
+        shards[shard(for: key)].lock.withLock { $0.remove(key) }
     }
 
     /// Bytes currently held, summed over shards.
@@ -89,6 +100,11 @@ struct LRUShard: ~Copyable {
 
     mutating func insert(_ key: PageCache.Key, _ page: CachedPage, cost: Int) {
         if let slot = index[key] {
+            // The newest decoding of the place wins: a commit that wrote a page where a
+            // rolled-back transaction's spilled page was cached replaces it here.
+            used += cost - entries[slot].cost
+            entries[slot].page = page
+            entries[slot].cost = cost
             moveToFront(slot)
             return
         }
@@ -107,6 +123,14 @@ struct LRUShard: ~Copyable {
         if oldest < 0 { oldest = slot }
         index[key] = slot
         used += cost
+    }
+
+    mutating func remove(_ key: PageCache.Key) {
+        guard let slot = index.removeValue(forKey: key) else { return }
+        unlink(slot)
+        used -= entries[slot].cost
+        entries[slot].page = nil
+        free.append(slot)
     }
 
     mutating func removeAll() {

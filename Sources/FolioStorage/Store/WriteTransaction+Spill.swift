@@ -56,6 +56,9 @@ extension WriteTransaction {
                 tree.spilledLiveBytes += appender.bytesAppended - before
             }
             try appender.flush()
+            // A rolled-back transaction may have spilled (and read back) other pages at these
+            // places: forget them (PageCache.remove).
+            for offset in appender.writtenOffsets { store.cache.remove(PageCache.Key(file: base.file.number, offset: offset)) }
             contents.spill.end = start + appender.bytesAppended
             contents.spill.runningChecksum = appender.runningChecksum ?? checksum
             contents.spill.count += 1

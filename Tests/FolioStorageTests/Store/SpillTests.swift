@@ -120,3 +120,30 @@ import FolioTestSupport
         store.close()
     }
 }
+
+extension SpillTests {
+    /// A rolled-back transaction spilled pages and read them back (so the shared page cache
+    /// decoded them); the next transaction writes its own pages at the same places (its run
+    /// starts at the same committed end). Reads must see the new pages, never a decoded
+    /// page of the rolled-back transaction.
+    @Test func pagesOfARolledBackSpillAreNeverReadForTheirSuccessors() throws {
+        let memory = try memoryFileSystem()
+        let store = try Store.open(at: "/stores/s", options: testOptions(memory))
+        try store.write { try $0.put([0], for: [0], in: "t") }
+        let keys = (0..<1_500).map { Array("key-\($0)".utf8) }
+        func fill(_ byte: UInt8, commit: Bool) throws {
+            let transaction = try store.beginWrite()
+            for key in keys { try transaction.put([UInt8](repeating: byte, count: 100), for: key, in: "t") }
+            #expect(transaction.contents.spill.count > 0)
+            // Read back through the spilled pages: the cache now holds decoded copies.
+            for key in keys.prefix(200) { #expect(try transaction.get(key, in: "t") == [UInt8](repeating: byte, count: 100)) }
+            if commit { try transaction.commit() } else { transaction.rollback() }
+        }
+        try fill(0xAA, commit: false)
+        try fill(0xBB, commit: true)
+        let view = try store.read()
+        for key in keys { #expect(try view.get(key, in: "t") == [UInt8](repeating: 0xBB, count: 100)) }
+        #expect(store.verify().isClean)
+        store.close()
+    }
+}
