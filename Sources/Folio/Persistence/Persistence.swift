@@ -48,32 +48,28 @@ public actor Persistence<Access: AccessMode> {
         core.store.close()
     }
 
-    // MARK: The writer queue
-
-    nonisolated(nonsending) func acquireWriter() async { await writer.acquire() }
-
-    nonisolated func releaseWriter() { writer.release() }
+    // MARK: Writing
 
     /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
     nonisolated(nonsending) func performWrite<Result>(_ body: nonisolated(nonsending) (TransactionContext) async throws -> Result) async throws -> Result {
-        await acquireWriter()
+        await writer.acquire()
         let transaction: WriteTransaction
         do throws(StorageError) {
             transaction = try core.store.beginWrite()
         } catch {
-            releaseWriter()
+            writer.release()
             throw FolioError.storage(error)
         }
         let context = TransactionContext(core: core, source: .write(transaction))
         do {
             let result = try await TransactionScope.$current.withValue(context) { try await body(context) }
-            try await core.commit(transaction)
+            try core.commit(transaction)
             core.markReady(context.prepared.withLock { $0 })
-            releaseWriter()
+            writer.release()
             return result
         } catch {
             transaction.rollback()
-            releaseWriter()
+            writer.release()
             throw error
         }
     }

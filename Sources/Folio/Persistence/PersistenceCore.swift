@@ -67,7 +67,7 @@ final class PersistenceCore: Sendable {
     /// µs on the benchmark machine), and handing it to another thread and back cost more
     /// than that in wake-ups; only one writer exists, so at most one thread of the pool is
     /// ever blocked on a sync, and reads never wait for it (they take no lock it holds).
-    nonisolated(nonsending) func commit(_ transaction: WriteTransaction) async throws(FolioError) {
+    func commit(_ transaction: WriteTransaction) throws(FolioError) {
         try FolioError.wrap { () throws(StorageError) in _ = try transaction.commit() }
     }
 }

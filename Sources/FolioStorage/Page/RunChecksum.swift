@@ -18,9 +18,4 @@ enum RunChecksum {
 
     /// The value stored in the commit page.
     static func finish(_ crc: UInt32) -> UInt32 { ~crc }
-
-    /// The checksum of a whole run's bytes (before its commit page), seeded with `chain`.
-    static func of(_ bytes: [UInt8], chain: UInt32) -> UInt32 {
-        bytes.withUnsafeBytes { finish(update(seeded(with: chain), $0)) }
-    }
 }

@@ -30,8 +30,6 @@ struct PageAppender {
     private(set) var flushedBytes: UInt64 = 0
     private(set) var pageCount = 0
     private(set) var cacheEntries: [(key: PageCache.Key, page: CachedPage, cost: Int)] = []
-    /// Where each page went, when decoded copies are not collected (a spill).
-    private(set) var writtenOffsets: [UInt64] = []
     /// The running (pre-inverted) CRC-32C of the run, nil when this appender writes no run.
     private var runCRC: UInt32?
     /// Bytes at the start of `buffer` already folded into `runCRC`.
@@ -140,8 +138,6 @@ struct PageAppender {
         pageCount += 1
         if collectsCacheEntries {
             cacheEntries.append((PageCache.Key(file: file.number, offset: offset), cached, Int(address.length) + 64))
-        } else {
-            writtenOffsets.append(offset)
         }
         if buffer.count >= Self.chunkSize {
             try flush()

@@ -27,6 +27,21 @@ final class SnapshotFile: Sendable {
     }
 
     deinit { handle.close() }
+
+    /// The checksum stored in the first four bytes of the page at `address`.
+    func storedChecksum(at address: PageAddress) throws(StorageError) -> UInt32 {
+        let bytes = try handle.read(at: address.offset, count: 4)
+        guard bytes.count == 4 else {
+            throw StorageError.corruption(Corruption(file: path, offset: address.offset, detail: "page missing"))
+        }
+        return bytes.littleEndianUInt32(at: 0)
+    }
+
+    /// The chain value of `record`, a root in this file: its commit page's stored checksum,
+    /// which the slot carries (a version 1 slot does not: then it is read from the page).
+    func chainValue(of record: RootRecord) throws(StorageError) -> UInt32 {
+        record.chain != 0 ? record.chain : try storedChecksum(at: record.commitPage)
+    }
 }
 
 /// Reads and decodes pages of one snapshot file through the shared page cache.

@@ -34,7 +34,7 @@ struct RootSlots {
 
     /// Opens the root file of a store whose writer lock the caller holds. `opened` is the
     /// root the store opened at. A version 1 root file is left as it is until
-    /// ``upgradeIfNeeded(to:)``; a version 2 one is synced once, so that whichever slot the
+    /// ``upgradeIfNeeded(to:in:)``; a version 2 one is synced once, so that whichever slot the
     /// previous writer left unsynced is durable before this writer writes the other.
     init(layout: StoreLayout, fileSystem: any FileSystem, opened: RootRecord) throws(StorageError) {
         self.layout = layout
@@ -71,13 +71,13 @@ struct RootSlots {
     var namedFiles: Set<UInt64> { Set(contents.compactMap { $0?.snapshotFile }) }
 
     /// Rewrites a version 1 root file in the version 2 layout (once, before the first
-    /// commit or compaction of a store created by format version 1): `current` in slot 0,
-    /// slot 1 empty, by temporary file, fsync, rename and directory fsync. `current` must be
-    /// durable (it is: the root file named it).
-    mutating func upgradeIfNeeded(to current: RootRecord, chain: UInt32) throws(StorageError) {
+    /// commit or compaction of a store created by format version 1): `current`, a root in
+    /// `file`, in slot 0 with its chain value, slot 1 empty, by temporary file, fsync, rename
+    /// and directory fsync. `current` must be durable (it is: the root file named it).
+    mutating func upgradeIfNeeded(to current: RootRecord, in file: SnapshotFile) throws(StorageError) {
         guard handle == nil else { return }
         var record = current
-        record.chain = chain
+        record.chain = try file.chainValue(of: current)
         try fileSystem.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: record),
                                          temporaryPath: layout.rootTemporary)
         handle = try fileSystem.open(layout.root, mode: .readWrite)

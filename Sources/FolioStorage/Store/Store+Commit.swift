@@ -55,7 +55,7 @@ extension Store {
                                     generation: generation, collectsCacheEntries: true, preallocates: true)
         } else {
             appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength,
-                                    chainSeed: try chainValue(of: base), preallocates: true)
+                                    chainSeed: try base.file.chainValue(of: base.record), preallocates: true)
         }
         let spilledLive = trees.reduce(UInt64(0)) { $0 + $1.spilledLiveBytes }
         let editor = TreeEditor(reader: base.reader)
@@ -64,52 +64,47 @@ extension Store {
         var changed: [ChangeRecord.TreeChanges] = []
         var dropped: [String] = []
 
-        let record: RootRecord
+        // If anything below throws, nothing references the bytes appended so far, and the
+        // next commit writes over them (a run seeded by another chain value never validates
+        // after it). Trees in byte order of their names, as the catalog sorts them.
+        for tree in trees.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) where tree.isModified {
+            if tree.wasDropped && tree.existedBefore { dropped.append(tree.name) }
+            let name = Array(tree.name.utf8)
+            if tree.exists {
+                let depth = try base.reader.depth(root: tree.root)
+                let before = appender.bytesAppended
+                let root = try appender.writeTree(tree.root)
+                let written = appender.bytesAppended - before
+                let kept = tree.committedBytes >= tree.freedBytes ? tree.committedBytes - tree.freedBytes : 0
+                let descriptor = TreeDescriptor(root: root, depth: depth, count: tree.count,
+                                                bytes: kept + written + tree.spilledLiveBytes)
+                _ = try editor.put(name, .inline(descriptor.encoded()), in: catalog)
+            } else if tree.existedBefore {
+                _ = try editor.remove(name, in: catalog)
+            }
+            freed += tree.freedBytes
+            let entries = tree.changeEntries()
+            if !entries.isEmpty { changed.append(.init(tree: tree.name, entries: entries)) }
+        }
+        let catalogRoot = try appender.writeTree(catalog.root)
+        freed += catalog.freedBytes
+        let kept = base.record.liveBytes >= freed ? base.record.liveBytes - freed : 0
+        let commit = CommitRecord(generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
+                                  liveBytes: 0, previous: base.record.location,
+                                  changes: ChangeRecord(trees: changed, droppedTrees: dropped))
+        let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended + spilledLive)
+        try appender.flush()
+        // Not fatal: the run is complete in the file, so failing the commit now would
+        // report as failed a commit a later recovery may find. Without the zeros the
+        // next commits extend the file instead (the sync records its length).
         do throws(StorageError) {
-            // In byte order of the names, as the catalog sorts them.
-            for tree in trees.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) where tree.isModified {
-                if tree.wasDropped && tree.existedBefore { dropped.append(tree.name) }
-                let name = Array(tree.name.utf8)
-                if tree.exists {
-                    let depth = try base.reader.depth(root: tree.root)
-                    let before = appender.bytesAppended
-                    let root = try appender.writeTree(tree.root)
-                    let written = appender.bytesAppended - before
-                    let kept = tree.committedBytes >= tree.freedBytes ? tree.committedBytes - tree.freedBytes : 0
-                    let descriptor = TreeDescriptor(root: root, depth: depth, count: tree.count,
-                                                    bytes: kept + written + tree.spilledLiveBytes)
-                    _ = try editor.put(name, .inline(descriptor.encoded()), in: catalog)
-                } else if tree.existedBefore {
-                    _ = try editor.remove(name, in: catalog)
-                }
-                freed += tree.freedBytes
-                let entries = tree.changeEntries()
-                if !entries.isEmpty { changed.append(.init(tree: tree.name, entries: entries)) }
-            }
-            let catalogRoot = try appender.writeTree(catalog.root)
-            freed += catalog.freedBytes
-            let kept = base.record.liveBytes >= freed ? base.record.liveBytes - freed : 0
-            let commit = CommitRecord(generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
-                                      liveBytes: 0, previous: base.record.location,
-                                      changes: ChangeRecord(trees: changed, droppedTrees: dropped))
-            let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended + spilledLive)
-            try appender.flush()
-            // Not fatal: the run is complete in the file, so failing the commit now would
-            // report as failed a commit a later recovery may find. Without the zeros the
-            // next commits extend the file instead (the sync records its length).
-            do throws(StorageError) {
-                try appender.preallocateAfterRun()
-            } catch {
-                options.log("preallocating past the run of generation \(generation) in \(base.file.path) failed: \(error)")
-            }
-            record = RootRecord(generation: generation, snapshotFile: base.record.snapshotFile,
+            try appender.preallocateAfterRun()
+        } catch {
+            options.log("preallocating past the run of generation \(generation) in \(base.file.path) failed: \(error)")
+        }
+        let record = RootRecord(generation: generation, snapshotFile: base.record.snapshotFile,
                                 committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
                                 liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
-        } catch {
-            // Nothing references the bytes appended so far, and the next commit writes over
-            // them (a run seeded by another chain value never validates after it).
-            throw error
-        }
         counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         let published = CommittedRoot(record: record, pages: base.pages)
         let notification = CommitNotification(generation: generation, timestamp: now, location: record.location,
@@ -123,7 +118,7 @@ extension Store {
                 CrashPoint.commitBeforeSnapshotSync.reach()
                 try syncSnapshot(base.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
-                try writeRootSlot(record, durableBase: base, slots: &slots)
+                try writeRootSlot(record, durable: base.record, in: base.file, slots: &slots)
                 CrashPoint.commitAfterRootSlotWrite.reach()
                 state.withLock { state in
                     state.current = published
@@ -178,7 +173,7 @@ extension Store {
                 CrashPoint.commitBeforeSnapshotSync.reach()
                 try syncSnapshot(current.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
-                try writeRootSlot(current.record, durableBase: nil, slots: &slots)
+                try writeRootSlot(current.record, durable: durable, in: current.file, slots: &slots)
                 CrashPoint.commitAfterRootSlotWrite.reach()
             } catch {
                 // Not durable: keep the notifications for the flush that makes these commits
@@ -232,24 +227,14 @@ extension Store {
     }
 
     /// Step 3: writes `record`, whose run is durable, into the free root slot. Upgrades a
-    /// version 1 root file first (once; `durableBase` is then the root the file names, or
-    /// the durable root of a grouped flush). Caller holds `rootFileLock`. A failure
-    /// poisons: the run is durable, so only a reopen can tell what the newest root is.
-    func writeRootSlot(_ record: RootRecord, durableBase: CommittedRoot?, slots: inout RootSlots?) throws(StorageError) {
+    /// version 1 root file first (once), to `durable`, the root the file names, in `file`.
+    /// Caller holds `rootFileLock`. A failure poisons: the run is durable, so only a reopen
+    /// can tell what the newest root is.
+    func writeRootSlot(_ record: RootRecord, durable: RootRecord, in file: SnapshotFile,
+                       slots: inout RootSlots?) throws(StorageError) {
         guard slots != nil else { throw StorageError.closed(path: path) }
         do throws(StorageError) {
-            if slots!.isVersionOneLayout {
-                let durable: CommittedRoot
-                if let durableBase {
-                    durable = durableBase
-                } else {
-                    guard let root = state.withLock({ state in
-                        state.writer.map { CommittedRoot(record: $0.durableRecord, pages: state.current.pages) }
-                    }) else { throw StorageError.closed(path: path) }
-                    durable = root
-                }
-                try slots!.upgradeIfNeeded(to: durable.record, chain: try chainValue(of: durable))
-            }
+            try slots!.upgradeIfNeeded(to: durable, in: file)
             try slots!.write(record)
         } catch {
             poison("writing the root slot failed: \(error)")
@@ -264,18 +249,6 @@ extension Store {
                 poison("syncing the root file failed: \(error)")
             }
         }
-    }
-
-    /// The chain value of a root: its commit page's stored checksum, which the slot
-    /// carries (version 1 slots do not: then it is read from the page's header).
-    func chainValue(of root: CommittedRoot) throws(StorageError) -> UInt32 {
-        if root.record.chain != 0 { return root.record.chain }
-        let header = try root.file.handle.read(at: root.record.commitPage.offset, count: 4)
-        guard header.count == 4 else {
-            throw StorageError.corruption(Corruption(file: root.file.path, offset: root.record.commitPage.offset,
-                                                     detail: "commit page missing"))
-        }
-        return header.littleEndianUInt32(at: 0)
     }
 
     private func warmCache(_ entries: [(key: PageCache.Key, page: CachedPage, cost: Int)]) {

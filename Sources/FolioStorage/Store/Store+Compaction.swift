@@ -124,7 +124,7 @@ extension Store {
             guard slots != nil else { throw StorageError.closed(path: path) }
             CrashPoint.compactBeforeRootSwitch.reach()
             do throws(StorageError) {
-                if slots!.isVersionOneLayout { try slots!.upgradeIfNeeded(to: base.record, chain: try chainValue(of: base)) }
+                try slots!.upgradeIfNeeded(to: base.record, in: base.file)
                 try slots!.writeDurably(record)
                 try slots!.writeDurably(record)
             } catch {

@@ -44,10 +44,10 @@ extension WriteTransaction {
                 checksum = contents.spill.runningChecksum
             } else {
                 start = base.record.committedLength
-                checksum = RunChecksum.seeded(with: try store.chainValue(of: base))
+                checksum = RunChecksum.seeded(with: try base.file.chainValue(of: base.record))
             }
             var appender = PageAppender(continuingRunAt: start, runningChecksum: checksum, file: base.file,
-                                        generation: generation, collectsCacheEntries: false, preallocates: false)
+                                        generation: generation, collectsCacheEntries: true, preallocates: false)
             // In name order, as the commit writes them (any order would do).
             for tree in contents.trees.values.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) {
                 guard case .mutable? = tree.root else { continue }
@@ -58,7 +58,7 @@ extension WriteTransaction {
             try appender.flush()
             // A rolled-back transaction may have spilled (and read back) other pages at these
             // places: forget them (PageCache.remove).
-            for offset in appender.writtenOffsets { store.cache.remove(PageCache.Key(file: base.file.number, offset: offset)) }
+            for entry in appender.cacheEntries { store.cache.remove(entry.key) }
             contents.spill.end = start + appender.bytesAppended
             contents.spill.runningChecksum = appender.runningChecksum ?? checksum
             contents.spill.count += 1

@@ -365,19 +365,10 @@ struct TreeVerifier {
 
     // MARK: Commit chain
 
-    /// Walks the commit pages back from the newest while they are in the current file:
-    /// each must decode, generations must step down by one, each earlier commit must lie
-    /// before the later one, and the newest must agree with the root slot.
-    /// The checksum stored in the first four bytes of the page at `address`.
-    func storedChecksum(at address: PageAddress) throws(StorageError) -> UInt32 {
-        let bytes = try pages.file.handle.read(at: address.offset, count: 4)
-        return bytes.count == 4 ? bytes.littleEndianUInt32(at: 0) : 0
-    }
-
     /// The run checksum of the bytes from the end of the commit page at `previous` to
     /// `end`, read in 1 MiB pieces.
     func runChecksum(from previous: PageAddress, to end: UInt64) throws(StorageError) -> UInt32 {
-        var crc = RunChecksum.seeded(with: try storedChecksum(at: previous))
+        var crc = RunChecksum.seeded(with: try pages.file.storedChecksum(at: previous))
         var position = previous.end
         while position < end {
             let bytes = try pages.file.handle.read(at: position, count: Int(min(end - position, 1 << 20)))
@@ -388,6 +379,10 @@ struct TreeVerifier {
         return RunChecksum.finish(crc)
     }
 
+    /// Walks the commit pages back from the newest while they are in the current file:
+    /// each must decode, generations must step down by one, each earlier commit must lie
+    /// before the later one, the newest must agree with the root slot, and each version 2
+    /// run must match its checksum.
     mutating func checkCommitChain(_ record: RootRecord) {
         var location: CommitLocation? = record.location
         var expected = record.generation
@@ -401,7 +396,7 @@ struct TreeVerifier {
                 }
                 var chainDiffers = false
                 if expected == record.generation && record.chain != 0 {
-                    let stored = try storedChecksum(at: current.address)
+                    let stored = try pages.file.storedChecksum(at: current.address)
                     chainDiffers = stored != record.chain
                 }
                 if expected == record.generation,
