@@ -61,17 +61,23 @@ public actor Persistence<Access: AccessMode> {
             throw FolioError.storage(error)
         }
         let context = TransactionContext(core: core, source: .write(transaction))
+        let result: Result
+        let appended: AppendedCommit
         do {
-            let result = try await TransactionScope.$current.withValue(context) { try await body(context) }
-            try core.commit(transaction)
+            result = try await TransactionScope.$current.withValue(context) { try await body(context) }
+            appended = try core.append(transaction)
             core.markReady(context.prepared.withLock { $0 })
-            writer.release()
-            return result
         } catch {
             transaction.rollback()
             writer.release()
             throw error
         }
+        // The slot is free before the sync: the next writer's transaction runs while this
+        // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
+        // and so returned, only once durable.
+        writer.release()
+        try await core.acknowledge(appended)
+        return result
     }
 
     /// Runs `body` in a new write transaction that commits when it returns, with typed

@@ -63,12 +63,23 @@ final class PersistenceCore: Sendable {
         }
     }
 
-    /// Commits on the calling thread. A version 2 commit costs one fdatasync (about 100-200
-    /// µs on the benchmark machine), and handing it to another thread and back cost more
-    /// than that in wake-ups; only one writer exists, so at most one thread of the pool is
-    /// ever blocked on a sync, and reads never wait for it (they take no lock it holds).
-    func commit(_ transaction: WriteTransaction) throws(FolioError) {
-        try FolioError.wrap { () throws(StorageError) in _ = try transaction.commit() }
+    /// Appends a transaction's commit on the calling thread (step 1 of the protocol); the
+    /// caller frees the writer slot and then calls ``acknowledge(_:)``. Appending and
+    /// syncing on the calling thread: a sync costs about 100-200 µs on the benchmark
+    /// machine, and handing it to another thread and back cost more than that in
+    /// wake-ups. Reads never wait for it (they take no lock it holds).
+    func append(_ transaction: WriteTransaction) throws(FolioError) -> AppendedCommit {
+        try FolioError.wrap { () throws(StorageError) in try transaction.commitAppending() }
+    }
+
+    /// Waits until an appended commit is durable (group commit: the sync may be another
+    /// writer's, shared), then hands observers their events.
+    func acknowledge(_ commit: AppendedCommit) async throws(FolioError) {
+        do {
+            try await commit.waitUntilDurable()
+        } catch {
+            throw FolioError.storage(error)
+        }
     }
 }
 

@@ -7,6 +7,7 @@ final class IOCounters: Sendable {
     private let bytesRead = Atomic<Int>(0)
     private let pagesWritten = Atomic<Int>(0)
     private let bytesWritten = Atomic<Int>(0)
+    private let commitSyncs = Atomic<Int>(0)
 
     func recordPageRead(bytes: Int) {
         pagesRead.add(1, ordering: .relaxed)
@@ -18,9 +19,14 @@ final class IOCounters: Sendable {
         bytesWritten.add(bytes, ordering: .relaxed)
     }
 
+    func recordCommitSync() {
+        commitSyncs.add(1, ordering: .relaxed)
+    }
+
     var snapshot: IOStatistics {
         IOStatistics(pagesRead: pagesRead.load(ordering: .relaxed), bytesRead: bytesRead.load(ordering: .relaxed),
-                     pagesWritten: pagesWritten.load(ordering: .relaxed), bytesWritten: bytesWritten.load(ordering: .relaxed))
+                     pagesWritten: pagesWritten.load(ordering: .relaxed), bytesWritten: bytesWritten.load(ordering: .relaxed),
+                     commitSyncs: commitSyncs.load(ordering: .relaxed))
     }
 }
 
@@ -34,10 +40,15 @@ public struct IOStatistics: Sendable, Equatable {
     public var pagesWritten: Int
     /// Bytes appended to snapshot files.
     public var bytesWritten: Int
+    /// fdatasyncs that made commits durable. With group commit one covers every commit
+    /// appended before it started, so under concurrent writers this grows more slowly than
+    /// the generation (Docs/Durability.md §1.4).
+    public var commitSyncs: Int
 
     /// The difference `self - earlier`, for measuring one operation.
     public func since(_ earlier: IOStatistics) -> IOStatistics {
         IOStatistics(pagesRead: pagesRead - earlier.pagesRead, bytesRead: bytesRead - earlier.bytesRead,
-                     pagesWritten: pagesWritten - earlier.pagesWritten, bytesWritten: bytesWritten - earlier.bytesWritten)
+                     pagesWritten: pagesWritten - earlier.pagesWritten, bytesWritten: bytesWritten - earlier.bytesWritten,
+                     commitSyncs: commitSyncs - earlier.commitSyncs)
     }
 }

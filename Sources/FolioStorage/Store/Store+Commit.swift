@@ -14,6 +14,11 @@ extension Store {
     ///     (``RootSlots``); the root file is synced every so many commits.
     ///  4. Publish the new root to readers, warm the cache, queue the observers' event.
     ///
+    /// This function does step 1 only and returns; steps 2-4 are ``waitUntilDurable(_:)``'s
+    /// (group commit, Docs/Durability.md §1.4): the writer slot is free again once the run
+    /// is appended, and a transaction that appends while another's sync is in flight shares
+    /// the next sync with every commit appended before it.
+    ///
     /// A failure in 1 leaves the store at its previous root and the next commit works (it
     /// writes over the abandoned run, which can never chain to it). A failed fdatasync in 2
     /// poisons the store: the kernel may have dropped the pages it could not write, so no
@@ -21,9 +26,9 @@ extension Store {
     /// is durable, so only a reopen (whose recovery finds it) can tell what the root is. In
     /// grouped mode steps 2 and 3 run for several commits at once, in ``flush()``.
     ///
-    /// The whole protocol runs in the write critical section (`writeSection`), which
-    /// ``close()`` also takes: a commit either completes before close goes on, or finds the
-    /// store closed and writes nothing. Observers are not called here: the event is queued
+    /// Step 1 runs in the write critical section (`writeSection`), which ``close()`` also
+    /// takes, and close flushes: a commit either is appended before close goes on, and
+    /// close makes it durable, or finds the store closed and writes nothing. Observers are not called here: the event is queued
     /// in order and the caller delivers it with ``deliverQueued()`` once it holds no lock.
     func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
                 spill: SpillState = SpillState()) throws(StorageError) -> CommitNotification {
@@ -114,20 +119,12 @@ extension Store {
 
         switch options.durability {
         case .full:
-            try rootFileLock.withLock { (slots) throws(StorageError) in
-                CrashPoint.commitBeforeSnapshotSync.reach()
-                try syncSnapshot(base.file)
-                CrashPoint.commitAfterSnapshotSync.reach()
-                try writeRootSlot(record, durable: base.record, in: base.file, slots: &slots)
-                CrashPoint.commitAfterRootSlotWrite.reach()
-                state.withLock { state in
-                    state.current = published
-                    state.writer?.durableRecord = record
-                }
-                // Queued under the root file lock: in generation order with every flush.
-                enqueue(.committed([notification]))
+            // Appended, not yet durable: the next transaction may build on it at once, but
+            // readers and observers see it only once a sync covers it (waitUntilDurable).
+            state.withLock { state in
+                state.writer?.ahead = published
+                state.writer?.pendingNotifications.append(notification)
             }
-            CrashPoint.commitBeforeAcknowledge.reach()
             warmCache(appender.cacheEntries)
         case .grouped(let window):
             let schedule = state.withLock { state -> Bool in
@@ -150,30 +147,105 @@ extension Store {
         try flushQueuingEvents()
     }
 
+    /// Steps 2-4 of a commit appended in full durability (a no-op in grouped mode, whose
+    /// commits are made durable by ``flush()``): returns once the commit of `generation` is
+    /// durable and published, its event queued for ``deliverQueued()``.
+    ///
+    /// Group commit, with `rootFileLock` as the queue: the first waiter takes the lock and
+    /// syncs everything appended so far; those that arrive meanwhile wait for the lock, and
+    /// then either find their commit made durable by that sync (and return without one of
+    /// their own) or sync, at once, every commit appended while the previous sync ran.
+    /// Called without `writeSection`, so the writer appends the next transaction while a
+    /// sync is in flight. A sync that fails poisons the store, so every commit waiting
+    /// behind it fails too, with ``StorageError/needsReopen(path:cause:)``: none of them was
+    /// acknowledged.
+    func waitUntilDurable(_ generation: UInt64) throws(StorageError) {
+        guard case .full = options.durability else { return }
+        do throws(StorageError) {
+            if !isPublished(generation) { try flushQueuingEvents() }
+        } catch {
+            // Closed meanwhile: close's own flush made the commit durable, or failed.
+            guard case .closed = error, isPublished(generation) else { throw error }
+        }
+        CrashPoint.commitBeforeAcknowledge.reach()
+    }
+
+    /// ``waitUntilDurable(_:)`` for async callers: the same group commit, but a caller that
+    /// finds a sync in flight suspends until it ends instead of blocking its thread on the
+    /// root file lock. On a small thread pool that is what lets other writers append while
+    /// a sync runs, and so share the next one: a blocked follower would hold one of the
+    /// pool's few threads idle (Docs/Durability.md §1.4). The leader's own `fdatasync`
+    /// still blocks its thread, as every commit's did before.
+    func waitUntilDurable(_ generation: UInt64) async throws(StorageError) {
+        guard case .full = options.durability else { return }
+        while !isPublished(generation) {
+            let leads = syncLeadership.withLock { leadership -> Bool in
+                if leadership.syncing { return false }
+                leadership.syncing = true
+                return true
+            }
+            guard leads else {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = syncLeadership.withLock { leadership -> Bool in
+                        // The sync ended between the two locks: look again rather than wait.
+                        if !leadership.syncing { return true }
+                        leadership.followers.append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+                continue
+            }
+            defer {
+                let followers = syncLeadership.withLock { leadership in
+                    leadership.syncing = false
+                    defer { leadership.followers = [] }
+                    return leadership.followers
+                }
+                for follower in followers { follower.resume() }
+            }
+            do throws(StorageError) {
+                try flushQueuingEvents()
+            } catch {
+                // Closed meanwhile: close's own flush made the commit durable, or failed.
+                guard case .closed = error, isPublished(generation) else { throw error }
+            }
+        }
+        CrashPoint.commitBeforeAcknowledge.reach()
+    }
+
+    private func isPublished(_ generation: UInt64) -> Bool {
+        state.withLock { $0.current.record.generation >= generation }
+    }
+
     /// ``flush()`` without delivering: the events are queued (under `rootFileLock`, so in
     /// generation order whichever flush runs first) for ``deliverQueued()``. Callable with
     /// or without `writeSection` held: it takes only `rootFileLock` and `state`.
+    ///
+    /// What it syncs is the tip, the newest appended commit, taken with the pending events
+    /// under one `state` lock, so the events are exactly those of the commits up to it. A
+    /// commit appended after that waits for the next flush (it holds the lock behind this).
     func flushQueuingEvents() throws(StorageError) {
         guard !isReadOnly else { return }
         try rootFileLock.withLock { (slots) throws(StorageError) in
-            let (current, durable, pending) = try state.withLock { (state) throws(StorageError) in
+            let (tip, durable, pending) = try state.withLock { (state) throws(StorageError) in
                 guard var writer = state.writer else { throw StorageError.closed(path: path) }
                 let pending = writer.pendingNotifications
                 writer.pendingNotifications = []
                 writer.flushScheduled = false
                 state.writer = writer
-                return (state.current, writer.durableRecord, pending)
+                return (state.tip, writer.durableRecord, pending)
             }
-            guard current.record != durable else {
+            guard tip.record != durable else {
                 enqueue(.committed(pending))
                 return
             }
             do throws(StorageError) {
                 if let cause = state.withLock({ $0.writer?.poisoned }) { throw StorageError.needsReopen(path: path, cause: cause) }
                 CrashPoint.commitBeforeSnapshotSync.reach()
-                try syncSnapshot(current.file)
+                try syncSnapshot(tip.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
-                try writeRootSlot(current.record, durable: durable, in: current.file, slots: &slots)
+                try writeRootSlot(tip.record, durable: durable, in: tip.file, slots: &slots)
                 CrashPoint.commitAfterRootSlotWrite.reach()
             } catch {
                 // Not durable: keep the notifications for the flush that makes these commits
@@ -182,7 +254,14 @@ extension Store {
                 state.withLock { $0.writer?.pendingNotifications.insert(contentsOf: pending, at: 0) }
                 throw error
             }
-            state.withLock { $0.writer?.durableRecord = current.record }
+            state.withLock { state in
+                state.writer?.durableRecord = tip.record
+                // Full durability: publish. Invariant 6 (a root is published only once its
+                // run is durable) holds because `tip` was taken after its run was appended
+                // and the sync above started after that.
+                if tip.record.generation > state.current.record.generation { state.current = tip }
+                if state.writer?.ahead?.record == tip.record { state.writer?.ahead = nil }
+            }
             // Still under the root file lock: a later flush queues its commits after these.
             enqueue(.committed(pending))
         }
@@ -220,6 +299,7 @@ extension Store {
     func syncSnapshot(_ file: SnapshotFile) throws(StorageError) {
         do throws(StorageError) {
             try file.handle.syncData()
+            counters.recordCommitSync()
         } catch {
             poison("fdatasync of \(file.path) failed: \(error)")
             throw error

@@ -54,7 +54,7 @@ extension Store {
     func compactIfNeeded() {
         defer { removeExpiredSnapshots() }
         guard let auto = options.autoCompaction else { return }
-        let (record, backoff) = state.withLock { ($0.current.record, $0.writer?.compactionBackoff) }
+        let (record, backoff) = state.withLock { ($0.tip.record, $0.writer?.compactionBackoff) }
         let dead = record.deadBytes
         guard dead > auto.deadBytesLimit(liveBytes: record.liveBytes) else { return }
         // Invariant: after a failure, no automatic attempt before the dead bytes reach the

@@ -41,6 +41,9 @@ public final class Store: Sendable {
     /// compaction and close, and owns the writer's ``RootSlots`` (nil for a read-only store,
     /// and once the store is closed).
     let rootFileLock: Mutex<RootSlots?>
+    /// Group commit's async callers: whether one of them is syncing, and those suspended
+    /// until it is done (``waitUntilDurable(_:)``, the async one).
+    let syncLeadership = Mutex(SyncLeadership())
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
@@ -50,9 +53,21 @@ public final class Store: Sendable {
     var fileSystem: any FileSystem { options.fileSystem }
 
     struct State {
+        /// The newest root readers see: in full durability the newest durable one, in
+        /// grouped mode the newest appended one.
         var current: CommittedRoot
         var closed = false
         var writer: WriterState?
+
+        /// The root the next write transaction builds on: the newest appended, which in
+        /// full durability may be ahead of `current` while its sync is pending (group
+        /// commit, Docs/Durability.md §1.4).
+        var tip: CommittedRoot { writer?.ahead ?? current }
+    }
+
+    struct SyncLeadership {
+        var syncing = false
+        var followers: [CheckedContinuation<Void, Never>] = []
     }
 
     struct WriterState {
@@ -63,7 +78,12 @@ public final class Store: Sendable {
         var poisoned: String?
         /// The root the root file holds (lags `current` in grouped mode).
         var durableRecord: RootRecord
-        /// Grouped mode: commits published but not yet durable, oldest first.
+        /// Full durability: the newest commit whose run is appended but not yet synced,
+        /// hence not yet published (nil when none is). Group commit: transactions begin on
+        /// it, and the next sync makes it and every commit before it durable at once.
+        var ahead: CommittedRoot?
+        /// Commits appended but not yet durable, oldest first: in grouped mode published,
+        /// in full durability waiting for their sync (`ahead`).
         var pendingNotifications: [CommitNotification] = []
         var flushScheduled = false
         /// Snapshot files replaced by compaction, oldest first: when each may be removed
@@ -132,7 +152,7 @@ public final class Store: Sendable {
             if writer.transactionActive { throw .writeTransactionInProgress }
             writer.transactionActive = true
             state.writer = writer
-            return state.current
+            return state.tip
         }
         return WriteTransaction(store: self, base: base)
     }

@@ -8,9 +8,10 @@ import Musl
 
 /// When a commit is durable.
 public enum Durability: Sendable, Equatable {
-    /// Every commit appends its pages, fsyncs the snapshot file, replaces the root file and
-    /// fsyncs the directory before it returns: a returned commit survives any crash. The
-    /// default.
+    /// Every commit appends its run of pages and returns only once an fdatasync of the
+    /// snapshot file covered it and its root is in the root file: a returned commit survives
+    /// any crash. Commits of concurrent writers that reach the sync together share it (group
+    /// commit, Docs/Durability.md §1.4). The default.
     case full
     /// Commits within `window` share one fsync and root replacement. A commit returns once
     /// its pages are written (readers in this process see it at once); a crash can lose the

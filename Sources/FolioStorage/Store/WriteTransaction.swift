@@ -290,6 +290,13 @@ public final class WriteTransaction: @unchecked Sendable {
     /// ``Durability/full`` mode). On failure the store stays at its previous generation.
     @discardableResult
     public func commit() throws(StorageError) -> CommitNotification {
+        try commitAppending().waitUntilDurable()
+    }
+
+    /// Step 1 of the commit: appends the run and frees the writer slot, so the next
+    /// transaction can begin while this one's sync is pending (group commit). The commit
+    /// is acknowledged only by ``AppendedCommit/waitUntilDurable()``.
+    package func commitAppending() throws(StorageError) -> AppendedCommit {
         let notification: CommitNotification
         do throws(StorageError) {
             // The statement lock first: a statement of another task sharing this transaction
@@ -310,10 +317,7 @@ public final class WriteTransaction: @unchecked Sendable {
         }
         store.compactIfNeeded()
         store.endTransaction()
-        // Observers run here, outside this transaction's lock and the store's, with the
-        // writer slot free: a handler may read the store or begin a write of its own.
-        store.deliverQueued()
-        return notification
+        return AppendedCommit(store: store, notification: notification)
     }
 
     /// Discards every change. Rolling back a finished transaction does nothing.

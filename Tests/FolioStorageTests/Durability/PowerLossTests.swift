@@ -65,14 +65,20 @@ import FolioTestSupport
                            deep: (number + index) % 10 == 0, tally: tally)
             }
         }
-        // Full durability: creation, 12 commits, a compaction, a clean reopen, 12 more and
-        // another compaction.
+        // Full durability: creation, 12 commits, a compaction, a clean reopen, 12 more, six
+        // group commits and another compaction.
         var store = try driver.open(options: testOptions(power))
         for _ in 0..<12 { try driver.commitNext(store) }
         try driver.compact(store)
         store.close()
         store = try driver.open(options: testOptions(power))
         for _ in 0..<12 { try driver.commitNext(store) }
+        // Group commit: three commits appended before any waits, so one sync covers all
+        // three (and the waits of the first two find them durable), twice.
+        for _ in 0..<2 {
+            let appended = try (0..<3).map { _ in try driver.appendNext(store) }
+            for commit in appended.reversed() { try driver.acknowledge(commit, in: store) }
+        }
         try driver.compact(store)
         store.close()
         // Grouped: two groups of four commits, each made durable by one flush, then a compaction.
@@ -86,7 +92,7 @@ import FolioTestSupport
         power.onSyncPoint = nil
         // After the last sync point: everything is durable.
         let final = driver.acknowledged
-        #expect(final.acknowledged == 32)
+        #expect(final.acknowledged == 38)
         Self.check(power.crashImage(mode: .durableOnly), bounds: final, context: "after the workload", deep: true, tally: tally)
 
         let result = tally.withLock { $0 }

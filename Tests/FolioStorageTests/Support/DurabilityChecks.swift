@@ -108,6 +108,27 @@ final class TransferDriver: Sendable {
         }
     }
 
+    /// Appends the next transaction's commit without waiting for its sync (group commit):
+    /// attempted, not acknowledged. The next ``appendNext(_:)`` builds on it.
+    func appendNext(_ store: Store) throws -> AppendedCommit {
+        let number = published.withLock { $0 } + 1
+        let transaction = try workload.begin(number, in: store)
+        state.withLock { $0.attempted = max($0.attempted, number) }
+        let appended = try transaction.commitAppending()
+        published.withLock { $0 = number }
+        return appended
+    }
+
+    /// Waits for an appended commit; acknowledges it (and, so, every commit before it).
+    func acknowledge(_ appended: AppendedCommit, in store: Store) throws {
+        try appended.waitUntilDurable()
+        let number = try TransferWorkload.count(in: try #require(appended.notification.after))
+        state.withLock { state in
+            state.acknowledged = max(state.acknowledged, number)
+            state.generation = max(state.generation, appended.notification.generation)
+        }
+    }
+
     /// Flushes grouped commits and acknowledges them.
     func flush(_ store: Store) throws {
         try store.flush()

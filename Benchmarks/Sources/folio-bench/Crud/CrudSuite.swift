@@ -25,6 +25,7 @@ enum CrudSuite {
             try await context.measure(workloads.deleteBatch(dataset))
             try await context.measure(workloads.openCold(dataset))
             try await context.measure(workloads.mtInsert(n: n))
+            try await context.measure(workloads.mtUpdateIndividual(dataset))
         }
         context.datasets.release(n * context.sizes.concurrentWriters)
         context.datasets.release(n)

@@ -49,10 +49,15 @@ protocol CrudSystem: AnyObject, Sendable {
     /// Optional: how the system answers the `range-index` query (e.g. SQLite's query plan),
     /// added to that row's notes. Throw if the index is not used.
     func rangeQueryNote() async throws -> String?
+
+    /// Optional: how many syncs the store's `commits` commits since it opened took (group
+    /// commit), added to the run's notes.
+    func commitSyncNote(commits: Int) async throws -> String?
 }
 
 extension CrudSystem {
     func rangeQueryNote() async throws -> String? { nil }
+    func commitSyncNote(commits: Int) async throws -> String? { nil }
 }
 
 /// The systems the `crud` and `scale` suites compare, in report order.

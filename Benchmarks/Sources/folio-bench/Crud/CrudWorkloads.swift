@@ -4,7 +4,7 @@
 struct CrudWorkloads {
     /// The crud suite's workload names, in report order.
     static let names = ["insert-batch", "scan-filter", "get-by-id", "range-index",
-                        "update-individual", "delete-batch", "open-cold", "mt-insert"]
+                        "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual"]
 
     let context: BenchContext
     let fixtures: CrudFixtures
@@ -116,6 +116,35 @@ struct CrudWorkloads {
             let store = try await system.open(directory: path, durability: durability)
             try await run.measure { for record in updated { try await store.update(record) } }
             try expect(try await store.fetch(id: updated[0].id) == updated[0], "update-individual: record not updated")
+            try await store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
+    /// 4 concurrent tasks updating records one transaction each (n in all, every task a
+    /// quarter of them), on a fresh copy of the fixture: the workload group commit is for.
+    /// Each task's update returns only when durable, as in update-individual.
+    func mtUpdateIndividual(_ dataset: CrudDataset) -> Workload {
+        let system = system, scratch = scratch, durability = durability, fixtures = fixtures
+        let writers = context.sizes.concurrentWriters
+        let updated = dataset.shuffledIDs(seed: 12).map { id -> CrudRecord in
+            var record = dataset.records[Int(id) - 1]
+            record.title = "updated-mt-\(id)"
+            return record
+        }
+        let slices = (0..<writers).map { writer in stride(from: writer, to: updated.count, by: writers).map { updated[$0] } }
+        return workload("mt-update-individual", n: dataset.n, operations: dataset.n,
+                        notes: ["\(writers) concurrent tasks, n updates in all, one transaction per record; bytes on disk after closing the store"]) { run in
+            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-mt-update")
+            defer { scratch.remove(path) }
+            let store = try await system.open(directory: path, durability: durability)
+            try await run.measure {
+                try await runConcurrently(writers) { writer in
+                    for record in slices[writer] { try await store.update(record) }
+                }
+            }
+            if let note = try await store.commitSyncNote(commits: dataset.n) { run.notes.append(note) }
+            try expect(try await store.fetch(id: updated[0].id) == updated[0], "mt-update-individual: record not updated")
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }

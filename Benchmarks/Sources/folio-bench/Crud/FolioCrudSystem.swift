@@ -82,6 +82,11 @@ final class FolioCrudSystem: CrudSystem {
         persistence.close()
     }
 
+    func commitSyncNote(commits: Int) async throws -> String? {
+        let syncs = persistence.store.ioStatistics.commitSyncs
+        return "Folio: \(commits) commits took \(syncs) fdatasyncs (group commit: \((Double(commits) / Double(max(syncs, 1)) * 100).rounded() / 100) commits per sync)"
+    }
+
     func rangeQueryNote() async throws -> String? {
         "Folio: load(range, from: \\.priority): a cursor over the priority index's tree, then one record lookup per entry (reference storage)"
     }
