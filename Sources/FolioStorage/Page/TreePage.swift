@@ -198,8 +198,19 @@ public enum StorageLimits {
     /// Longest value, in bytes (an overflow page's length must fit in 32 bits).
     /// Clamped to `Int.max` first: on 32-bit platforms `Int(UInt32.max)` would trap.
     public static let maximumValueLength = Int(clamping: UInt32.max) - 4096
-    /// A leaf or branch whose encoded size exceeds this is split.
+    /// The format's bound: no leaf or branch page is longer (Docs/Format.md §19, I5).
+    /// Readers accept every page up to it, whichever writer policy wrote it.
     public static let maximumPageSize = 8192
-    /// A non-root leaf or branch smaller than this is merged with or refilled from a sibling.
-    public static let minimumPageFill = maximumPageSize / 4
+    /// The writer's policy: a leaf or branch whose encoded size exceeds this is split.
+    ///
+    /// Half the format's bound, by measurement (Docs/Benchmarks.md, issue 12, item 7): a
+    /// single-record commit rewrites a leaf and the branches above it, so the page size is
+    /// most of its bytes; 4 KiB pages write 6.7 KB per update of a 10,000-record datastore
+    /// where 8 KiB pages wrote 14.9 KB, with half the CPU per commit.
+    public static let splitPageSize = 4096
+    /// A non-root leaf or branch smaller than this is merged with or refilled from a sibling
+    /// (writer policy; the verifier checks it). At most `(splitPageSize - largest entry) / 2`
+    /// so that redistribution can always satisfy it (TreeEditor+Balance), where the largest
+    /// entry is `3 + 1024 + 4 + 2048` bytes.
+    public static let minimumPageFill = 500
 }

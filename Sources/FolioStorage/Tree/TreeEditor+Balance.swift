@@ -1,21 +1,26 @@
-/// Size bounds: every page is at most ``StorageLimits/maximumPageSize`` bytes, and every
-/// non-root page at least ``StorageLimits/minimumPageFill`` (checked by
-/// `Verify/Verifier.swift`, which every test that touches a store runs). Why both hold after every edit:
+/// Size bounds: every page the writer makes is at most ``StorageLimits/splitPageSize``
+/// bytes (`max`, 4096; the format allows 8192), and every non-root page at least
+/// ``StorageLimits/minimumPageFill`` (`min`, 500; both checked by `Verify/Verifier.swift`,
+/// which every test that touches a store runs). Why both hold after every edit:
 ///
-/// - An edit changes one entry, at most `3 + 1024 + 4 + 2048` bytes (key and inline value
-///   limits). Splitting an oversized node at its best byte balance leaves halves of at most
-///   `(max + entry) / 2 + entry / 2`, under `max`.
+/// - An edit changes one entry, at most `entry = 3 + 1024 + 4 + 2048 = 3079` bytes (key and
+///   inline value limits). An oversized node is split at its best byte balance, and each
+///   piece still over `max` is split again (``split(_:)`` recurses); a piece of one entry
+///   is at most `24 + 3079 < max`, so the recursion ends with every piece under `max`.
 /// - An undersized node (`< min`) is merged with a sibling if the two fit in one page. The
 ///   sibling held at least `min`, so the merged node does too.
-/// - Otherwise the two together exceed `max >= 4 * min`; redistributing at the best byte
-///   balance leaves each side more than `max / 2 - entry / 2 > min`.
+/// - Otherwise the two together exceed `max`; redistributing at the best byte balance
+///   leaves sides that differ by at most one entry, so each holds more than
+///   `(max - entry) / 2 = 508 > min`.
+/// - A page written by an earlier policy (up to 8192 bytes) is split the first time an
+///   edit touches it.
 extension TreeEditor {
     /// After `parent.children[index]` changed, splits it if too large or merges or
     /// refills it from a sibling if too small; `parent` may then be out of bounds itself,
     /// which its own parent (or ``normalizeRoot(_:in:)``) handles on the way up.
     func rebalanceChild(at index: Int, of parent: MutableNode, in tree: TreeState) throws(StorageError) {
         guard case .mutable(let child) = parent.children[index] else { return }
-        if child.size > StorageLimits.maximumPageSize {
+        if child.size > StorageLimits.splitPageSize {
             let pieces = split(child)
             parent.keys.insert(contentsOf: pieces.map(\.separator), at: index)
             parent.children.insert(contentsOf: pieces.map { .mutable($0.node) }, at: index + 1)
@@ -29,7 +34,7 @@ extension TreeEditor {
     /// Splits an oversized node in place: `node` keeps the first piece; the others are
     /// returned in key order, each with the separator that precedes it.
     func split(_ node: MutableNode) -> [(separator: [UInt8], node: MutableNode)] {
-        guard node.size > StorageLimits.maximumPageSize else { return [] }
+        guard node.size > StorageLimits.splitPageSize else { return [] }
         let (separator, right) = splitInTwo(node)
         return split(node) + [(separator, right)] + split(right)
     }
@@ -93,7 +98,7 @@ extension TreeEditor {
             merged = MutableNode(branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
                                  children: left.children + right.children, epoch: epoch)
         }
-        if merged.size <= StorageLimits.maximumPageSize {
+        if merged.size <= StorageLimits.splitPageSize {
             parent.keys.remove(at: leftIndex)
             parent.children.remove(at: leftIndex + 1)
             parent.children[leftIndex] = .mutable(merged)

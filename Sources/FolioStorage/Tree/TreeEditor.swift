@@ -35,7 +35,7 @@ struct TreeEditor {
     /// empty leaf into an empty tree.
     func normalizeRoot(_ node: MutableNode, in tree: TreeState) throws(StorageError) -> NodeRef? {
         var root = node
-        while root.size > StorageLimits.maximumPageSize {
+        while root.size > StorageLimits.splitPageSize {
             let pieces = split(root)
             root = MutableNode(branchKeys: pieces.map(\.separator), children: [.mutable(root)] + pieces.map { .mutable($0.node) },
                                epoch: epoch)

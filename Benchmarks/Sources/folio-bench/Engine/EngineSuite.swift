@@ -84,7 +84,11 @@ final class EngineState {
             try await run.measure { try insertAll(store) }
             let count = try store.read().count(in: EngineData.tree)
             try expect(count == UInt64(n), "put-random: \(count) keys stored, expected \(n)")
+            let live = try store.statistics().liveBytes
             store.close()
+            let onDisk = Scratch.bytesOnDisk(path)
+            run.notes.removeAll { $0.hasPrefix("after the last run: live bytes") }
+            run.notes.append("after the last run: live bytes \(Format.bytes(Int64(live))); files on disk \((Double(onDisk) / Double(max(live, 1)) * 100).rounded() / 100)x the live bytes")
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
             if let note = EngineState.snapshotNote(path), !run.notes.contains(note) { run.notes.append(note) }
             if fixture == nil { fixture = path } else { scratch.remove(path) }
