@@ -256,9 +256,10 @@ extension Store {
             }
             state.withLock { state in
                 state.writer?.durableRecord = tip.record
-                // Full durability: publish. Invariant 6 (a root is published only once its
-                // run is durable) holds because `tip` was taken after its run was appended
-                // and the sync above started after that.
+                // Full durability: publish. A root is published only once its run is
+                // durable (Docs/Durability.md §1.1, "why a reader never sees an incomplete
+                // run"): `tip` was taken after its run was appended, and the sync above
+                // started after that (§1.4).
                 if tip.record.generation > state.current.record.generation { state.current = tip }
                 if state.writer?.ahead?.record == tip.record { state.writer?.ahead = nil }
             }
