@@ -14,11 +14,16 @@ let package = Package(
         .executable(name: "folio-torture", targets: ["folio-torture"]),
     ],
     targets: [
-        // The byte-level engine: files, pages, keys, B+tree, commits, recovery, compaction.
-        .target(name: "FolioStorage"),
+        // The vocabulary the engine and the API share: key components and their byte
+        // encoding (Docs/Keys.md), and the storage error they throw. Re-exported by both
+        // products, so `import Folio` brings key conformances (`Int: KeyComponent`) and
+        // errors and nothing else of the engine.
+        .target(name: "FolioKeys"),
+        // The byte-level engine: files, pages, B+tree, commits, recovery, compaction.
+        .target(name: "FolioStorage", dependencies: ["FolioKeys"]),
         // What a Swift developer imports: persistences, datastores, formats, indexes,
         // migrations, transactions and observation over Codable values.
-        .target(name: "Folio", dependencies: ["FolioStorage"]),
+        .target(name: "Folio", dependencies: ["FolioKeys", "FolioStorage"]),
         // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
         .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
         // The worked example of Docs/Guide.md (books and authors), compiled and run by tests
@@ -29,9 +34,9 @@ let package = Package(
         .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample", "FolioTestSupport"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
-        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioTestSupport", "LibraryExample"]),
+        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioStorage", "FolioTestSupport", "LibraryExample"]),
         // Runs the built `folio` executable as a process (Docs/CLI.md).
-        .testTarget(name: "FolioCLITests", dependencies: ["FolioTestSupport", "Folio", "LibraryExample"]),
+        .testTarget(name: "FolioCLITests", dependencies: ["FolioTestSupport", "Folio", "FolioStorage", "LibraryExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

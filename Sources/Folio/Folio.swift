@@ -1,3 +1,6 @@
-// `import Folio` gives the engine's public vocabulary too: key components for index values
-// (`KeyComponent`, `KeyEncoder`), durability settings, storage errors.
-@_exported import FolioStorage
+// `import Folio` re-exports the vocabulary its API shares with the engine: key components
+// (and the standard types' conformances to them) and the storage error (FolioKeys), plus
+// the engine types its options and reports name (EngineVocabulary.swift). The engine
+// itself, `Store` and its test seams, stays behind `import FolioStorage`.
+@_exported import FolioKeys
+public import FolioStorage

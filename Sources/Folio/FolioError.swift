@@ -1,3 +1,4 @@
+import FolioStorage
 /// Every error the `Folio` API throws. Each names the datastore and, where there is one,
 /// the record, so that a message is enough to find the problem.
 public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {

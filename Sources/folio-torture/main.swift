@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import FolioStorage
-import Folio
+@_spi(Engine) import Folio
 import LibraryExample
 
 // folio-torture: the second process of Folio's multi-process tests and kill tests.

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 
 /// Every bad input gets one line on standard error and its exit status; never a crash.
 /// Statuses: 2 usage, 3 store error, 4 locked (MaintenanceTests), 5 no such datastore or index.

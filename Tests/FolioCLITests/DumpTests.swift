@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 import LibraryExample
 
 /// `folio dump STORE DATASTORE [--index NAME] [--from V] [--to V] [--limit N] [--reverse] [--json]`.

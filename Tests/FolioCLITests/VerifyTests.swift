@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 import FolioTestSupport
 
 /// `folio verify STORE`.

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 import FolioTestSupport
 import LibraryExample
 

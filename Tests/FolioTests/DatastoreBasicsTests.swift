@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 
 @Suite struct DatastoreBasicsTests {
     static func persistences() throws -> [(String, Persistence<ReadWrite>, () -> Void)] {

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 @Suite struct ErrorTests {
     /// A stored record that does not decode is a typed error naming datastore, record and

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// Issue 13 items 2, 7 and 9 at the Folio level: grouped commits reach `observe()`
 /// streams, all of them and in order; a dropped grouped persistence keeps its last window;

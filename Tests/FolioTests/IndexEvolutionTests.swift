@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// The same datastore declared with different indexes by successive releases.
 enum Catalogue {

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 import FolioTestSupport
 
 /// Live queries against a fresh query after every commit: seeded transactions insert,

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// Three shapes of one datastore, as three releases of an app would declare it.
 enum People {

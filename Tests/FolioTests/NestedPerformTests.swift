@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 
 /// Nested `perform`s and what their rollback may undo (found in review of issue 13's
 /// savepoints).

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// Waits until the hub's queue has run everything queued so far.
 func settle(_ hub: ObservationHub) async {

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// Waits for `task`, cancelling it after `seconds` (a safety net so a missed change fails the
 /// test with what was seen instead of hanging; nothing asserts on the time).

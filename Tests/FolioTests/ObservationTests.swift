@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// Collects up to `count` elements of a sequence, failing after `seconds`.
 func take<S: AsyncSequence & Sendable>(_ count: Int, from sequence: S, seconds: Double = 20) async throws -> [S.Element]

@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
 import FolioStorage
 
 /// Issue 13 item 1 at the Folio level: `Persistence.close()` racing writers. Every persist
@@ -9,7 +9,7 @@ import FolioStorage
 /// with `.closed`. `FOLIO_STRESS_TESTS=1` runs more rounds.
 @Suite struct PersistenceCloseTests {
     @Test(arguments: [Durability.full, .grouped(window: .zero)])
-    func closeRacingPersistsKeepsEveryAcknowledgedOne(durability: Durability) async throws {
+    func closeRacingPersistsKeepsEveryAcknowledgedOne(durability: FolioStorage.Durability) async throws {
         let rounds = GroupedDeliveryTests.isLong ? 100 : 8
         let path = FileManager.default.temporaryDirectory.path + "/close-race-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// Records that no longer decode, index changes, and the edges of the stored record format
 /// (issue 13, items 14 to 19).

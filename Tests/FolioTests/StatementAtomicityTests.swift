@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 
 /// Issue 13, items 6 and 10-13: each datastore call inside `perform` is atomic (a caught
 /// error leaves the transaction exactly as before the call), a nested `perform` is a

@@ -1,7 +1,8 @@
 import Testing
 import Foundation
 import Synchronization
-@testable import Folio
+@_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// The writer slot (`WriterGate`).
 @Suite struct WriterGateTests {

@@ -1,3 +1,4 @@
+import FolioStorage
 /// Reads. Each runs in the enclosing transaction or snapshot if there is one, else in a
 /// snapshot of its own: a read never waits for a writer and sees one committed state.
 extension Datastore {

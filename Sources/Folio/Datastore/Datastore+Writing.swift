@@ -1,3 +1,4 @@
+import FolioStorage
 /// Writes. Each updates every index of the datastore in the same commit. Outside
 /// ``Persistence/perform(_:)`` each call is its own durable transaction; inside, it joins
 /// the transaction (and an error thrown out of `perform` undoes it).

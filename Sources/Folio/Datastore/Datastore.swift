@@ -1,3 +1,4 @@
+import FolioStorage
 /// One datastore of a persistence: records of one `Codable` type, found by identifier or
 /// through the indexes its format declares.
 ///

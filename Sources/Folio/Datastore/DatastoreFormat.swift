@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 /// The declaration of one datastore: its key, its versions, its instance and identifier
 /// types, and (as stored properties) its indexes.

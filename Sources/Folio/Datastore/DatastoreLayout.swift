@@ -1,3 +1,4 @@
+import FolioStorage
 /// Where a datastore lives in the engine's named trees (Docs/Format.md §22):
 ///
 ///     folio/catalog              datastore key → catalog entry (JSON: types, versions, indexes)

@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 /// One declared index, resolved: its name (the format's property name), definition and tree.
 struct SchemaIndex<Instance>: Sendable {
     let name: String

@@ -1,3 +1,4 @@
+import FolioStorage
 /// Records read from a datastore, in order, as an `AsyncSequence`.
 ///
 /// Nothing is read until iteration starts; then one committed snapshot is pinned (or the

@@ -1,3 +1,4 @@
+import FolioStorage
 /// A record as the primary tree stores it (Docs/Format.md §23):
 ///
 ///     u8       1 (record layout version)

@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 /// Type names as the catalog records them, the same on every platform.
 enum TypeName {
     /// `String(reflecting:)`, with swift-foundation's module names folded into

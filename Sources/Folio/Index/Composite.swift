@@ -1,3 +1,4 @@
+import FolioStorage
 /// A tuple of index values, usable as one index value: ordered by its first component, then
 /// its second, and so on (its key is the concatenation of the components' keys, which the
 /// encoding makes order-preserving: see Docs/Keys.md).

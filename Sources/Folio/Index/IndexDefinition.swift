@@ -1,4 +1,5 @@
 import Synchronization
+import FolioStorage
 
 /// How many instances an index value may map to.
 public enum IndexKind: String, Sendable, Codable {

@@ -1,3 +1,4 @@
+import FolioStorage
 /// Keeping index entries in step with records, inside the write transaction of the change:
 /// every write updates every index of its datastore in the same commit.
 enum IndexMaintenance {

@@ -1,3 +1,4 @@
+import FolioStorage
 /// One end of a range of identifiers or index values.
 public enum RangeBound<Value: Sendable>: Sendable {
     /// No limit on this side.

@@ -1,3 +1,4 @@
+import FolioStorage
 /// A problem in a datastore's records or indexes.
 public struct DatastoreProblem: Sendable, Equatable, CustomStringConvertible {
     /// The datastore.

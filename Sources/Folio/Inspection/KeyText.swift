@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 /// Index values and identifiers as text, for tools that work without the app's Swift
 /// types: a value is parsed, and a key shown, by the type name the catalog records.

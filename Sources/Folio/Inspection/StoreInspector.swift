@@ -1,3 +1,4 @@
+import FolioStorage
 /// A datastore as the store describes it, without its Swift types.
 public struct DatastoreSummary: Sendable, Equatable {
     /// The datastore's key (its name in the store).

@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 /// What the store records about a datastore, in the `folio/catalog` tree (JSON): the types
 /// it was declared with and the state of each declared index. Compared with the code's

@@ -1,3 +1,4 @@
+import FolioStorage
 /// How one declared index stands in the store: ``Datastore/indexReport()``.
 ///
 /// Building an index never stops at a record it cannot index: a record that no longer

@@ -1,3 +1,4 @@
+import FolioStorage
 /// Bringing a store up to a datastore's declaration: the catalog entry, dropped and rebuilt
 /// indexes (Docs/Guide.md, "Index evolution").
 extension Datastore {

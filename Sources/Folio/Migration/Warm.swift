@@ -1,3 +1,4 @@
+import FolioStorage
 /// Progress of ``Datastore/warm(progress:)``.
 public enum WarmProgress: Sendable, Equatable {
     /// Comparing the store with the declaration and counting the work. Always reported.

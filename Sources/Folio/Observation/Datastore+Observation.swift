@@ -1,3 +1,4 @@
+import FolioStorage
 /// Observation: change streams, one instance, live queries. They work the same on a
 /// read-only persistence in another process, which follows the writer's commits and
 /// replays what changed (see ``Persistence/init(readingFrom:options:)``).

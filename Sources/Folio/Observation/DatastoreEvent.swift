@@ -1,3 +1,4 @@
+import FolioStorage
 /// One committed change to one instance of a datastore.
 public struct Change<Instance: Sendable, Identifier: Sendable>: Sendable {
     /// How the instance changed.

@@ -1,4 +1,5 @@
 import Synchronization
+import FolioStorage
 
 /// A single-consumer queue between the observation hub and one observer's iterator, with
 /// a bounded buffer. Its policy when the consumer is slow is fixed at creation:

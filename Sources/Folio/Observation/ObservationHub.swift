@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import FolioStorage
 
 /// An observer the hub drives: one datastore's events, one instance, or a live query.
 protocol HubObserver: AnyObject, Sendable {

@@ -1,3 +1,4 @@
+import FolioStorage
 /// Unregisters an observer from its hub when the last sequence or iterator using it goes.
 final class ObserverLease: Sendable {
     let hub: ObservationHub

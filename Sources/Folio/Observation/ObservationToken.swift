@@ -1,3 +1,4 @@
+import FolioStorage
 /// A position in a store's history: the generation of a commit. Events carry the token of
 /// their commit; keep the last one (it is `Codable`) to resume observing after it later,
 /// or in another process.

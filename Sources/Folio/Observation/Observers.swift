@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import FolioStorage
 
 /// Decoding of changed records for observers, shared through the commit delta.
 extension DatastoreSchema {

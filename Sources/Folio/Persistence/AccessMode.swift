@@ -1,3 +1,4 @@
+import FolioStorage
 /// Whether a persistence may write. A type parameter, so that a write through a read-only
 /// persistence does not compile: write methods exist only where `Access == ReadWrite`.
 public protocol AccessMode: Sendable {}

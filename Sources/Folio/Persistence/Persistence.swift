@@ -1,4 +1,5 @@
 import Foundation
+import FolioStorage
 
 /// A store of datastores: on disk in a directory, or in memory.
 ///
@@ -16,16 +17,19 @@ import Foundation
 /// committed state directly and never wait for a writer.
 public actor Persistence<Access: AccessMode> {
     nonisolated let core: PersistenceCore
-    /// The writer slot: write transactions run one at a time, in the order they asked.
-    private nonisolated let writer = WriterGate()
+    /// The writer slot: write transactions (and `compact`) run one at a time, in the order
+    /// they asked.
+    nonisolated let writer = WriterGate()
     private var preparations: [String: Task<Void, any Error>] = [:]
 
     private init(core: PersistenceCore) {
         self.core = core
     }
 
-    /// The engine store underneath (for statistics, compaction, verification, tools).
-    public nonisolated var store: Store { core.store }
+    /// The engine underneath, for tools built on it (the `folio` command, benchmarks,
+    /// tests): `@_spi(Engine) import Folio`. Applications use ``statistics()``,
+    /// ``flush()``, ``compact(progress:)``, ``backup(to:progress:)`` and ``verify(progress:)``.
+    @_spi(Engine) public nonisolated var store: Store { core.store }
 
     /// The store's directory (a path in an in-memory file system for in-memory persistences).
     public nonisolated var path: String { core.store.path }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import FolioStorage
 
 /// The shared, thread-safe part of a persistence: the engine store, the JSON coders, and
 /// what this process knows about each datastore. Reads use it directly, without hopping

@@ -1,3 +1,4 @@
+import FolioStorage
 /// Settings of a persistence, fixed when it is opened.
 public struct PersistenceOptions: Sendable {
     /// ``Durability/full`` (default: every transaction is durable when it returns) or

@@ -1,4 +1,5 @@
 import Synchronization
+import FolioStorage
 
 /// The persistence's single writer slot, first come first served: a write transaction
 /// holds it from begin to commit.

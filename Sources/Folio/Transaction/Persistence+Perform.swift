@@ -1,3 +1,4 @@
+import FolioStorage
 extension Persistence where Access == ReadWrite {
     /// Runs `body` as one atomic, serializable transaction over any datastores of this
     /// persistence, and commits it when `body` returns.

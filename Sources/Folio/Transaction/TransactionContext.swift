@@ -1,4 +1,5 @@
 import Synchronization
+import FolioStorage
 
 /// The transaction a task is inside: a write transaction (`perform`) or a pinned read
 /// snapshot (`read`). Carried in a task-local, so that datastore calls inside the closure

@@ -14,7 +14,7 @@ import Synchronization
 /// process (SIGKILL, no cleanup, no buffered output) the first time that point is reached;
 /// `FOLIO_CRASH_POINT_SKIP=N` lets it pass N times first. Without the variable a crash point
 /// costs one load of a constant. The full list is ``CrashPoint/all`` and Docs/Durability.md.
-public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
+@_spi(Testing) public struct CrashPoint: Sendable, Hashable, CustomStringConvertible {
     /// The point's name, as given in `FOLIO_CRASH_POINT`.
     public let name: String
 

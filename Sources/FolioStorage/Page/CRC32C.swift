@@ -4,7 +4,7 @@
 /// block sizes a store writes, and it is what iSCSI, ext4 and LevelDB use. Software
 /// slicing-by-8: eight table lookups per eight input bytes. Check value: the bytes of
 /// "123456789" give 0xE3069283.
-public enum CRC32C {
+@_spi(Testing) public enum CRC32C {
     /// The checksum of `bytes`.
     public static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         ~update(0xFFFF_FFFF, bytes)

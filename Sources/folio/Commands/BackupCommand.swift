@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// `folio backup STORE DEST`: a consistent copy of the newest generation, online.
 enum BackupCommand: Command {

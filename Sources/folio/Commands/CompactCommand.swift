@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// `folio compact STORE`: rewrites the live pages into a new snapshot file.
 enum CompactCommand: Command {

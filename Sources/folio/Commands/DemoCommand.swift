@@ -1,5 +1,6 @@
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 import LibraryExample
 
 /// `folio demo [DIR]`: the worked example of Docs/Guide.md, run against a real store, with

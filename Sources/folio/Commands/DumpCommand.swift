@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// `folio dump STORE DATASTORE`: records as JSON, in identifier or index order.
 enum DumpCommand: Command {

@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// `folio info STORE`: what a store holds and how much room it takes.
 enum InfoCommand: Command {

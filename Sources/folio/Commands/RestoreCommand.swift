@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// `folio restore BACKUP DEST`: a backup (or any store) into a new store.
 enum RestoreCommand: Command {

@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// `folio verify STORE`: every check the engine and the datastore layer know, read-only.
 enum VerifyCommand: Command {

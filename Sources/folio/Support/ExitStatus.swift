@@ -1,5 +1,6 @@
 import Foundation
 import Folio
+import FolioStorage
 
 /// The exit statuses of `folio` (Docs/CLI.md, "Exit status"; `folio --help`).
 enum ExitStatus: Int32, Sendable, CaseIterable {

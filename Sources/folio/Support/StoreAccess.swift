@@ -1,4 +1,5 @@
 import Folio
+import FolioStorage
 
 /// How commands open stores: read-only (no lock, nothing written) unless they must write.
 enum StoreAccess {

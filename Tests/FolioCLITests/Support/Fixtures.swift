@@ -1,5 +1,6 @@
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 import LibraryExample
 
 /// Options for stores the tests build: quiet, no automatic compaction, replaced files

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import FolioStorage
+@_spi(Testing) import FolioStorage
 import FolioTestSupport
 
 /// B1: real `kill -9` of `folio-torture transfers`, chained on one store: every crash

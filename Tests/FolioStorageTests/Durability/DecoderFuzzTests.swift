@@ -1,5 +1,5 @@
 import Testing
-@testable import FolioStorage
+@_spi(Testing) @testable import FolioStorage
 import FolioTestSupport
 
 /// A6: 100,000 seeded mutations of leaf, branch, overflow and commit pages, root slots,

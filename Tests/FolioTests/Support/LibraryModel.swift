@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 
 /// The test model: authors and books (several authors each, a unique ISBN).
 struct Author: Codable, Identifiable, Sendable, Equatable {

@@ -78,12 +78,12 @@ final class FolioCrudSystem: CrudSystem {
     /// Grouped commits are made durable (`flush`), then the store is closed (which releases
     /// the write lock, so a child process may open it next).
     func close() async throws {
-        try persistence.store.flush()
+        try persistence.flush()
         persistence.close()
     }
 
     func commitSyncNote(commits: Int) async throws -> String? {
-        let syncs = persistence.store.ioStatistics.commitSyncs
+        let syncs = persistence.ioStatistics.commitSyncs
         return "Folio: \(commits) commits took \(syncs) fdatasyncs (group commit: \((Double(commits) / Double(max(syncs, 1)) * 100).rounded() / 100) commits per sync)"
     }
 
