@@ -9,7 +9,7 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An instance could not be encoded.
     case encodingFailed(datastore: String, identifier: String, reason: String)
     /// A unique (one-to-one) index already maps `value` to another instance. The failed
-    /// operation changed nothing. Outside ``Persistence/perform(_:)`` nothing was written;
+    /// operation changed nothing. Outside ``Persistence/perform(_:)-9rdbv`` nothing was written;
     /// inside, the transaction goes on as before the call if you catch the error, and
     /// rolls back whole if the error leaves `perform`.
     case uniqueIndexConflict(datastore: String, index: String, value: String, existing: String, new: String)

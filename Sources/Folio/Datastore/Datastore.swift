@@ -3,8 +3,8 @@ import FolioStorage
 /// through the indexes its format declares.
 ///
 /// Get one with ``Persistence/datastore(for:)``. Reads work on every persistence; writes
-/// (``persist(_:)``, ``delete(_:)``, …) only where `Access == ReadWrite`. Every call is its
-/// own transaction, unless it runs inside ``Persistence/perform(_:)`` (one atomic write
+/// (``persist(_:)``, ``delete(_:)->Datastore<Format,Access>.Instance``, …) only where `Access == ReadWrite`. Every call is its
+/// own transaction, unless it runs inside ``Persistence/perform(_:)-9rdbv`` (one atomic write
 /// transaction) or ``Persistence/read(_:)`` (one snapshot).
 public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
     /// The persistence the datastore belongs to.

@@ -100,6 +100,8 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
 
     /// Indexes the value at `keyPath` (stored or computed).
     ///
+    /// - Parameter keyPath: The indexed value, stored or computed.
+    /// - Parameter storage: What an entry holds: the identifier, or the whole record.
     /// - Parameter version: Raise it when the body of a computed key path changes: computed
     ///   key paths cannot be told apart across launches, so a new version is what makes the
     ///   index rebuild. Stored key paths are recognised by name; a new version rebuilds them too.
@@ -133,7 +135,7 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     public let definition: IndexDefinition<Instance>
 
     /// Indexes the value at `keyPath` (stored or computed), uniquely. Raise `version` when
-    /// the body of a computed key path changes (see ``Index/init(_:storage:version:)``).
+    /// the body of a computed key path changes (see ``Index/init(_:storage:version:)-(KeyPath<Instance,Value>Sendable,_,_)``).
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
         definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             [$0[keyPath: keyPath]]
@@ -157,7 +159,7 @@ public struct ManyToManyIndex<Instance: Sendable, Value: KeyComponent>: IndexDec
     public let definition: IndexDefinition<Instance>
 
     /// Indexes every element of the collection at `keyPath`. Raise `version` when the body
-    /// of a computed key path changes (see ``Index/init(_:storage:version:)``).
+    /// of a computed key path changes (see ``Index/init(_:storage:version:)-(KeyPath<Instance,Value>Sendable,_,_)``).
     public init<Values: Sequence & SendableMetatype>(_ keyPath: KeyPath<Instance, Values> & Sendable,
                                                      storage: IndexStorage = .reference, version: Int = 1)
     where Values.Element == Value {

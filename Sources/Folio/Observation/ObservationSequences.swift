@@ -87,7 +87,7 @@ public struct InstanceEvents<Format: DatastoreFormat>: AsyncSequence, Sendable {
     }
 }
 
-/// A live query's results, as ``Datastore/liveQuery(_:order:limit:)`` and its index
+/// A live query's results, as ``Datastore/liveQuery(_:order:limit:)-(IndexRange<Format.Identifier>,_,_)`` and its index
 /// variants yield them: the current results, then the results after each commit that
 /// changes them. A consumer that falls behind gets the newest results, never a backlog.
 /// A record that fails to decode ends the sequence with its error.

@@ -1,8 +1,8 @@
 import FolioStorage
 /// Settings of a persistence, fixed when it is opened.
 public struct PersistenceOptions: Sendable {
-    /// ``Durability/full`` (default: every transaction is durable when it returns) or
-    /// ``Durability/grouped(window:)``.
+    /// `Durability.full` (default: every transaction is durable when it returns) or
+    /// `Durability.grouped(window:)`.
     public var durability: Durability
     /// Byte limit of the page cache. Default 8 MiB.
     public var cacheCapacity: Int

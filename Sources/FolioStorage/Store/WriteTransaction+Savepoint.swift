@@ -19,7 +19,7 @@
 /// part-way through an edit. Releasing a savepoint lowers the frozen boundary again, so a
 /// loop of statements copies each node on its path at most once per statement.
 ///
-/// Cursors freeze the same way, for good (``snapshot()``): what they iterate never changes.
+/// Cursors freeze the same way, for good (``WriteTransaction/snapshot()``): what they iterate never changes.
 public struct Savepoint: Sendable, Hashable {
     let id: UInt64
     /// The transaction it belongs to: a savepoint of another transaction is not one of ours.
