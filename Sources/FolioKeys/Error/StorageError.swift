@@ -32,13 +32,13 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case transactionFinished
     /// An edit failed part-way (a page could not be read) and the transaction's trees may
     /// be inconsistent: it refuses everything until a rollback, to a savepoint taken before
-    /// the failure (``WriteTransaction/rollback(to:)``) or whole.
+    /// the failure (`WriteTransaction.rollback(to:)`) or whole.
     case transactionAborted(cause: String)
     /// The store has been closed.
     case closed(path: String)
-    /// A key is longer than ``StorageLimits/maximumKeyLength`` bytes.
+    /// A key is longer than `StorageLimits.maximumKeyLength` bytes.
     case keyTooLarge(length: Int, maximum: Int)
-    /// A value is longer than ``StorageLimits/maximumValueLength`` bytes.
+    /// A value is longer than `StorageLimits.maximumValueLength` bytes.
     case valueTooLarge(length: Int, maximum: Int)
     /// A named tree does not exist.
     case treeNotFound(name: String)

@@ -24,7 +24,7 @@ public protocol FileSystem: Sendable {
     /// What is at `path`, or nil if nothing is.
     func itemKind(at path: String) -> FileItemKind?
     /// Takes an exclusive, non-blocking advisory lock on `path` (created if missing).
-    /// Throws ``StorageError/lockedByAnotherWriter(path:)`` at once if another holder has it.
+    /// Throws `StorageError.lockedByAnotherWriter(path:)` at once if another holder has it.
     func lock(_ path: String) throws(StorageError) -> any FileLock
     /// A stable identity of the file at `path` (device and inode on POSIX), used to refuse a
     /// second writer on the same store within one process.

@@ -11,9 +11,9 @@ package struct AppendedCommit: Sendable {
     /// mode) and published to readers, after handing queued events to observers. Outside
     /// every lock of the caller: observers run here.
     ///
-    /// Throws ``StorageError/needsReopen(path:cause:)`` if the sync that would have made
+    /// Throws `StorageError.needsReopen(path:cause:)` if the sync that would have made
     /// this commit durable failed (the commit is not acknowledged; a reopen's recovery may
-    /// or may not find it), and ``StorageError/closed(path:)`` if the store was closed and
+    /// or may not find it), and `StorageError.closed(path:)` if the store was closed and
     /// its closing flush failed.
     @discardableResult
     package func waitUntilDurable() throws(StorageError) -> CommitNotification {

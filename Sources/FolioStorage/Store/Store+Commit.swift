@@ -157,7 +157,7 @@ extension Store {
     /// their own) or sync, at once, every commit appended while the previous sync ran.
     /// Called without `writeSection`, so the writer appends the next transaction while a
     /// sync is in flight. A sync that fails poisons the store, so every commit waiting
-    /// behind it fails too, with ``StorageError/needsReopen(path:cause:)``: none of them was
+    /// behind it fails too, with `StorageError.needsReopen(path:cause:)`: none of them was
     /// acknowledged.
     func waitUntilDurable(_ generation: UInt64) throws(StorageError) {
         guard case .full = options.durability else { return }

@@ -27,7 +27,7 @@ extension Store {
     /// It streams: memory holds one root-to-leaf path and one write chunk, whatever the
     /// store's size. Read views stay valid throughout (they keep the old file open). Writers
     /// wait: compaction uses the writer slot, and throws
-    /// ``StorageError/writeTransactionInProgress`` if a transaction holds it.
+    /// `StorageError.writeTransactionInProgress` if a transaction holds it.
     @discardableResult
     public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(StorageError) -> CompactionReport {
         try state.withLock { (state) throws(StorageError) in

@@ -63,7 +63,7 @@ extension Store {
 
     /// The commits after `generation` up to the newest this store object knows, oldest
     /// first, each with views of the store before and after it. They are read back along
-    /// the chain of commit pages; throws ``StorageError/historyUnavailable(from:)`` if a
+    /// the chain of commit pages; throws `StorageError.historyUnavailable(from:)` if a
     /// snapshot file holding part of it is gone (compaction and retention removed it).
     public func commits(after generation: UInt64) throws(StorageError) -> [CommitNotification] {
         let newest = try read().root
@@ -84,7 +84,7 @@ extension Store {
     /// The commits after `generation` up to the generation `view` sees, oldest first, handed
     /// to `body` in batches of a bounded size (the store's replay bounds) instead of one
     /// array: what a caller holds at once is one batch. Throws
-    /// ``StorageError/historyUnavailable(from:)`` before calling `body` if part of the
+    /// `StorageError.historyUnavailable(from:)` before calling `body` if part of the
     /// history is gone or it is longer than the bounds allow; an error after some batches
     /// (a damaged page) is thrown after them.
     public func replayCommits(after generation: UInt64, upTo view: ReadView,

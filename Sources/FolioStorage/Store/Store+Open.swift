@@ -1,7 +1,7 @@
 extension Store {
     /// Opens the store at `path` for writing, creating it if `options.createIfMissing`.
     ///
-    /// Takes the store's write lock at once or throws ``StorageError/lockedByAnotherWriter(path:)``
+    /// Takes the store's write lock at once or throws `StorageError.lockedByAnotherWriter(path:)`
     /// (never waits). Recovery is this and nothing more: bytes past the committed root are
     /// discarded (an interrupted commit), a leftover `root.tmp` is removed. If the current
     /// root slot is damaged, the store opens at the previous one and says so in the log.

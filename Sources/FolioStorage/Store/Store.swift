@@ -18,7 +18,7 @@ import Synchronization
 /// Concurrency: the newest committed root is published through one small lock; a reader
 /// takes it once and then walks immutable pages without locks (pages are never rewritten),
 /// so reads never wait for a commit's fsync. One write transaction at a time: the engine
-/// never blocks, it refuses a second one (``StorageError/writeTransactionInProgress``); the
+/// never blocks, it refuses a second one (`StorageError.writeTransactionInProgress`); the
 /// `Folio` layer queues writers.
 public final class Store: Sendable {
     /// The store's directory.
@@ -74,7 +74,7 @@ public final class Store: Sendable {
         let lock: any FileLock
         let identity: FileIdentity
         var transactionActive = false
-        /// Set when the store can no longer commit safely (see ``StorageError/needsReopen``).
+        /// Set when the store can no longer commit safely (see `StorageError.needsReopen`).
         var poisoned: String?
         /// The root the root file holds (lags `current` in grouped mode).
         var durableRecord: RootRecord
@@ -141,9 +141,9 @@ public final class Store: Sendable {
 
     // MARK: Writing
 
-    /// Begins the write transaction. Throws ``StorageError/writeTransactionInProgress`` if
-    /// one is active, ``StorageError/readOnly(path:)`` on a read-only store, and
-    /// ``StorageError/needsReopen(path:cause:)`` after a failure that poisoned the store.
+    /// Begins the write transaction. Throws `StorageError.writeTransactionInProgress` if
+    /// one is active, `StorageError.readOnly(path:)` on a read-only store, and
+    /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store.
     public func beginWrite() throws(StorageError) -> WriteTransaction {
         let base = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
             if state.closed { throw .closed(path: path) }
@@ -185,7 +185,7 @@ public final class Store: Sendable {
     /// from its first appended page to its publication) finishes first, so every commit
     /// whose `commit()` returned is durable once close returns, and the store's files are
     /// left as that commit left them. A transaction that had not reached its commit when
-    /// close ran is not waited for: its `commit()` throws ``StorageError/closed(path:)``
+    /// close ran is not waited for: its `commit()` throws `StorageError.closed(path:)`
     /// and keeps nothing. Events of the commits flushed here reach observers before close
     /// returns (unless another thread is delivering them).
     public func close() {

@@ -7,7 +7,7 @@
 /// throws, writes the previous values back. That needs the trees to be consistent, which
 /// every error but one leaves them: a page that cannot be read in the middle of an edit
 /// (I/O error, corruption). Then, as SQLite does for I/O errors inside a statement, the
-/// transaction refuses everything but a rollback (``StorageError/transactionAborted(cause:)``):
+/// transaction refuses everything but a rollback (`StorageError.transactionAborted(cause:)`):
 /// to a savepoint taken before, or whole.
 ///
 /// How a rollback to a savepoint is exact whatever failed: taking a
@@ -62,7 +62,7 @@ extension WriteTransaction {
     }
 
     /// Makes the transaction refuse everything but a rollback
-    /// (``StorageError/transactionAborted(cause:)``), to a savepoint taken before now or
+    /// (`StorageError.transactionAborted(cause:)`), to a savepoint taken before now or
     /// whole: for a caller that finds it cannot undo part of it exactly.
     public func abort(because cause: String) {
         guarded.withLock { _ in
@@ -91,7 +91,7 @@ extension WriteTransaction {
     ///
     /// If `body` fails because a page could not be read in the middle of an edit, its
     /// writes cannot be undone key by key: the transaction then refuses everything but a
-    /// rollback (``StorageError/transactionAborted(cause:)``), to a savepoint taken before
+    /// rollback (`StorageError.transactionAborted(cause:)`), to a savepoint taken before
     /// the statement, or whole.
     public func atomically<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         try exclusively { () throws(Failure) -> Result in
