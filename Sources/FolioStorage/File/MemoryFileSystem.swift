@@ -35,7 +35,7 @@ public final class MemoryFileSystem: FileSystem {
                 if mode == .truncate { existing.bytes = [] }
                 return existing
             }
-            if state.directories.contains(path) { throw .io(operation: "open", path: path, code: 21 /* EISDIR */) }
+            if state.directories.contains(path) { throw .io(operation: "open", path: path, code: 21) }  // EISDIR
             guard mode == .create || mode == .truncate else {
                 throw .io(operation: "open", path: path, code: SystemError.notFound)
             }

@@ -300,6 +300,7 @@ enum POSIXCall {
 }
 
 // Unambiguous names for the libc functions whose Swift names collide with our methods.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @inline(__always) private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     #if canImport(Darwin)
     return Darwin.open(path, flags, mode)
@@ -310,6 +311,7 @@ enum POSIXCall {
     #endif
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @inline(__always) private func Glibc_close(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
     return Darwin.close(fd)
@@ -320,6 +322,7 @@ enum POSIXCall {
     #endif
 }
 
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @inline(__always) private func Glibc_rename(_ source: String, _ destination: String) -> Int32 {
     #if canImport(Darwin)
     return Darwin.rename(source, destination)

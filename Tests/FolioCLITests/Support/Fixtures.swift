@@ -51,7 +51,6 @@ struct BlobFormat: DatastoreFormat {
     static let key = "blobs"
     static let currentVersion = Version.current
     typealias Instance = Blob
-    init() {}
 }
 
 /// A store of `count` blobs of about 1 KiB each.

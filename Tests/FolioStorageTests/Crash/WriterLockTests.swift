@@ -116,7 +116,7 @@ import FolioTestSupport
                 #expect(error == .alreadyOpenInThisProcess(path: path) || error == .lockedByAnotherWriter(path: "\(path)/lock"),
                         "round \(round): \(error)")
             }
-            if round % 2 == 0 { winners.forEach { $0.close() } }  // else released without close
+            if round % 2 == 0 { for winner in winners { winner.close() } }  // else released without close
         }
         let store = try Store.open(at: path, options: testOptions())
         #expect(store.verify().isClean)

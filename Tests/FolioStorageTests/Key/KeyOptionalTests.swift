@@ -8,7 +8,7 @@ func optionalOrder<T>(_ a: T?, _ b: T?, _ wrapped: (T, T) -> Int) -> Int {
     case (nil, nil): return 0
     case (nil, _): return -1
     case (_, nil): return 1
-    case let (x?, y?): return wrapped(x, y)
+    case (let x?, let y?): return wrapped(x, y)
     }
 }
 

@@ -34,8 +34,8 @@ enum Format {
         let v = Double(b)
         if v < 1024 { return "\(b) B" }
         if v < 1024 * 1024 { return String(format: "%.1f KiB", v / 1024) }
-        if v < 1024 * 1024 * 1024 { return String(format: "%.1f MiB", v / 1048576) }
-        return String(format: "%.2f GiB", v / 1073741824)
+        if v < 1024 * 1024 * 1024 { return String(format: "%.1f MiB", v / 1_048_576) }
+        return String(format: "%.2f GiB", v / 1_073_741_824)
     }
 
     /// A short size label for axes: `1k`, `10k`, `1M`.
