@@ -26,6 +26,8 @@ def walk(node, path, lines):
         return
     if kind == "Import" or kind.startswith("Type") and kind not in ("TypeDecl", "TypeAlias"):
         return
+    if node.get("isInternal"):
+        return  # `package` declarations: shared between this package's modules, not public
     name = node.get("printedName", node.get("name", ""))
     declaration = node.get("declKind", kind)
     spi = node.get("spi_group_names")

@@ -57,7 +57,8 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corruptRecord(let datastore, let detail):
             return "\(datastore): malformed record: \(detail)"
         case .writeInReadOnlySnapshot:
-            return "cannot write inside read { }: it pins a read-only snapshot"
+            return "cannot write inside read { }: it pins a read-only snapshot (write in perform { }, "
+                + "or from a task that does not inherit the snapshot: Task.detached)"
         case .unknownDatastore(let key):
             return "no datastore named \(key) in this store"
         case .unknownIndex(let datastore, let index):

@@ -48,6 +48,15 @@ extension Datastore {
         try await live(index: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
     }
 
+    /// A live query over the instance (at most one) with one value of a one-to-one index:
+    /// the live form of `load(_:from:)` on the same index, taking the same value.
+    nonisolated(nonsending) public func liveQuery<Value>(_ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>)
+        async throws(FolioError) -> LiveResults<Format> {
+        let declared = schema.index(index)
+        return try await live(index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges), order: .ascending,
+                              limit: nil)
+    }
+
     /// A live query over a range of values of an index, in index order.
     nonisolated(nonsending) public func liveQuery<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
                                                                             order: RangeOrder = .ascending, limit: Int? = nil)

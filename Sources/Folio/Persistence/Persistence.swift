@@ -138,6 +138,20 @@ extension Persistence where Access == ReadWrite {
         }
     }
 
+    /// Closes this persistence and opens the same store again, with the same options, as a
+    /// new persistence: what the next launch of an app does. Works for in-memory
+    /// persistences too (the store lives on in memory until the last persistence over it
+    /// is gone), so a test can write with one release's formats, reopen, and read with the
+    /// next release's, migrations included; declaring a datastore again with a different
+    /// format is refused only within one persistence.
+    public nonisolated func reopened() throws(FolioError) -> Persistence<ReadWrite> {
+        let options = core.store.openOptions
+        let path = core.store.path
+        close()
+        let store = try FolioError.wrap { () throws(StorageError) in try Store.open(at: path, options: options) }
+        return Persistence(core: PersistenceCore(store: store, durability: core.durability))
+    }
+
     /// A read-only persistence over the same store, sharing this one's engine: for testing
     /// read-only code in one process. Writes through it do not compile.
     public nonisolated func readOnly() -> Persistence<ReadOnly> {

@@ -69,6 +69,11 @@ extension Persistence {
     /// Runs `body` with every read inside it seeing one committed snapshot, however many
     /// reads and datastores it uses (Dflat's `fetchWithinASnapshot`). Writers go on
     /// meanwhile; the snapshot does not see them. Inside a `perform`, it simply joins it.
+    ///
+    /// Writes are refused inside it (``FolioError/writeInReadOnlySnapshot``). A `Task { }`
+    /// started inside it inherits the snapshot while `read` runs and leaves it when `read`
+    /// returns: its later calls (writes included) run as if outside any scope.
+    @discardableResult
     public nonisolated(nonsending) func read<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
         if TransactionContext.current(for: core) != nil { return try await body() }
         let view: ReadView
@@ -78,12 +83,14 @@ extension Persistence {
             throw FolioError.storage(error)
         }
         let context = TransactionContext(core: core, source: .read(view))
+        defer { context.ended.store(true, ordering: .releasing) }
         return try await TransactionScope.$current.withValue(context) { try await body() }
     }
 }
 
 extension Persistence where Access == ReadOnly {
     /// A read-only `perform`: every read inside sees one committed snapshot. Same as ``read(_:)``.
+    @discardableResult
     public nonisolated(nonsending) func perform<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
         try await read(body)
     }

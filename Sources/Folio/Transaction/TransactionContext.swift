@@ -19,6 +19,14 @@ final class TransactionContext: Sendable {
     /// it began (its rollback would undo that task's writes too: see ``noteWrite()``).
     let nested = Mutex<[Savepoint: Bool]>([:])
 
+    /// Set when the `read { }` that made this context returns. A task created inside it
+    /// with `Task { }` inherits the task-local, and may run after `read` returned: such a
+    /// task is not inside the snapshot any more, so its calls run as if outside any scope
+    /// (a write is its own transaction) instead of failing with `writeInReadOnlySnapshot`.
+    /// (A write context is not released: a write after `perform` returned must fail with
+    /// `transactionFinished`, never commit on its own; see `perform`.)
+    let ended = Atomic<Bool>(false)
+
     init(core: PersistenceCore, source: Source) {
         self.core = core
         self.source = source
@@ -54,7 +62,8 @@ final class TransactionContext: Sendable {
 
     /// The context of `core` the current task is in, if any.
     static func current(for core: PersistenceCore) -> TransactionContext? {
-        guard let context = TransactionScope.current, context.core === core else { return nil }
+        guard let context = TransactionScope.current, context.core === core,
+              !context.ended.load(ordering: .acquiring) else { return nil }
         return context
     }
 }

@@ -25,6 +25,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case needsReopen(path: String, cause: String)
     /// A write was attempted through a read-only store.
     case readOnly(path: String)
+    /// The store could not be opened for writing because this process may not write it
+    /// (permission denied, or a read-only volume). It can still be opened read-only.
+    case notWritable(path: String, cause: String)
     /// A second write transaction was begun while one is active. The engine never blocks;
     /// callers serialise writers (the `Folio` layer does this with an actor).
     case writeTransactionInProgress
@@ -66,6 +69,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .io(let op, let path, let code): return "\(op) failed on \(path): \(SystemError.message(code)) (errno \(code))"
         case .needsReopen(let path, let cause): return "store at \(path) must be reopened before it can commit again: \(cause)"
         case .readOnly(let path): return "store at \(path) is open read-only"
+        case .notWritable(let path, let cause):
+            return "store at \(path) cannot be opened for writing by this process (\(cause)); open it read-only "
+                + "(Persistence(readingFrom:), Store.openReadOnly(at:)) or give this process write access to it"
         case .writeTransactionInProgress: return "a write transaction is already in progress"
         case .transactionFinished: return "the transaction has already finished"
         case .transactionAborted(let cause): return "the write transaction must be rolled back: \(cause)"

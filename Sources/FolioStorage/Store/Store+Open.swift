@@ -5,7 +5,18 @@ extension Store {
     /// (never waits). Recovery is this and nothing more: bytes past the committed root are
     /// discarded (an interrupted commit), a leftover `root.tmp` is removed. If the current
     /// root slot is damaged, the store opens at the previous one and says so in the log.
+    ///
+    /// A store this process may read but not write (permissions, a read-only volume) throws
+    /// `StorageError.notWritable(path:cause:)`, which says to open it read-only instead.
     public static func open(at path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
+        do throws(StorageError) {
+            return try openForWriting(at: path, options: options)
+        } catch .io(let operation, let file, let code) where code == SystemError.accessDenied || code == SystemError.readOnlyFileSystem {
+            throw .notWritable(path: path, cause: StorageError.io(operation: operation, path: file, code: code).description)
+        }
+    }
+
+    private static func openForWriting(at path: String, options: StoreOptions) throws(StorageError) -> Store {
         let layout = StoreLayout(directory: path)
         let fs = options.fileSystem
         switch fs.itemKind(at: layout.directory) {

@@ -52,6 +52,10 @@ public final class Store: Sendable {
 
     var fileSystem: any FileSystem { options.fileSystem }
 
+    /// The options this store was opened with, file system included: for opening the same
+    /// store again (an in-memory store's file system lives only in them).
+    package var openOptions: StoreOptions { options }
+
     struct State {
         /// The newest root readers see: in full durability the newest durable one, in
         /// grouped mode the newest appended one.

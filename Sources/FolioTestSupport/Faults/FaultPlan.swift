@@ -12,6 +12,9 @@ public struct FaultPlan: Hashable, Sendable, CustomStringConvertible {
         /// file, then the call throws `ENOSPC`, as a real short write followed by a failure
         /// does. For any other call this is the same as ``io``.
         case shortWrite
+        /// The call throws `EACCES` without doing anything: a file or directory this
+        /// process may read but not write.
+        case accessDenied
     }
 
     /// Whether the fault outlives the chosen call.
@@ -53,6 +56,7 @@ public struct FaultPlan: Hashable, Sendable, CustomStringConvertible {
         case .io: return SystemError.io
         case .noSpace: return SystemError.noSpace
         case .shortWrite: return operation.kind == .write ? SystemError.noSpace : SystemError.io
+        case .accessDenied: return SystemError.accessDenied
         }
     }
 }
