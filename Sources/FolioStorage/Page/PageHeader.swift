@@ -112,7 +112,8 @@ enum PageHeader {
 
     /// Checks a page read from `address` of `file`: complete, the length its parent expects,
     /// a matching checksum, a known kind (and the expected one, if given). Never traps on
-    /// any input.
+    /// any input. Every page read goes through here, so a damaged page is a corruption
+    /// error naming file and offset, never data (Docs/Architecture.md invariant 3).
     ///
     /// Once the page's bytes are in hand, every error carries the stored and the computed
     /// checksum, whichever check fails first (a damaged length field or a zeroed page fails

@@ -93,7 +93,9 @@ enum TreePage {
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
     }
 
-    /// Validates and decodes a leaf or branch page read from `address`.
+    /// Validates and decodes a leaf or branch page read from `address`: total on any input,
+    /// so bytes that pass the checksum but not the structure are a corruption error too
+    /// (Docs/Architecture.md invariant 3).
     ///
     /// Structural rules checked here (each failure is a corruption error, never a trap):
     /// the body is consumed exactly; a branch has at least two children; a leaf at least one

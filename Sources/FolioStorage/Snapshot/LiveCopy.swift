@@ -1,6 +1,7 @@
 /// Writes the live pages of one committed generation into a fresh snapshot file: the
 /// streaming copy behind compaction and backup. Memory holds one root-to-leaf path and one
-/// write chunk; pages are read bypassing the cache, so a large copy does not evict hot pages.
+/// write chunk; pages are read bypassing the cache, so a large copy does not evict hot pages
+/// (Docs/Architecture.md invariant 5).
 enum LiveCopy {
     /// Writes the header, every tree's pages (children first), a new catalog and a commit
     /// page (kind compaction, empty change record) into `file`, then fsyncs it. Returns the

@@ -6,7 +6,8 @@ enum CachedPage: Sendable {
     case overflow([UInt8])
 }
 
-/// Decoded pages, least-recently-used first out, under a byte limit set at open.
+/// Decoded pages, least-recently-used first out, under a byte limit set at open: the one
+/// place reads keep pages in memory (Docs/Architecture.md invariant 5).
 ///
 /// Pages are immutable (nothing committed is rewritten, Docs/Format.md §3), so an entry
 /// never needs invalidation: a page's (file, offset) names the same bytes forever. The cache

@@ -30,8 +30,8 @@ public final class Store: Sendable {
     let cache: PageCache
     let counters: IOCounters
     let state: Mutex<State>
-    /// The write critical section: held by a commit from its first appended page to its
-    /// publication, by a compaction from its copy to its root switch, and by ``close()``
+    /// The write critical section (Docs/Architecture.md, "The locks of a store, and their
+    /// order"): held by a commit from its first appended page until it is the tip, by a compaction from its copy to its root switch, and by ``close()``
     /// while it flushes and closes. So close waits for an in-flight commit or compaction,
     /// and a commit or compaction that starts after close finds the store closed (checked
     /// under this lock) and writes nothing. Order: `writeSection`, then `rootFileLock`,
@@ -121,7 +121,10 @@ public final class Store: Sendable {
     // MARK: Reading
 
     /// A read view pinned to the newest committed generation. It sees that generation from
-    /// start to end, whatever commits or compactions happen meanwhile (snapshot isolation).
+    /// start to end, whatever commits or compactions happen meanwhile (snapshot isolation,
+    /// Docs/Architecture.md invariant 7): the lock is taken once, to copy the published
+    /// root; the pages it names are never rewritten, so the view reads them with no lock
+    /// (Architecture.md, "Readers: no lock past the first").
     public func read() throws(StorageError) -> ReadView {
         let root = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
             if state.closed { throw .closed(path: path) }
@@ -145,8 +148,10 @@ public final class Store: Sendable {
 
     // MARK: Writing
 
-    /// Begins the write transaction. Throws `StorageError.writeTransactionInProgress` if
-    /// one is active, `StorageError.readOnly(path:)` on a read-only store, and
+    /// Begins the write transaction, on the newest appended commit (the tip: group commit
+    /// frees the writer slot before a commit's sync). One at a time, never waiting
+    /// (Docs/Architecture.md invariant 7): throws `StorageError.writeTransactionInProgress`
+    /// if one is active, `StorageError.readOnly(path:)` on a read-only store, and
     /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store.
     public func beginWrite() throws(StorageError) -> WriteTransaction {
         let base = try state.withLock { (state) throws(StorageError) -> CommittedRoot in

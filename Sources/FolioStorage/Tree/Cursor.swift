@@ -62,7 +62,8 @@ public enum ScanDirection: Sendable, Equatable {
 }
 
 /// Walks the keys of one tree inside a range, in either direction, fetching a leaf at a
-/// time (one descent per leaf, not per key).
+/// time (one descent per leaf, not per key): a scan of any length holds one leaf and its
+/// path (Docs/Architecture.md invariant 5, memory is bounded).
 ///
 /// A cursor of a read view sees the view's generation. A cursor of a write transaction
 /// sees the transaction's state when the cursor was made, its own writes until then
