@@ -1,4 +1,6 @@
 import FolioStorage
+// Transactions as users write them: `perform` (a write transaction, or a savepoint when
+// nested), `read` (one pinned snapshot), and the read-only persistence's `perform`.
 extension Persistence where Access == ReadWrite {
     /// Runs `body` as one atomic, serializable transaction over any datastores of this
     /// persistence, and commits it when `body` returns.

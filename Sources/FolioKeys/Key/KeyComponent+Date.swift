@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
+// `Date` as a key component: its time interval since the reference date, encoded as a
+// `Double` so that earlier dates sort first (Docs/Keys.md).
 extension Date: KeyComponent {
     /// Appends `timeIntervalSinceReferenceDate` encoded as a Double (8 bytes).
     ///

@@ -1,3 +1,5 @@
+// Optionals as key components: a marker byte that sorts `nil` before every value, then
+// the wrapped value's own encoding (Docs/Keys.md).
 extension Optional: KeyComponent where Wrapped: KeyComponent {
     /// Appends 0x00 for `nil`, or 0x01 followed by the wrapped value's encoding. `nil` sorts
     /// before every value (the tag decides first), and the tag keeps the encoding prefix-free:

@@ -4,6 +4,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
+// `UUID` as a key component: its 16 bytes in order, so keys sort as the bytes do
+// (Docs/Keys.md).
 extension UUID: KeyComponent {
     /// Appends the 16 bytes of `uuid` in tuple order (the order of the hexadecimal digits in
     /// `uuidString`). This is the order Foundation's `UUID.<` uses: unsigned bytes compared from

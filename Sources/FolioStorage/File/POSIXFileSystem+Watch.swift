@@ -7,6 +7,8 @@ import Musl
 #endif
 import Dispatch
 
+// Watching a store's root file for a writer's commits: inotify on Linux, a dispatch source
+// on Apple platforms; what a read-only store's follower waits on (Store+Following).
 extension POSIXFileSystem {
     /// Notification where the platform has it: inotify on Linux (creations, renames and
     /// writes in the directory, in-place root slot writes included), a dispatch file-system

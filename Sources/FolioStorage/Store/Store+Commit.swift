@@ -1,5 +1,7 @@
 import Dispatch
 
+// The commit protocol of Docs/Durability.md §1: appending a transaction's run, group
+// commit's shared sync and slot write, grouped flushes, and the sync failures that poison.
 extension Store {
     /// Commits a transaction's changes: the protocol of Docs/Durability.md §1 (format
     /// version 2).

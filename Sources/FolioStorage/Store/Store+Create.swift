@@ -1,3 +1,5 @@
+// Creating a store on disk (Docs/Durability.md §2): directory, lock, first snapshot file,
+// info file and root file, each durable before the next.
 extension Store {
     /// Creates a store in `layout.directory`, whose write lock the caller holds.
     ///

@@ -1,3 +1,5 @@
+// Opening a store: for writing (lock, recovery that follows complete runs, Durability.md §3)
+// and for reading (slots only, no lock), and a reader's refresh to a newer root.
 extension Store {
     /// Opens the store at `path` for writing, creating it if `options.createIfMissing`.
     ///

@@ -1,3 +1,5 @@
+// Removing keys from a copy-on-write tree: the leaf edit and the path above it; merging
+// and refilling underfull pages is TreeEditor+Balance's.
 extension TreeEditor {
     /// Removes `key`; returns its value, or nil (and changes nothing) if it is absent.
     ///

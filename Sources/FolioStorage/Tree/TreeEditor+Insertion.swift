@@ -1,3 +1,5 @@
+// Putting keys into a copy-on-write tree: the leaf edit and the path above it; splitting
+// oversized pages is TreeEditor+Balance's.
 extension TreeEditor {
     /// Inserts or replaces `key`; returns the value it replaced, if any.
     func put(_ key: [UInt8], _ value: LeafValue, in tree: TreeState) throws(StorageError) -> LeafValue? {

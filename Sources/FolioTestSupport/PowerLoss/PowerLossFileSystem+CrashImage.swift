@@ -1,5 +1,7 @@
 import FolioStorage
 
+// Building crash images from a power-loss file system: which unsynced writes survive,
+// reordered or torn, under each CrashMode.
 extension PowerLossFileSystem {
     /// The file system as it could be found after a power cut now, per `mode` (see
     /// ``CrashMode``): a fresh ``MemoryFileSystem`` holding no locks. `rng` drives the

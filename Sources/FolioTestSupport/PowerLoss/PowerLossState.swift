@@ -1,3 +1,5 @@
+// The power-loss file system's bookkeeping: durable and pending contents of each file
+// and the namespace operations not yet synced.
 extension PowerLossFileSystem {
     /// Everything a ``PowerLossFileSystem`` knows, guarded by its one lock.
     struct State {
