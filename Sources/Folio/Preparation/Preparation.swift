@@ -1,10 +1,22 @@
 import FolioStorage
+import Synchronization
 /// Preparing a datastore in a write transaction: comparing the store's catalog entry with
 /// the declaration, dropping and registering indexes, and building them in budgeted steps
 /// (Docs/Guide.md, "Index evolution"). ``Datastore/prepare(in:)`` decides when it runs.
 enum Preparation {
     /// Records processed per transaction when building an index outside a transaction.
     static let batchSize = 1_000
+
+    /// Counts the runs of ``step(_:schema:core:budget:)`` in the task that binds it and its
+    /// child tasks: how a test sees that a datastore already prepared skips the step (no
+    /// wall-clock timing). Nil outside such tests.
+    @TaskLocal static var stepRuns: StepCounter?
+
+    /// The count behind ``stepRuns``, shared by the tasks of one test.
+    final class StepCounter: Sendable {
+        /// Runs so far.
+        let runs = Mutex(0)
+    }
 
     /// Whether ``step(_:schema:core:budget:)`` would change nothing in `source`: the catalog
     /// entry exists, matches the declaration, and every declared index (and no other) is
@@ -36,6 +48,7 @@ enum Preparation {
     /// back if it changed (`saveEntry`).
     static func step<Format: DatastoreFormat>(_ transaction: WriteTransaction, schema: DatastoreSchema<Format>,
                                               core: PersistenceCore, budget: Int?) throws(FolioError) -> (finished: Bool, processed: Int) {
+        stepRuns?.runs.withLock { $0 += 1 }
         let nameKey = Array(schema.key.utf8)
         let stored = try FolioError.wrap { () throws(StorageError) in try transaction.get(nameKey, in: DatastoreLayout.catalogTree) }
         let recordCount = try FolioError.wrap { () throws(StorageError) in try transaction.count(in: schema.recordsTree) }
