@@ -1,7 +1,8 @@
 /// Size bounds: every page the writer makes is at most ``StorageLimits/splitPageSize``
 /// bytes (`max`, 4096; the format allows 8192), and every non-root page at least
-/// ``StorageLimits/minimumPageFill`` (`min`, 500; both checked by `Verify/Verifier.swift`,
-/// which every test that touches a store runs). Why both hold after every edit:
+/// ``StorageLimits/minimumPageFill`` (`min`, 500; both checked by
+/// `Verify/TreeVerifier+Pages.swift`, which every test that touches a store runs). Why both
+/// hold after every edit:
 ///
 /// - An edit changes one entry, at most `entry = 3 + 1024 + 4 + 2048 = 3079` bytes (key and
 ///   inline value limits). An oversized node is split at its best byte balance, and each
