@@ -20,6 +20,8 @@ public actor Persistence<Access: AccessMode> {
     /// The writer slot: write transactions (and `compact`) run one at a time, in the order
     /// they asked.
     nonisolated let writer = WriterGate()
+    /// The datastore preparations running, by datastore key: the actor's only isolated
+    /// state, used by ``prepare(_:_:)`` below.
     private var preparations: [String: Task<Void, any Error>] = [:]
 
     /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
@@ -51,53 +53,6 @@ public actor Persistence<Access: AccessMode> {
     /// queue behind waiting writers (see `Store.close()` in the engine).
     public nonisolated func close() {
         core.store.close()
-    }
-
-    // MARK: Writing
-
-    /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
-    nonisolated(nonsending) func performWrite<Result>(_ body: nonisolated(nonsending) (TransactionContext) async throws -> Result) async throws -> Result {
-        await writer.acquire()
-        let transaction: WriteTransaction
-        do throws(StorageError) {
-            transaction = try core.store.beginWrite()
-        } catch {
-            writer.release()
-            throw FolioError.storage(error)
-        }
-        let context = TransactionContext(core: core, source: .write(transaction))
-        let result: Result
-        let appended: AppendedCommit
-        do {
-            result = try await TransactionScope.$current.withValue(context) { try await body(context) }
-            appended = try core.append(transaction)
-            core.markReady(context.prepared.withLock { $0 })
-        } catch {
-            transaction.rollback()
-            writer.release()
-            throw error
-        }
-        // The slot is free before the sync: the next writer's transaction runs while this
-        // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
-        // and so returned, only once durable.
-        writer.release()
-        try await core.acknowledge(appended)
-        return result
-    }
-
-    /// Runs `body` in a new write transaction that commits when it returns, with typed
-    /// errors (everything `performWrite` can throw here is a `FolioError`).
-    nonisolated(nonsending) func inNewTransaction<Result>(_ body: (WriteTransaction) throws(FolioError) -> Result) async throws(FolioError) -> Result {
-        do {
-            return try await performWrite { context -> Result in
-                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
-                return try body(transaction)
-            }
-        } catch let error as FolioError {
-            throw error
-        } catch {
-            throw .storage(error as? StorageError ?? .io(operation: "commit", path: core.store.path, code: 0))
-        }
     }
 
     /// Prepares a datastore once per process: concurrent first uses share one preparation.
