@@ -6,8 +6,9 @@ import FolioStorage
 
 extension Persistence {
     /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
+    /// Throws `CancellationError` if the task is cancelled while it waits for the writer slot.
     nonisolated(nonsending) func performWrite<Result>(_ body: nonisolated(nonsending) (TransactionContext) async throws -> Result) async throws -> Result {
-        await writer.acquire()
+        try await writer.acquire()
         let (transaction, context) = try beginInSlot()
         let result: Result
         do {
@@ -21,9 +22,14 @@ extension Persistence {
     }
 
     /// Runs `body` in a new write transaction that commits when it returns; rolls back if it
-    /// throws. Every step of this path throws `FolioError`, so no other error needs mapping.
+    /// throws. Every step of this path throws `FolioError`; a task cancelled while it waits
+    /// for the writer slot throws ``FolioError/cancelled``.
     nonisolated(nonsending) func inNewTransaction<Value>(_ body: (WriteTransaction) throws(FolioError) -> Value) async throws(FolioError) -> Value {
-        await writer.acquire()
+        do {
+            try await writer.acquire()
+        } catch {
+            throw .cancelled
+        }
         let (transaction, context) = try beginInSlot()
         let outcome = TransactionScope.$current.withValue(context) {
             Swift.Result { () throws(FolioError) -> Value in try body(transaction) }
