@@ -34,10 +34,15 @@ extension Persistence where Access == ReadWrite {
     /// Copies the live records and index entries into a new snapshot file and reclaims the
     /// space of everything replaced since (automatic compaction does the same once the
     /// dead bytes pass the live bytes plus a slack). Waits for its turn behind queued write
-    /// transactions, as a transaction does; readers go on meanwhile.
+    /// transactions, as a transaction does (if its task is cancelled while it waits, it
+    /// throws ``FolioError/cancelled`` and compacts nothing); readers go on meanwhile.
     @discardableResult
     public nonisolated(nonsending) func compact(progress: (@Sendable (CompactionProgress) -> Void)? = nil) async throws(FolioError) -> CompactionReport {
-        await writer.acquire()
+        do {
+            try await writer.acquire()
+        } catch {
+            throw .cancelled
+        }
         defer { writer.release() }
         return try FolioError.wrap { () throws(StorageError) in try core.store.compact(progress: progress) }
     }

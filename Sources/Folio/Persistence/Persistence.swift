@@ -20,9 +20,12 @@ public actor Persistence<Access: AccessMode> {
     /// The writer slot: write transactions (and `compact`) run one at a time, in the order
     /// they asked.
     nonisolated let writer = WriterGate()
+    /// The datastore preparations running, by datastore key: the actor's only isolated
+    /// state, used by ``prepare(_:_:)`` below.
     private var preparations: [String: Task<Void, any Error>] = [:]
 
-    private init(core: PersistenceCore) {
+    /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
+    init(core: PersistenceCore) {
         self.core = core
     }
 
@@ -52,53 +55,6 @@ public actor Persistence<Access: AccessMode> {
         core.store.close()
     }
 
-    // MARK: Writing
-
-    /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
-    nonisolated(nonsending) func performWrite<Result>(_ body: nonisolated(nonsending) (TransactionContext) async throws -> Result) async throws -> Result {
-        await writer.acquire()
-        let transaction: WriteTransaction
-        do throws(StorageError) {
-            transaction = try core.store.beginWrite()
-        } catch {
-            writer.release()
-            throw FolioError.storage(error)
-        }
-        let context = TransactionContext(core: core, source: .write(transaction))
-        let result: Result
-        let appended: AppendedCommit
-        do {
-            result = try await TransactionScope.$current.withValue(context) { try await body(context) }
-            appended = try core.append(transaction)
-            core.markReady(context.prepared.withLock { $0 })
-        } catch {
-            transaction.rollback()
-            writer.release()
-            throw error
-        }
-        // The slot is free before the sync: the next writer's transaction runs while this
-        // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
-        // and so returned, only once durable.
-        writer.release()
-        try await core.acknowledge(appended)
-        return result
-    }
-
-    /// Runs `body` in a new write transaction that commits when it returns, with typed
-    /// errors (everything `performWrite` can throw here is a `FolioError`).
-    nonisolated(nonsending) func inNewTransaction<Result>(_ body: (WriteTransaction) throws(FolioError) -> Result) async throws(FolioError) -> Result {
-        do {
-            return try await performWrite { context -> Result in
-                guard case .write(let transaction) = context.source else { preconditionFailure("a write context") }
-                return try body(transaction)
-            }
-        } catch let error as FolioError {
-            throw error
-        } catch {
-            throw .storage(error as? StorageError ?? .io(operation: "commit", path: core.store.path, code: 0))
-        }
-    }
-
     /// Prepares a datastore once per process: concurrent first uses share one preparation.
     func prepare(_ key: String, _ work: @escaping @Sendable () async throws -> Void) async throws {
         if let running = preparations[key] { return try await running.value }
@@ -106,81 +62,5 @@ public actor Persistence<Access: AccessMode> {
         preparations[key] = task
         defer { preparations[key] = nil }
         try await task.value
-    }
-}
-
-extension Persistence where Access == ReadWrite {
-    /// Opens (creating if needed, with its directory) the store at `path` for reading and
-    /// writing. Throws if another process has it open for writing.
-    public init(at path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
-        let store = try FolioError.wrap { () throws(StorageError) in
-            try Store.open(at: path, options: options.storeOptions(POSIXFileSystem()))
-        }
-        self.init(core: PersistenceCore(store: store, durability: options.durability))
-    }
-
-    /// Opens the store at `url` (a file URL) for reading and writing.
-    public init(at url: URL, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
-        try self.init(at: url.path, options: options)
-    }
-
-    /// A persistence held in memory: the same engine and behaviour as on disk (transactions,
-    /// indexes, migrations, observation), for tests and previews. Nothing is kept after the
-    /// process ends.
-    public static func inMemory(options: PersistenceOptions = PersistenceOptions()) -> Persistence<ReadWrite> {
-        let fileSystem = MemoryFileSystem()
-        do throws(StorageError) {
-            let store = try Store.open(at: "/store", options: options.storeOptions(fileSystem))
-            return Persistence(core: PersistenceCore(store: store, durability: options.durability))
-        } catch {
-            // An empty in-memory file system cannot fail to create a store.
-            preconditionFailure("in-memory store creation failed: \(error)")
-        }
-    }
-
-    /// Closes this persistence and opens the same store again, with the same options, as a
-    /// new persistence: what the next launch of an app does. Works for in-memory
-    /// persistences too (the store lives on in memory until the last persistence over it
-    /// is gone), so a test can write with one release's formats, reopen, and read with the
-    /// next release's, migrations included; declaring a datastore again with a different
-    /// format is refused only within one persistence.
-    public nonisolated func reopened() throws(FolioError) -> Persistence<ReadWrite> {
-        let options = core.store.openOptions
-        let path = core.store.path
-        close()
-        let store = try FolioError.wrap { () throws(StorageError) in try Store.open(at: path, options: options) }
-        return Persistence(core: PersistenceCore(store: store, durability: core.durability))
-    }
-
-    /// A read-only persistence over the same store, sharing this one's engine: for testing
-    /// read-only code in one process. Writes through it do not compile.
-    public nonisolated func readOnly() -> Persistence<ReadOnly> {
-        Persistence<ReadOnly>(sharing: core)
-    }
-}
-
-extension Persistence where Access == ReadOnly {
-    /// Opens the store at `path` for reading only: no lock is taken and nothing is written,
-    /// so it works beside a writer in another process and on a read-only volume.
-    ///
-    /// It stays current by itself: it watches the store's directory (inotify on Linux, a
-    /// dispatch source on Apple platforms, polling every 100 ms where neither works) and
-    /// moves to each new commit, so reads see the writer's commits and observers receive
-    /// them. A read in progress keeps its snapshot even if the writer compacts meanwhile.
-    public init(readingFrom path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
-        let store = try FolioError.wrap { () throws(StorageError) in
-            try Store.openReadOnly(at: path, options: options.storeOptions(POSIXFileSystem(), createIfMissing: false))
-        }
-        try FolioError.wrap { () throws(StorageError) in try store.startFollowing() }
-        self.init(core: PersistenceCore(store: store, durability: options.durability))
-    }
-
-    /// Opens the store at `url` (a file URL) for reading only.
-    public init(readingFrom url: URL, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
-        try self.init(readingFrom: url.path, options: options)
-    }
-
-    init(sharing core: PersistenceCore) {
-        self.init(core: PersistenceCore(sharingReadOnly: core))
     }
 }
