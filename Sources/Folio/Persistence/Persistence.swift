@@ -22,7 +22,7 @@ public actor Persistence<Access: AccessMode> {
     nonisolated let writer = WriterGate()
     /// The datastore preparations running, by datastore key: the actor's only isolated
     /// state, used by ``prepare(_:_:)`` below.
-    private var preparations: [String: Task<Void, any Error>] = [:]
+    private var preparations: [String: Task<Result<Void, FolioError>, Never>] = [:]
 
     /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
     init(core: PersistenceCore) {
@@ -56,11 +56,19 @@ public actor Persistence<Access: AccessMode> {
     }
 
     /// Prepares a datastore once per process: concurrent first uses share one preparation.
-    func prepare(_ key: String, _ work: @escaping @Sendable () async throws -> Void) async throws {
-        if let running = preparations[key] { return try await running.value }
-        let task = Task { try await work() }
+    func prepare(_ key: String, _ work: @escaping @Sendable () async throws(FolioError) -> Void) async throws(FolioError) {
+        if let running = preparations[key] { return try await running.value.get() }
+        // The task's result carries the typed error: a Task's own failure type is untyped.
+        let task = Task { () async -> Result<Void, FolioError> in
+            do throws(FolioError) {
+                try await work()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
         preparations[key] = task
         defer { preparations[key] = nil }
-        try await task.value
+        try await task.value.get()
     }
 }

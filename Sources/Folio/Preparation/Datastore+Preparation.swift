@@ -36,20 +36,14 @@ extension Datastore {
             core.markReady([key])
             return .all
         }
-        do {
-            try await persistence.prepare(key) {
-                while true {
-                    let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                        try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize).finished
-                    }
-                    if finished { break }
+        try await persistence.prepare(key) { () async throws(FolioError) in
+            while true {
+                let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
+                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize).finished
                 }
-                core.markReady([schema.key])
+                if finished { break }
             }
-        } catch let error as FolioError {
-            throw error
-        } catch {
-            throw .storage(error as? StorageError ?? .io(operation: "prepare", path: core.store.path, code: 0))
+            core.markReady([schema.key])
         }
         return .all
     }

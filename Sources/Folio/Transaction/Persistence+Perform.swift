@@ -21,7 +21,9 @@ extension Persistence where Access == ReadWrite {
     /// run one at a time, each atomic. An unstructured `Task {}` started inside inherits the
     /// transaction too; its writes after `perform` returned fail with
     /// `StorageError.transactionFinished`. Datastore calls outside any `perform` are each
-    /// their own transaction. Transactions run one at a time, in the order they ask.
+    /// their own transaction. Transactions run one at a time, in the order they ask; a task
+    /// cancelled while it waits for its turn leaves the queue and this throws
+    /// `CancellationError` (a transaction that has begun is never interrupted).
     ///
     /// `body` runs on the caller's executor (it is `nonisolated(nonsending)`): a
     /// transaction started on the main actor runs there, and no call inside it hops threads
