@@ -35,6 +35,9 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The operation was cancelled (for example `warm` between two batches). Work already
     /// committed stays; calling it again continues.
     case cancelled
+    /// A query's predicate threw while evaluating a record (`#Predicate` expressions such
+    /// as a forced unwrap or a failing cast can).
+    case predicateFailed(datastore: String, reason: String)
     /// An error of the storage engine (I/O, corruption, locks, format version).
     case storage(StorageError)
 
@@ -65,6 +68,8 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(datastore) has no index named \(index)"
         case .invalidValue(let text, let type):
             return "\"\(text)\" is not a value of type \(type)"
+        case .predicateFailed(let datastore, let reason):
+            return "the query's predicate failed on a record of \(datastore): \(reason)"
         case .cancelled:
             return "cancelled"
         case .storage(let error):

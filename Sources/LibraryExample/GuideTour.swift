@@ -13,6 +13,8 @@ public enum GuideTour {
         public var byAuthor = 0
         public var shelf: [String] = []
         public var newestYears: [Int] = []
+        public var recentByAuthor: [Book] = []
+        public var plan: QueryPlan?
         public var rejectedPublish: LibraryError?
         public var refusedImports: [FolioError] = []
         public var helperCount = 0
@@ -72,6 +74,10 @@ public enum GuideTour {
         for try await found in library.newest(5) {
             report.newestYears.append(found.year)
         }
+
+        // Querying: a predicate and a sort, planned over the indexes; explain says how.
+        report.recentByAuthor = try await library.books(by: 3, since: 1990, limit: 10).collect()
+        report.plan = try await library.explainBooks(by: 3, since: 1990)
 
         // Upgrading: old records are readable as they are; warm rewrites them once.
         try await library.upgrade { progress in

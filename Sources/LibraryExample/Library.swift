@@ -87,6 +87,19 @@ public struct Library: Sendable {
         books.load(1...9999, from: \.year, order: .descending, limit: count)
     }
 
+    /// An author's books since a year, by title: a query in Foundation's terms, planned
+    /// over the declared indexes.
+    public func books(by author: Author.ID, since year: Int, limit: Int) -> Records<Book> {
+        books.fetch(where: #Predicate { $0.authorIDs.contains(author) && $0.year >= year },
+                    sortBy: [SortDescriptor(\.title)], limit: limit)
+    }
+
+    /// How that query runs: which index it reads, what it filters and sorts.
+    public func explainBooks(by author: Author.ID, since year: Int) async throws -> QueryPlan {
+        try await books.explain(where: #Predicate { $0.authorIDs.contains(author) && $0.year >= year },
+                                sortBy: [SortDescriptor(\.title)])
+    }
+
     /// An author and their books, read from one snapshot (both or neither see a commit
     /// that happens meanwhile).
     public func bibliography(of id: Author.ID) async throws -> (Author, [Book])? {

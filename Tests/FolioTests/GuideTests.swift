@@ -59,6 +59,14 @@ import LibraryExample
         #expect(report.byAuthor == expected)
         #expect(!report.shelf.isEmpty && report.shelf.allSatisfy { $0.contains("Glass") })
         #expect(report.newestYears == report.newestYears.sorted(by: >) && report.newestYears.count == 5)
+        #expect(!report.recentByAuthor.isEmpty && report.recentByAuthor.count <= 10)
+        #expect(report.recentByAuthor.allSatisfy { $0.authorIDs.contains(3) && $0.year >= 1990 })
+        #expect(report.recentByAuthor.map(\.title) == report.recentByAuthor.map(\.title).sorted {
+            $0.localizedStandardCompare($1) == .orderedAscending
+        })
+        // The many-to-many lookup is narrower than a half-open range of years.
+        #expect(report.plan?.description
+                == "index authors (authorIDs contains 3), then filter by the predicate, then sort by title")
         #expect(report.oldRecordsMigrated == 300)
         #expect(report.progress.first == .evaluating && report.progress.last == .complete(total: 300))
         #expect(report.booksAfterUpgrade == 2_300)

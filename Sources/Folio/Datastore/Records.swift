@@ -55,17 +55,34 @@ public struct Records<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-/// A cursor over a tree, and how each entry becomes an element.
+/// Where a `Records` sequence takes its elements from: a cursor over a tree and how each
+/// entry becomes an element, or any producer (a query's filtered or sorted results).
 ///
 /// `@unchecked Sendable`: it only crosses from the task that opens it to the iterator that
 /// drives it, one task at a time (an iterator is never shared); what its closures capture
 /// (read views, the write transaction, coders) is itself thread-safe.
 struct RecordStream<Element>: @unchecked Sendable {
-    var cursor: Cursor
-    let transform: (Cursor.Entry) throws(FolioError) -> Element
+    private let produce: () throws(FolioError) -> Element?
+
+    init(cursor: Cursor, transform: @escaping (Cursor.Entry) throws(FolioError) -> Element) {
+        let position = CursorPosition(cursor)
+        produce = { () throws(FolioError) -> Element? in
+            guard let entry = try FolioError.wrap({ () throws(StorageError) in try position.cursor.next() }) else { return nil }
+            return try transform(entry)
+        }
+    }
+
+    init(next: @escaping () throws(FolioError) -> Element?) {
+        produce = next
+    }
 
     mutating func next() throws(FolioError) -> Element? {
-        guard let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) else { return nil }
-        return try transform(entry)
+        try produce()
     }
+}
+
+/// A cursor a stream's closure advances (a cursor is a value; the closure needs one place).
+final class CursorPosition {
+    var cursor: Cursor
+    init(_ cursor: Cursor) { self.cursor = cursor }
 }

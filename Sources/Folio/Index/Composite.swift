@@ -1,4 +1,11 @@
 import FolioStorage
+
+/// Marks the composite key type, so an index can tell it is composite without knowing its
+/// components.
+protocol CompositeKey {}
+
+extension Composite: CompositeKey {}
+
 /// A tuple of index values, usable as one index value: ordered by its first component, then
 /// its second, and so on (its key is the concatenation of the components' keys, which the
 /// encoding makes order-preserving: see Docs/Keys.md).

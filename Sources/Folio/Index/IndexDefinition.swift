@@ -39,6 +39,12 @@ public struct IndexDefinition<Instance>: Sendable {
     /// A unique index over an optional value: `nil` is not constrained (as SQL's UNIQUE
     /// ignores NULL), so each record's nil entry is keyed by nil followed by its identifier.
     let nilIsDistinct: Bool
+    /// The indexed key path itself: queries match a predicate's key paths to indexes by
+    /// key path equality (stored and computed alike).
+    let keyPath: AnyKeyPath & Sendable
+    /// Whether the key path leads to a tuple (a composite index): its entries are not
+    /// values a predicate compares whole.
+    let composite: Bool
     /// The encoded values of an instance, sorted and without duplicates.
     let values: @Sendable (Instance) -> [[UInt8]]
     /// A readable form of an encoded value, for error messages.
@@ -56,9 +62,11 @@ public struct IndexDefinition<Instance>: Sendable {
         return text
     }
 
-    init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath, valueType: Value.Type,
-                              values: @escaping @Sendable (Instance) -> [Value]) {
+    init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
+                              valueType: Value.Type, values: @escaping @Sendable (Instance) -> [Value]) {
         self.kind = kind
+        self.keyPath = keyPath
+        composite = Value.self is any CompositeKey.Type
         self.storage = storage
         self.version = version
         nilIsDistinct = kind == .oneToOne && Value.self is any OptionalKeyComponent.Type

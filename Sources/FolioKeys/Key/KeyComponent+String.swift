@@ -81,3 +81,13 @@ private enum StringKeyFlaw: Error {
     case invalidUTF8
     case notNormalized
 }
+
+extension String {
+    /// The bytes every key of a string that starts with this one (as the normalised bytes
+    /// do) begins with: this string's key without its terminator. For prefix ranges.
+    package var keyPrefixBytes: [UInt8] {
+        var encoder = KeyEncoder()
+        encoder.appendString(self)
+        return Array(encoder.bytes.dropLast(2))
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import FolioStorage
+
+// How the planner reads a `Predicate`'s expression tree: the expression types it can answer
+// from an index conform to `PlannableExpression` (conditionally, when their operands are a
+// key path of the predicate's own variable and a constant); every other expression, and
+// any of these whose operands are something else, becomes `.opaque` and is evaluated on
+// the decoded records.
+
+/// An expression the planner can turn into a ``QueryCondition``.
+protocol PlannableExpression {
+    /// The condition, with `root` the predicate's variable (key paths of another variable,
+    /// as in a nested `contains(where:)`, are not the record's).
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition
+}
+
+/// The operand kinds of a comparison: a key path of the record, or a constant.
+protocol PlannableOperand {
+    /// The key path, if this is `record.path` (of `root`).
+    func keyPath(root: PredicateExpressions.VariableID) -> AnyKeyPath?
+    /// The constant, if this is one.
+    var constant: Any? { get }
+}
+
+/// The predicate's variable (the record), as the root of a key path operand.
+protocol PlannableVariable {
+    var key: PredicateExpressions.VariableID { get }
+}
+
+extension PredicateExpressions.Variable: PlannableVariable {}
+
+extension PredicateExpressions.KeyPath: PlannableOperand where Root: PlannableVariable {
+    func keyPath(root id: PredicateExpressions.VariableID) -> AnyKeyPath? { self.root.key == id ? keyPath : nil }
+    var constant: Any? { nil }
+}
+
+extension PredicateExpressions.Value: PlannableOperand {
+    func keyPath(root: PredicateExpressions.VariableID) -> AnyKeyPath? { nil }
+    var constant: Any? { value }
+}
+
+/// Opening an operand's constant as a key component of a known type.
+private func component<Value: KeyComponent>(_ constant: Any?, as type: Value.Type) -> Value? { constant as? Value }
+
+private func describe(_ keyPath: AnyKeyPath) -> String {
+    let printed = String(describing: keyPath)
+    guard let dot = printed.firstIndex(of: ".") else { return printed }
+    return String(printed[printed.index(after: dot)...])
+}
+
+extension PredicateExpressions.Conjunction: PlannableExpression {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        .and((lhs as? any PlannableExpression)?.condition(root: root) ?? .opaque,
+             (rhs as? any PlannableExpression)?.condition(root: root) ?? .opaque)
+    }
+}
+
+extension PredicateExpressions.Disjunction: PlannableExpression {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        .or((lhs as? any PlannableExpression)?.condition(root: root) ?? .opaque,
+            (rhs as? any PlannableExpression)?.condition(root: root) ?? .opaque)
+    }
+}
+
+extension PredicateExpressions.Negation: PlannableExpression {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        .not((wrapped as? any PlannableExpression)?.condition(root: root) ?? .opaque)
+    }
+}
+
+/// `path == constant` or `constant == path`, for a key component type.
+extension PredicateExpressions.Equal: PlannableExpression
+where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        let (path, constant) = lhs.keyPath(root: root).map { ($0, rhs.constant) } ?? (rhs.keyPath(root: root), lhs.constant)
+        guard let path, let value = component(constant, as: LHS.Output.self) else { return .opaque }
+        return .range(QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
+                                      text: "\(describe(path)) == \(value)"))
+    }
+}
+
+/// `path < constant` and the other orders, either side.
+extension PredicateExpressions.Comparison: PlannableExpression
+where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        var op = self.op
+        let path: AnyKeyPath, constant: Any?
+        if let left = lhs.keyPath(root: root) {
+            (path, constant) = (left, rhs.constant)
+        } else if let right = rhs.keyPath(root: root) {
+            // `constant < path` is `path > constant`.
+            (path, constant) = (right, lhs.constant)
+            switch op {
+            case .lessThan: op = .greaterThan
+            case .lessThanOrEqual: op = .greaterThanOrEqual
+            case .greaterThan: op = .lessThan
+            case .greaterThanOrEqual: op = .lessThanOrEqual
+            @unknown default: return .opaque
+            }
+        } else {
+            return .opaque
+        }
+        guard let value = component(constant, as: LHS.Output.self) else { return .opaque }
+        let name = describe(path)
+        switch op {
+        case .lessThan: return .range(QueryValueRange(path, .lessThan, lower: .unbounded, upper: .excluded(value), text: "\(name) < \(value)"))
+        case .lessThanOrEqual:
+            return .range(QueryValueRange(path, .lessThanOrEqual, lower: .unbounded, upper: .included(value), text: "\(name) <= \(value)"))
+        case .greaterThan:
+            return .range(QueryValueRange(path, .greaterThan, lower: .excluded(value), upper: .unbounded, text: "\(name) > \(value)"))
+        case .greaterThanOrEqual:
+            return .range(QueryValueRange(path, .greaterThanOrEqual, lower: .included(value), upper: .unbounded, text: "\(name) >= \(value)"))
+        @unknown default: return .opaque
+        }
+    }
+}
+
+/// `(a...b).contains(path)` with constant bounds.
+extension PredicateExpressions.RangeExpressionContains: PlannableExpression
+where RangeExpression: PlannableRange, Element: PlannableOperand, Element.Output: KeyComponent {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        guard let path = element.keyPath(root: root),
+              let bounds = range.bounds(as: Element.Output.self) else { return .opaque }
+        return .range(QueryValueRange(path, .between, lower: bounds.lower, upper: bounds.upper,
+                                      text: "\(describe(path)) in \(bounds.text)"))
+    }
+}
+
+/// A range expression with constant bounds.
+protocol PlannableRange {
+    func bounds<Value: KeyComponent>(as type: Value.Type) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)?
+}
+
+extension PredicateExpressions.ClosedRange: PlannableRange where LHS: PlannableOperand, RHS: PlannableOperand {
+    func bounds<Value: KeyComponent>(as type: Value.Type) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)? {
+        guard let low = component(lower.constant, as: Value.self), let high = component(upper.constant, as: Value.self) else { return nil }
+        return (.included(low), .included(high), "\(low)...\(high)")
+    }
+}
+
+extension PredicateExpressions.Range: PlannableRange where LHS: PlannableOperand, RHS: PlannableOperand {
+    func bounds<Value: KeyComponent>(as type: Value.Type) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)? {
+        guard let low = component(lower.constant, as: Value.self), let high = component(upper.constant, as: Value.self) else { return nil }
+        return (.included(low), .excluded(high), "\(low)..<\(high)")
+    }
+}
+
+/// `path.starts(with: "constant")` on a string.
+extension PredicateExpressions.SequenceStartsWith: PlannableExpression
+where Base: PlannableOperand, Prefix: PlannableOperand, Base.Output == String {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        guard let path = base.keyPath(root: root), let prefix = self.prefix.constant as? String,
+              let range = QueryValueRange(path, prefix: prefix, text: "\(describe(path)) starts with \"\(prefix)\"")
+        else { return .opaque }
+        return .range(range)
+    }
+}
+
+/// `path.contains(constant)` on a collection of key components (a many-to-many index).
+extension PredicateExpressions.SequenceContains: PlannableExpression
+where LHS: PlannableOperand, RHS: PlannableOperand, RHS.Output: KeyComponent {
+    func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
+        guard let path = sequence.keyPath(root: root), let value = component(element.constant, as: RHS.Output.self) else {
+            return .opaque
+        }
+        return .contains(keyPath: path, element: QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
+                                                                 text: "\(describe(path)) contains \(value)"))
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import FolioStorage
+
+/// Chooses how a query reads: from a predicate's ``QueryCondition``, the datastore's built
+/// indexes and the requested sort, which trees and key ranges to scan, and whether the
+/// results stream in the requested order or need a sort step.
+///
+/// Correctness never depends on the choice: the executor (Datastore+Query.swift) checks
+/// every record it reads against the whole predicate, and an access only has to read at
+/// least every matching record. The choice is about how few records are read:
+/// - a range of the identifier (no second lookup) or an equality on a one-to-one index is
+///   best, then an equality on another index, a range bounded on both sides, a string
+///   prefix, a half-open range (``QueryValueRange/narrowness``: no per-range counts are
+///   kept, so this is a guess from the shape of the condition);
+/// - `&&` takes the better of its sides' accesses; the other side is filtered;
+/// - `||` reads the union of both sides' accesses, without duplicates, when both have one;
+///   otherwise every record;
+/// - `!` and anything the planner does not understand have no access of their own.
+struct QueryPlanner<Format: DatastoreFormat> {
+    typealias Instance = Format.Instance
+
+    /// One scan: a key range of the records tree (`index` nil) or of an index.
+    struct Part {
+        let index: SchemaIndex<Instance>?
+        let range: QueryValueRange
+    }
+
+    /// An access path and how good it is.
+    struct Candidate {
+        var parts: [Part]
+        var score: Int
+    }
+
+    /// What the executor runs, and how `explain` describes it.
+    struct Plan {
+        /// The scans; empty with `fullIndex` nil means every record in identifier order.
+        var parts: [Part]
+        /// Reading a whole index in its order (a sort that matches an index, and no
+        /// condition with an access of its own).
+        var fullIndex: SchemaIndex<Instance>?
+        var direction: ScanDirection
+        /// Whether results must be sorted after reading (else they stream in order).
+        var sorts: Bool
+        /// Whether several scans, or a many-to-many index, can yield a record twice.
+        var deduplicates: Bool
+        var description: QueryPlan
+    }
+
+    let schema: DatastoreSchema<Format>
+    /// Built indexes, by name (nil: every declared index is built).
+    let usable: Set<String>?
+
+    private func isUsable(_ index: SchemaIndex<Instance>) -> Bool {
+        usable?.contains(index.name) ?? true
+    }
+
+    /// An index over `keyPath` of one of `kinds`, built.
+    private func index(over keyPath: AnyKeyPath, manyToMany: Bool) -> SchemaIndex<Instance>? {
+        schema.indexes.first { index in
+            index.definition.keyPath == keyPath && !index.definition.composite
+                && (index.definition.kind == .manyToMany) == manyToMany && isUsable(index)
+        }
+    }
+
+    /// Whether `keyPath` is the identifier. A format of an `Identifiable` instance that
+    /// keeps the default `identifier` has the protocol requirement's key path, which is not
+    /// `==` to the `\Item.id` a predicate writes (Swift compares key paths by component);
+    /// then a stored `id` of the identifier's type, spelled `\Item.id`, is recognised by
+    /// its printed form, which names no other key path (a nested `\Item.owner.id` prints as
+    /// such, a computed property prints as `<computed …>`).
+    func isIdentifier(_ keyPath: AnyKeyPath) -> Bool {
+        if keyPath == schema.identifierPath { return true }
+        guard Instance.self is any Identifiable.Type, type(of: keyPath).valueType == Format.Identifier.self,
+              String(describing: schema.identifierPath).contains("<computed") else { return false }
+        return String(describing: keyPath) == "\\\(Instance.self).id"
+    }
+
+    func candidate(_ condition: QueryCondition) -> Candidate? {
+        switch condition {
+        case .range(let range):
+            if isIdentifier(range.keyPath) {
+                return Candidate(parts: [Part(index: nil, range: range)], score: range.narrowness + 3)
+            }
+            guard let index = index(over: range.keyPath, manyToMany: false) else { return nil }
+            let bonus = index.unique && range.kind == .equal ? 2 : 0
+            return Candidate(parts: [Part(index: index, range: range)], score: range.narrowness + bonus)
+        case .contains(let keyPath, let element):
+            guard let index = index(over: keyPath, manyToMany: true) else { return nil }
+            return Candidate(parts: [Part(index: index, range: element)], score: element.narrowness - 1)
+        case .and(let left, let right):
+            switch (candidate(left), candidate(right)) {
+            case (let l?, let r?): return l.score >= r.score ? l : r
+            case (let l?, nil): return l
+            case (nil, let r?): return r
+            case (nil, nil): return nil
+            }
+        case .or(let left, let right):
+            guard let l = candidate(left), let r = candidate(right) else { return nil }
+            return Candidate(parts: l.parts + r.parts, score: min(l.score, r.score) - 1)
+        case .not, .opaque:
+            return nil
+        }
+    }
+
+    /// The plan for a predicate's condition (nil: no predicate), a sort and a limit.
+    func plan(_ condition: QueryCondition?, hasPredicate: Bool, sortBy: [SortDescriptor<Instance>], limit: Int?,
+              offset: Int) -> Plan {
+        let chosen = condition.flatMap(candidate)
+        var parts = chosen?.parts ?? []
+        var fullIndex: SchemaIndex<Instance>?
+        var direction = ScanDirection.forward
+        var sorts = true
+        let first = sortBy.first
+
+        if sortBy.isEmpty {
+            // Identifier order: what the records tree yields, and what one equality range of
+            // an index yields too (its entries are the value's key then the identifier's).
+            if parts.isEmpty || (parts.count == 1 && (parts[0].index == nil || parts[0].range.kind == .equal)) {
+                sorts = false
+            }
+        } else if sortBy.count == 1, let first, let keyPath = first.keyPath {
+            let reverse = first.order == .reverse
+            if isIdentifier(keyPath) {
+                // Identifiers are unique, so either direction of the records tree is exact.
+                if parts.isEmpty || (parts.count == 1 && parts[0].index == nil) {
+                    sorts = false
+                    direction = reverse ? .reverse : .forward
+                }
+            } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index),
+                      !reverse || (index.unique && !index.definition.nilIsDistinct) {
+                // Ties of a non-unique index come in identifier order only forwards.
+                if parts.isEmpty {
+                    fullIndex = index
+                    sorts = false
+                } else if parts.count == 1, parts[0].index?.name == index.name {
+                    sorts = false
+                }
+                if !sorts { direction = reverse ? .reverse : .forward }
+            }
+        }
+        if fullIndex != nil { parts = [] }
+
+        let deduplicates = parts.count > 1 || parts.contains { $0.index?.definition.kind == .manyToMany }
+        let access: QueryPlan.Access
+        if let fullIndex {
+            access = .index(name: fullIndex.name, ranges: ["every value"])
+        } else if parts.isEmpty {
+            access = .everyRecord
+        } else if parts.allSatisfy({ $0.index == nil }) {
+            access = .identifierRange(parts.map(\.range.text).joined(separator: " or "))
+        } else {
+            // Several indexes in a union are named together.
+            let names = parts.map { $0.index?.name ?? "identifier" }
+            var unique: [String] = []
+            for name in names where !unique.contains(name) { unique.append(name) }
+            access = .index(name: unique.joined(separator: " + "), ranges: parts.map(\.range.text))
+        }
+        let sortText: [String]? = sorts ? sortBy.map(Self.describe) : nil
+        let description = QueryPlan(access: access, filters: hasPredicate, sort: sortText, offset: offset, limit: limit)
+        return Plan(parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
+                    description: description)
+    }
+
+    /// The value types whose key order is exactly the order `SortDescriptor` sorts them
+    /// in, so an index of them can stand for a sort step. Not strings (a `SortDescriptor`
+    /// over a `String` compares with `localizedStandard` by default, not by scalars) and
+    /// not floating point (the keys order -0.0 before 0.0, which `<` calls equal).
+    static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>) -> Bool {
+        let exact: Set<String> = ["Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
+                                  "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID"]
+        return exact.contains(index.definition.valueType)
+    }
+
+    static func describe(_ descriptor: SortDescriptor<Instance>) -> String {
+        let path = descriptor.keyPath.map { String(describing: $0) } ?? "a comparator"
+        let name = path.firstIndex(of: ".").map { String(path[path.index(after: $0)...]) } ?? path
+        return descriptor.order == .reverse ? "\(name) descending" : name
+    }
+}
