@@ -116,14 +116,7 @@ extension Datastore {
 
     /// The instance an index entry refers to (or holds, for a direct index).
     func instance(fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource) throws(FolioError) -> Instance {
-        guard let (identifier, record) = IndexEntry.decode(entry) else {
-            throw .corruptRecord(datastore: key, detail: "an entry of index \(index.name) is malformed")
-        }
-        if let record { return try schema.decode(record, identifier: identifier, core: core) }
-        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: schema.recordsTree) }) else {
-            throw .corruptRecord(datastore: key, detail: "index \(index.name) refers to \(schema.describe(identifierKey: identifier)), which does not exist")
-        }
-        return try schema.decode(bytes, identifier: identifier, core: core)
+        try schema.instance(fromEntry: entry, of: index, source: source, core: core)
     }
 
     nonisolated(nonsending) func countKeys(in tree: String, index: SchemaIndex<Instance>?, range: KeyRange) async throws(FolioError) -> Int {
@@ -134,5 +127,20 @@ extension Datastore {
             while try FolioError.wrap({ () throws(StorageError) in try cursor.nextKey() }) != nil { count += 1 }
             return count
         }
+    }
+}
+
+extension DatastoreSchema {
+    /// The instance an index entry refers to (or holds, for a direct index).
+    func instance(fromEntry entry: [UInt8], of index: SchemaIndex<Format.Instance>, source: ReadSource,
+                  core: PersistenceCore) throws(FolioError) -> Format.Instance {
+        guard let (identifier, record) = IndexEntry.decode(entry) else {
+            throw .corruptRecord(datastore: key, detail: "an entry of index \(index.name) is malformed")
+        }
+        if let record { return try decode(record, identifier: identifier, core: core) }
+        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) }) else {
+            throw .corruptRecord(datastore: key, detail: "index \(index.name) refers to \(describe(identifierKey: identifier)), which does not exist")
+        }
+        return try decode(bytes, identifier: identifier, core: core)
     }
 }

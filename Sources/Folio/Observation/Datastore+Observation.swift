@@ -1,3 +1,4 @@
+import Foundation
 import FolioStorage
 /// Observation: change streams, one instance, live queries. They work the same on a
 /// read-only persistence in another process, which follows the writer's commits and
@@ -63,6 +64,17 @@ extension Datastore {
         async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance {
         let declared = schema.index(index)
         return try await live(index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit)
+    }
+
+    /// A live query over a predicate: the instances matching it, sorted by `sortBy` (ties,
+    /// and no descriptors, in identifier order), at most `limit`, as `fetch(where:sortBy:limit:)`
+    /// returns them, then again after each commit that changes them. Maintained from each
+    /// commit's changed records, evaluated against the predicate, not by re-running the query.
+    nonisolated(nonsending) public func liveQuery(where predicate: Predicate<Instance>, sortBy: [SortDescriptor<Instance>] = [],
+                                                  limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+        try await prepareForObservation(index: nil)
+        let observer = PredicateQueryObserver(schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit)
+        return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 
     nonisolated(nonsending) private func live(index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder,

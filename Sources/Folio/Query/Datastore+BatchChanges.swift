@@ -1,0 +1,63 @@
+import Foundation
+import FolioStorage
+
+/// Changes to every instance a predicate matches, in one call: one statement of one
+/// transaction (the enclosing `perform`'s, or a transaction of its own), so every index
+/// stays consistent and observers see one commit. The matches are found first, through
+/// the query planner (Datastore+Query.swift), then changed.
+extension Datastore where Access == ReadWrite {
+    /// Applies `change` to every instance matching `predicate` and stores the results;
+    /// returns how many. `change` must keep the identifier (a new identifier is a new
+    /// instance: persist it and delete the old one); if it does not, nothing is changed.
+    ///
+    /// ```swift
+    /// try await messages.update(where: #Predicate { $0.threadID == thread && !$0.read }) { $0.read = true }
+    /// ```
+    @discardableResult
+    nonisolated(nonsending) public func update(where predicate: Predicate<Instance>,
+                                               _ change: (inout Instance) -> Void) async throws(FolioError) -> Int {
+        try await withWrite { (transaction) throws(FolioError) -> Int in
+            let matches = try matching(predicate, in: transaction)
+            for match in matches {
+                var changed = match.instance
+                change(&changed)
+                guard changed[keyPath: schema.identifierPath].keyBytes == match.key else {
+                    throw .encodingFailed(datastore: key, identifier: schema.describe(identifierKey: match.key),
+                                          reason: "update(where:) changed the identifier; persist the new instance and delete the old one instead")
+                }
+                _ = try IndexMaintenance.store(changed, schema: schema, core: core, in: transaction)
+            }
+            return matches.count
+        }
+    }
+
+    /// Deletes every instance matching `predicate`; returns how many.
+    @discardableResult
+    nonisolated(nonsending) public func delete(where predicate: Predicate<Instance>) async throws(FolioError) -> Int {
+        try await withWrite { (transaction) throws(FolioError) -> Int in
+            let matches = try matching(predicate, in: transaction)
+            for match in matches { _ = try IndexMaintenance.delete(match.key, schema: schema, in: transaction) }
+            return matches.count
+        }
+    }
+
+    /// Deletes the instances with these identifiers (those that exist); returns how many.
+    @discardableResult
+    nonisolated(nonsending) public func delete(_ identifiers: some Sequence<Identifier>) async throws(FolioError) -> Int {
+        let keys = identifiers.map(\.keyBytes)
+        return try await withWrite { (transaction) throws(FolioError) -> Int in
+            var deleted = 0
+            for key in keys where try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil { deleted += 1 }
+            return deleted
+        }
+    }
+
+    /// Every match of `predicate` in the transaction as it is, read before anything changes.
+    private func matching(_ predicate: Predicate<Instance>, in transaction: WriteTransaction) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
+        let plan = self.plan(predicate, sortBy: [], limit: nil, offset: 0, usable: nil)
+        let next = try QueryExecution(schema: schema, core: core).matches(of: plan, predicate: predicate, source: .transaction(transaction))
+        var matches: [(key: [UInt8], instance: Instance)] = []
+        while let match = try next() { matches.append(match) }
+        return matches
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import FolioStorage
+
+/// Runs a ``QueryPlanner`` plan: reads its scans, checks every record against the whole
+/// predicate, drops duplicates, and sorts when the plan says so. Shared by the datastore's
+/// queries (Datastore+Query.swift) and the live queries over predicates
+/// (PredicateQueryObserver.swift).
+struct QueryExecution<Format: DatastoreFormat> {
+    typealias Instance = Format.Instance
+    let schema: DatastoreSchema<Format>
+    let core: PersistenceCore
+
+    /// The matching instances, each with its identifier's key, in the plan's access order:
+    /// a producer that reads the plan's scans one after the other, drops records seen
+    /// already (a union, a many-to-many index) and those the predicate rejects.
+    func matches(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
+                 source: ReadSource) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
+        typealias Scan = (tree: String, index: SchemaIndex<Instance>?, range: KeyRange)
+        var scans: [Scan]
+        if let index = plan.fullIndex {
+            scans = [(index.tree, index, .all)]
+        } else if plan.parts.isEmpty {
+            scans = [(schema.recordsTree, nil, .all)]
+        } else {
+            scans = plan.parts.map { part in
+                (part.index?.tree ?? schema.recordsTree, part.index, part.range.keyRange(part.index?.suffixedRanges ?? false))
+            }
+        }
+        let direction = plan.direction
+        let deduplicates = plan.deduplicates
+        var cursor: Cursor?
+        var current: Scan?
+        var seen = Set<[UInt8]>()
+        return { () throws(FolioError) -> (key: [UInt8], instance: Instance)? in
+            while true {
+                if cursor == nil {
+                    guard !scans.isEmpty else { return nil }
+                    let scan = scans.removeFirst()
+                    current = scan
+                    cursor = try FolioError.wrap { () throws(StorageError) in
+                        try source.cursor(in: scan.tree, range: scan.range, direction: direction)
+                    }
+                }
+                guard let entry = try FolioError.wrap({ () throws(StorageError) in try cursor!.next() }) else {
+                    cursor = nil
+                    continue
+                }
+                let key: [UInt8], instance: Instance
+                if let index = current?.index {
+                    guard let (identifier, _) = IndexEntry.decode(entry.value) else {
+                        throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
+                    }
+                    if deduplicates && seen.contains(identifier) { continue }
+                    key = identifier
+                    instance = try schema.instance(fromEntry: entry.value, of: index, source: source, core: core)
+                } else {
+                    if deduplicates && seen.contains(entry.key) { continue }
+                    key = entry.key
+                    instance = try schema.decode(entry.value, identifier: entry.key, core: core)
+                }
+                if deduplicates { seen.insert(key) }
+                if let predicate {
+                    let matches: Bool
+                    do {
+                        matches = try predicate.evaluate(instance)
+                    } catch {
+                        throw .predicateFailed(datastore: schema.key, reason: "\(error)")
+                    }
+                    if !matches { continue }
+                }
+                return (key, instance)
+            }
+        }
+    }
+
+    /// Every match, sorted by `descriptors` then by identifier key. With `keeping`, only
+    /// that many are kept while sorting (the first ones), so memory is bounded by the
+    /// limit rather than by the number of matches.
+    func sorted(_ matches: inout () throws(FolioError) -> (key: [UInt8], instance: Instance)?,
+                by descriptors: [SortDescriptor<Instance>], keeping: Int?) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
+        func precedes(_ a: (key: [UInt8], instance: Instance), _ b: (key: [UInt8], instance: Instance)) -> Bool {
+            for descriptor in descriptors {
+                switch descriptor.compare(a.instance, b.instance) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return KeyBytes.compare(a.key, b.key) < 0
+        }
+        var kept: [(key: [UInt8], instance: Instance)] = []
+        if let keeping {
+            guard keeping > 0 else { return [] }
+            // A bounded insertion: the array stays sorted and at most `keeping` long.
+            while let match = try matches() {
+                if kept.count == keeping, let last = kept.last, !precedes(match, last) { continue }
+                var low = 0, high = kept.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if precedes(match, kept[middle]) { high = middle } else { low = middle + 1 }
+                }
+                kept.insert(match, at: low)
+                if kept.count > keeping { kept.removeLast() }
+            }
+        } else {
+            while let match = try matches() { kept.append(match) }
+            kept.sort(by: precedes)
+        }
+        return kept
+    }
+
+    /// Every match of a query, sorted by `descriptors` (ties by identifier), at most `limit`:
+    /// what a live query over a predicate holds.
+    func run(_ predicate: Predicate<Instance>, sortBy descriptors: [SortDescriptor<Instance>], limit: Int?,
+             source: ReadSource, usable: Set<String>?) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
+        let plan = QueryPlanner(schema: schema, usable: usable)
+            .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: [], limit: nil, offset: 0)
+        var matches = try self.matches(of: plan, predicate: predicate, source: source)
+        return try sorted(&matches, by: descriptors, keeping: limit)
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+import Foundation
+import Folio
+import FolioTestSupport
+
+/// Batch changes by predicate ("mark every unread message of a thread read"): one call,
+/// one transaction, one commit for observers, indexes consistent, and the same result as
+/// changing each matching record in memory.
+@Suite struct BatchChangeTests {
+    typealias Item = QueryModelTests.Item
+
+    @Test func updateAndDeleteByPredicateMatchTheModelInOneCommitEach() async throws {
+        let persistence = Persistence.inMemory()
+        let items = persistence.datastore(for: QueryModelTests.ItemFormat.self)
+        var rng = SplitMix64(seed: 5)
+        var model: [Int: Item] = [:]
+        try await persistence.perform {
+            for id in 0..<300 {
+                let item = QueryModelTests.item(id, &rng)
+                try await items.persist(item)
+                model[id] = item
+            }
+        }
+        let events = try await items.observe()
+        var iterator = events.makeAsyncIterator()
+
+        // Move every item of group 3 with a red tag to group 20 (an indexed field).
+        let updated = try await items.update(where: #Predicate { $0.group == 3 && $0.tags.contains("red") }) { $0.group = 20 }
+        var expectedIDs: Set<Int> = []
+        for (id, item) in model where item.group == 3 && item.tags.contains("red") {
+            model[id]!.group = 20
+            expectedIDs.insert(id)
+        }
+        #expect(updated == expectedIDs.count && updated > 0)
+        var tokens: Set<ObservationToken> = []
+        var seen: Set<Int> = []
+        for _ in 0..<updated {
+            guard case .change(let change)? = await iterator.next() else { Issue.record("an event is missing"); return }
+            #expect(change.kind == .updated && change.newValue?.group == 20)
+            tokens.insert(change.token)
+            seen.insert(change.identifier)
+        }
+        #expect(seen == expectedIDs)
+        #expect(tokens.count == 1, "one commit for the whole batch")
+        // The index agrees: group 20 holds exactly the moved items.
+        #expect(Set(try await items.load(20, from: \.group).collect().map(\.id)) == expectedIDs)
+        #expect(try await items.count(where: #Predicate { $0.group == 3 && $0.tags.contains("red") }) == 0)
+
+        // Delete every item whose score is negative (an unindexed field).
+        let deleted = try await items.delete(where: #Predicate { $0.score < 0 })
+        let negative = model.values.filter { $0.score < 0 }.map(\.id)
+        #expect(deleted == negative.count && deleted > 0)
+        for id in negative { model[id] = nil }
+        #expect(try await items.fetch().collect() == model.values.sorted { $0.id < $1.id })
+
+        // By a list of identifiers: those present are deleted, the others ignored.
+        let some = Array(model.keys.sorted().prefix(5))
+        #expect(try await items.delete(some + [10_000, 10_001]) == 5)
+        #expect(try await items.count() == model.count - 5)
+    }
+
+    @Test func anUpdateThatChangesTheIdentifierChangesNothing() async throws {
+        let persistence = Persistence.inMemory()
+        let items = persistence.datastore(for: QueryModelTests.ItemFormat.self)
+        var rng = SplitMix64(seed: 6)
+        for id in 0..<10 { try await items.persist(QueryModelTests.item(id, &rng)) }
+        let before = try await items.fetch().collect()
+        await #expect(throws: FolioError.self) {
+            try await items.update(where: #Predicate { $0.id < 5 }) { $0.id += 100 }
+        }
+        #expect(try await items.fetch().collect() == before, "the batch is one statement: nothing half-applied")
+    }
+
+    @Test func aBatchInsidePerformRollsBackWithIt() async throws {
+        let persistence = Persistence.inMemory()
+        let items = persistence.datastore(for: QueryModelTests.ItemFormat.self)
+        var rng = SplitMix64(seed: 7)
+        for id in 0..<20 { try await items.persist(QueryModelTests.item(id, &rng)) }
+        struct Stop: Error {}
+        await #expect(throws: Stop.self) {
+            try await persistence.perform {
+                try await items.delete(where: #Predicate { $0.id >= 0 })
+                #expect(try await items.count() == 0)
+                throw Stop()
+            }
+        }
+        #expect(try await items.count() == 20)
+    }
+}
