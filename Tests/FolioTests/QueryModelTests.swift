@@ -32,6 +32,8 @@ import FolioTestSupport
         let tags = ManyToManyIndex(\Item.tags)
         let code = OneToOneIndex(\Item.code)
         let rating = Index(\Item.rating)
+        /// Composite: an equality on the name and a range of scores read one range of it.
+        let nameScore = Index(\Item.name, \Item.score)
     }
 
     static let names = ["Ann", "Anna", "Bob", "Bea", "Carl", "Cé", "Ce\u{301}line", "Dora", "", "Ännchen"]
@@ -46,11 +48,17 @@ import FolioTestSupport
     /// A predicate and whether it has a conjunct the planner can answer from an index.
     typealias Template = (name: String, predicate: Predicate<Item>, indexable: Bool)
 
-    static func templates(_ rng: inout SplitMix64) -> [Template] {
-        let g = Int(rng.next() % 12), h = g + Int(rng.next() % 4), s = Int(rng.next() % 100) - 50
+    /// Templates with random constants; half the time taken from `anchor`, a stored item, so
+    /// that range bounds fall exactly on stored values (where off-by-one errors show).
+    static func templates(_ rng: inout SplitMix64, anchor: Item? = nil) -> [Template] {
+        let anchored = anchor != nil && rng.next() % 2 == 0
+        let g = anchored ? anchor!.group : Int(rng.next() % 12), h = g + Int(rng.next() % 4)
+        let s = anchored ? anchor!.score : Int(rng.next() % 100) - 50
         let n = ["A", "An", "B", "C", "Cé", "Ä", "Z", ""][Int(rng.next() % 8)]
         let t = tags[Int(rng.next() % UInt64(tags.count))], u = tags[Int(rng.next() % UInt64(tags.count))]
         let c = "c\(rng.next() % 300)", id = Int(rng.next() % 300), r: Int? = rng.next() % 3 == 0 ? nil : Int(rng.next() % 5)
+        let full = anchored ? anchor!.name : names[Int(rng.next() % UInt64(names.count))] + String(rng.next() % 3)
+        let s2 = s + Int(rng.next() % 40)
         return [
             ("group == g", #Predicate<Item> { $0.group == g }, true),
             ("group < g", #Predicate<Item> { $0.group < g }, true),
@@ -75,6 +83,10 @@ import FolioTestSupport
             ("tags contains t && g...h contains group && score != s",
              #Predicate<Item> { $0.tags.contains(t) && (g...h).contains($0.group) && $0.score != s }, true),
             ("score == s * 2", #Predicate<Item> { $0.score == s * 2 }, false),  // `s * 2` is computed: not a constant
+            ("name == full && score > s", #Predicate<Item> { $0.name == full && $0.score > s }, true),
+            ("score <= s2 && name == full", #Predicate<Item> { $0.score <= s2 && $0.name == full }, true),
+            ("name == full && s..<s2 contains score", #Predicate<Item> { $0.name == full && (s..<s2).contains($0.score) }, true),
+            ("name == full && score == s", #Predicate<Item> { $0.name == full && $0.score == s }, true),
         ]
     }
 
@@ -125,7 +137,8 @@ import FolioTestSupport
                 }
             }
             let all = Array(model.values)
-            for template in Self.templates(&rng) {
+            let anchor = all.isEmpty ? nil : all[Int(rng.next() % UInt64(all.count))]
+            for template in Self.templates(&rng, anchor: anchor) {
                 for (sortName, sortBy) in Self.sorts {
                     let limit: Int? = rng.next() % 3 == 0 ? Int(rng.next() % 8) : nil
                     let offset = rng.next() % 4 == 0 ? Int(rng.next() % 5) : 0
@@ -186,5 +199,7 @@ import FolioTestSupport
         #expect(scan.access == .everyRecord)
         let union = try await items.explain(where: #Predicate { $0.tags.contains("x") || $0.group == 4 })
         #expect(union.access == .index(name: "tags + group", ranges: ["tags contains x", "group == 4"]))
+        let composite = try await items.explain(where: #Predicate { $0.score > 5 && $0.name == "A" })
+        #expect(composite.access == .index(name: "nameScore", ranges: ["name == A, score > 5"]))
     }
 }

@@ -45,6 +45,10 @@ public struct IndexDefinition<Instance>: Sendable {
     /// Whether the key path leads to a tuple (a composite index): its entries are not
     /// values a predicate compares whole.
     let composite: Bool
+    /// A composite index declared by its components' key paths (`Index(\Book.author,
+    /// \Book.year)`): those key paths, in order, so queries can use the index for an
+    /// equality on the first components and a range on the next. Empty otherwise.
+    let componentKeyPaths: [AnyKeyPath & Sendable]
     /// The encoded values of an instance, sorted and without duplicates.
     let values: @Sendable (Instance) -> [[UInt8]]
     /// A readable form of an encoded value, for error messages.
@@ -63,15 +67,17 @@ public struct IndexDefinition<Instance>: Sendable {
     }
 
     init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
-                              valueType: Value.Type, values: @escaping @Sendable (Instance) -> [Value]) {
+                              components: [AnyKeyPath & Sendable] = [], valueType: Value.Type,
+                              values: @escaping @Sendable (Instance) -> [Value]) {
         self.kind = kind
         self.keyPath = keyPath
+        componentKeyPaths = components
         composite = Value.self is any CompositeKey.Type
         self.storage = storage
         self.version = version
         nilIsDistinct = kind == .oneToOne && Value.self is any OptionalKeyComponent.Type
         self.id = IndexDeclarationCounter.next()
-        let printed = String(describing: keyPath)
+        let printed = components.isEmpty ? String(describing: keyPath) : components.map { String(describing: $0) }.joined(separator: ", ")
         keyPathDescription = printed.contains("<computed") ? nil : printed
         self.valueType = TypeName.of(Value.self)
         self.values = { instance in
@@ -129,6 +135,30 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
             [Composite(repeat each $0[keyPath: keyPath])]
         }
     }
+
+    /// Indexes several values of the instance together, ordered by the first, then the
+    /// second, and so on: `let byAuthorAndYear = Index(\Book.author, \Book.year)`. Query it
+    /// with `Composite("Ann", 1999)` or a range of them, or with a predicate: an equality on
+    /// the first values and a range on the next one read a range of this index.
+    public init<First: KeyComponent, Second: KeyComponent, each Rest: KeyComponent>(
+        _ first: KeyPath<Instance, First> & Sendable, _ second: KeyPath<Instance, Second> & Sendable,
+        _ rest: repeat KeyPath<Instance, each Rest> & Sendable, storage: IndexStorage = .reference, version: Int = 1
+    ) where Value == Composite<First, Second, repeat each Rest> {
+        definition = IndexDefinition(kind: .oneToMany, storage: storage, version: version, keyPath: first,
+                                     components: componentList(first, second, repeat each rest), valueType: Value.self) {
+            [Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest])]
+        }
+    }
+}
+
+/// The key paths of a composite index's components, in order.
+private func componentList<Instance, First, Second, each Rest>(
+    _ first: KeyPath<Instance, First> & Sendable, _ second: KeyPath<Instance, Second> & Sendable,
+    _ rest: repeat KeyPath<Instance, each Rest> & Sendable
+) -> [AnyKeyPath & Sendable] {
+    var paths: [AnyKeyPath & Sendable] = [first, second]
+    for path in repeat each rest { paths.append(path) }
+    return paths
 }
 
 /// A unique index: each value maps to at most one instance. Persisting a second instance
@@ -156,6 +186,19 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     where Value == Composite<repeat each Component> {
         definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
             [Composite(repeat each $0[keyPath: keyPath])]
+        }
+    }
+
+    /// Indexes several values of the instance together, uniquely:
+    /// `let slot = OneToOneIndex(\Booking.room, \Booking.day)`. Predicates use it as they
+    /// use ``Index/init(_:_:_:storage:version:)``.
+    public init<First: KeyComponent, Second: KeyComponent, each Rest: KeyComponent>(
+        _ first: KeyPath<Instance, First> & Sendable, _ second: KeyPath<Instance, Second> & Sendable,
+        _ rest: repeat KeyPath<Instance, each Rest> & Sendable, storage: IndexStorage = .reference, version: Int = 1
+    ) where Value == Composite<First, Second, repeat each Rest> {
+        definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: first,
+                                     components: componentList(first, second, repeat each rest), valueType: Value.self) {
+            [Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest])]
         }
     }
 }

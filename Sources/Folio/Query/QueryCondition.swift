@@ -34,6 +34,9 @@ struct QueryValueRange {
     let keyRange: (_ suffixed: Bool) -> KeyRange
     /// `year >= 1990`, `title starts with "A"`: for `explain`.
     let text: String
+    /// The range's bounds as encoded value keys (nil for a prefix), for composite indexes,
+    /// which put them after the keys of the components before.
+    let bounds: (lower: RangeBound<[UInt8]>, upper: RangeBound<[UInt8]>)?
 
     /// How narrow the range is likely to be, higher first: the planner's selectivity
     /// guess when several conjuncts have an index (no per-range counts are kept).
@@ -52,6 +55,23 @@ struct QueryValueRange {
         self.text = text
         let range = AnyRange(lower: lower, upper: upper)
         keyRange = { suffixed in KeyRanges.make(range, suffixed: suffixed) }
+        func encoded(_ bound: RangeBound<Value>) -> RangeBound<[UInt8]> {
+            switch bound {
+            case .unbounded: return .unbounded
+            case .included(let value): return .included(value.keyBytes)
+            case .excluded(let value): return .excluded(value.keyBytes)
+            }
+        }
+        bounds = (encoded(lower), encoded(upper))
+    }
+
+    /// A range already made (a composite index's).
+    init(_ keyPath: AnyKeyPath, _ kind: Kind, keyRange: KeyRange, text: String) {
+        self.keyPath = keyPath
+        self.kind = kind
+        self.text = text
+        self.bounds = nil
+        self.keyRange = { _ in keyRange }
     }
 
     /// Every string starting with `prefix`, as a range of key bytes that holds at least all
@@ -66,6 +86,7 @@ struct QueryValueRange {
         self.keyPath = keyPath
         self.kind = .prefix
         self.text = text
+        self.bounds = nil
         let bytes = usable.keyPrefixBytes
         keyRange = { _ in KeyRange.prefix(bytes) }
     }

@@ -81,25 +81,90 @@ struct QueryPlanner<Format: DatastoreFormat> {
             if isIdentifier(range.keyPath) {
                 return Candidate(parts: [Part(index: nil, range: range)], score: range.narrowness + 3)
             }
-            guard let index = index(over: range.keyPath, manyToMany: false) else { return nil }
+            let composite = compositeCandidate([range])
+            guard let index = index(over: range.keyPath, manyToMany: false) else { return composite }
             let bonus = index.unique && range.kind == .equal ? 2 : 0
-            return Candidate(parts: [Part(index: index, range: range)], score: range.narrowness + bonus)
+            let single = Candidate(parts: [Part(index: index, range: range)], score: range.narrowness + bonus)
+            return (composite?.score ?? Int.min) > single.score ? composite : single
         case .contains(let keyPath, let element):
             guard let index = index(over: keyPath, manyToMany: true) else { return nil }
             return Candidate(parts: [Part(index: index, range: element)], score: element.narrowness - 1)
         case .and(let left, let right):
-            switch (candidate(left), candidate(right)) {
-            case (let l?, let r?): return l.score >= r.score ? l : r
-            case (let l?, nil): return l
-            case (nil, let r?): return r
-            case (nil, nil): return nil
+            var best: Candidate?
+            for found in [candidate(left), candidate(right), compositeCandidate(conjuncts(condition))] {
+                if let found, found.score > (best?.score ?? Int.min) { best = found }
             }
+            return best
         case .or(let left, let right):
             guard let l = candidate(left), let r = candidate(right) else { return nil }
             return Candidate(parts: l.parts + r.parts, score: min(l.score, r.score) - 1)
         case .not, .opaque:
             return nil
         }
+    }
+
+    /// The ranges that must all hold: the leaves of a tree of `&&`.
+    private func conjuncts(_ condition: QueryCondition) -> [QueryValueRange] {
+        switch condition {
+        case .and(let left, let right): return conjuncts(left) + conjuncts(right)
+        case .range(let range): return [range]
+        default: return []
+        }
+    }
+
+    /// The best composite index for a conjunction: equalities on its first components, in
+    /// order, then at most one range on the next, read as one range of the index (its
+    /// entries' keys are the components' keys one after the other, Docs/Keys.md).
+    func compositeCandidate(_ ranges: [QueryValueRange]) -> Candidate? {
+        var best: Candidate?
+        for index in schema.indexes where !index.definition.componentKeyPaths.isEmpty && isUsable(index) {
+            let components = index.definition.componentKeyPaths
+            var prefix: [UInt8] = []
+            var used: [String] = []
+            var matched = 0
+            while matched < components.count,
+                  let equal = ranges.first(where: { $0.kind == .equal && $0.keyPath == components[matched] }),
+                  case .included(let key)? = equal.bounds?.lower {
+                prefix += key
+                used.append(equal.text)
+                matched += 1
+            }
+            guard matched > 0 else { continue }
+            var keyRange = KeyRange.prefix(prefix)
+            var score = 4 * matched + 1
+            if matched < components.count,
+               let next = ranges.first(where: { $0.keyPath == components[matched] && $0.kind != .equal && $0.bounds != nil }),
+               let bounds = next.bounds {
+                keyRange = Self.range(after: prefix, lower: bounds.lower, upper: bounds.upper)
+                score += next.narrowness
+                used.append(next.text)
+            }
+            let range = QueryValueRange(index.definition.keyPath, matched == components.count ? .equal : .between,
+                                        keyRange: keyRange, text: used.joined(separator: ", "))
+            if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)], score: score) }
+        }
+        return best
+    }
+
+    /// The entries whose key is `prefix` followed by a value in `lower...upper`, then anything
+    /// (later components, an identifier): a value's entries all start with its key, and keys
+    /// are prefix-free, so "after `v`" starts past every key with the prefix `prefix + v`.
+    static func range(after prefix: [UInt8], lower: RangeBound<[UInt8]>, upper: RangeBound<[UInt8]>) -> KeyRange {
+        let start: KeyBound
+        switch lower {
+        case .unbounded: start = .included(prefix)
+        case .included(let value): start = .included(prefix + value)
+        case .excluded(let value):
+            guard let above = KeyBytes.prefixUpperBound(prefix + value) else { return KeyRange(lower: .excluded(prefix), upper: .excluded(prefix)) }
+            start = .included(above)
+        }
+        let end: KeyBound
+        switch upper {
+        case .unbounded: end = KeyBytes.prefixUpperBound(prefix).map { .excluded($0) } ?? .unbounded
+        case .excluded(let value): end = .excluded(prefix + value)
+        case .included(let value): end = KeyBytes.prefixUpperBound(prefix + value).map { .excluded($0) } ?? .unbounded
+        }
+        return KeyRange(lower: start, upper: end)
     }
 
     /// The plan for a predicate's condition (nil: no predicate), a sort and a limit.
