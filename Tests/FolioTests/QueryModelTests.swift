@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import Folio
 import FolioTestSupport
+import LibraryExample
 
 /// Queries against a model: random records (every index kind: one-to-many, one-to-one,
 /// many-to-many, optional values, an unindexed field), random predicates from templates
@@ -180,6 +181,22 @@ import FolioTestSupport
             #expect(try await items.fetch(where: #Predicate { $0.group == 99 }).collect().map(\.id) == [100])
             #expect(try await items.count(where: #Predicate { $0.name.starts(with: "New") }) == 1)
         }
+    }
+
+    /// A computed property's index serves predicates as a stored one's does: key paths are
+    /// matched by identity, and `\Book.sortTitle` is the same key path in the declaration and
+    /// in the predicate.
+    @Test func aComputedPropertysIndexServesPredicates() async throws {
+        let persistence = Persistence.inMemory()
+        let books = persistence.datastore(for: LibraryExample.BookFormat.self)
+        let sample = SampleData.books(50, authors: 5)
+        try await persistence.perform { for book in sample { try await books.persist(book) } }
+        let predicate = #Predicate<LibraryExample.Book> { $0.sortTitle.starts(with: "the") }
+        let plan = try await books.explain(where: predicate)
+        #expect(plan.access == .index(name: "title", ranges: ["title starts with \"the\""]), "\(plan)")
+        let found = try await books.fetch(where: predicate).collect()
+        #expect(found == sample.filter { $0.sortTitle.hasPrefix("the") }.sorted { $0.id.uuidString < $1.id.uuidString }
+                || Set(found.map(\.id)) == Set(sample.filter { $0.sortTitle.hasPrefix("the") }.map(\.id)))
     }
 
     /// `explain` in the words a user reads: the index, the ranges, the filter and the sort.

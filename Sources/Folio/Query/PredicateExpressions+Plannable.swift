@@ -42,11 +42,7 @@ extension PredicateExpressions.Value: PlannableOperand {
 /// Opening an operand's constant as a key component of a known type.
 private func component<Value: KeyComponent>(_ constant: Any?, as type: Value.Type) -> Value? { constant as? Value }
 
-private func describe(_ keyPath: AnyKeyPath) -> String {
-    let printed = String(describing: keyPath)
-    guard let dot = printed.firstIndex(of: ".") else { return printed }
-    return String(printed[printed.index(after: dot)...])
-}
+private func describe(_ keyPath: AnyKeyPath) -> String { QueryValueRange.describe(keyPath) }
 
 extension PredicateExpressions.Conjunction: PlannableExpression {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {

@@ -38,6 +38,22 @@ struct QueryValueRange {
     /// which put them after the keys of the components before.
     let bounds: (lower: RangeBound<[UInt8]>, upper: RangeBound<[UInt8]>)?
 
+    /// A key path as `explain` names it: `year` for `\Book.year`. A computed property
+    /// prints as `<computed 0x… (Type)>`; the plan names it by its index instead
+    /// (``text(naming:)``).
+    static func describe(_ keyPath: AnyKeyPath) -> String {
+        let printed = String(describing: keyPath)
+        guard let dot = printed.firstIndex(of: ".") else { return printed }
+        return String(printed[printed.index(after: dot)...])
+    }
+
+    /// ``text``, with a computed key path named after the index that reads it.
+    func text(naming index: String?) -> String {
+        let subject = Self.describe(keyPath)
+        guard let index, subject.contains("<computed") else { return text }
+        return text.replacingOccurrences(of: subject, with: index)
+    }
+
     /// How narrow the range is likely to be, higher first: the planner's selectivity
     /// guess when several conjuncts have an index (no per-range counts are kept).
     var narrowness: Int {

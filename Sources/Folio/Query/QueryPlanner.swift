@@ -212,13 +212,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
         } else if parts.isEmpty {
             access = .everyRecord
         } else if parts.allSatisfy({ $0.index == nil }) {
-            access = .identifierRange(parts.map(\.range.text).joined(separator: " or "))
+            access = .identifierRange(parts.map { $0.range.text(naming: nil) }.joined(separator: " or "))
         } else {
             // Several indexes in a union are named together.
             let names = parts.map { $0.index?.name ?? "identifier" }
             var unique: [String] = []
             for name in names where !unique.contains(name) { unique.append(name) }
-            access = .index(name: unique.joined(separator: " + "), ranges: parts.map(\.range.text))
+            access = .index(name: unique.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
         }
         let sortText: [String]? = sorts ? sortBy.map(Self.describe) : nil
         let description = QueryPlan(access: access, filters: hasPredicate, sort: sortText, offset: offset, limit: limit)
