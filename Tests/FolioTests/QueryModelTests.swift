@@ -85,6 +85,10 @@ import LibraryExample
              #Predicate<Item> { $0.tags.contains(t) && (g...h).contains($0.group) && $0.score != s }, true),
             ("score == s * 2", #Predicate<Item> { $0.score == s * 2 }, false),  // `s * 2` is computed: not a constant
             ("name == full && score > s", #Predicate<Item> { $0.name == full && $0.score > s }, true),
+            ("group >= g && group < h", #Predicate<Item> { $0.group >= g && $0.group < h }, true),
+            ("group > g && group <= h && score < s", #Predicate<Item> { $0.group > g && $0.group <= h && $0.score < s }, true),
+            ("id < h && id >= g && id > g", #Predicate<Item> { $0.id < h && $0.id >= g && $0.id > g }, true),
+            ("id > g && id >= s2 && id <= h * 20", #Predicate<Item> { $0.id > g && $0.id >= s2 && $0.id <= 240 && $0.id < 200 }, true),
             ("score <= s2 && name == full", #Predicate<Item> { $0.score <= s2 && $0.name == full }, true),
             ("name == full && s..<s2 contains score", #Predicate<Item> { $0.name == full && (s..<s2).contains($0.score) }, true),
             ("name == full && score == s", #Predicate<Item> { $0.name == full && $0.score == s }, true),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import FolioStorage
 /// One declared index, resolved: its name (the format's property name), definition and tree.
 struct SchemaIndex<Instance>: Sendable {
@@ -31,6 +32,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     let signature: DatastoreSignature
     /// Why the declaration itself is unusable, if it is (reported on first use).
     let declarationProblem: String?
+    /// Key paths a query named, and whether each is the identifier (QueryPlanner): working
+    /// it out prints the key path, which costs more than a point lookup, so once per path.
+    let identifierKeyPaths = Mutex<[KeyPathKey: Bool]>([:])
 
     init() {
         let format = Format()
@@ -190,4 +194,11 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
             throw .decodingFailed(datastore: key, identifier: describe(identifierKey: identifier), version: tag, reason: "\(error)")
         }
     }
+}
+
+/// A key path as a dictionary key across threads: key paths are immutable values (the
+/// standard library does not mark `AnyKeyPath` `Sendable` only because subclasses could
+/// add state; theirs do not).
+struct KeyPathKey: Hashable, @unchecked Sendable {
+    let path: AnyKeyPath
 }

@@ -93,12 +93,23 @@ enum KeyRanges {
     /// "after `v`" starts at the smallest byte string above every string with that prefix,
     /// and "up to `v` inclusive" ends just below it.
     static func make<Bound>(_ range: some IndexRange<Bound>, suffixed: Bool) -> KeyRange {
+        func encoded(_ bound: RangeBound<Bound>) -> RangeBound<[UInt8]> {
+            switch bound {
+            case .unbounded: return .unbounded
+            case .included(let value): return .included(value.keyBytes)
+            case .excluded(let value): return .excluded(value.keyBytes)
+            }
+        }
+        return make(lower: encoded(range.lower), upper: encoded(range.upper), suffixed: suffixed)
+    }
+
+    /// ``make(_:suffixed:)`` for bounds given as encoded value keys.
+    static func make(lower lowerBound: RangeBound<[UInt8]>, upper upperBound: RangeBound<[UInt8]>, suffixed: Bool) -> KeyRange {
         let lower: KeyBound
-        switch range.lower {
+        switch lowerBound {
         case .unbounded: lower = .unbounded
-        case .included(let value): lower = .included(value.keyBytes)
-        case .excluded(let value):
-            let key = value.keyBytes
+        case .included(let key): lower = .included(key)
+        case .excluded(let key):
             if suffixed {
                 // No byte string sorts above an all-0xFF prefix's extensions: the range is empty.
                 guard let above = KeyBytes.prefixUpperBound(key) else { return KeyRange(lower: .excluded(key), upper: .excluded(key)) }
@@ -108,11 +119,10 @@ enum KeyRanges {
             }
         }
         let upper: KeyBound
-        switch range.upper {
+        switch upperBound {
         case .unbounded: upper = .unbounded
-        case .excluded(let value): upper = .excluded(value.keyBytes)
-        case .included(let value):
-            let key = value.keyBytes
+        case .excluded(let key): upper = .excluded(key)
+        case .included(let key):
             if suffixed {
                 upper = KeyBytes.prefixUpperBound(key).map { .excluded($0) } ?? .unbounded
             } else {

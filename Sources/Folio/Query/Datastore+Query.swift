@@ -51,20 +51,28 @@ extension Datastore {
 
     /// How many instances match `predicate`.
     nonisolated(nonsending) public func count(where predicate: Predicate<Instance>) async throws(FolioError) -> Int {
-        let (source, usable) = try await readSource()
-        let plan = plan(predicate, sortBy: [], limit: nil, offset: 0, usable: usable)
-        let matches = try QueryExecution(schema: schema, core: core).matches(of: plan, predicate: predicate, source: source)
-        var count = 0
-        while try matches() != nil { count += 1 }
-        return count
+        try await withRead { (source, usable) throws(FolioError) -> Int in
+            let plan = plan(predicate, sortBy: [], limit: nil, offset: 0, usable: usable)
+            let matches = try QueryExecution(schema: schema, core: core).matches(of: plan, predicate: predicate, source: source)
+            var count = 0
+            while try matches() != nil { count += 1 }
+            return count
+        }
     }
 
     /// The first instance matching `predicate` in the order of `sortBy` (identifier order
     /// without descriptors), or nil.
     nonisolated(nonsending) public func first(where predicate: Predicate<Instance>,
                                               sortBy: [SortDescriptor<Instance>] = []) async throws(FolioError) -> Instance? {
-        var iterator = fetch(where: predicate, sortBy: sortBy, limit: 1).makeAsyncIterator()
-        return try await iterator.next()
+        // Read in place, as `load` does: no stream to open (a stream's first read starts on
+        // another thread, which costs more than a point lookup).
+        try await withRead { (source, usable) throws(FolioError) -> Instance? in
+            let plan = plan(predicate, sortBy: sortBy, limit: 1, offset: 0, usable: usable)
+            let execution = QueryExecution(schema: schema, core: core)
+            var matches = try execution.matches(of: plan, predicate: predicate, source: source)
+            if plan.sorts { return try execution.sorted(&matches, by: sortBy, keeping: 1).first?.instance }
+            return try matches()?.instance
+        }
     }
 
     /// Whether any instance matches `predicate` (reads until the first match).
@@ -76,8 +84,9 @@ extension Datastore {
     /// built decides), without running it.
     nonisolated(nonsending) public func explain(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
                                                 limit: Int? = nil, offset: Int = 0) async throws(FolioError) -> QueryPlan {
-        let (_, usable) = try await readSource()
-        return plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable).description
+        try await withRead { (_, usable) throws(FolioError) -> QueryPlan in
+            plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable).description
+        }
     }
 
     // MARK: Machinery

@@ -24,7 +24,7 @@ indirect enum QueryCondition {
 
 /// A range of values of one key path, kept with enough of its type to become a key range of
 /// any index over that key path, and to be described.
-struct QueryValueRange {
+final class QueryValueRange {
     enum Kind: Sendable, Equatable {
         case equal, lessThan, lessThanOrEqual, greaterThan, greaterThanOrEqual, between, prefix
     }
@@ -32,11 +32,22 @@ struct QueryValueRange {
     let kind: Kind
     /// The key range over an index's entries; `suffixed` as `SchemaIndex.suffixedRanges`.
     let keyRange: (_ suffixed: Bool) -> KeyRange
-    /// `year >= 1990`, `title starts with "A"`: for `explain`.
-    let text: String
+    /// `year >= 1990`, `title starts with "A"`: for `explain`. Made only when asked for:
+    /// printing a key path costs more than a point lookup.
+    var text: String { describeText() }
+    private let describeText: () -> String
+    /// The conditions this range stands for: itself, or those it was merged from (an
+    /// intersection, a composite index's equalities and range).
+    private(set) var leaves: [QueryValueRange] = []
     /// The range's bounds as encoded value keys (nil for a prefix), for composite indexes,
     /// which put them after the keys of the components before.
     let bounds: (lower: RangeBound<[UInt8]>, upper: RangeBound<[UInt8]>)?
+    /// Whether a record's key lies in the key range exactly when the condition holds for
+    /// it, so a scan of the range needs no filter: key equality is `==` for integers,
+    /// `Bool`, `UUID` and strings (keys are NFC, as `==` compares), and key order is `<` for
+    /// all but strings (the two orders differ in corners, Docs/Keys.md) and floating point
+    /// (NaN has a key but no order). Not for prefixes (a combining mark can follow one).
+    let exact: Bool
 
     /// A key path as `explain` names it: `year` for `\Book.year`. A computed property
     /// prints as `<computed 0x… (Type)>`; the plan names it by its index instead
@@ -46,6 +57,9 @@ struct QueryValueRange {
         guard let dot = printed.firstIndex(of: ".") else { return printed }
         return String(printed[printed.index(after: dot)...])
     }
+
+    /// The original conditions this range stands for.
+    var covered: [QueryValueRange] { leaves.isEmpty ? [self] : leaves }
 
     /// ``text``, with a computed key path named after the index that reads it.
     func text(naming index: String?) -> String {
@@ -65,10 +79,11 @@ struct QueryValueRange {
         }
     }
 
-    init<Value: KeyComponent>(_ keyPath: AnyKeyPath, _ kind: Kind, lower: RangeBound<Value>, upper: RangeBound<Value>, text: String) {
+    init<Value: KeyComponent>(_ keyPath: AnyKeyPath, _ kind: Kind, lower: RangeBound<Value>, upper: RangeBound<Value>,
+                              text: @autoclosure @escaping () -> String) {
         self.keyPath = keyPath
         self.kind = kind
-        self.text = text
+        self.describeText = text
         let range = AnyRange(lower: lower, upper: upper)
         keyRange = { suffixed in KeyRanges.make(range, suffixed: suffixed) }
         func encoded(_ bound: RangeBound<Value>) -> RangeBound<[UInt8]> {
@@ -79,14 +94,57 @@ struct QueryValueRange {
             }
         }
         bounds = (encoded(lower), encoded(upper))
+        exact = kind == .equal ? Value.self is any EqualityExactKey.Type : Value.self is any OrderExactKey.Type
+    }
+
+    /// The intersection of ranges of one key path (`year >= 1990 && year < 2000`), from
+    /// their encoded bounds: the greater lower bound and the smaller upper one (keys order
+    /// as values do). Exact when all are.
+    init?(intersecting ranges: [QueryValueRange]) {
+        guard let first = ranges.first, ranges.count > 1 else { return nil }
+        var lower = RangeBound<[UInt8]>.unbounded, upper = RangeBound<[UInt8]>.unbounded
+        for range in ranges {
+            guard let bounds = range.bounds else { return nil }
+            lower = Self.tighter(lower, bounds.lower, lower: true)
+            upper = Self.tighter(upper, bounds.upper, lower: false)
+        }
+        keyPath = first.keyPath
+        kind = .between
+        describeText = { ranges.map(\.text).joined(separator: " && ") }
+        leaves = ranges.flatMap(\.covered)
+        bounds = (lower, upper)
+        exact = ranges.allSatisfy(\.exact)
+        keyRange = { [lower, upper] suffixed in KeyRanges.make(lower: lower, upper: upper, suffixed: suffixed) }
+    }
+
+    /// The tighter of two lower (or upper) bounds.
+    private static func tighter(_ a: RangeBound<[UInt8]>, _ b: RangeBound<[UInt8]>, lower: Bool) -> RangeBound<[UInt8]> {
+        func key(_ bound: RangeBound<[UInt8]>) -> [UInt8]? {
+            switch bound {
+            case .unbounded: return nil
+            case .included(let key), .excluded(let key): return key
+            }
+        }
+        guard let keyA = key(a) else { return b }
+        guard let keyB = key(b) else { return a }
+        let order = KeyBytes.compare(keyA, keyB)
+        if order == 0 {
+            // The same value: excluded is the tighter.
+            if case .excluded = a { return a }
+            return b
+        }
+        return (order > 0) == lower ? a : b
     }
 
     /// A range already made (a composite index's).
-    init(_ keyPath: AnyKeyPath, _ kind: Kind, keyRange: KeyRange, text: String) {
+    init(_ keyPath: AnyKeyPath, _ kind: Kind, keyRange: KeyRange, covering leaves: [QueryValueRange],
+         text: @autoclosure @escaping () -> String) {
         self.keyPath = keyPath
         self.kind = kind
-        self.text = text
+        self.describeText = text
+        self.leaves = leaves.flatMap(\.covered)
         self.bounds = nil
+        self.exact = false
         self.keyRange = { _ in keyRange }
     }
 
@@ -96,14 +154,36 @@ struct QueryValueRange {
     /// no character that follows it can compose with its last byte. Otherwise the prefix's
     /// last character is left out, so a composition across it cannot hide a match; nil if
     /// nothing is left (no index then helps).
-    init?(_ keyPath: AnyKeyPath, prefix: String, text: String) {
+    init?(_ keyPath: AnyKeyPath, prefix: String, text: @autoclosure @escaping () -> String) {
         let usable = prefix.utf8.allSatisfy { $0 < 0x80 } ? prefix : String(prefix.dropLast())
         guard !usable.isEmpty else { return nil }
         self.keyPath = keyPath
         self.kind = .prefix
-        self.text = text
+        self.describeText = text
         self.bounds = nil
+        self.exact = false
         let bytes = usable.keyPrefixBytes
         keyRange = { _ in KeyRange.prefix(bytes) }
     }
 }
+
+/// Key components whose key order is exactly their `<` order (see ``QueryValueRange/exact``).
+protocol OrderExactKey: EqualityExactKey {}
+/// Key components whose key equality is exactly their `==`.
+protocol EqualityExactKey {}
+
+extension Int: OrderExactKey {}
+extension Int8: OrderExactKey {}
+extension Int16: OrderExactKey {}
+extension Int32: OrderExactKey {}
+extension Int64: OrderExactKey {}
+extension UInt: OrderExactKey {}
+extension UInt8: OrderExactKey {}
+extension UInt16: OrderExactKey {}
+extension UInt32: OrderExactKey {}
+extension UInt64: OrderExactKey {}
+extension Bool: OrderExactKey {}
+extension UUID: OrderExactKey {}
+extension String: EqualityExactKey {}
+extension Optional: EqualityExactKey where Wrapped: EqualityExactKey {}
+extension Optional: OrderExactKey where Wrapped: OrderExactKey {}

@@ -28,6 +28,7 @@ struct QueryExecution<Format: DatastoreFormat> {
         }
         let direction = plan.direction
         let deduplicates = plan.deduplicates
+        let exact = plan.exact
         var cursor: Cursor?
         var current: Scan?
         var seen = Set<[UInt8]>()
@@ -59,7 +60,7 @@ struct QueryExecution<Format: DatastoreFormat> {
                     instance = try schema.decode(entry.value, identifier: entry.key, core: core)
                 }
                 if deduplicates { seen.insert(key) }
-                if let predicate {
+                if let predicate, !exact {
                     let matches: Bool
                     do {
                         matches = try predicate.evaluate(instance)

@@ -43,7 +43,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
         var sorts: Bool
         /// Whether several scans, or a many-to-many index, can yield a record twice.
         var deduplicates: Bool
-        var description: QueryPlan
+        /// Whether the scan reads exactly the matching records, so no record needs the
+        /// predicate: a predicate of one exact condition (``QueryValueRange/exact``) read
+        /// through its own range.
+        var exact: Bool
+        let describe: () -> QueryPlan
+        /// How `explain` reports the plan.
+        var description: QueryPlan { describe() }
     }
 
     let schema: DatastoreSchema<Format>
@@ -70,9 +76,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// such, a computed property prints as `<computed …>`).
     func isIdentifier(_ keyPath: AnyKeyPath) -> Bool {
         if keyPath == schema.identifierPath { return true }
-        guard Instance.self is any Identifiable.Type, type(of: keyPath).valueType == Format.Identifier.self,
-              String(describing: schema.identifierPath).contains("<computed") else { return false }
-        return String(describing: keyPath) == "\\\(Instance.self).id"
+        let key = KeyPathKey(path: keyPath)
+        if let known = schema.identifierKeyPaths.withLock({ $0[key] }) { return known }
+        let answer = Instance.self is any Identifiable.Type && type(of: keyPath).valueType == Format.Identifier.self
+            && String(describing: schema.identifierPath).contains("<computed")
+            && String(describing: keyPath) == "\\\(Instance.self).id"
+        schema.identifierKeyPaths.withLock { $0[key] = answer }
+        return answer
     }
 
     func candidate(_ condition: QueryCondition) -> Candidate? {
@@ -91,7 +101,25 @@ struct QueryPlanner<Format: DatastoreFormat> {
             return Candidate(parts: [Part(index: index, range: element)], score: element.narrowness - 1)
         case .and(let left, let right):
             var best: Candidate?
-            for found in [candidate(left), candidate(right), compositeCandidate(conjuncts(condition))] {
+            let leaves = conjuncts(condition)
+            // Ranges of one key path that must all hold are one range (the narrower).
+            var intersections: [Candidate?] = []
+            var groups: [(AnyKeyPath, [QueryValueRange])] = []
+            for leaf in leaves where leaf.bounds != nil {
+                if let position = groups.firstIndex(where: { $0.0 == leaf.keyPath }) {
+                    groups[position].1.append(leaf)
+                } else {
+                    groups.append((leaf.keyPath, [leaf]))
+                }
+            }
+            for (_, ranges) in groups {
+                // More bounds merged, a narrower range: the whole group beats any part of it.
+                if let merged = QueryValueRange(intersecting: ranges), var found = candidate(.range(merged)) {
+                    found.score += ranges.count
+                    intersections.append(found)
+                }
+            }
+            for found in [candidate(left), candidate(right), compositeCandidate(leaves)] + intersections {
                 if let found, found.score > (best?.score ?? Int.min) { best = found }
             }
             return best
@@ -100,6 +128,17 @@ struct QueryPlanner<Format: DatastoreFormat> {
             return Candidate(parts: l.parts + r.parts, score: min(l.score, r.score) - 1)
         case .not, .opaque:
             return nil
+        }
+    }
+
+    /// The leaves of a tree of `&&` whose every leaf is a range, or nil.
+    static func onlyRanges(_ condition: QueryCondition) -> [QueryValueRange]? {
+        switch condition {
+        case .and(let left, let right):
+            guard let l = onlyRanges(left), let r = onlyRanges(right) else { return nil }
+            return l + r
+        case .range(let range): return [range]
+        default: return nil
         }
     }
 
@@ -120,13 +159,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
         for index in schema.indexes where !index.definition.componentKeyPaths.isEmpty && isUsable(index) {
             let components = index.definition.componentKeyPaths
             var prefix: [UInt8] = []
-            var used: [String] = []
+            var used: [QueryValueRange] = []
             var matched = 0
             while matched < components.count,
                   let equal = ranges.first(where: { $0.kind == .equal && $0.keyPath == components[matched] }),
                   case .included(let key)? = equal.bounds?.lower {
                 prefix += key
-                used.append(equal.text)
+                used.append(equal)
                 matched += 1
             }
             guard matched > 0 else { continue }
@@ -137,10 +176,10 @@ struct QueryPlanner<Format: DatastoreFormat> {
                let bounds = next.bounds {
                 keyRange = Self.range(after: prefix, lower: bounds.lower, upper: bounds.upper)
                 score += next.narrowness
-                used.append(next.text)
+                used.append(next)
             }
             let range = QueryValueRange(index.definition.keyPath, matched == components.count ? .equal : .between,
-                                        keyRange: keyRange, text: used.joined(separator: ", "))
+                                        keyRange: keyRange, covering: used, text: used.map(\.text).joined(separator: ", "))
             if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)], score: score) }
         }
         return best
@@ -206,24 +245,42 @@ struct QueryPlanner<Format: DatastoreFormat> {
         if fullIndex != nil { parts = [] }
 
         let deduplicates = parts.count > 1 || parts.contains { $0.index?.definition.kind == .manyToMany }
-        let access: QueryPlan.Access
-        if let fullIndex {
-            access = .index(name: fullIndex.name, ranges: ["every value"])
-        } else if parts.isEmpty {
-            access = .everyRecord
-        } else if parts.allSatisfy({ $0.index == nil }) {
-            access = .identifierRange(parts.map { $0.range.text(naming: nil) }.joined(separator: " or "))
-        } else {
-            // Several indexes in a union are named together.
-            let names = parts.map { $0.index?.name ?? "identifier" }
-            var unique: [String] = []
-            for name in names where !unique.contains(name) { unique.append(name) }
-            access = .index(name: unique.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
+        var exact = false
+        if fullIndex == nil, parts.count == 1, let condition {
+            switch condition {
+            case .range(let range): exact = range.exact && parts[0].range.covered.count == 1 && parts[0].range.covered[0] === range
+            case .contains(_, let element): exact = element.exact
+            case .and:
+                // Ranges of one key path, all exact, read as their intersection.
+                let covered = parts[0].range.covered
+                if let leaves = Self.onlyRanges(condition), leaves.allSatisfy(\.exact), covered.count == leaves.count,
+                   zip(covered, leaves).allSatisfy({ $0 === $1 }) {
+                    exact = true
+                }
+            default: exact = false
+            }
         }
-        let sortText: [String]? = sorts ? sortBy.map(Self.describe) : nil
-        let description = QueryPlan(access: access, filters: hasPredicate, sort: sortText, offset: offset, limit: limit)
+        // Described only when asked (explain): the texts print key paths, which costs more
+        // than the point lookup a plan may be for.
+        let describe = { [parts, fullIndex, sorts] () -> QueryPlan in
+            let access: QueryPlan.Access
+            if let fullIndex {
+                access = .index(name: fullIndex.name, ranges: ["every value"])
+            } else if parts.isEmpty {
+                access = .everyRecord
+            } else if parts.allSatisfy({ $0.index == nil }) {
+                access = .identifierRange(parts.map { $0.range.text(naming: nil) }.joined(separator: " or "))
+            } else {
+                // Several indexes in a union are named together.
+                var names: [String] = []
+                for name in parts.map({ $0.index?.name ?? "identifier" }) where !names.contains(name) { names.append(name) }
+                access = .index(name: names.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
+            }
+            return QueryPlan(access: access, filters: hasPredicate && !exact, sort: sorts ? sortBy.map(Self.describe) : nil,
+                             offset: offset, limit: limit)
+        }
         return Plan(parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
-                    description: description)
+                    exact: exact, describe: describe)
     }
 
     /// The value types whose key order is exactly the order `SortDescriptor` sorts them
