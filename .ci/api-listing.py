@@ -6,8 +6,12 @@ import sys
 
 # Conformances every type has, whose listing changes with the toolchain, not with us.
 IMPLICIT = {"Copyable", "Escapable", "SendableMetatype", "BitwiseCopyable"}
-# A standard type extended by a Folio module: list only the conformances Folio adds.
-OURS = "Folio"
+# The module being listed (set from the dump): an extended standard type lists only the
+# conformances this module adds.
+MODULE = ""
+# Internal protocols of the modules, which the digester reports on extended types.
+INTERNAL = {"PlannableExpression", "PlannableOperand", "PlannableRange", "PlannableVariable", "OrderExactKey",
+            "EqualityExactKey", "CompositeKey", "OptionalKeyComponent"}
 
 
 def signature(node):
@@ -34,11 +38,16 @@ def walk(node, path, lines):
     tag = f" @_spi({','.join(spi)})" if spi else ""
     qualified = ".".join(path + [name])
     if kind == "TypeDecl":
+        # A type of another module extended here: only the public conformances this module
+        # adds (internal protocols the digester also reports are not API).
+        own = f"s:{len(MODULE)}{MODULE}"
         conformances = sorted(c.get("printedName", "") for c in node.get("conformances", [])
                               if c.get("printedName") not in IMPLICIT
-                              and (not node.get("isExternal") or OURS in c.get("usr", "")))
+                              and (not node.get("isExternal") or c.get("usr", "").startswith(own))
+                              and c.get("printedName") not in INTERNAL)
         suffix = f" : {', '.join(conformances)}" if conformances else ""
-        lines.add(f"{declaration}{tag} {qualified}{suffix}")
+        if not node.get("isExternal") or conformances:
+            lines.add(f"{declaration}{tag} {qualified}{suffix}")
         for child in node.get("children", []):
             walk(child, path + [node.get("name", name)], lines)
     else:
@@ -46,8 +55,10 @@ def walk(node, path, lines):
 
 
 def main():
+    global MODULE
     with open(sys.argv[1]) as handle:
         root = json.load(handle)["ABIRoot"]
+    MODULE = root.get("name", "")
     lines = set()
     walk(root, [], lines)
     sys.stdout.write("".join(line + "\n" for line in sorted(lines)))
