@@ -26,6 +26,11 @@ enum CrudSuite {
             try await context.measure(workloads.openCold(dataset))
             try await context.measure(workloads.mtInsert(n: n))
             try await context.measure(workloads.mtUpdateIndividual(dataset))
+            try await context.measure(workloads.queryScan(dataset))
+            try await context.measure(workloads.queryIndexed(dataset))
+            try await context.measure(workloads.pointQuery(dataset))
+            try await context.measure(workloads.updateWhere(dataset))
+            try await context.measure(workloads.deleteWhere(dataset))
         }
         context.datasets.release(n * context.sizes.concurrentWriters)
         context.datasets.release(n)

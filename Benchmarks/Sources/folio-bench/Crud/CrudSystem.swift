@@ -42,6 +42,33 @@ protocol CrudSystem: AnyObject, Sendable {
     /// Deletes the records with these ids, all in one transaction.
     func delete(ids: [Int64]) async throws
 
+    // MARK: Queries (issue 15): the same questions asked through each system's query API
+
+    /// `query-scan`: every record whose `color` equals `color`, through the system's query
+    /// API (Folio: a `#Predicate` through `fetch(where:)`; GRDB: `filter(...)`); no index.
+    func query(color: Int) async throws -> [CrudRecord]
+
+    /// `query-indexed`: every record with `lower <= priority < upper`, through the query API
+    /// (the planner or SQLite picks the `priority` index).
+    func query(priorityFrom lower: Int, below upper: Int) async throws -> [CrudRecord]
+
+    /// How the system plans one of the query workloads' questions (Folio `explain`, SQLite's
+    /// `EXPLAIN QUERY PLAN`), for the row's notes. For ``CrudQuery/priorityRange(_:_:)``
+    /// it throws unless the `priority` index is used.
+    func queryPlanNote(_ query: CrudQuery) async throws -> String
+
+    /// `point-query`: the record with `id` through the query API (an id predicate, first
+    /// match), or nil; one read on its own.
+    func queryFirst(id: Int64) async throws -> CrudRecord?
+
+    /// `update-where`: sets `tag` on every record with `priority >= lower`, in one call and
+    /// one transaction; returns how many records changed.
+    func updateWhere(priorityAtLeast lower: Int, tag: String) async throws -> Int
+
+    /// `delete-where`: deletes every record with `priority >= lower`, in one call and one
+    /// transaction; returns how many.
+    func deleteWhere(priorityAtLeast lower: Int) async throws -> Int
+
     /// Makes everything durable, releases the store's files (another process may open them
     /// next) and closes. The object is not used again.
     func close() async throws
@@ -53,6 +80,21 @@ protocol CrudSystem: AnyObject, Sendable {
     /// Optional: how many syncs the store's `commits` commits since it opened took (group
     /// commit), added to the run's notes.
     func commitSyncNote(commits: Int) async throws -> String?
+}
+
+/// The questions of the query workloads, for ``CrudSystem/queryPlanNote(_:)``.
+enum CrudQuery: Sendable {
+    /// `color == c` (query-scan).
+    case color(Int)
+    /// The query-indexed predicate: `lower <= priority < upper`.
+    case priorityRange(Int, Int)
+    /// The same bounds written as `priority >= lower && priority < upper` (Folio: a
+    /// conjunction of two comparisons), for the notes only.
+    case priorityConjunction(Int, Int)
+    /// `id == id` (point-query).
+    case id(Int64)
+    /// `priority >= lower` (update-where, delete-where).
+    case priorityAtLeast(Int)
 }
 
 extension CrudSystem {

@@ -1,10 +1,13 @@
+import Foundation
+
 /// The workloads of the `crud` suite for one system, also used by `scale` (insert-batch
 /// and get-by-id at several sizes). Each builds a ``Workload`` whose run does its set-up
 /// untimed, times only the operations the workload names, and checks their result.
 struct CrudWorkloads {
     /// The crud suite's workload names, in report order.
     static let names = ["insert-batch", "scan-filter", "get-by-id", "range-index",
-                        "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual"]
+                        "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual",
+                        "query-scan", "query-indexed", "point-query", "update-where", "delete-where"]
 
     let context: BenchContext
     let fixtures: CrudFixtures
@@ -205,6 +208,146 @@ struct CrudWorkloads {
                 let last = dataset.records[(writer + 1) * n - 1]
                 try expect(try await store.fetch(id: last.id) == last, "mt-insert: writer \(writer)'s last record missing")
             }
+            try await store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
+    // MARK: Queries (issue 15): the same questions through each system's query API
+
+    /// `scan-filter`'s question (color == 1, no index) through the query API: Folio
+    /// `fetch(where: #Predicate { $0.color == 1 }).collect()`, GRDB
+    /// `filter(Column("color") == 1).fetchAll(db)`.
+    func queryScan(_ dataset: CrudDataset) -> Workload {
+        let shared = openShared(dataset)
+        let expected = Set(dataset.records.lazy.filter { $0.color == 1 }.map(\.id))
+        var w = workload("query-scan", n: dataset.n, operations: dataset.n,
+                         notes: ["color == 1 through the query API, no index: \(dataset.colorOneCount) of \(dataset.n) records; ops = records scanned"]) { run in
+            let store = try await shared.get()
+            let note = try await store.queryPlanNote(.color(1))
+            if !run.notes.contains(note) { run.notes.append(note) }
+            let found = try await run.measure { try await store.query(color: 1) }
+            try expect(found.count == dataset.colorOneCount, "query-scan found \(found.count), expected \(dataset.colorOneCount)")
+            try expect(found.allSatisfy { $0.color == 1 && $0 == dataset.records[Int($0.id) - 1] }, "query-scan returned a wrong record")
+            try expect(Set(found.map(\.id)) == expected, "query-scan returned the wrong set of records")
+        }
+        w.tearDown = shared.close
+        return w
+    }
+
+    /// `range-index`'s question (priority in the same tenth of its range) through the query
+    /// API: `priority >= lo && priority < hi`, which the planner (Folio) or SQLite (GRDB)
+    /// answers through the priority index; the plan is in the row's notes.
+    func queryIndexed(_ dataset: CrudDataset) -> Workload {
+        let shared = openShared(dataset)
+        let range = dataset.priorityRange
+        let lower = range.lowerBound, upper = range.upperBound
+        var w = workload("query-indexed", n: dataset.n, operations: dataset.priorityRangeCount,
+                         notes: ["\(lower) <= priority < \(upper) through the query API (Folio: (lo..<hi).contains($0.priority); GRDB: priority >= lo && priority < hi): \(dataset.priorityRangeCount) records; ops = records returned"]) { run in
+            let store = try await shared.get()
+            for query in [CrudQuery.priorityRange(lower, upper), .priorityConjunction(lower, upper)] {
+                let note = try await store.queryPlanNote(query)
+                if !run.notes.contains(note) { run.notes.append(note) }
+            }
+            let found = try await run.measure { try await store.query(priorityFrom: lower, below: upper) }
+            try expect(found.count == dataset.priorityRangeCount, "query-indexed found \(found.count), expected \(dataset.priorityRangeCount)")
+            try expect(found.allSatisfy { range.contains($0.priority) && $0 == dataset.records[Int($0.id) - 1] },
+                       "query-indexed returned a wrong record")
+        }
+        w.tearDown = shared.close
+        return w
+    }
+
+    /// n lookups by an id predicate (first match) in get-by-id's random order, each a read on
+    /// its own. In the same run, after the timed part, the same ids are loaded with
+    /// `fetch(id:)` (get-by-id's call: Folio `load(id)`, GRDB `fetchOne(db, key:)`), timed
+    /// on their own: the notes give both, so the query path's overhead over a plain load is
+    /// measured on the same store, in the same run.
+    func pointQuery(_ dataset: CrudDataset) -> Workload {
+        let shared = openShared(dataset)
+        let ids = dataset.shuffledIDs(seed: 7)
+        let baselineName = "baseline: the same \(Format.grouped(ids.count)) ids by fetch(id:) (Folio load(id), GRDB fetchOne(key:)), same run, after the timed part"
+        var w = workload("point-query", n: dataset.n, operations: ids.count,
+                         notes: ["n lookups through the query API by id predicate (Folio first(where: #Predicate { $0.id == id }), GRDB filter(Column(\"id\") == id).fetchOne(db)), random order, one read each"]) { run in
+            let store = try await shared.get()
+            let note = try await store.queryPlanNote(.id(ids[0]))
+            if !run.notes.contains(note) { run.notes.append(note) }
+            let (found, checksum) = try await run.measure { () throws -> (Int, Int) in
+                var found = 0, checksum = 0
+                for id in ids {
+                    if let record = try await store.queryFirst(id: id) {
+                        found += 1
+                        checksum &+= record.priority &+ record.text.utf8.count
+                    }
+                }
+                return (found, checksum)
+            }
+            try expect(found == ids.count, "point-query found \(found) of \(ids.count)")
+            let start = DispatchTime.now().uptimeNanoseconds
+            var baselineFound = 0, baselineChecksum = 0
+            for id in ids {
+                if let record = try await store.fetch(id: id) {
+                    baselineFound += 1
+                    baselineChecksum &+= record.priority &+ record.text.utf8.count
+                }
+            }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            try expect(baselineFound == ids.count && baselineChecksum == checksum, "point-query's baseline loads differ from its queries")
+            run.recordPart(baselineName, seconds: seconds)
+            Sink.consume(checksum)
+        }
+        w.tearDown = shared.close
+        return w
+    }
+
+    /// Every record's tag changed by one predicate call selecting all n (`priority >= 0`),
+    /// one transaction, on a fresh copy of the fixture: Folio `update(where:)`, GRDB
+    /// `filter(...).updateAll(db, Column("tag").set(to:))`.
+    func updateWhere(_ dataset: CrudDataset) -> Workload {
+        let system = system, scratch = scratch, durability = durability, fixtures = fixtures
+        let tag = "tag-where"
+        let probes = [0, dataset.n / 2, dataset.n - 1].map { index -> CrudRecord in
+            var record = dataset.records[index]
+            record.tag = tag
+            return record
+        }
+        return workload("update-where", n: dataset.n, operations: dataset.n,
+                        notes: ["tag set on every record matching priority >= 0 (all n), one call, one transaction; bytes on disk after closing the store"]) { run in
+            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-update-where")
+            defer { scratch.remove(path) }
+            let store = try await system.open(directory: path, durability: durability)
+            let note = try await store.queryPlanNote(.priorityAtLeast(0))
+            if !run.notes.contains(note) { run.notes.append(note) }
+            let changed = try await run.measure { try await store.updateWhere(priorityAtLeast: 0, tag: tag) }
+            try expect(changed == dataset.n, "update-where changed \(changed), expected \(dataset.n)")
+            for probe in probes {
+                try expect(try await store.fetch(id: probe.id) == probe, "update-where: record \(probe.id) not updated as expected")
+            }
+            let untouched = try await store.query(color: 1)
+            try expect(untouched.count == dataset.colorOneCount && untouched.allSatisfy { $0.tag == tag },
+                       "update-where: a record kept its old tag")
+            try await store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
+    /// Every record deleted by one predicate call selecting all n (`priority >= 0`), one
+    /// transaction, on a fresh copy of the fixture: Folio `delete(where:)`, GRDB
+    /// `filter(...).deleteAll(db)`.
+    func deleteWhere(_ dataset: CrudDataset) -> Workload {
+        let system = system, scratch = scratch, durability = durability, fixtures = fixtures
+        let probes = [0, dataset.n / 2, dataset.n - 1].map { dataset.records[$0].id }
+        return workload("delete-where", n: dataset.n, operations: dataset.n,
+                        notes: ["every record matching priority >= 0 (all n) deleted, one call, one transaction; bytes on disk after closing the store"]) { run in
+            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-delete-where")
+            defer { scratch.remove(path) }
+            let store = try await system.open(directory: path, durability: durability)
+            let note = try await store.queryPlanNote(.priorityAtLeast(0))
+            if !run.notes.contains(note) { run.notes.append(note) }
+            let deleted = try await run.measure { try await store.deleteWhere(priorityAtLeast: 0) }
+            try expect(deleted == dataset.n, "delete-where deleted \(deleted), expected \(dataset.n)")
+            for id in probes { try expect(try await store.fetch(id: id) == nil, "delete-where: record \(id) survived") }
+            try expect(try await store.query(priorityFrom: 0, below: Int.max).isEmpty, "delete-where: records survived")
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Folio
 
 /// The benchmark record's identity for Folio's datastores: its `id` (Int64).
@@ -73,6 +74,67 @@ final class FolioCrudSystem: CrudSystem {
         try await persistence.perform {
             for id in ids { try await datastore.delete(id) }
         }
+    }
+
+    // MARK: Queries (issue 15): Folio's query API, `#Predicate`s planned over the indexes
+
+    func query(color: Int) async throws -> [CrudRecord] {
+        try await records.fetch(where: #Predicate<CrudRecord> { $0.color == color }).collect()
+    }
+
+    /// `lower <= priority < upper` as a range's `contains`: the planner reads exactly that
+    /// range of the priority index. (Written `priority >= lower && priority < upper`, the
+    /// planner of this commit takes one side of the `&&` for the index range, `priority >=
+    /// lower`, and filters the rest: the row's notes give both plans.)
+    private static func priorityPredicate(from lower: Int, below upper: Int) -> Predicate<CrudRecord> {
+        #Predicate<CrudRecord> { (lower..<upper).contains($0.priority) }
+    }
+
+    func query(priorityFrom lower: Int, below upper: Int) async throws -> [CrudRecord] {
+        try await records.fetch(where: Self.priorityPredicate(from: lower, below: upper)).collect()
+    }
+
+    /// Folio's `explain` of the query workloads' predicates; throws unless the
+    /// `priorityRange` predicate reads the `priority` index.
+    func queryPlanNote(_ query: CrudQuery) async throws -> String {
+        let predicate: Predicate<CrudRecord>
+        let text: String
+        switch query {
+        case .color(let color):
+            predicate = #Predicate<CrudRecord> { $0.color == color }
+            text = "#Predicate { $0.color == \(color) }"
+        case .priorityRange(let lower, let upper):
+            predicate = Self.priorityPredicate(from: lower, below: upper)
+            text = "#Predicate { (\(lower)..<\(upper)).contains($0.priority) }"
+        case .priorityConjunction(let lower, let upper):
+            predicate = #Predicate<CrudRecord> { $0.priority >= lower && $0.priority < upper }
+            text = "#Predicate { $0.priority >= \(lower) && $0.priority < \(upper) } (not timed)"
+        case .id(let id):
+            predicate = #Predicate<CrudRecord> { $0.id == id }
+            text = "#Predicate { $0.id == \(id) }"
+        case .priorityAtLeast(let lower):
+            predicate = #Predicate<CrudRecord> { $0.priority >= lower }
+            text = "#Predicate { $0.priority >= \(lower) }"
+        }
+        let plan = try await records.explain(where: predicate)
+        if case .priorityRange = query {
+            guard case .index(let name, _) = plan.access, name.contains("priority") else {
+                throw BenchError.harness("Folio's query-indexed plan does not use the priority index: \(plan)")
+            }
+        }
+        return "Folio explain \(text): \(plan)"
+    }
+
+    func queryFirst(id: Int64) async throws -> CrudRecord? {
+        try await records.first(where: #Predicate<CrudRecord> { $0.id == id })
+    }
+
+    func updateWhere(priorityAtLeast lower: Int, tag: String) async throws -> Int {
+        try await records.update(where: #Predicate<CrudRecord> { $0.priority >= lower }) { $0.tag = tag }
+    }
+
+    func deleteWhere(priorityAtLeast lower: Int) async throws -> Int {
+        try await records.delete(where: #Predicate<CrudRecord> { $0.priority >= lower })
     }
 
     /// Grouped commits are made durable (`flush`), then the store is closed (which releases

@@ -63,6 +63,12 @@ final class GRDBCrudSystem: CrudSystem {
     func fetchAll(priorityIn range: Range<Int>) async throws -> [CrudRecord] { try fetchAllNow(priorityIn: range) }
     func update(_ record: CrudRecord) async throws { try updateNow(record) }
     func delete(ids: [Int64]) async throws { try deleteNow(ids: ids) }
+    func query(color: Int) async throws -> [CrudRecord] { try queryNow(color: color) }
+    func query(priorityFrom lower: Int, below upper: Int) async throws -> [CrudRecord] { try queryNow(priorityFrom: lower, below: upper) }
+    func queryPlanNote(_ query: CrudQuery) async throws -> String { try queryPlanNoteNow(query) }
+    func queryFirst(id: Int64) async throws -> CrudRecord? { try queryFirstNow(id: id) }
+    func updateWhere(priorityAtLeast lower: Int, tag: String) async throws -> Int { try updateWhereNow(priorityAtLeast: lower, tag: tag) }
+    func deleteWhere(priorityAtLeast lower: Int) async throws -> Int { try deleteWhereNow(priorityAtLeast: lower) }
     func close() async throws { try pool.close() }
     func rangeQueryNote() async throws -> String? { try rangeQueryNoteNow() }
 
@@ -92,6 +98,54 @@ final class GRDBCrudSystem: CrudSystem {
         try pool.write { db in
             for id in ids { _ = try CrudRecord.deleteOne(db, key: id) }
         }
+    }
+
+    // MARK: Queries (issue 15): GRDB's query interface
+
+    private func queryNow(color: Int) throws -> [CrudRecord] {
+        try pool.read { db in try CrudRecord.filter(Column("color") == color).fetchAll(db) }
+    }
+
+    private static func priorityRequest(from lower: Int, below upper: Int) -> QueryInterfaceRequest<CrudRecord> {
+        CrudRecord.filter(Column("priority") >= lower && Column("priority") < upper)
+    }
+
+    private func queryNow(priorityFrom lower: Int, below upper: Int) throws -> [CrudRecord] {
+        try pool.read { db in try Self.priorityRequest(from: lower, below: upper).fetchAll(db) }
+    }
+
+    /// SQLite's plan for a query workload's request; for `query-indexed`'s, throws unless it
+    /// searches the index.
+    private func queryPlanNoteNow(_ query: CrudQuery) throws -> String {
+        let request: QueryInterfaceRequest<CrudRecord>
+        switch query {
+        case .color(let color): request = CrudRecord.filter(Column("color") == color)
+        case .priorityRange(let lower, let upper), .priorityConjunction(let lower, let upper):
+            request = Self.priorityRequest(from: lower, below: upper)
+        case .id(let id): request = CrudRecord.filter(Column("id") == id)
+        case .priorityAtLeast(let lower): request = CrudRecord.filter(Column("priority") >= lower)
+        }
+        let plan = try pool.read { db in
+            let statement = try request.makePreparedRequest(db).statement
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
+                .map { ($0["detail"] as String?) ?? "" }.joined(separator: "; ")
+        }
+        if case .priorityRange = query, !plan.contains("USING INDEX") {
+            throw BenchError.harness("GRDB query-indexed does not use the index: \(plan)")
+        }
+        return "SQLite plan: \(plan)"
+    }
+
+    private func queryFirstNow(id: Int64) throws -> CrudRecord? {
+        try pool.read { db in try CrudRecord.filter(Column("id") == id).fetchOne(db) }
+    }
+
+    private func updateWhereNow(priorityAtLeast lower: Int, tag: String) throws -> Int {
+        try pool.write { db in try CrudRecord.filter(Column("priority") >= lower).updateAll(db, Column("tag").set(to: tag)) }
+    }
+
+    private func deleteWhereNow(priorityAtLeast lower: Int) throws -> Int {
+        try pool.write { db in try CrudRecord.filter(Column("priority") >= lower).deleteAll(db) }
     }
 
     /// SQLite's plan for the `range-index` query; throws unless it searches the index.
