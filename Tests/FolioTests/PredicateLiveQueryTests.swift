@@ -71,14 +71,4 @@ import FolioTestSupport
             }
         }
     }
-
-    /// Polls `condition` until it holds or 20 seconds pass.
-    private func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return condition()
-    }
 }

@@ -105,13 +105,6 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     }
 
     private func precedes(_ a: Result, _ b: Result) -> Bool {
-        for descriptor in sortBy {
-            switch descriptor.compare(a.instance, b.instance) {
-            case .orderedAscending: return true
-            case .orderedDescending: return false
-            case .orderedSame: continue
-            }
-        }
-        return KeyBytes.compare(a.key, b.key) < 0
+        QueryExecution<Format>.precedes(a, b, by: sortBy)
     }
 }

@@ -80,14 +80,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     func sorted(_ matches: inout () throws(FolioError) -> (key: [UInt8], instance: Instance)?,
                 by descriptors: [SortDescriptor<Instance>], keeping: Int?) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
         func precedes(_ a: (key: [UInt8], instance: Instance), _ b: (key: [UInt8], instance: Instance)) -> Bool {
-            for descriptor in descriptors {
-                switch descriptor.compare(a.instance, b.instance) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            return KeyBytes.compare(a.key, b.key) < 0
+            Self.precedes(a, b, by: descriptors)
         }
         var kept: [(key: [UInt8], instance: Instance)] = []
         if let keeping {
@@ -118,5 +111,19 @@ struct QueryExecution<Format: DatastoreFormat> {
             .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: [], limit: nil, offset: 0)
         var matches = try self.matches(of: plan, predicate: predicate, source: source)
         return try sorted(&matches, by: descriptors, keeping: limit)
+    }
+
+    /// The order of query results: by the descriptors, then by identifier key (what every
+    /// query and live query returns; no descriptors is identifier order).
+    static func precedes(_ a: (key: [UInt8], instance: Instance), _ b: (key: [UInt8], instance: Instance),
+                         by descriptors: [SortDescriptor<Instance>]) -> Bool {
+        for descriptor in descriptors {
+            switch descriptor.compare(a.instance, b.instance) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        return KeyBytes.compare(a.key, b.key) < 0
     }
 }
