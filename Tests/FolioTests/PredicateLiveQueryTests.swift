@@ -7,7 +7,8 @@ import FolioTestSupport
 /// Live queries over predicates against a fresh `fetch` after every commit: seeded
 /// transactions insert, change and delete several records at a time while live queries of
 /// several templates (an indexed equality, a union, a negation over an unindexed field, a
-/// many-to-many lookup), sorted and limited, follow. After each commit every live query
+/// many-to-many lookup, an identifier range, a composite index), sorted and limited,
+/// follow: each picks the changed records to evaluate through its plan's ranges. After each commit every live query
 /// must come to exactly what `fetch(where:sortBy:limit:)` returns on that commit.
 @Suite struct PredicateLiveQueryTests {
     typealias Item = QueryModelTests.Item
@@ -42,6 +43,9 @@ import FolioTestSupport
             Follower("!(score > 0), by name then id descending, limit 5", #Predicate { !($0.score > 0) },
                      sortBy: [SortDescriptor(\Item.name), SortDescriptor(\Item.id, order: .reverse)], limit: 5),
             Follower("tags contains blue, limit 3", #Predicate { $0.tags.contains("blue") }, sortBy: [], limit: 3),
+            Follower("10 <= id < 30, by group", #Predicate { $0.id >= 10 && $0.id < 30 }, sortBy: [SortDescriptor(\Item.group)],
+                     limit: nil),
+            Follower("name == Bob1 && score > -10", #Predicate { $0.name == "Bob1" && $0.score > -10 }, sortBy: [], limit: nil),
         ]
         var tasks: [Task<Void, any Error>] = []
         defer { for task in tasks { task.cancel() } }

@@ -73,7 +73,9 @@ extension Datastore {
     nonisolated(nonsending) public func liveQuery(where predicate: Predicate<Instance>, sortBy: [SortDescriptor<Instance>] = [],
                                                   limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
         try await prepareForObservation(index: nil)
-        let observer = PredicateQueryObserver(schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit)
+        let usable = try await withRead { (_, usable) throws(FolioError) -> Set<String>? in usable }
+        let observer = PredicateQueryObserver(schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit,
+                                              usable: usable)
         return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 

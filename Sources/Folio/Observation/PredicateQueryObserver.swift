@@ -9,6 +9,12 @@ import FolioStorage
 /// re-running the query, except in one case: with a limit, when a commit removes one of a
 /// full page of results, what should take its place is unknown, and the query re-runs.
 ///
+/// Which changed records to evaluate comes from the query's plan (``QueryPlanner``): only
+/// those whose identifier, or whose new entry in the plan's index, falls in the plan's key
+/// ranges, found by binary search among the commit's sorted changes (shared with the
+/// other live queries of the datastore), as the index live queries do. Without an access
+/// range every changed record is evaluated. With an exact plan none is evaluated at all.
+///
 /// The results are kept sorted by the descriptors, ties by identifier key: exactly the
 /// order `fetch(where:sortBy:limit:)` returns.
 final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
@@ -19,17 +25,24 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     let predicate: Predicate<Instance>
     let sortBy: [SortDescriptor<Instance>]
     let limit: Int?
+    /// How changed records are picked (see the type's comment). `nonisolated(unsafe)`: made
+    /// once in `init` and never changed; its ranges and their closures hold only immutable
+    /// values (encoded keys, key paths), and it is read on the hub's serial queue only.
+    nonisolated(unsafe) let plan: QueryPlanner<Format>.Plan
     let channel = EventChannel<Swift.Result<[Instance], FolioError>>(policy: .keepLatest)
     /// Queue-confined state (the hub's serial queue): the results in order.
     private let results = Mutex<[(key: [UInt8], instance: Instance)]>([])
 
+    /// `usable`: the indexes built when the query starts (nil: all declared ones).
     init(schema: DatastoreSchema<Format>, core: PersistenceCore, predicate: Predicate<Instance>,
-         sortBy: [SortDescriptor<Instance>], limit: Int?) {
+         sortBy: [SortDescriptor<Instance>], limit: Int?, usable: Set<String>?) {
         self.schema = schema
         self.core = core
         self.predicate = predicate
         self.sortBy = sortBy
         self.limit = limit
+        plan = QueryPlanner(schema: schema, usable: usable)
+            .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: [], limit: nil, offset: 0)
     }
 
     var datastoreKey: String { schema.key }
@@ -62,16 +75,17 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
             results.removeAll { delta.changed($0.key) }
             let removed = results.count < before
             var added = false
-            for entry in delta.entries where entry.kind != .deleted {
-                switch schema.decodeNew(entry.key, in: delta, cache: cache, core: core) {
+            for (key, decoded) in candidates(in: delta, cache: cache) {
+                switch decoded {
                 case .success(let instance)?:
                     do {
-                        guard try predicate.evaluate(instance) else { continue }
+                        guard try plan.exact || predicate.evaluate(instance) else { continue }
                     } catch {
                         failure = .predicateFailed(datastore: schema.key, reason: "\(error)")
                         return nil
                     }
-                    results.insert((entry.key, instance), at: insertionPoint(of: (entry.key, instance), in: results))
+                    let entry = (key: key, instance: instance)
+                    results.insert(entry, at: insertionPoint(of: entry, in: results))
                     added = true
                 case .failure(let error)?:
                     failure = error
@@ -97,6 +111,43 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         } else if let changed {
             channel.push(.success(changed))
         }
+    }
+
+    /// The changed records that may now match, each with its identifier key and new
+    /// instance (nil: deleted, which the removal already handled), without duplicates.
+    private func candidates(in delta: CommitDelta, cache: DecodedChanges<Format>)
+        -> [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] {
+        if plan.parts.isEmpty {
+            return delta.entries.filter { $0.kind != .deleted }.map { ($0.key, schema.decodeNew($0.key, in: delta, cache: cache, core: core)) }
+        }
+        var found: [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] = []
+        var seen = Set<[UInt8]>()
+        for part in plan.parts {
+            if let index = part.index {
+                let range = part.range.keyRange(index.suffixedRanges)
+                let added = delta.added(index: index.name, unique: index.unique)
+                var position = partitionPoint(added.count) { range.isAboveLower(added[$0].entryKey) }
+                while position < added.count, range.isBelowUpper(added[position].entryKey) {
+                    let identifier = added[position].identifier
+                    if seen.insert(identifier).inserted {
+                        found.append((identifier, schema.decodeAdded(at: position, index: index.name, in: delta, cache: cache,
+                                                                     added: added, core: core)))
+                    }
+                    position += 1
+                }
+            } else {
+                let range = part.range.keyRange(false)
+                var position = partitionPoint(delta.entries.count) { range.isAboveLower(delta.entries[$0].key) }
+                while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
+                    let entry = delta.entries[position]
+                    if entry.kind != .deleted, seen.insert(entry.key).inserted {
+                        found.append((entry.key, schema.decodeNew(entry.key, in: delta, cache: cache, core: core)))
+                    }
+                    position += 1
+                }
+            }
+        }
+        return found
     }
 
     /// Where `result` goes among the sorted `results` (after every result that precedes it).
