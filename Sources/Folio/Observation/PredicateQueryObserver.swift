@@ -42,8 +42,14 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         self.sortBy = sortBy
         self.limit = limit
         plan = QueryPlanner(schema: schema, usable: usable)
-            .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: [], limit: nil, offset: 0)
+            .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: sortBy, limit: nil, offset: 0)
+        // One scan that streams in the requested order: its changed entries, read in key
+        // order, are in result order too.
+        inScanOrder = !plan.sorts && plan.parts.count == 1
     }
+
+    /// Whether candidates come in result order (see ``merged(_:with:)``).
+    private let inScanOrder: Bool
 
     var datastoreKey: String { schema.key }
 
@@ -74,7 +80,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
             let before = results.count
             results.removeAll { delta.changed($0.key) }
             let removed = results.count < before
-            var added = false
+            var additions: [Result] = []
             for (key, decoded) in candidates(in: delta, cache: cache) {
                 switch decoded {
                 case .success(let instance)?:
@@ -84,9 +90,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                         failure = .predicateFailed(datastore: schema.key, reason: "\(error)")
                         return nil
                     }
-                    let entry = (key: key, instance: instance)
-                    results.insert(entry, at: insertionPoint(of: entry, in: results))
-                    added = true
+                    additions.append((key: key, instance: instance))
                 case .failure(let error)?:
                     failure = error
                     return nil
@@ -94,6 +98,8 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                     break
                 }
             }
+            let added = !additions.isEmpty
+            if added { results = merged(results, with: additions) }
             if let limit {
                 if removed && wasFull {
                     rerun = true
@@ -150,9 +156,35 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         return found
     }
 
-    /// Where `result` goes among the sorted `results` (after every result that precedes it).
-    private func insertionPoint(of result: Result, in results: [Result]) -> Int {
-        partitionPoint(results.count) { !precedes(results[$0], result) }
+    /// `results` and `additions` in one sorted array. The additions come in the plan's scan
+    /// order, which is the results' order when the plan needs no sort step (a sort the
+    /// index already gives, or identifier order): then they are merged as they are, with no
+    /// comparison at all when the results are empty (a commit that replaced them all).
+    /// Otherwise they are sorted first. One pass either way: inserting one at a time would
+    /// move the whole array per insert.
+    private func merged(_ results: [Result], with additions: [Result]) -> [Result] {
+        var additions = additions
+        if inScanOrder {
+            if plan.direction == .reverse { additions.reverse() }
+        } else {
+            additions.sort(by: precedes)
+        }
+        if results.isEmpty { return additions }
+        var merged: [Result] = []
+        merged.reserveCapacity(results.count + additions.count)
+        var i = 0, j = 0
+        while i < results.count && j < additions.count {
+            if precedes(additions[j], results[i]) {
+                merged.append(additions[j])
+                j += 1
+            } else {
+                merged.append(results[i])
+                i += 1
+            }
+        }
+        merged.append(contentsOf: results[i...])
+        merged.append(contentsOf: additions[j...])
+        return merged
     }
 
     private func precedes(_ a: Result, _ b: Result) -> Bool {

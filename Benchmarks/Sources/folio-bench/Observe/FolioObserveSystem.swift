@@ -1,3 +1,4 @@
+import Foundation
 import Folio
 
 /// Folio's side of the `observe` suite: live queries and instance observation, consumed as
@@ -31,6 +32,24 @@ extension FolioCrudSystem: ObserveSystem {
             if try done(results) { return }
         }
         throw BenchError.wrongResult("Folio live query of priorities \(range) ended")
+    }
+
+    /// `liveQuery(where: id == x)`: case 1 as a predicate.
+    func watchResults(matchingID id: Int64, until done: ([CrudRecord]) throws -> Bool) async throws {
+        for try await results in try await records.liveQuery(where: #Predicate { $0.id == id }) {
+            if try done(results) { return }
+        }
+        throw BenchError.wrongResult("Folio predicate live query of id \(id) ended")
+    }
+
+    /// `liveQuery(where: lo..<hi contains priority, sortBy: priority)`: case 3 as a predicate.
+    func watchResults(priorityMatching range: Range<Int>, until done: ([CrudRecord]) throws -> Bool) async throws {
+        let low = range.lowerBound, high = range.upperBound
+        for try await results in try await records.liveQuery(where: #Predicate { (low..<high).contains($0.priority) },
+                                                             sortBy: [SortDescriptor(\.priority)]) {
+            if try done(results) { return }
+        }
+        throw BenchError.wrongResult("Folio predicate live query of priorities \(range) ended")
     }
 
     /// One `perform` persisting every record.

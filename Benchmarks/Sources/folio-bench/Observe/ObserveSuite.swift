@@ -25,7 +25,10 @@ import Foundation
 enum ObserveSuite {
     static let name = "observe"
     static let workloadNames = ["subscribe-1000-objects-update-10000", "observe-1000-objects-update-10000",
-                                "subscribe-1000-ranges-rotate-10000"]
+                                "subscribe-1000-ranges-rotate-10000",
+                                // Cases 1 and 3 again, each subscription written as a predicate
+                                // (Folio's liveQuery(where:); GRDB's observation is a query already).
+                                "subscribe-1000-objects-update-10000-predicate", "subscribe-1000-ranges-rotate-10000-predicate"]
     /// A run that has not delivered by then fails (a hung observation, not a slow one).
     static let timeout: Duration = .seconds(300)
 
@@ -38,6 +41,8 @@ enum ObserveSuite {
             try await context.measure(workloads.resultsByID())
             try await context.measure(workloads.objects())
             try await context.measure(workloads.ranges())
+            try await context.measure(workloads.resultsByID(predicate: true))
+            try await context.measure(workloads.ranges(predicate: true))
         }
     }
 }
@@ -129,13 +134,19 @@ struct ObserveWorkloads {
     let system: any ObserveSystem.Type
     let data: ObserveData
 
-    /// Case 1: live queries of one record each, by primary key.
-    func resultsByID() -> Workload {
+    /// Case 1: live queries of one record each, by primary key (`predicate`: written as one).
+    func resultsByID(predicate: Bool = false) -> Workload {
         let data = data
         return subscriptionWorkload(
-            ObserveSuite.workloadNames[0], update: data.updated,
-            what: "\(Format.grouped(data.subscribers)) fetched results (live queries), each exactly one record by primary key; one transaction changes the title and tag of all \(Format.grouped(data.n)) records",
-            watch: { store, index, done in try await store.watchResults(id: data.subscribedIDs[index], until: done) },
+            ObserveSuite.workloadNames[predicate ? 3 : 0], update: data.updated,
+            what: "\(Format.grouped(data.subscribers)) fetched results (live queries), each exactly one record by primary key\(predicate ? " written as a predicate (id == x)" : ""); one transaction changes the title and tag of all \(Format.grouped(data.n)) records",
+            watch: { store, index, done in
+                if predicate {
+                    try await store.watchResults(matchingID: data.subscribedIDs[index], until: done)
+                } else {
+                    try await store.watchResults(id: data.subscribedIDs[index], until: done)
+                }
+            },
             isUpdate: { (results: [CrudRecord]) in results.first?.tag == ObserveData.updatedTag },
             isInitial: { index, results in results == [data.dataset.records[Int(data.subscribedIDs[index]) - 1]] },
             isExpectedUpdate: { index, results in results == [data.updated[Int(data.subscribedIDs[index]) - 1]] })
@@ -153,13 +164,20 @@ struct ObserveWorkloads {
             isExpectedUpdate: { index, record in record == data.updated[Int(data.subscribedIDs[index]) - 1] })
     }
 
-    /// Case 3: live range queries over the index, every result set rotated.
-    func ranges() -> Workload {
+    /// Case 3: live range queries over the index, every result set rotated (`predicate`:
+    /// each written as a predicate sorted by priority).
+    func ranges(predicate: Bool = false) -> Workload {
         let data = data
         return subscriptionWorkload(
-            ObserveSuite.workloadNames[2], update: data.rotated,
-            what: "\(Format.grouped(data.subscribers)) fetched results over priority ranges of \(Format.grouped(data.width)) records (through the index); one transaction changes all \(Format.grouped(data.n)) records' title and tag and moves each priority by n/2 (mod n): every result set is replaced by \(Format.grouped(data.width)) other records",
-            watch: { store, index, done in try await store.watchResults(priorityIn: data.windows[index], until: done) },
+            ObserveSuite.workloadNames[predicate ? 4 : 2], update: data.rotated,
+            what: "\(Format.grouped(data.subscribers)) fetched results over priority ranges of \(Format.grouped(data.width)) records (through the index)\(predicate ? " written as a predicate (lo..<hi contains priority, sorted by priority)" : ""); one transaction changes all \(Format.grouped(data.n)) records' title and tag and moves each priority by n/2 (mod n): every result set is replaced by \(Format.grouped(data.width)) other records",
+            watch: { store, index, done in
+                if predicate {
+                    try await store.watchResults(priorityMatching: data.windows[index], until: done)
+                } else {
+                    try await store.watchResults(priorityIn: data.windows[index], until: done)
+                }
+            },
             isUpdate: { (results: [CrudRecord]) in results.first?.tag == ObserveData.updatedTag },
             isInitial: { index, results in ObserveData.matches(results, data.initialWindowIDs[index], in: data.dataset.records) },
             isExpectedUpdate: { index, results in ObserveData.matches(results, data.rotatedWindowIDs[index], in: data.rotated) })

@@ -21,6 +21,13 @@ protocol ObserveSystem: CrudSystem {
     /// ascending priority order (ties by id), found through the index.
     func watchResults(priorityIn range: Range<Int>, until done: ([CrudRecord]) throws -> Bool) async throws
 
+    /// Case 1 with the subscription written as a predicate (`id == x`), where the system
+    /// has a predicate form; the same subscription otherwise.
+    func watchResults(matchingID id: Int64, until done: ([CrudRecord]) throws -> Bool) async throws
+
+    /// Case 3 with the subscription written as a predicate over `priority`, sorted by it.
+    func watchResults(priorityMatching range: Range<Int>, until done: ([CrudRecord]) throws -> Bool) async throws
+
     /// Replaces every record in `records` (existing ids) in ONE transaction, committed
     /// (durable for the flag) before it returns.
     func updateAll(_ records: [CrudRecord]) async throws
@@ -36,4 +43,15 @@ protocol ObserveSystem: CrudSystem {
 /// The systems the `observe` suite compares, in report order.
 enum ObserveSystems {
     static let all: [any ObserveSystem.Type] = [FolioCrudSystem.self, GRDBCrudSystem.self]
+}
+
+extension ObserveSystem {
+    /// A system whose observations are queries already (GRDB: SQL) has one form of each.
+    func watchResults(matchingID id: Int64, until done: ([CrudRecord]) throws -> Bool) async throws {
+        try await watchResults(id: id, until: done)
+    }
+
+    func watchResults(priorityMatching range: Range<Int>, until done: ([CrudRecord]) throws -> Bool) async throws {
+        try await watchResults(priorityIn: range, until: done)
+    }
 }
