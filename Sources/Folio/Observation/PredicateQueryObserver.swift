@@ -41,6 +41,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         self.predicate = predicate
         self.sortBy = sortBy
         self.limit = limit
+        self.usable = usable
         plan = QueryPlanner(schema: schema, usable: usable)
             .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: sortBy, limit: nil, offset: 0)
         // One scan that streams in the requested order: its changed entries, read in key
@@ -50,6 +51,8 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     /// Whether candidates come in result order (see ``merged(_:with:)``).
     private let inScanOrder: Bool
+    /// The indexes built when the query started (nil: every declared one).
+    private let usable: Set<String>?
 
     var datastoreKey: String { schema.key }
 
@@ -59,10 +62,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     func reload(at view: ReadView) {
         do throws(FolioError) {
-            // No index: whether each is built is the datastore's to resolve, and a re-run is
-            // the rare case (start, a full page losing a result, lost history).
+            // The indexes built when the query started (the datastore resolved them).
             let found = try QueryExecution(schema: schema, core: core)
-                .run(predicate, sortBy: sortBy, limit: limit, source: .view(view), usable: [])
+                .run(predicate, sortBy: sortBy, limit: limit, source: .view(view), usable: usable)
             results.withLock { $0 = found }
             channel.push(.success(found.map(\.instance)))
         } catch {
@@ -127,6 +129,8 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
             return delta.entries.filter { $0.kind != .deleted }.map { ($0.key, schema.decodeNew($0.key, in: delta, cache: cache, core: core)) }
         }
         var found: [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] = []
+        // Only a union or a many-to-many index can name a record twice.
+        let deduplicates = plan.deduplicates
         var seen = Set<[UInt8]>()
         for part in plan.parts {
             if let index = part.index {
@@ -135,7 +139,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                 var position = partitionPoint(added.count) { range.isAboveLower(added[$0].entryKey) }
                 while position < added.count, range.isBelowUpper(added[position].entryKey) {
                     let identifier = added[position].identifier
-                    if seen.insert(identifier).inserted {
+                    if !deduplicates || seen.insert(identifier).inserted {
                         found.append((identifier, schema.decodeAdded(at: position, index: index.name, in: delta, cache: cache,
                                                                      added: added, core: core)))
                     }
@@ -146,7 +150,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                 var position = partitionPoint(delta.entries.count) { range.isAboveLower(delta.entries[$0].key) }
                 while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
                     let entry = delta.entries[position]
-                    if entry.kind != .deleted, seen.insert(entry.key).inserted {
+                    if entry.kind != .deleted, !deduplicates || seen.insert(entry.key).inserted {
                         found.append((entry.key, schema.decodeNew(entry.key, in: delta, cache: cache, core: core)))
                     }
                     position += 1
