@@ -15,6 +15,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// already (a union, a many-to-many index) and those the predicate rejects.
     func matches(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
                  source: ReadSource) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
+        if let single = try pointLookup(of: plan, predicate: predicate, source: source) { return single }
         typealias Scan = (tree: String, index: SchemaIndex<Instance>?, range: KeyRange)
         var scans: [Scan]
         if let index = plan.fullIndex {
@@ -125,5 +126,30 @@ struct QueryExecution<Format: DatastoreFormat> {
             }
         }
         return KeyBytes.compare(a.key, b.key) < 0
+    }
+
+    /// A plan that is one identifier (`id == x`): one `get`, as `load` does, instead of a
+    /// cursor (a seek and a leaf batch for one record). Nil for any other plan.
+    private func pointLookup(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
+                             source: ReadSource) throws(FolioError) -> (() throws(FolioError) -> (key: [UInt8], instance: Instance)?)? {
+        guard plan.fullIndex == nil, plan.parts.count == 1, plan.parts[0].index == nil, plan.parts[0].range.kind == .equal,
+              case .included(let key)? = plan.parts[0].range.bounds?.lower else { return nil }
+        var match: (key: [UInt8], instance: Instance)?
+        if let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: schema.recordsTree) }) {
+            let instance = try schema.decode(bytes, identifier: key, core: core)
+            var matches = true
+            if let predicate, !plan.exact {
+                do {
+                    matches = try predicate.evaluate(instance)
+                } catch {
+                    throw .predicateFailed(datastore: schema.key, reason: "\(error)")
+                }
+            }
+            if matches { match = (key, instance) }
+        }
+        return { () throws(FolioError) -> (key: [UInt8], instance: Instance)? in
+            defer { match = nil }
+            return match
+        }
     }
 }
