@@ -80,12 +80,19 @@ import FolioTestSupport
         let writer = try ChildProcess(tool, ["transfers", path, "31", "1000000", "--compact-every", "10"])
         try writer.waitForLine { $0.hasPrefix("ack") }
         var generations = Set<UInt64>()
-        for _ in 0..<CrashTestMode.pick(short: 20, long: 200) {
+        // At least this many opens, and on until the writer's commits have been seen (or a
+        // generous deadline): on a loaded machine the writer may not be scheduled during
+        // the first few opens, which says nothing about what a reader can see.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var opens = 0
+        while opens < CrashTestMode.pick(short: 20, long: 200) || (generations.count < 2 && ContinuousClock.now < deadline) {
             let reader = try Store.openReadOnly(at: path, options: testOptions())
             let count = try TransferWorkload(seed: 31).check(reader.read())
             #expect(count >= 1)
             generations.insert(reader.generation)
             reader.close()
+            opens += 1
+            if opens >= 20 && generations.count < 2 { Thread.sleep(forTimeInterval: 0.005) }
         }
         #expect(throws: StorageError.lockedByAnotherWriter(path: "\(path)/lock")) {
             _ = try Store.open(at: path, options: testOptions())
