@@ -9,6 +9,17 @@ public enum RangeBound<Value: Sendable>: Sendable {
     case excluded(Value)
 }
 
+extension RangeBound where Value: KeyComponent {
+    /// The bound with its value's key in place of the value.
+    var encoded: RangeBound<[UInt8]> {
+        switch self {
+        case .unbounded: return .unbounded
+        case .included(let value): return .included(value.keyBytes)
+        case .excluded(let value): return .excluded(value.keyBytes)
+        }
+    }
+}
+
 /// A range of identifiers or index values: Swift's `a..<b`, `a...b`, `a...`, `..<b` and
 /// `...b` all are (and ``AnyRange`` for bounds chosen at run time). The requirements are
 /// named `lower` and `upper`, not `lowerBound`: Swift's ranges have those already, and a
@@ -93,14 +104,7 @@ enum KeyRanges {
     /// "after `v`" starts at the smallest byte string above every string with that prefix,
     /// and "up to `v` inclusive" ends just below it.
     static func make<Bound>(_ range: some IndexRange<Bound>, suffixed: Bool) -> KeyRange {
-        func encoded(_ bound: RangeBound<Bound>) -> RangeBound<[UInt8]> {
-            switch bound {
-            case .unbounded: return .unbounded
-            case .included(let value): return .included(value.keyBytes)
-            case .excluded(let value): return .excluded(value.keyBytes)
-            }
-        }
-        return make(lower: encoded(range.lower), upper: encoded(range.upper), suffixed: suffixed)
+        make(lower: range.lower.encoded, upper: range.upper.encoded, suffixed: suffixed)
     }
 
     /// ``make(_:suffixed:)`` for bounds given as encoded value keys.

@@ -41,7 +41,6 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         self.predicate = predicate
         self.sortBy = sortBy
         self.limit = limit
-        self.usable = usable
         plan = QueryPlanner(schema: schema, usable: usable)
             .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: sortBy, limit: nil, offset: 0)
         // One scan that streams in the requested order: its changed entries, read in key
@@ -51,8 +50,6 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     /// Whether candidates come in result order (see ``merged(_:with:)``).
     private let inScanOrder: Bool
-    /// The indexes built when the query started (nil: every declared one).
-    private let usable: Set<String>?
 
     var datastoreKey: String { schema.key }
 
@@ -62,9 +59,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     func reload(at view: ReadView) {
         do throws(FolioError) {
-            // The indexes built when the query started (the datastore resolved them).
+            // Through the plan made at start, over the indexes built then.
             let found = try QueryExecution(schema: schema, core: core)
-                .run(predicate, sortBy: sortBy, limit: limit, source: .view(view), usable: usable)
+                .run(plan, predicate: predicate, sortBy: sortBy, limit: limit, source: .view(view))
             results.withLock { $0 = found }
             channel.push(.success(found.map(\.instance)))
         } catch {

@@ -30,8 +30,9 @@ final class QueryValueRange {
     }
     let keyPath: AnyKeyPath
     let kind: Kind
-    /// The key range over an index's entries; `suffixed` as `SchemaIndex.suffixedRanges`.
-    let keyRange: (_ suffixed: Bool) -> KeyRange
+    /// A key range made already (a prefix's, a composite index's); otherwise the key range
+    /// is made from ``bounds``.
+    private let madeRange: KeyRange?
     /// `year >= 1990`, `title starts with "A"`: for `explain`. Made only when asked for:
     /// printing a key path costs more than a point lookup.
     var text: String { describeText() }
@@ -56,6 +57,14 @@ final class QueryValueRange {
         let printed = String(describing: keyPath)
         guard let dot = printed.firstIndex(of: ".") else { return printed }
         return String(printed[printed.index(after: dot)...])
+    }
+
+    /// The key range over an index's entries; `suffixed` as `SchemaIndex.suffixedRanges`.
+    func keyRange(_ suffixed: Bool) -> KeyRange {
+        if let madeRange { return madeRange }
+        // Every range without a made one has bounds (the initialisers keep one of the two).
+        let bounds = bounds ?? (.unbounded, .unbounded)
+        return KeyRanges.make(lower: bounds.lower, upper: bounds.upper, suffixed: suffixed)
     }
 
     /// The original conditions this range stands for.
@@ -84,16 +93,8 @@ final class QueryValueRange {
         self.keyPath = keyPath
         self.kind = kind
         self.describeText = text
-        let range = AnyRange(lower: lower, upper: upper)
-        keyRange = { suffixed in KeyRanges.make(range, suffixed: suffixed) }
-        func encoded(_ bound: RangeBound<Value>) -> RangeBound<[UInt8]> {
-            switch bound {
-            case .unbounded: return .unbounded
-            case .included(let value): return .included(value.keyBytes)
-            case .excluded(let value): return .excluded(value.keyBytes)
-            }
-        }
-        bounds = (encoded(lower), encoded(upper))
+        madeRange = nil
+        bounds = (lower.encoded, upper.encoded)
         exact = kind == .equal ? Value.self is any EqualityExactKey.Type : Value.self is any OrderExactKey.Type
     }
 
@@ -114,7 +115,7 @@ final class QueryValueRange {
         leaves = ranges.flatMap(\.covered)
         bounds = (lower, upper)
         exact = ranges.allSatisfy(\.exact)
-        keyRange = { [lower, upper] suffixed in KeyRanges.make(lower: lower, upper: upper, suffixed: suffixed) }
+        madeRange = nil
     }
 
     /// The tighter of two lower (or upper) bounds.
@@ -145,7 +146,7 @@ final class QueryValueRange {
         self.leaves = leaves.flatMap(\.covered)
         self.bounds = nil
         self.exact = false
-        self.keyRange = { _ in keyRange }
+        self.madeRange = keyRange
     }
 
     /// Every string starting with `prefix`, as a range of key bytes that holds at least all
@@ -162,8 +163,7 @@ final class QueryValueRange {
         self.describeText = text
         self.bounds = nil
         self.exact = false
-        let bytes = usable.keyPrefixBytes
-        keyRange = { _ in KeyRange.prefix(bytes) }
+        madeRange = KeyRange.prefix(usable.keyPrefixBytes)
     }
 }
 

@@ -106,10 +106,8 @@ struct QueryExecution<Format: DatastoreFormat> {
 
     /// Every match of a query, sorted by `descriptors` (ties by identifier), at most `limit`:
     /// what a live query over a predicate holds.
-    func run(_ predicate: Predicate<Instance>, sortBy descriptors: [SortDescriptor<Instance>], limit: Int?,
-             source: ReadSource, usable: Set<String>?) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
-        let plan = QueryPlanner(schema: schema, usable: usable)
-            .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: [], limit: nil, offset: 0)
+    func run(_ plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>, sortBy descriptors: [SortDescriptor<Instance>],
+             limit: Int?, source: ReadSource) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
         var matches = try self.matches(of: plan, predicate: predicate, source: source)
         return try sorted(&matches, by: descriptors, keeping: limit)
     }

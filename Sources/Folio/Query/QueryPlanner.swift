@@ -101,7 +101,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
             return Candidate(parts: [Part(index: index, range: element)], score: element.narrowness - 1)
         case .and(let left, let right):
             var best: Candidate?
-            let leaves = conjuncts(condition)
+            let leaves = Self.conjuncts(condition).ranges
             // Ranges of one key path that must all hold are one range (the narrower).
             var intersections: [Candidate?] = []
             var groups: [(AnyKeyPath, [QueryValueRange])] = []
@@ -131,23 +131,15 @@ struct QueryPlanner<Format: DatastoreFormat> {
         }
     }
 
-    /// The leaves of a tree of `&&` whose every leaf is a range, or nil.
-    static func onlyRanges(_ condition: QueryCondition) -> [QueryValueRange]? {
+    /// The ranges that must all hold: the range leaves of a tree of `&&`, and whether
+    /// they are all its leaves (nothing else of it needs a filter).
+    static func conjuncts(_ condition: QueryCondition) -> (ranges: [QueryValueRange], complete: Bool) {
         switch condition {
         case .and(let left, let right):
-            guard let l = onlyRanges(left), let r = onlyRanges(right) else { return nil }
-            return l + r
-        case .range(let range): return [range]
-        default: return nil
-        }
-    }
-
-    /// The ranges that must all hold: the leaves of a tree of `&&`.
-    private func conjuncts(_ condition: QueryCondition) -> [QueryValueRange] {
-        switch condition {
-        case .and(let left, let right): return conjuncts(left) + conjuncts(right)
-        case .range(let range): return [range]
-        default: return []
+            let (l, r) = (conjuncts(left), conjuncts(right))
+            return (l.ranges + r.ranges, l.complete && r.complete)
+        case .range(let range): return ([range], true)
+        default: return ([], false)
         }
     }
 
@@ -253,7 +245,8 @@ struct QueryPlanner<Format: DatastoreFormat> {
             case .and:
                 // Ranges of one key path, all exact, read as their intersection.
                 let covered = parts[0].range.covered
-                if let leaves = Self.onlyRanges(condition), leaves.allSatisfy(\.exact), covered.count == leaves.count,
+                let (leaves, complete) = Self.conjuncts(condition)
+                if complete, leaves.allSatisfy(\.exact), covered.count == leaves.count,
                    zip(covered, leaves).allSatisfy({ $0 === $1 }) {
                     exact = true
                 }
@@ -288,14 +281,16 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// over a `String` compares with `localizedStandard` by default, not by scalars) and
     /// not floating point (the keys order -0.0 before 0.0, which `<` calls equal).
     static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>) -> Bool {
-        let exact: Set<String> = ["Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
-                                  "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID"]
-        return exact.contains(index.definition.valueType)
+        sortsInKeyOrder.contains(index.definition.valueType)
     }
 
     static func describe(_ descriptor: SortDescriptor<Instance>) -> String {
-        let path = descriptor.keyPath.map { String(describing: $0) } ?? "a comparator"
-        let name = path.firstIndex(of: ".").map { String(path[path.index(after: $0)...]) } ?? path
+        let name = descriptor.keyPath.map(QueryValueRange.describe) ?? "a comparator"
         return descriptor.order == .reverse ? "\(name) descending" : name
     }
 }
+
+/// The catalog names of the types ``QueryPlanner/keyOrderIsSortOrder(_:)`` accepts (built
+/// once: a generic type cannot hold a static stored property).
+private let sortsInKeyOrder: Set<String> = ["Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
+                                            "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID"]

@@ -163,13 +163,19 @@ extension Store {
     /// acknowledged.
     func waitUntilDurable(_ generation: UInt64) throws(StorageError) {
         guard case .full = options.durability else { return }
+        if !isPublished(generation) { try flush(toPublish: generation) }
+        CrashPoint.commitBeforeAcknowledge.reach()
+    }
+
+    /// One group-commit sync of everything appended so far (`flushQueuingEvents`), for the
+    /// commit of `generation`. A store closed meanwhile is success if close's own flush
+    /// published the commit.
+    private func flush(toPublish generation: UInt64) throws(StorageError) {
         do throws(StorageError) {
-            if !isPublished(generation) { try flushQueuingEvents() }
+            try flushQueuingEvents()
         } catch {
-            // Closed meanwhile: close's own flush made the commit durable, or failed.
             guard case .closed = error, isPublished(generation) else { throw error }
         }
-        CrashPoint.commitBeforeAcknowledge.reach()
     }
 
     /// ``waitUntilDurable(_:)`` for async callers: the same group commit, but a caller that
@@ -206,12 +212,7 @@ extension Store {
                 }
                 for follower in followers { follower.resume() }
             }
-            do throws(StorageError) {
-                try flushQueuingEvents()
-            } catch {
-                // Closed meanwhile: close's own flush made the commit durable, or failed.
-                guard case .closed = error, isPublished(generation) else { throw error }
-            }
+            try flush(toPublish: generation)
         }
         CrashPoint.commitBeforeAcknowledge.reach()
     }
