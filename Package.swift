@@ -19,11 +19,14 @@ let package = Package(
         // products, so `import Folio` brings key conformances (`Int: KeyComponent`) and
         // errors and nothing else of the engine.
         .target(name: "FolioKeys"),
+        // Folio's JSON coder: Encoder and Decoder over UTF-8 bytes in place, output Foundation
+        // reads to equal values (Docs/JSON.md). Re-exported by Folio; no dependency.
+        .target(name: "FolioJSON"),
         // The byte-level engine: files, pages, B+tree, commits, recovery, compaction.
         .target(name: "FolioStorage", dependencies: ["FolioKeys"]),
         // What a Swift developer imports: persistences, datastores, formats, indexes,
         // migrations, transactions and observation over Codable values.
-        .target(name: "Folio", dependencies: ["FolioKeys", "FolioStorage"]),
+        .target(name: "Folio", dependencies: ["FolioKeys", "FolioJSON", "FolioStorage"]),
         // Test-only file systems (recording, fault-injecting, power-loss) and reference models.
         .target(name: "FolioTestSupport", dependencies: ["FolioStorage"]),
         // The worked example of Docs/Guide.md (books and authors), compiled and run by tests
@@ -32,6 +35,7 @@ let package = Package(
         .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
         // Shares the kill-test workload (TransferWorkload) with the tests through FolioTestSupport.
         .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample", "FolioTestSupport"]),
+        .testTarget(name: "FolioJSONTests", dependencies: ["FolioJSON"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioStorage", "FolioTestSupport", "LibraryExample"]),

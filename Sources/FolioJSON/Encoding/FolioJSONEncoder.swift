@@ -1,0 +1,80 @@
+import Foundation
+
+/// Encodes `Encodable` values as JSON bytes, without Foundation's intermediate tree.
+///
+/// The output is JSON that Foundation's `JSONDecoder` reads to equal values. Every
+/// strategy defaults to what Foundation's `JSONEncoder` does by default, so records
+/// written with either coder are interchangeable.
+///
+/// ```swift
+/// var encoder = FolioJSONEncoder()
+/// encoder.dateEncodingStrategy = .millisecondsSince1970
+/// let bytes = try encoder.encode(book)          // [UInt8], UTF-8 JSON
+/// ```
+///
+/// Errors are the standard library's `EncodingError`, as Foundation's encoder throws.
+public struct FolioJSONEncoder: Sendable {
+    /// How `Date` values are written.
+    public enum DateEncodingStrategy: Sendable {
+        /// `Date`'s own `Encodable` conformance: seconds since 2001-01-01 as a number.
+        case deferredToDate
+        /// Seconds since 1970-01-01 as a number.
+        case secondsSince1970
+        /// Milliseconds since 1970-01-01 as a number.
+        case millisecondsSince1970
+        /// An ISO 8601 string in UTC, such as `"2025-03-01T12:00:00Z"` (whole seconds).
+        case iso8601
+    }
+
+    /// How `Data` values are written.
+    public enum DataEncodingStrategy: Sendable {
+        /// `Data`'s own `Encodable` conformance: an array of byte values.
+        case deferredToData
+        /// A base64 string.
+        case base64
+    }
+
+    /// How infinite and not-a-number floating-point values are written; JSON has no
+    /// number for them.
+    public enum NonConformingFloatEncodingStrategy: Sendable {
+        /// Refuse them with `EncodingError.invalidValue`.
+        case `throw`
+        /// Write them as these strings.
+        case convertToString(positiveInfinity: String, negativeInfinity: String, nan: String)
+    }
+
+    /// How coding keys are written.
+    public enum KeyEncodingStrategy: Sendable {
+        /// Each key's `stringValue` as it is.
+        case useDefaultKeys
+        /// `camelCase` keys written as `snake_case` (`"imageURL"` becomes `"image_url"`).
+        case convertToSnakeCase
+    }
+
+    /// How `Date` values are written. Default: ``DateEncodingStrategy/deferredToDate``.
+    public var dateEncodingStrategy: DateEncodingStrategy = .deferredToDate
+    /// How `Data` values are written. Default: ``DataEncodingStrategy/base64``.
+    public var dataEncodingStrategy: DataEncodingStrategy = .base64
+    /// How non-finite floats are written. Default: ``NonConformingFloatEncodingStrategy/throw``.
+    public var nonConformingFloatEncodingStrategy: NonConformingFloatEncodingStrategy = .throw
+    /// How keys are written. Default: ``KeyEncodingStrategy/useDefaultKeys``.
+    public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
+    /// Values the encoded types can read from `Encoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// An encoder with Foundation's default strategies.
+    public init() {}
+
+    /// The JSON text of `value`, as UTF-8 bytes.
+    public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try encode(value, appendingTo: &bytes)
+        return bytes
+    }
+
+    /// Appends the JSON text of `value` to `bytes` (so a caller can write a header and
+    /// the JSON into one buffer). On error, `bytes` is left as it was.
+    public func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
+        fatalError("FolioJSONEncoder: not built yet")
+    }
+}
