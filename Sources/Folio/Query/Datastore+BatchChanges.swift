@@ -35,9 +35,15 @@ extension Datastore where Access == ReadWrite {
     @discardableResult
     nonisolated(nonsending) public func delete(where predicate: Predicate<Instance>) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
-            let matches = try matching(predicate, in: transaction)
-            for match in matches { _ = try IndexMaintenance.delete(match.key, schema: schema, in: transaction) }
-            return matches.count
+            // An exact plan names the matches without decoding a record; a delete reads only
+            // each record's header (its stored index keys).
+            let plan = self.plan(predicate, sortBy: [], limit: nil, offset: 0, usable: nil)
+            var exact = try QueryExecution(schema: schema, core: core)
+                .exactIdentifiers(of: plan, hasPredicate: true, source: .transaction(transaction))
+            if exact == nil { exact = try matching(predicate, in: transaction).map(\.key) }
+            let keys = exact ?? []
+            for key in keys { _ = try IndexMaintenance.delete(key, schema: schema, in: transaction) }
+            return keys.count
         }
     }
 

@@ -53,7 +53,12 @@ extension Datastore {
     nonisolated(nonsending) public func count(where predicate: Predicate<Instance>) async throws(FolioError) -> Int {
         try await withRead { (source, usable) throws(FolioError) -> Int in
             let plan = plan(predicate, sortBy: [], limit: nil, offset: 0, usable: usable)
-            let matches = try QueryExecution(schema: schema, core: core).matches(of: plan, predicate: predicate, source: source)
+            let execution = QueryExecution(schema: schema, core: core)
+            // An exact plan counts index entries (or identifiers): no record is decoded.
+            if let identifiers = try execution.exactIdentifiers(of: plan, hasPredicate: true, source: source) {
+                return identifiers.count
+            }
+            let matches = try execution.matches(of: plan, predicate: predicate, source: source)
             var count = 0
             while try matches() != nil { count += 1 }
             return count

@@ -16,17 +16,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     func matches(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
                  source: ReadSource) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
         if let single = try pointLookup(of: plan, predicate: predicate, source: source) { return single }
-        typealias Scan = (tree: String, index: SchemaIndex<Instance>?, range: KeyRange)
-        var scans: [Scan]
-        if let index = plan.fullIndex {
-            scans = [(index.tree, index, .all)]
-        } else if plan.parts.isEmpty {
-            scans = [(schema.recordsTree, nil, .all)]
-        } else {
-            scans = plan.parts.map { part in
-                (part.index?.tree ?? schema.recordsTree, part.index, part.range.keyRange(part.index?.suffixedRanges ?? false))
-            }
-        }
+        var scans = scans(of: plan)
         let direction = plan.direction
         let deduplicates = plan.deduplicates
         let exact = plan.exact
@@ -72,6 +62,46 @@ struct QueryExecution<Format: DatastoreFormat> {
                 }
                 return (key, instance)
             }
+        }
+    }
+
+    /// The identifier keys of every match, without reading or decoding a record, when the
+    /// plan's scans read exactly the matches (no predicate, or an exact plan): what
+    /// `delete(where:)` needs, since a delete uses the index keys stored with each record.
+    /// Nil when records must be decoded and checked against the predicate.
+    func exactIdentifiers(of plan: QueryPlanner<Format>.Plan, hasPredicate: Bool,
+                          source: ReadSource) throws(FolioError) -> [[UInt8]]? {
+        guard plan.exact || !hasPredicate else { return nil }
+        var identifiers: [[UInt8]] = []
+        var seen = Set<[UInt8]>()
+        for scan in scans(of: plan) {
+            var cursor = try FolioError.wrap { () throws(StorageError) in
+                try source.cursor(in: scan.tree, range: scan.range, direction: plan.direction)
+            }
+            while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+                var identifier = entry.key
+                if let index = scan.index {
+                    guard let (referenced, _) = IndexEntry.decode(entry.value) else {
+                        throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
+                    }
+                    identifier = referenced
+                }
+                if plan.deduplicates, !seen.insert(identifier).inserted { continue }
+                identifiers.append(identifier)
+            }
+        }
+        return identifiers
+    }
+
+    /// One tree range a plan reads, and the index it belongs to (nil: the records tree).
+    private typealias Scan = (tree: String, index: SchemaIndex<Instance>?, range: KeyRange)
+
+    /// The ranges a plan reads, in order.
+    private func scans(of plan: QueryPlanner<Format>.Plan) -> [Scan] {
+        if let index = plan.fullIndex { return [(index.tree, index, .all)] }
+        if plan.parts.isEmpty { return [(schema.recordsTree, nil, .all)] }
+        return plan.parts.map { part in
+            (part.index?.tree ?? schema.recordsTree, part.index, part.range.keyRange(part.index?.suffixedRanges ?? false))
         }
     }
 
