@@ -69,6 +69,7 @@ func main(_ arguments: Arguments) async throws {
         case EngineSuite.name: try await EngineSuite.run(context)
         case ScaleSuite.name: try await ScaleSuite.run(context)
         case ObserveSuite.name: try await ObserveSuite.run(context)
+        case LocksSuite.name: try await LocksSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }

@@ -30,6 +30,12 @@ enum Smoke {
                 for system in ObserveSystems.all {
                     for name in ObserveSuite.workloadNames { rows.append((suite, name, system.systemName, sizes.crudN, true)) }
                 }
+            case LocksSuite.name:
+                for kind in LocksSuite.Kind.allCases {
+                    for system in LocksSuite.systems(kind) {
+                        rows.append((suite, kind.rawValue, system, LocksSuite.operationsPerThread(sizes), true))
+                    }
+                }
             default:
                 break
             }
