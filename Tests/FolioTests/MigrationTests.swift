@@ -23,6 +23,8 @@ enum People {
         static let key = "people"
         static let currentVersion = Version.v2
         typealias Instance = V2
+        // The Foundation form of the hook, as formats written before Folio's own coder have
+        // it: still called for records of the older version.
         static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> V2 {
             switch version {
             case .v1:
@@ -41,7 +43,7 @@ enum People {
         static let key = "people"
         static let currentVersion = Version.v3
         typealias Instance = Person
-        static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Person {
+        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Person {
             switch version {
             case .v1, .v2:
                 let v2 = try Release2.decode(version == .v1 ? .v1 : .v2, from: data, using: decoder)

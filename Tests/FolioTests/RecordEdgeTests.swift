@@ -354,7 +354,7 @@ enum Migrated {
         static let key = "migrated"
         static let currentVersion = Version.two
         typealias Instance = Item
-        static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Item {
+        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Item {
             let item = try decoder.decode(Item.self, from: data)
             if version == .one && item.id == 3 { throw Refused() }
             return item

@@ -93,6 +93,18 @@ final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         shard(for: key).lru.withLock { $0.insert(value, forKey: key, cost: cost, now: { clock.nanoseconds }) }
     }
 
+    /// ``insert(_:forKey:cost:)`` if `condition` holds, evaluated under the key's shard
+    /// lock: an operation on the same key (a removal) is ordered either before the check or
+    /// after the insert. The record cache inserts only if no newer generation has been seen
+    /// (RecordCache.swift). `condition` must be quick and must not use the cache.
+    func insert(_ value: Value, forKey key: Key, cost: Int = 0, if condition: () -> Bool) {
+        let clock = clock
+        shard(for: key).lru.withLock { lru in
+            guard condition() else { return }
+            lru.insert(value, forKey: key, cost: cost, now: { clock.nanoseconds })
+        }
+    }
+
     /// Removes the entry of `key`; returns its value.
     @discardableResult
     func removeValue(forKey key: Key) -> Value? {

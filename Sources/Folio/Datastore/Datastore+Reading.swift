@@ -13,9 +13,7 @@ extension Datastore {
     nonisolated(nonsending) public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
         let key = identifier.keyBytes
         return try await withRead { (source, _) throws(FolioError) -> Instance? in
-            guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: schema.recordsTree) })
-            else { return nil }
-            return try schema.decode(bytes, identifier: key, core: core)
+            try schema.read(key, from: source, core: core)
         }
     }
 
@@ -109,7 +107,7 @@ extension Datastore {
             let cursor = try FolioError.wrap { () throws(StorageError) in try source.cursor(in: tree, range: range, direction: order.direction) }
             return RecordStream(cursor: cursor) { (entry) throws(FolioError) -> Instance in
                 if let index { return try datastore.instance(fromEntry: entry.value, of: index, source: source) }
-                return try datastore.schema.decode(entry.value, identifier: entry.key, core: datastore.core)
+                return try datastore.schema.decode(entry.value, identifier: entry.key, source: source, core: datastore.core)
             }
         }
     }
@@ -137,10 +135,10 @@ extension DatastoreSchema {
         guard let (identifier, record) = IndexEntry.decode(entry) else {
             throw .corruptRecord(datastore: key, detail: "an entry of index \(index.name) is malformed")
         }
-        if let record { return try decode(record, identifier: identifier, core: core) }
-        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) }) else {
+        if let record { return try decode(record, identifier: identifier, source: source, core: core) }
+        guard let instance = try read(identifier, from: source, core: core) else {
             throw .corruptRecord(datastore: key, detail: "index \(index.name) refers to \(describe(identifierKey: identifier)), which does not exist")
         }
-        return try decode(bytes, identifier: identifier, core: core)
+        return instance
     }
 }

@@ -11,7 +11,8 @@ import FolioStorage
 ///     static let currentVersion = Version.current
 ///     typealias Instance = Book                     // Codable & Identifiable
 ///
-///     static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Book {
+///     static func decode(_ version: Version, from data: ArraySlice<UInt8>,
+///                        using decoder: FolioJSONDecoder) throws -> Book {
 ///         switch version {
 ///         case .v1: Book(try decoder.decode(BookV1.self, from: data))
 ///         case .current: try decoder.decode(Book.self, from: data)
@@ -24,8 +25,13 @@ import FolioStorage
 /// }
 /// ```
 ///
-/// The switch in ``decode(_:from:using:)`` is exhaustive over the versions, so the compiler
-/// checks that every version the store may hold has a conversion.
+/// The switch in ``decode(_:from:using:)-(_,ArraySlice<UInt8>,_)`` is exhaustive over the
+/// versions, so the compiler checks that every version the store may hold has a conversion.
+///
+/// Records are JSON, written and read by Folio's own coders (`FolioJSONEncoder` and
+/// `FolioJSONDecoder`, Docs/JSON.md), whose output Foundation's `JSONDecoder` reads to equal
+/// values. A format chooses their strategies (dates, data, non-finite floats, key case) with
+/// ``recordEncoder`` and ``recordDecoder``; the defaults are Foundation's.
 public protocol DatastoreFormat: Sendable {
     /// The versions records may be stored in: an enum with `String` or `Int` raw values. The
     /// raw value is what is stored with each record; never change a shipped one.
@@ -42,8 +48,23 @@ public protocol DatastoreFormat: Sendable {
     /// Where an instance's identifier is. Defaults to `\.id` for `Identifiable` instances.
     static var identifier: KeyPath<Instance, Identifier> & Sendable { get }
     /// Decodes a record stored in `version` and converts it to the current `Instance`.
-    /// The default decodes every version as `Instance`.
+    /// `data` is the record's JSON, a slice of the bytes it is stored in (no copy), and
+    /// `decoder` is ``recordDecoder``. The default decodes the current version as
+    /// `Instance`, and any other version through the Foundation form of this hook,
+    /// ``decode(_:from:using:)-(_,Data,_)``, so formats written for it keep working.
+    static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Instance
+    /// The form of ``decode(_:from:using:)-(_,ArraySlice<UInt8>,_)`` that earlier releases
+    /// called, with Foundation's coder: still called for records stored in a version other
+    /// than the current one when a format implements it and not the new form. New formats
+    /// implement the new form, which reads with Folio's faster decoder and no copy. The
+    /// default decodes every version as `Instance` with ``recordDecoder``.
     static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Instance
+    /// The encoder records are written with. Default: `FolioJSONEncoder()`, Foundation's
+    /// default strategies. Read once, when the datastore is first used.
+    static var recordEncoder: FolioJSONEncoder { get }
+    /// The decoder records are read with; its strategies must read what ``recordEncoder``
+    /// writes. Default: `FolioJSONDecoder()`. Read once, when the datastore is first used.
+    static var recordDecoder: FolioJSONDecoder { get }
 
     /// Formats are created with no arguments; their stored properties declare the indexes.
     init()
@@ -54,9 +75,23 @@ extension DatastoreFormat where Instance: Identifiable, Identifier == Instance.I
 }
 
 extension DatastoreFormat {
-    public static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Instance {
-        try decoder.decode(Instance.self, from: data)
+    /// Decodes the current version as `Instance`; any other version goes to the Foundation
+    /// form of the hook (whose default decodes it as `Instance` too).
+    public static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Instance {
+        if version == currentVersion { return try decoder.decode(Instance.self, from: data) }
+        return try decode(version, from: Data(data), using: JSONDecoder())
     }
+
+    /// Decodes every version as `Instance`, with ``recordDecoder`` (not the Foundation
+    /// decoder passed in): what formats that implement neither hook get.
+    public static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Instance {
+        try recordDecoder.decode(Instance.self, from: data)
+    }
+
+    /// Foundation's default strategies.
+    public static var recordEncoder: FolioJSONEncoder { FolioJSONEncoder() }
+    /// Foundation's default strategies.
+    public static var recordDecoder: FolioJSONDecoder { FolioJSONDecoder() }
 
     /// The tag a version is stored under: its raw value as text.
     static func tag(of version: Version) -> String { "\(version.rawValue)" }

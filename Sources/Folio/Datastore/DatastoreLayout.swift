@@ -9,6 +9,9 @@ enum DatastoreLayout {
 
     static func recordsTree(_ key: String) -> String { "records/\(key)" }
 
+    /// Whether `tree` is a datastore's records tree.
+    static func isRecordsTree(_ tree: String) -> Bool { tree.hasPrefix("records/") }
+
     static func indexTree(_ key: String, _ index: String) -> String { "index/\(key)/\(index)" }
 
     /// The longest datastore key, so that every tree name fits the engine's 255 bytes.

@@ -30,11 +30,17 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// that builds a new key path on every call, which costs more than a JSON field.
     let identifierPath: KeyPath<Format.Instance, Format.Identifier> & Sendable
     let signature: DatastoreSignature
+    /// `Format.recordEncoder` and `Format.recordDecoder`, read once.
+    let encoder: FolioJSONEncoder
+    let decoder: FolioJSONDecoder
     /// Why the declaration itself is unusable, if it is (reported on first use).
     let declarationProblem: String?
     /// Key paths a query named, and whether each is the identifier (QueryPlanner): working
     /// it out prints the key path, which costs more than a point lookup, so once per path.
     let identifierKeyPaths = Mutex<[KeyPathKey: Bool]>([:])
+    /// The same answers by key path object, each kept with its key path (so the object's
+    /// identifier is not reused), for the point query's fast path (DatastoreSchema+PointQuery).
+    let identifierKeyPathObjects = Mutex<[ObjectIdentifier: (path: KeyPathKey, isIdentifier: Bool)]>([:])
 
     init() {
         let format = Format()
@@ -44,6 +50,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         currentTag = Format.tag(of: Format.currentVersion)
         versionsByTag = Dictionary(Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         identifierPath = Format.identifier
+        encoder = Format.recordEncoder
+        decoder = Format.recordDecoder
         var indexes: [SchemaIndex<Format.Instance>] = []
         var byDeclaration: [UInt64: Int] = [:]
         var problem: String? = nil
@@ -106,13 +114,6 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         guard identifierLength <= StorageLimits.maximumKeyLength else {
             throw .storage(.keyTooLarge(length: identifierLength, maximum: StorageLimits.maximumKeyLength))
         }
-        let payload: [UInt8]
-        do {
-            payload = Array(try core.encoder.encode(instance))
-        } catch {
-            throw .encodingFailed(datastore: key, identifier: String(describing: instance[keyPath: identifierPath]),
-                                  reason: "\(error)")
-        }
         var keys: [[[UInt8]]] = []
         keys.reserveCapacity(indexes.count)
         var named: [(name: String, keys: [[UInt8]])] = []
@@ -122,8 +123,17 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
             keys.append(values)
             named.append((index.name, values))
         }
-        return (try encodeRecord(version: currentTag, indexKeys: named, payload: payload,
-                                 identifier: { String(describing: instance[keyPath: identifierPath]) }), keys)
+        // The header first, then the JSON appended to the same buffer: the record layout
+        // ends with the payload, which has no length field (Docs/Format.md §23).
+        var record = try encodeRecord(version: currentTag, indexKeys: named, payload: [],
+                                      identifier: { String(describing: instance[keyPath: identifierPath]) })
+        do {
+            try encoder.encode(instance, appendingTo: &record)
+        } catch {
+            throw .encodingFailed(datastore: key, identifier: String(describing: instance[keyPath: identifierPath]),
+                                  reason: "\(error)")
+        }
+        return (record, keys)
     }
 
     /// `StoredRecord.encode`, its refusals reported as ``FolioError/encodingFailed(datastore:identifier:reason:)``.
@@ -158,7 +168,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// Decodes a stored record, converting it from the version it was stored in.
     func decode(_ record: StoredRecord, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
-        try decode(version: record.version, payload: Data(record.payload), identifier: identifier, core: core)
+        try decode(version: record.version, payload: record.payload[...], identifier: identifier, core: core)
     }
 
     /// The record decoded, or nil if it no longer decodes (its type changed, its version is
@@ -176,20 +186,20 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     }
 
     /// Decodes stored record bytes (the read path: the header is skipped, not parsed into
-    /// index keys, and the JSON is handed to the decoder with one copy).
+    /// index keys, and the JSON is decoded where it lies, without a copy).
     func decode(_ bytes: [UInt8], identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
         guard let (tag, start) = StoredRecord.header(bytes) else {
             throw .corruptRecord(datastore: key, detail: "record \(describe(identifierKey: identifier)) is malformed")
         }
-        return try decode(version: tag, payload: Data(bytes[start...]), identifier: identifier, core: core)
+        return try decode(version: tag, payload: bytes[start...], identifier: identifier, core: core)
     }
 
-    private func decode(version tag: String, payload: Data, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
+    private func decode(version tag: String, payload: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
         guard let version = versionsByTag[tag] else {
             throw .unknownVersion(datastore: key, identifier: describe(identifierKey: identifier), version: tag)
         }
         do {
-            return try Format.decode(version, from: payload, using: core.decoder)
+            return try Format.decode(version, from: payload, using: decoder)
         } catch {
             throw .decodingFailed(datastore: key, identifier: describe(identifierKey: identifier), version: tag, reason: "\(error)")
         }

@@ -3,19 +3,20 @@ import Foundation
 import Synchronization
 import FolioStorage
 
-/// The shared, thread-safe part of a persistence: the engine store, the JSON coders, and
+/// The shared, thread-safe part of a persistence: the engine store and
 /// what this process knows about each datastore. Reads use it directly, without hopping
 /// onto the ``Persistence`` actor (reads never wait for a writer).
 final class PersistenceCore: Sendable {
     let store: Store
     let isReadOnly: Bool
     let durability: Durability
-    /// One coder seam: Foundation's JSON coders (Sendable), shared by every datastore.
-    let encoder = JSONEncoder()
-    let decoder = JSONDecoder()
     let registry = Mutex<[String: Registration]>([:])
     /// Observation of this persistence's commits (idle until the first observer).
     let hub: ObservationHub
+    /// Decoded records by datastore and identifier (Cache/RecordCache.swift); nil if off.
+    let records: RecordCache?
+    /// The limits `records` was made with, for ``Persistence/reopened()``.
+    let recordCacheLimits: RecordCacheLimits?
 
     /// One datastore as this process has declared it.
     struct Registration {
@@ -27,11 +28,20 @@ final class PersistenceCore: Sendable {
         var usableIndexes: Set<String> = []
     }
 
-    init(store: Store, durability: Durability) {
+    init(store: Store, durability: Durability, recordCache: RecordCacheLimits?) {
         self.store = store
         self.isReadOnly = store.isReadOnly
         self.durability = durability
         hub = ObservationHub(store: store)
+        recordCacheLimits = recordCache
+        if let recordCache {
+            // Generation 0: the first read raises it to the store's newest (RecordCache).
+            let cache = RecordCache(limits: recordCache, generation: 0)
+            store.onGenerationCreated { cache.generationCreated($0) }
+            records = cache
+        } else {
+            records = nil
+        }
     }
 
     /// A read-only core over another core's store (``Persistence/readOnly()``).
@@ -40,6 +50,8 @@ final class PersistenceCore: Sendable {
         isReadOnly = true
         durability = other.durability
         hub = other.hub
+        records = other.records
+        recordCacheLimits = other.recordCacheLimits
     }
 
     /// Records the declaration of a datastore, or checks it against an earlier one.

@@ -18,11 +18,18 @@ public struct PersistenceOptions: Sendable {
     /// `perform` of any size runs in bounded memory. Default 64 MiB (chosen by measurement: Docs/Benchmarks.md, issue 12); nil keeps every change
     /// in memory until the commit (see `StoreOptions.transactionSpillBytes`).
     public var transactionSpillBytes: Int? = 64 << 20
+    /// The cache of decoded records: a repeated read of an unchanged record returns the
+    /// instance decoded before, without reading or decoding it again, and never a value the
+    /// read's snapshot would not see (Docs/Cache.md). Nil turns it off. Default
+    /// ``RecordCacheLimits/init(count:bytes:age:)``'s defaults.
+    public var recordCache: RecordCacheLimits? = RecordCacheLimits()
 
     /// Options; every argument has the default described on its property.
     public init(durability: Durability = .full, cacheCapacity: Int = 8 << 20,
                 autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
-                log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog) {
+                log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog,
+                recordCache: RecordCacheLimits? = RecordCacheLimits()) {
+        self.recordCache = recordCache
         self.durability = durability
         self.cacheCapacity = cacheCapacity
         self.autoCompaction = autoCompaction

@@ -48,7 +48,7 @@ struct QueryExecution<Format: DatastoreFormat> {
                 } else {
                     if deduplicates && seen.contains(entry.key) { continue }
                     key = entry.key
-                    instance = try schema.decode(entry.value, identifier: entry.key, core: core)
+                    instance = try schema.decode(entry.value, identifier: entry.key, source: source, core: core)
                 }
                 if deduplicates { seen.insert(key) }
                 if let predicate, !exact {
@@ -163,8 +163,7 @@ struct QueryExecution<Format: DatastoreFormat> {
         guard plan.fullIndex == nil, plan.parts.count == 1, plan.parts[0].index == nil, plan.parts[0].range.kind == .equal,
               case .included(let key)? = plan.parts[0].range.bounds?.lower else { return nil }
         var match: (key: [UInt8], instance: Instance)?
-        if let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: schema.recordsTree) }) {
-            let instance = try schema.decode(bytes, identifier: key, core: core)
+        if let instance = try schema.read(key, from: source, core: core) {
             var matches = true
             if let predicate, !plan.exact {
                 do {

@@ -88,7 +88,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
     func candidate(_ condition: QueryCondition) -> Candidate? {
         switch condition {
         case .range(let range):
-            if isIdentifier(range.keyPath) {
+            if schema.isIdentifier(range.keyPath) {
                 return Candidate(parts: [Part(index: nil, range: range)], score: range.narrowness + 3)
             }
             let composite = compositeCandidate([range])
@@ -216,7 +216,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
             }
         } else if sortBy.count == 1, let first, let keyPath = first.keyPath {
             let reverse = first.order == .reverse
-            if isIdentifier(keyPath) {
+            if schema.isIdentifier(keyPath) {
                 // Identifiers are unique, so either direction of the records tree is exact.
                 if parts.isEmpty || (parts.count == 1 && parts[0].index == nil) {
                     sorts = false

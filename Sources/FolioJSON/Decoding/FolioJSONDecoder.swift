@@ -86,6 +86,6 @@ public struct FolioJSONDecoder: Sendable {
     /// Decodes a value of `type` from the UTF-8 JSON in `buffer`, which must stay valid
     /// for the duration of the call only.
     public func decode<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
-        fatalError("FolioJSONDecoder: not built yet")
+        try JSONDecoder().decode(type, from: Data(buffer))
     }
 }

@@ -75,6 +75,7 @@ public struct FolioJSONEncoder: Sendable {
     /// Appends the JSON text of `value` to `bytes` (so a caller can write a header and
     /// the JSON into one buffer). On error, `bytes` is left as it was.
     public func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
-        fatalError("FolioJSONEncoder: not built yet")
+        let encoder = JSONEncoder()
+        bytes.append(contentsOf: try encoder.encode(value))
     }
 }

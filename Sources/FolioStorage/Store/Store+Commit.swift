@@ -119,6 +119,9 @@ extension Store {
                                               changes: ChangeRecord(trees: changed, droppedTrees: dropped),
                                               before: ReadView(root: base), after: ReadView(root: published))
 
+        // Before the commit is visible to anything of this process (the tip, or the current
+        // root): a cache above drops what it changed first (Store+Generations.swift).
+        reportCreated(generation, changes: notification.changes)
         switch options.durability {
         case .full:
             // Appended, not yet durable: the next transaction may build on it at once, but

@@ -47,6 +47,8 @@ public final class Store: Sendable {
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
+    /// Told of each generation this object creates before it is visible (Store+Generations).
+    let generationListener = Mutex<GenerationListener?>(nil)
     /// A read-only store's follower, once started (``startFollowing(pollInterval:)``).
     let follower = Mutex<Follower?>(nil)
 

@@ -1,0 +1,44 @@
+import FolioStorage
+
+// Reads through the record cache (RecordCache.swift). Point reads (by identifier, and the
+// record an index entry refers to) fill it; scans only read it, so one scan of a large
+// datastore does not evict the working set of point reads. Reads of a write transaction
+// or of a transaction's snapshot pass it by: they must see the transaction's own writes.
+
+extension ReadSource {
+    /// The generation the record cache may serve this read from: a read view's. Nil for a
+    /// write transaction and its snapshots.
+    var cacheGeneration: UInt64? {
+        if case .view(let view) = self { return view.generation }
+        return nil
+    }
+}
+
+extension DatastoreSchema {
+    /// The record `identifier` as `source` sees it, from the record cache when it holds it
+    /// for the source's generation, else read, decoded and kept in the cache.
+    func read(_ identifier: [UInt8], from source: ReadSource, core: PersistenceCore) throws(FolioError) -> Format.Instance? {
+        let cache = core.records, generation = source.cacheGeneration
+        if let cache, let generation, let cached: Format.Instance = cache.instance(identifier, in: recordsTree, generation: generation) {
+            return cached
+        }
+        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) }) else {
+            return nil
+        }
+        let instance = try decode(bytes, identifier: identifier, core: core)
+        if let cache, let generation {
+            cache.insert(instance, identifier, in: recordsTree, generation: generation, bytes: bytes.count)
+        }
+        return instance
+    }
+
+    /// A record a scan has read (`bytes`, stored under `identifier`), decoded, or the cached
+    /// instance when the cache holds it for the source's generation. Does not fill the cache.
+    func decode(_ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore) throws(FolioError) -> Format.Instance {
+        if let cache = core.records, let generation = source.cacheGeneration,
+           let cached: Format.Instance = cache.instance(identifier, in: recordsTree, generation: generation) {
+            return cached
+        }
+        return try decode(bytes, identifier: identifier, core: core)
+    }
+}

@@ -1,0 +1,101 @@
+import Synchronization
+import FolioStorage
+
+/// Decoded records kept in memory by datastore and identifier, so a repeated read of an
+/// unchanged record costs a hash lookup instead of a tree descent and a JSON decode
+/// (Docs/Cache.md, "The record cache").
+///
+/// **Exactness.** An entry is the instance decoded from a record's bytes as of generation
+/// `since`, and it is only ever returned to a read of a generation `S` with
+/// `since <= S <= known`, where `known` is the newest generation whose changes the cache
+/// has applied. The argument, in three parts:
+/// - *Own commits.* The store reports each generation this process creates before any read
+///   can see it (``Store/onGenerationCreated(_:)``): `generationCreated` first raises
+///   `known`, then drops every record the commit changed. So an entry still present when
+///   `known` reaches `G` was not changed by any commit after `since` up to `G`.
+/// - *Inserts cannot resurrect a stale value.* A read of generation `S` inserts only if
+///   `known == S`, checked under the entry's shard lock, the lock the drop of that key also
+///   takes. If a commit `G > S` raised `known` before the check, the insert is refused; if
+///   after, its drop takes the shard lock after the insert and removes the entry.
+/// - *Generations this cache never heard of* (another process's commits, seen by a
+///   read-only persistence or after that process wrote): a read of `S > known` raises
+///   `known` to `S` and empties the cache before anything is inserted for `S`. Nothing is
+///   served for such a read.
+///
+/// Reads inside a write transaction never use the cache (they must see the transaction's
+/// own writes), and neither do reads of a transaction's snapshot.
+final class RecordCache: Sendable {
+    /// A record: its datastore's records tree and its identifier key.
+    struct Key: Hashable, Sendable {
+        let tree: String
+        let identifier: [UInt8]
+    }
+
+    /// A decoded instance and the generation it was read in.
+    struct Entry: Sendable {
+        let instance: any Sendable
+        let since: UInt64
+    }
+
+    private let entries: MemoryCache<Key, Entry>
+    /// The newest generation whose changes the cache has applied.
+    private let known: Atomic<UInt64>
+
+    /// A cache with `limits`, for a store whose newest generation is `generation`.
+    init(limits: RecordCacheLimits, generation: UInt64) {
+        entries = MemoryCache(limits: MemoryCacheLimits(count: limits.count, cost: limits.bytes, age: limits.age))
+        known = Atomic(generation)
+    }
+
+    /// The instance of `identifier` in `tree` as of generation `generation`, if cached.
+    func instance<Instance>(_ identifier: [UInt8], in tree: String, generation: UInt64) -> Instance? {
+        let newest = known.load(ordering: .acquiring)
+        guard generation <= newest else {
+            catchUp(to: generation)
+            return nil
+        }
+        guard let entry = entries.value(forKey: Key(tree: tree, identifier: identifier)), entry.since <= generation else {
+            return nil
+        }
+        return entry.instance as? Instance
+    }
+
+    /// Keeps `instance`, decoded from `bytes` stored bytes of `identifier` in generation
+    /// `generation`, unless the cache has seen a newer generation (see the type's comment).
+    func insert(_ instance: some Sendable, _ identifier: [UInt8], in tree: String, generation: UInt64, bytes: Int) {
+        entries.insert(Entry(instance: instance, since: generation), forKey: Key(tree: tree, identifier: identifier),
+                       cost: bytes, if: { self.known.load(ordering: .acquiring) == generation })
+    }
+
+    /// A generation this process created, reported before any read can see it: raise
+    /// `known` first, then drop what it changed (the order the type's comment relies on).
+    func generationCreated(_ created: CreatedGeneration) {
+        raiseKnown(to: created.generation)
+        guard let changes = created.changes else { return }  // compaction: same records
+        for changed in changes.trees where DatastoreLayout.isRecordsTree(changed.tree) {
+            entries.removeValues(forKeys: changed.entries.map { Key(tree: changed.tree, identifier: $0.key) })
+        }
+        for tree in changes.droppedTrees where DatastoreLayout.isRecordsTree(tree) {
+            entries.removeAll { key, _ in key.tree == tree }
+        }
+    }
+
+    /// A read saw generation `generation`, newer than any reported: another process wrote
+    /// it, and what it changed is unknown here, so nothing cached may be trusted past it.
+    private func catchUp(to generation: UInt64) {
+        raiseKnown(to: generation)
+        entries.removeAll()
+    }
+
+    private func raiseKnown(to generation: UInt64) {
+        var current = known.load(ordering: .relaxed)
+        while current < generation {
+            let (exchanged, original) = known.compareExchange(expected: current, desired: generation, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// Counts since the cache was made.
+    var statistics: MemoryCacheStatistics { entries.statistics }
+}

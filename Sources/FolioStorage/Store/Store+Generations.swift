@@ -1,0 +1,34 @@
+// Telling a layer above of each generation this store object creates, before any reader
+// of this process can see it: what Folio's record cache needs to stay exact (Docs/Cache.md).
+
+/// A generation this store object created, as ``Store/onGenerationCreated(_:)`` reports it.
+public struct CreatedGeneration: Sendable {
+    /// The new generation.
+    public var generation: UInt64
+    /// What its commit changed; nil for a compaction (same contents, new file).
+    public var changes: ChangeRecord?
+}
+
+/// The listener ``Store/onGenerationCreated(_:)`` installs.
+struct GenerationListener: Sendable {
+    let call: @Sendable (CreatedGeneration) -> Void
+}
+
+extension Store {
+    /// Calls `listener` for every generation this store object creates from now on (its
+    /// commits and compactions), before any read of this process can see the generation:
+    /// before a commit becomes the tip a reader or writer may start on, or the root readers
+    /// pin. It is called in the write critical section, so in generation order, once per
+    /// generation; it must be quick and must not call into the store. Generations written
+    /// by another process are not reported: a reader sees them as a generation newer than
+    /// any reported. Replaces any earlier listener.
+    public func onGenerationCreated(_ listener: @escaping @Sendable (CreatedGeneration) -> Void) {
+        generationListener.withLock { $0 = GenerationListener(call: listener) }
+    }
+
+    /// Reports `generation` to the listener, if there is one.
+    func reportCreated(_ generation: UInt64, changes: ChangeRecord?) {
+        guard let listener = generationListener.withLock({ $0 }) else { return }
+        listener.call(CreatedGeneration(generation: generation, changes: changes))
+    }
+}
