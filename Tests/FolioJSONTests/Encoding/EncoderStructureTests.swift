@@ -334,6 +334,20 @@ private func parsed(_ text: String) throws -> NSObject {
         #expect(try encFolioText([3: "c", -1: "a", 20: "b"]) == #"{"-1":"a","3":"c","20":"b"}"#)
     }
 
+    @Test func otherCollections() throws {
+        enum Color: String, Codable, CodingKeyRepresentable { case red, darkBlue }
+        try expectEncRoundTrip([1.5: "a", -2: "b"] as [Double: String])
+        try expectEncSameAsFoundation([2.5: "x"] as [Double: String], bytes: true)
+        try expectEncRoundTrip([Color.red: 1, .darkBlue: 2])
+        try expectEncSameAsFoundation([Color.darkBlue: 2], EncStrategies(snakeCase: true), bytes: true)
+        try expectEncRoundTrip(Set([1, 2, 3]))
+        try expectEncRoundTrip(ContiguousArray(["a", "b"]))
+        try expectEncRoundTrip([[1, 2], [], [3]])
+        try expectEncRoundTrip(["nested": ["deeper": [1: [true, false]]]])
+        try expectEncSameAsFoundation([[String: [Int]]](), bytes: true)
+        try expectEncSameAsFoundation([String: Int](), bytes: true)
+    }
+
     @Test func snakeCaseKeysMatchFoundation() throws {
         let names = [
             "simple", "myURLProperty", "imageURL", "URL", "URLs", "aURLb", "oneTwoThree", "_leading", "__doubleLeading",
