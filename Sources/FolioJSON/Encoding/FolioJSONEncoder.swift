@@ -13,6 +13,13 @@ import Foundation
 /// ```
 ///
 /// Errors are the standard library's `EncodingError`, as Foundation's encoder throws.
+///
+/// Differences from Foundation's output, all still read by Foundation's decoder: the
+/// JSON is compact with `/` unescaped; object keys come in the order they were encoded,
+/// and `[String: V]` / `[Int: V]` dictionaries with sorted keys, so the same value always
+/// gives the same bytes. A key encoded twice into one object (say, a subclass and its
+/// superclass sharing an encoder and a key name) is written twice, where Foundation's
+/// encoder keeps only the last value.
 public struct FolioJSONEncoder: Sendable {
     /// How `Date` values are written.
     public enum DateEncodingStrategy: Sendable {

@@ -156,7 +156,41 @@ struct _JSONByteWriter {
             putSigned(Int64(value))
             return
         }
+        if value.magnitude < 1e9, putShortDecimal(value) { return }
         putFloatDescription(value.description)
+    }
+
+    /// Writes `value` with at most 4 decimals when such a decimal reads back as `value`
+    /// (prices, scores: most values people type). Below 1e9 a double's spacing is far
+    /// finer than 1e-4, so the first (fewest-decimals) decimal found is the only one of
+    /// its length that reads back, hence the shortest, as `description` would write it.
+    private mutating func putShortDecimal(_ value: Double) -> Bool {
+        let magnitude = value.magnitude
+        var scale = 10.0
+        var decimals = 1
+        while decimals <= 4 {
+            let scaled = (magnitude * scale).rounded()
+            if scaled / scale == magnitude {
+                let digits = UInt64(scaled)
+                let whole = digits / UInt64(scale)
+                var fraction = digits - whole * UInt64(scale)
+                if value < 0 { put(UInt8(ascii: "-")) }
+                putUnsigned(whole)
+                reserve(decimals + 1)
+                base[count] = UInt8(ascii: ".")
+                var position = count + decimals
+                while position > count {
+                    base[position] = UInt8(truncatingIfNeeded: fraction % 10) &+ 0x30
+                    fraction /= 10
+                    position -= 1
+                }
+                count += decimals + 1
+                return true
+            }
+            scale *= 10
+            decimals += 1
+        }
+        return false
     }
 
     /// Writes a finite `Float` in its shortest round-tripping form, as Foundation does.

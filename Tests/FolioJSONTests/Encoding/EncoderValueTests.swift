@@ -65,6 +65,21 @@ import FolioJSON
         #expect(try encFolioText(1e-5) == "1e-05")
     }
 
+    @Test func shortDecimalsAreWrittenAsDescriptionWritesThem() throws {
+        var random = EncRandom(state: 13)
+        var values: [Double] = [0.0001, -0.0001, 0.0005, 0.001, 0.5, 999_999_999.9999, -999_999_999.999, 1e9 - 0.5, 1e9 + 0.5, 0.30000000000000004, 2.675, 1.005]
+        for _ in 0..<20000 {
+            let decimals = random.below(7)
+            var scale = 1.0
+            for _ in 0..<decimals { scale *= 10 }
+            let units = Double(Int64(bitPattern: random.next()) % Int64(random.below(2) == 0 ? 100_000 : 2_000_000_000_000))
+            values.append(units / scale)
+            values.append(Double(Int64(bitPattern: random.next()) % 1_000_000) * 0.01)
+        }
+        try expectEncSameAsFoundation(values, bytes: true)
+        #expect(try encRoundTrip(values).map(\.bitPattern) == values.map(\.bitPattern))
+    }
+
     @Test func floatsAreShortestAndExact() throws {
         var random = EncRandom(state: 11)
         var values: [Float] = [
