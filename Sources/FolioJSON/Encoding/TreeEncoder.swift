@@ -31,13 +31,31 @@ final class _TreeNode {
     /// Sets `key` to `item`: a repeated key replaces the earlier value in its place
     /// (the last value wins, as with Foundation's encoder).
     func set(_ key: String, _ item: Item) {
-        if let existing = keys.firstIndex(of: key) {
+        if keys.count >= 16, positions == nil {
+            positions = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        let existing: Int?
+        if let positions { existing = positions[key] } else { existing = keys.firstIndex(of: key) }
+        if let existing {
             items[existing] = item
         } else {
+            positions?[key] = keys.count
             keys.append(key)
             items.append(item)
         }
     }
+
+    /// Empties the node and gives it another kind (a position asked for another kind
+    /// of container: Foundation stops the program there; here the last one wins).
+    func reset(to newKind: Kind) {
+        kind = newKind
+        keys = []
+        items = []
+        positions = nil
+    }
+
+    /// Where each key is, once an object is large enough for a linear search to hurt.
+    private var positions: [String: Int]?
 
     func write(into out: inout _JSONByteWriter) {
         switch kind {
@@ -130,18 +148,14 @@ final class _TreeEncoder: Encoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if node.kind != .object {
-            node.kind = .object
-            node.keys = []
-            node.items = []
+            node.reset(to: .object)
         }
         return KeyedEncodingContainer(_TreeKeyedContainer<Key>(encoder: self, node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if node.kind != .array {
-            node.kind = .array
-            node.keys = []
-            node.items = []
+            node.reset(to: .array)
         }
         return _TreeUnkeyedContainer(encoder: self, node: node, codingPath: codingPath)
     }
@@ -288,8 +302,7 @@ struct _TreeSingleValueContainer: SingleValueEncodingContainer {
 
     private func set(_ bytes: [UInt8]) {
         let node = encoder.node
-        node.kind = .single
-        node.keys = []
+        node.reset(to: .single)
         node.items = [.bytes(bytes)]
     }
 

@@ -168,6 +168,21 @@ private func parsed(_ text: String) throws -> NSObject {
         #expect(try parsed(encFolioText(wrapped)) == parsed(reference))
     }
 
+    @Test func largeObjectsWrittenOutOfOrder() throws {
+        // The tree fallback with many keys, some written twice (the last value wins, in
+        // the first one's place, as Foundation's encoder keeps the last).
+        let large = Custom { encoder in
+            var container = encoder.container(keyedBy: EncKey.self)
+            var late = container.nestedContainer(keyedBy: EncKey.self, forKey: key("late"))
+            for number in 0..<100 { try container.encode(number, forKey: key("k\(number % 60)")) }
+            try late.encode("written last", forKey: key("x"))
+        }
+        let text = try encFolioText(large)
+        #expect(try parsed(text) == parsed(try encFoundationText(large)))
+        #expect(text.hasPrefix(#"{"late":{"x":"written last"},"k0":60,"k1":61,"#))
+        #expect(text.hasSuffix(#""k59":59}"#))
+    }
+
     @Test func containersAskedForAgain() throws {
         let twice = Custom { encoder in
             var first = encoder.container(keyedBy: EncKey.self)
@@ -369,6 +384,27 @@ private func parsed(_ text: String) throws -> NSObject {
         let record = Record(firstName: "a", lastLoginAt: 1, tags: ["keepThis": 1])
         #expect(try encFolioText(record) { $0.keyEncodingStrategy = .convertToSnakeCase } == #"{"first_name":"a","last_login_at":1,"tags":{"keepThis":1}}"#)
         try expectEncRoundTrip(record, strategies)
+    }
+
+    @Test func oneEncoderFromManyTasks() async throws {
+        struct Record: Codable, Equatable { var someValue: Int; var otherValueURL: String }
+        var encoder = FolioJSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let shared = encoder
+        let outputs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for number in 0..<64 {
+                group.addTask {
+                    (number, String(decoding: try shared.encode(Record(someValue: number, otherValueURL: "u\(number)")), as: UTF8.self))
+                }
+            }
+            var all: [(Int, String)] = []
+            for try await output in group { all.append(output) }
+            return all
+        }
+        #expect(outputs.count == 64)
+        for (number, text) in outputs {
+            #expect(text == #"{"some_value":\#(number),"other_value_url":"u\#(number)"}"#)
+        }
     }
 
     @Test func generatedValuesRoundTrip() throws {

@@ -32,6 +32,9 @@ import FolioJSON
         try expectEncSameAsFoundation([Int8.min, Int8.max], bytes: true)
         try expectEncSameAsFoundation([Int128.min, -1, 0, Int128(Int64.max) + 1, Int128.max], bytes: true)
         try expectEncSameAsFoundation([UInt128.max, UInt128(UInt64.max), UInt128(UInt64.max) + 1], bytes: true)
+        struct Wide: Codable, Equatable { var signed: Int128; var unsigned: UInt128; var list: [Int128] }
+        try expectEncRoundTrip(Wide(signed: .min, unsigned: .max, list: [0, -1, .max]))
+        try expectEncSameAsFoundation(Wide(signed: .min, unsigned: .max, list: [0, -1, .max]))
         try expectEncRoundTrip([Int128.min, Int128.max])
         try expectEncRoundTrip([UInt128.max, 0])
         // Every power of ten and its neighbours.
