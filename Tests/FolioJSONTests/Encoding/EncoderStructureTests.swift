@@ -4,30 +4,30 @@ import FolioJSON
 
 // Types for the structure tests (file-private names, so other suites may reuse them).
 
-private struct Person: Codable, Equatable {
+private struct EncPerson: Codable, Equatable {
     var name: String
     var age: Int
     var email: String?
     var tags: [String]
     var scores: [String: Double]
     var byNumber: [Int: String]
-    var friends: [Person]
+    var friends: [EncPerson]
 }
 
-private indirect enum Shape: Codable, Equatable {
+private indirect enum EncShape: Codable, Equatable {
     case circle(radius: Double)
     case rectangle(Double, Double)
-    case labelled(name: String, Shape?)
+    case labelled(name: String, EncShape?)
     case empty
 }
 
-private class Animal: Codable {
+private class EncAnimal: Codable {
     var name: String
     init(name: String) { self.name = name }
 }
 
 /// Writes its superclass's keys into the same object (shares the encoder).
-private final class Dog: Animal {
+private final class EncDog: EncAnimal {
     var breed: String
     init(name: String, breed: String) { self.breed = breed; super.init(name: name) }
     enum CodingKeys: String, CodingKey { case breed }
@@ -44,7 +44,7 @@ private final class Dog: Animal {
 }
 
 /// Writes its superclass under `"super"`, after its own keys.
-private final class Cat: Animal {
+private final class EncCat: EncAnimal {
     var lives: Int
     init(name: String, lives: Int) { self.lives = lives; super.init(name: name) }
     enum CodingKeys: String, CodingKey { case lives }
@@ -61,22 +61,22 @@ private final class Cat: Animal {
 }
 
 /// Runs `body` as its `encode(to:)`.
-private struct Custom: Encodable {
+private struct EncCustom: Encodable {
     let body: @Sendable (any Encoder) throws -> Void
     func encode(to encoder: any Encoder) throws { try body(encoder) }
 }
 
-private func key(_ name: String) -> EncKey { EncKey(name) }
+private func encKey(_ name: String) -> EncKey { EncKey(name) }
 
 /// Parses JSON text with Foundation, for comparing documents regardless of key order.
-private func parsed(_ text: String) throws -> NSObject {
+private func encParsed(_ text: String) throws -> NSObject {
     try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) as! NSObject
 }
 
 @Suite struct EncoderStructureTests {
     @Test func nestedStructsArraysAndDictionaries() throws {
-        let leaf = Person(name: "Leaf", age: 3, email: nil, tags: [], scores: [:], byNumber: [:], friends: [])
-        let person = Person(name: "Ada", age: 36, email: "ada@example.com", tags: ["math", "engines"],
+        let leaf = EncPerson(name: "Leaf", age: 3, email: nil, tags: [], scores: [:], byNumber: [:], friends: [])
+        let person = EncPerson(name: "Ada", age: 36, email: "ada@example.com", tags: ["math", "engines"],
                             scores: ["b": 2.5, "a": 1, "c": -0.5], byNumber: [3: "three", -1: "minus one", 20: "twenty"],
                             friends: [leaf, leaf])
         try expectEncRoundTrip(person)
@@ -85,38 +85,38 @@ private func parsed(_ text: String) throws -> NSObject {
     }
 
     @Test func enumsWithAssociatedValues() throws {
-        let shapes: [Shape] = [.circle(radius: 2), .rectangle(3, 4), .labelled(name: "n", .circle(radius: 1)), .labelled(name: "none", nil), .empty]
+        let shapes: [EncShape] = [.circle(radius: 2), .rectangle(3, 4), .labelled(name: "n", .circle(radius: 1)), .labelled(name: "none", nil), .empty]
         try expectEncRoundTrip(shapes)
         try expectEncSameAsFoundation(shapes)
-        #expect(try encFolioText(Shape.rectangle(3, 4)) == #"{"rectangle":{"_0":3,"_1":4}}"#)
-        #expect(try encFolioText(Shape.empty) == #"{"empty":{}}"#)
+        #expect(try encFolioText(EncShape.rectangle(3, 4)) == #"{"rectangle":{"_0":3,"_1":4}}"#)
+        #expect(try encFolioText(EncShape.empty) == #"{"empty":{}}"#)
     }
 
     @Test func classInheritance() throws {
-        let dog = Dog(name: "Rex", breed: "collie")
+        let dog = EncDog(name: "Rex", breed: "collie")
         #expect(try encFolioText(dog) == #"{"name":"Rex","breed":"collie"}"#)
-        let decodedDog = try JSONDecoder().decode(Dog.self, from: Data(try FolioJSONEncoder().encode(dog)))
+        let decodedDog = try JSONDecoder().decode(EncDog.self, from: Data(try FolioJSONEncoder().encode(dog)))
         #expect(decodedDog.name == "Rex" && decodedDog.breed == "collie")
-        let cat = Cat(name: "Tom", lives: 9)
+        let cat = EncCat(name: "Tom", lives: 9)
         #expect(try encFolioText(cat) == #"{"lives":9,"super":{"name":"Tom"}}"#)
-        let decodedCat = try JSONDecoder().decode(Cat.self, from: Data(try FolioJSONEncoder().encode(cat)))
+        let decodedCat = try JSONDecoder().decode(EncCat.self, from: Data(try FolioJSONEncoder().encode(cat)))
         #expect(decodedCat.name == "Tom" && decodedCat.lives == 9)
         try expectEncSameAsFoundation([cat, cat])
     }
 
     @Test func emptyContainers() throws {
-        let keyed = Custom { _ = $0.container(keyedBy: EncKey.self) }
-        let unkeyed = Custom { _ = $0.unkeyedContainer() }
-        let nothing = Custom { _ in }
-        let singleUnused = Custom { _ = $0.singleValueContainer() }
+        let keyed = EncCustom { _ = $0.container(keyedBy: EncKey.self) }
+        let unkeyed = EncCustom { _ = $0.unkeyedContainer() }
+        let nothing = EncCustom { _ in }
+        let singleUnused = EncCustom { _ = $0.singleValueContainer() }
         #expect(try encFolioText(keyed) == "{}")
         #expect(try encFolioText(unkeyed) == "[]")
         #expect(try encFolioText(["a": nothing]) == #"{"a":{}}"#)
         #expect(try encFolioText([singleUnused]) == "[{}]")
-        let nestedEmpty = Custom { encoder in
+        let nestedEmpty = EncCustom { encoder in
             var container = encoder.container(keyedBy: EncKey.self)
-            _ = container.nestedContainer(keyedBy: EncKey.self, forKey: key("k"))
-            _ = container.nestedUnkeyedContainer(forKey: key("u"))
+            _ = container.nestedContainer(keyedBy: EncKey.self, forKey: encKey("k"))
+            _ = container.nestedUnkeyedContainer(forKey: encKey("u"))
             _ = container.superEncoder()
         }
         #expect(try encFolioText(nestedEmpty) == #"{"k":{},"u":[],"super":{}}"#)
@@ -130,34 +130,34 @@ private func parsed(_ text: String) throws -> NSObject {
 
     @Test func nestedContainersWrittenOutOfOrder() throws {
         // The parent writes while its nested containers are still in use.
-        let interleaved = Custom { encoder in
+        let interleaved = EncCustom { encoder in
             var container = encoder.container(keyedBy: EncKey.self)
-            var list = container.nestedUnkeyedContainer(forKey: key("list"))
-            var object = container.nestedContainer(keyedBy: EncKey.self, forKey: key("object"))
-            try container.encode(1, forKey: key("one"))
+            var list = container.nestedUnkeyedContainer(forKey: encKey("list"))
+            var object = container.nestedContainer(keyedBy: EncKey.self, forKey: encKey("object"))
+            try container.encode(1, forKey: encKey("one"))
             try list.encode(10)
-            try object.encode("x", forKey: key("x"))
+            try object.encode("x", forKey: encKey("x"))
             var deeper = list.nestedContainer(keyedBy: EncKey.self)
             try list.encode(20)
-            try deeper.encode(true, forKey: key("deep"))
-            try container.encode(2, forKey: key("two"))
+            try deeper.encode(true, forKey: encKey("deep"))
+            try container.encode(2, forKey: encKey("two"))
             try list.encode(30)
         }
         let text = try encFolioText(interleaved)
-        #expect(try parsed(text) == parsed(#"{"list":[10,{"deep":true},20,30],"object":{"x":"x"},"one":1,"two":2}"#))
+        #expect(try encParsed(text) == encParsed(#"{"list":[10,{"deep":true},20,30],"object":{"x":"x"},"one":1,"two":2}"#))
         #expect(text == #"{"list":[10,{"deep":true},20,30],"object":{"x":"x"},"one":1,"two":2}"#)
         try expectEncSameAsFoundation(interleaved)
 
         // A superEncoder used after its parent wrote on.
-        let lateSuper = Custom { encoder in
+        let lateSuper = EncCustom { encoder in
             var container = encoder.container(keyedBy: EncKey.self)
             let parentEncoder = container.superEncoder()
-            let named = container.superEncoder(forKey: key("named"))
-            try container.encode("after", forKey: key("after"))
+            let named = container.superEncoder(forKey: encKey("named"))
+            try container.encode("after", forKey: encKey("after"))
             var single = parentEncoder.singleValueContainer()
             try single.encode([1, 2])
             var namedContainer = named.container(keyedBy: EncKey.self)
-            try namedContainer.encode(3, forKey: key("n"))
+            try namedContainer.encode(3, forKey: encKey("n"))
         }
         #expect(try encFolioText(lateSuper) == #"{"super":[1,2],"named":{"n":3},"after":"after"}"#)
         try expectEncSameAsFoundation(lateSuper)
@@ -165,36 +165,36 @@ private func parsed(_ text: String) throws -> NSObject {
         // Out-of-order writes deep inside an array of a dictionary still round-trip.
         let wrapped = ["outer": [interleaved, lateSuper]]
         let reference = try encFoundationText(wrapped)
-        #expect(try parsed(encFolioText(wrapped)) == parsed(reference))
+        #expect(try encParsed(encFolioText(wrapped)) == encParsed(reference))
     }
 
     @Test func largeObjectsWrittenOutOfOrder() throws {
         // The tree fallback with many keys, some written twice (the last value wins, in
         // the first one's place, as Foundation's encoder keeps the last).
-        let large = Custom { encoder in
+        let large = EncCustom { encoder in
             var container = encoder.container(keyedBy: EncKey.self)
-            var late = container.nestedContainer(keyedBy: EncKey.self, forKey: key("late"))
-            for number in 0..<100 { try container.encode(number, forKey: key("k\(number % 60)")) }
-            try late.encode("written last", forKey: key("x"))
+            var late = container.nestedContainer(keyedBy: EncKey.self, forKey: encKey("late"))
+            for number in 0..<100 { try container.encode(number, forKey: encKey("k\(number % 60)")) }
+            try late.encode("written last", forKey: encKey("x"))
         }
         let text = try encFolioText(large)
-        #expect(try parsed(text) == parsed(try encFoundationText(large)))
+        #expect(try encParsed(text) == encParsed(try encFoundationText(large)))
         #expect(text.hasPrefix(#"{"late":{"x":"written last"},"k0":60,"k1":61,"#))
         #expect(text.hasSuffix(#""k59":59}"#))
     }
 
     @Test func containersAskedForAgain() throws {
-        let twice = Custom { encoder in
+        let twice = EncCustom { encoder in
             var first = encoder.container(keyedBy: EncKey.self)
-            try first.encode(1, forKey: key("a"))
-            var nested = first.nestedContainer(keyedBy: EncKey.self, forKey: key("n"))
+            try first.encode(1, forKey: encKey("a"))
+            var nested = first.nestedContainer(keyedBy: EncKey.self, forKey: encKey("n"))
             var second = encoder.container(keyedBy: EncKey.self)
-            try second.encode(2, forKey: key("b"))
-            try first.encode(3, forKey: key("c"))
-            try nested.encode(4, forKey: key("late"))
+            try second.encode(2, forKey: encKey("b"))
+            try first.encode(3, forKey: encKey("c"))
+            try nested.encode(4, forKey: encKey("late"))
         }
         try expectEncSameAsFoundation(twice)
-        let unkeyedTwice = Custom { encoder in
+        let unkeyedTwice = EncCustom { encoder in
             var first = encoder.unkeyedContainer()
             try first.encode(1)
             var second = encoder.unkeyedContainer()
@@ -208,16 +208,16 @@ private func parsed(_ text: String) throws -> NSObject {
 
     @Test func singleValueContainersHoldAnyValue() throws {
         struct Wrapper: Encodable {
-            let inner: Person
+            let inner: EncPerson
             func encode(to encoder: any Encoder) throws {
                 var single = encoder.singleValueContainer()
                 try single.encode(inner)
             }
         }
-        let person = Person(name: "p", age: 1, email: nil, tags: ["t"], scores: ["s": 1], byNumber: [1: "1"], friends: [])
+        let person = EncPerson(name: "p", age: 1, email: nil, tags: ["t"], scores: ["s": 1], byNumber: [1: "1"], friends: [])
         #expect(try encFolioText(Wrapper(inner: person)) == (try encFolioText(person)))
         try expectEncSameAsFoundation([Wrapper(inner: person)])
-        let date = Custom { encoder in
+        let date = EncCustom { encoder in
             var single = encoder.singleValueContainer()
             try single.encode(Date(timeIntervalSince1970: 0))
         }
@@ -230,22 +230,22 @@ private func parsed(_ text: String) throws -> NSObject {
         struct Bad: Encodable {
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: EncKey.self)
-                try container.encode(1, forKey: key("x"))
+                try container.encode(1, forKey: encKey("x"))
                 throw CancellationError()
             }
         }
-        let forgiving = Custom { encoder in
+        let forgiving = EncCustom { encoder in
             var container = encoder.container(keyedBy: EncKey.self)
-            try container.encode(1, forKey: key("before"))
-            try? container.encode(Double.nan, forKey: key("nan"))
-            try? container.encode(Bad(), forKey: key("bad"))
-            var list = container.nestedUnkeyedContainer(forKey: key("list"))
+            try container.encode(1, forKey: encKey("before"))
+            try? container.encode(Double.nan, forKey: encKey("nan"))
+            try? container.encode(Bad(), forKey: encKey("bad"))
+            var list = container.nestedUnkeyedContainer(forKey: encKey("list"))
             try? list.encode(Bad())
             try list.encode(5)
-            try container.encode(2, forKey: key("after"))
+            try container.encode(2, forKey: encKey("after"))
         }
         let text = try encFolioText(forgiving)
-        #expect(try parsed(text) == parsed(try encFoundationText(forgiving)))
+        #expect(try encParsed(text) == encParsed(try encFoundationText(forgiving)))
         #expect(text == #"{"before":1,"list":[5],"after":2}"#)
     }
 
@@ -254,7 +254,7 @@ private func parsed(_ text: String) throws -> NSObject {
         let encoder = FolioJSONEncoder()
         #expect(throws: EncodingError.self) { try encoder.encode(["a": [1, .nan]] as [String: [Double]], appendingTo: &bytes) }
         #expect(bytes == Array("header:".utf8))
-        #expect(throws: CancellationError.self) { try encoder.encode(Custom { _ in throw CancellationError() }, appendingTo: &bytes) }
+        #expect(throws: CancellationError.self) { try encoder.encode(EncCustom { _ in throw CancellationError() }, appendingTo: &bytes) }
         #expect(bytes == Array("header:".utf8))
         try encoder.encode([1, 2], appendingTo: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == "header:[1,2]")
@@ -280,20 +280,20 @@ private func parsed(_ text: String) throws -> NSObject {
                 log.lines.append("top " + render(encoder.codingPath))
                 var container = encoder.container(keyedBy: EncKey.self)
                 log.lines.append("keyed " + render(container.codingPath))
-                try container.encode(Leaf(log: log), forKey: key("leaf"))
-                var list = container.nestedUnkeyedContainer(forKey: key("list"))
+                try container.encode(Leaf(log: log), forKey: encKey("leaf"))
+                var list = container.nestedUnkeyedContainer(forKey: encKey("list"))
                 log.lines.append("list " + render(list.codingPath))
                 try list.encode(Leaf(log: log))
                 try list.encode([Leaf(log: log), Leaf(log: log)])
                 var inList = list.nestedContainer(keyedBy: EncKey.self)
                 log.lines.append("inList " + render(inList.codingPath))
-                try inList.encode(Leaf(log: log), forKey: key("deep"))
+                try inList.encode(Leaf(log: log), forKey: encKey("deep"))
                 let superEncoder = container.superEncoder()
                 log.lines.append("super " + render(superEncoder.codingPath))
                 var superSingle = superEncoder.singleValueContainer()
                 try superSingle.encode(Leaf(log: log))
-                try container.encode(["k": Leaf(log: log)], forKey: key("dict"))
-                try container.encode([7: Leaf(log: log)], forKey: key("intDict"))
+                try container.encode(["k": Leaf(log: log)], forKey: encKey("dict"))
+                try container.encode([7: Leaf(log: log)], forKey: encKey("intDict"))
             }
         }
         let folioLog = Log(), foundationLog = Log()
@@ -324,7 +324,7 @@ private func parsed(_ text: String) throws -> NSObject {
 
     @Test func userInfoReachesTheValue() throws {
         let key = CodingUserInfoKey(rawValue: "folio.test")!
-        let probe = Custom { encoder in
+        let probe = EncCustom { encoder in
             var single = encoder.singleValueContainer()
             try single.encode(encoder.userInfo[key] as? String ?? "missing")
         }
@@ -344,7 +344,7 @@ private func parsed(_ text: String) throws -> NSObject {
         let encoder = FolioJSONEncoder()
         #expect(try encoder.encode(first) == encoder.encode(second))
         #expect(try encoder.encode([1: first, 2: second]) == encoder.encode([2: second, 1: first]))
-        let person = Person(name: "a", age: 1, email: nil, tags: [], scores: ["x": 1, "y": 2, "z": 3], byNumber: [5: "5", 1: "1"], friends: [])
+        let person = EncPerson(name: "a", age: 1, email: nil, tags: [], scores: ["x": 1, "y": 2, "z": 3], byNumber: [5: "5", 1: "1"], friends: [])
         #expect(try encoder.encode(person) == encoder.encode(person))
         #expect(try encFolioText([3: "c", -1: "a", 20: "b"]) == #"{"-1":"a","3":"c","20":"b"}"#)
     }
@@ -370,11 +370,11 @@ private func parsed(_ text: String) throws -> NSObject {
             "camelCase123Numbers", "number1Two", "äÖüStraße", "ÜberCool", "x_Y_z", "ID", "userID", "userIDs", "a1B2C3",
             "snake_Case_mixed", "__", "_", "_aB_", "iOS", "someΣigma",
         ]
-        let object = Custom { encoder in
+        let object = EncCustom { encoder in
             var container = encoder.container(keyedBy: EncKey.self)
-            for (number, name) in names.enumerated() { try container.encode(number, forKey: key(name)) }
-            var nested = container.nestedContainer(keyedBy: EncKey.self, forKey: key("nestedObject"))
-            try nested.encode(1, forKey: key("innerKey"))
+            for (number, name) in names.enumerated() { try container.encode(number, forKey: encKey(name)) }
+            var nested = container.nestedContainer(keyedBy: EncKey.self, forKey: encKey("nestedObject"))
+            try nested.encode(1, forKey: encKey("innerKey"))
         }
         let strategies = EncStrategies(snakeCase: true)
         try expectEncSameAsFoundation(object, strategies)
@@ -409,9 +409,9 @@ private func parsed(_ text: String) throws -> NSObject {
 
     @Test func generatedValuesRoundTrip() throws {
         var random = EncRandom(state: 42)
-        func makePerson(_ depth: Int) -> Person {
+        func makePerson(_ depth: Int) -> EncPerson {
             let words = ["a", "b\"", "ç", "😀", "d\n", "long words here", ""]
-            return Person(
+            return EncPerson(
                 name: words[random.below(words.count)] + "\(random.next() % 1000)",
                 age: Int(truncatingIfNeeded: random.next()),
                 email: random.below(2) == 0 ? nil : words[random.below(words.count)],
