@@ -86,6 +86,10 @@ public struct FolioJSONDecoder: Sendable {
     /// Decodes a value of `type` from the UTF-8 JSON in `buffer`, which must stay valid
     /// for the duration of the call only.
     public func decode<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
-        fatalError("FolioJSONDecoder: not built yet")
+        let input = JSONInput(buffer)
+        let top = try input.validate(maximumDepth: maximumDepth)
+        let state = DecoderState(input: input, options: self, userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
+                                 position: top, node: nil)
+        return try state.decodeValue(type, at: top, nil, nil)
     }
 }
