@@ -289,7 +289,10 @@ final class DecoderState: Decoder {
         let c = input.byte(p)
         if c == ASCII.t { lastEnd = p + 4; return true }
         if c == ASCII.f { lastEnd = p + 5; return false }
-        throw mismatch(Bool.self, at: p, node, key)
+        // Foundation reports null as a type mismatch for Bool (not valueNotFound).
+        throw DecodingError.typeMismatch(Bool.self, DecodingError.Context(
+            codingPath: PathNode.path(node, key),
+            debugDescription: "Expected to decode \(Bool.self) but found \(describe(at: p)) instead."))
     }
 
     @inline(__always)
@@ -331,17 +334,28 @@ final class DecoderState: Decoder {
         var i = start
         if input.base[i] == ASCII.minus { negative = true; i += 1 }
         var afterDot = false
+        // Trailing zeros of the digits go to the exponent (Decimal keeps its mantissa
+        // compact), so "9223372036854775807.0" fits a UInt64 mantissa.
+        var pendingZeros = 0
         while i < end {
             let c = input.base[i]
             if c == ASCII.dot { afterDot = true; i += 1; continue }
             if c == ASCII.lowerE || c == ASCII.upperE { break }
-            let (m, o1) = mantissa.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(UInt64(c - ASCII.zero))
-            if o1 || o2 { overflow = true }
-            mantissa = s
             if afterDot { exponent -= 1 }
             i += 1
+            if c == ASCII.zero { pendingZeros += 1; continue }
+            for _ in 0...pendingZeros {
+                let (m, o) = mantissa.multipliedReportingOverflow(by: 10)
+                if o { overflow = true }
+                mantissa = m
+            }
+            pendingZeros = 0
+            let (s, o) = mantissa.addingReportingOverflow(UInt64(c - ASCII.zero))
+            if o { overflow = true }
+            mantissa = s
         }
+        if mantissa == 0 { pendingZeros = 0 }
+        exponent += pendingZeros
         if i < end {
             i += 1
             var expNegative = false
