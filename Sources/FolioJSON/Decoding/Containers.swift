@@ -92,40 +92,54 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return p
     }
 
+    @inline(__always)
+    func read<T>(_ key: Key, _ type: T.Type, _ reader: (DecoderState, Int) throws -> T?) throws -> T {
+        let p = try value(key)
+        if let value = try reader(state, p) { return value }
+        throw state.failure(T.self, at: p, node, key)
+    }
+
+    @inline(__always)
+    func readIfPresent<T>(_ key: Key, _ type: T.Type, _ reader: (DecoderState, Int) throws -> T?) throws -> T? {
+        guard let p = presentValue(key) else { return nil }
+        if let value = try reader(state, p) { return value }
+        throw state.failure(T.self, at: p, node, key)
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool {
         state.input.byte(try value(key)) == ASCII.n
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try state.decodeBool(at: value(key), node, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try state.decodeString(at: value(key), node, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try state.decodeFloat(type, at: value(key), node, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try state.decodeFloat(type, at: value(key), node, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try state.decodeInteger(type, at: value(key), node, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try state.decodeInteger(type, at: value(key), node, key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, type) { $0.readBool(at: $1) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key, type) { try $0.readString(at: $1) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key, type) { try $0.readFloat(type, at: $1) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key, type) { try $0.readFloat(type, at: $1) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key, type) { try $0.readInteger(type, at: $1) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key, type) { try $0.readInteger(type, at: $1) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try state.decodeValue(type, at: value(key), node, key) }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentValue(key).map { try state.decodeBool(at: $0, node, key) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentValue(key).map { try state.decodeString(at: $0, node, key) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentValue(key).map { try state.decodeFloat(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try presentValue(key).map { try state.decodeFloat(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try presentValue(key).map { try state.decodeInteger(type, at: $0, node, key) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(key, type) { $0.readBool(at: $1) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try readIfPresent(key, type) { try $0.readString(at: $1) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try readIfPresent(key, type) { try $0.readFloat(type, at: $1) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try readIfPresent(key, type) { try $0.readFloat(type, at: $1) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try presentValue(key).map { try state.decodeValue(type, at: $0, node, key) } }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -211,15 +225,15 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     @inline(__always)
-    mutating func primitive<T>(_ type: T.Type, _ read: (DecoderState, PathNode?, Int, IndexKey) throws -> T) throws -> T {
+    mutating func primitive<T>(_ type: T.Type, _ read: (DecoderState, Int) throws -> T?) throws -> T {
         let p = try next(type)
-        let value = try read(state, node, p, IndexKey(currentIndex))
+        guard let value = try read(state, p) else { throw state.failure(T.self, at: p, node, IndexKey(currentIndex)) }
         advance(after: state.lastEnd)
         return value
     }
 
     @inline(__always)
-    mutating func primitiveIfPresent<T>(_ type: T.Type, _ read: (DecoderState, PathNode?, Int, IndexKey) throws -> T) throws -> T? {
+    mutating func primitiveIfPresent<T>(_ type: T.Type, _ read: (DecoderState, Int) throws -> T?) throws -> T? {
         guard let p = cursor else {
             currentIndex += 1
             return nil
@@ -228,7 +242,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
             advance(after: p + 4)
             return nil
         }
-        let value = try read(state, node, p, IndexKey(currentIndex))
+        guard let value = try read(state, p) else { throw state.failure(T.self, at: p, node, IndexKey(currentIndex)) }
         advance(after: state.lastEnd)
         return value
     }
@@ -240,20 +254,20 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) { try $0.decodeBool(at: $2, $1, $3) } }
-    mutating func decode(_ type: String.Type) throws -> String { try primitive(type) { try $0.decodeString(at: $2, $1, $3) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try primitive(type) { try $0.decodeFloat(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try primitive(type) { try $0.decodeFloat(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) { $0.readBool(at: $1) } }
+    mutating func decode(_ type: String.Type) throws -> String { try primitive(type) { try $0.readString(at: $1) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try primitive(type) { try $0.readFloat(type, at: $1) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try primitive(type) { try $0.readFloat(type, at: $1) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) { try $0.readInteger(type, at: $1) } }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let p = try next(type)
@@ -264,20 +278,20 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
-    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try primitiveIfPresent(type) { try $0.decodeBool(at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try primitiveIfPresent(type) { try $0.decodeString(at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try primitiveIfPresent(type) { try $0.decodeFloat(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try primitiveIfPresent(type) { try $0.decodeFloat(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
-    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try primitiveIfPresent(type) { try $0.decodeInteger(type, at: $2, $1, $3) } }
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try primitiveIfPresent(type) { $0.readBool(at: $1) } }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try primitiveIfPresent(type) { try $0.readString(at: $1) } }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try primitiveIfPresent(type) { try $0.readFloat(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try primitiveIfPresent(type) { try $0.readFloat(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard let p = cursor else {

@@ -89,18 +89,29 @@ final class DecoderState: Decoder {
     var arenaCapacity: Int
     var arenaTop = 0
 
-    init(input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any], position: Int, node: PathNode?) {
+    /// Whether `arena` was allocated here (else it is the caller's buffer).
+    var ownsArena: Bool
+
+    init(input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any], position: Int, node: PathNode?,
+         arena: UnsafeMutableBufferPointer<Int>? = nil) {
         self.input = input
         self.options = options
         self.userInfo = userInfo
         self.position = position
         self.node = node
-        arenaCapacity = 64
-        arena = .allocate(capacity: arenaCapacity)
+        if let arena, let base = arena.baseAddress, arena.count > 0 {
+            self.arena = base
+            arenaCapacity = arena.count
+            ownsArena = false
+        } else {
+            arenaCapacity = 64
+            self.arena = .allocate(capacity: arenaCapacity)
+            ownsArena = true
+        }
     }
 
     deinit {
-        arena.deallocate()
+        if ownsArena { arena.deallocate() }
     }
 
     var codingPath: [any CodingKey] { PathNode.path(node) }
@@ -119,9 +130,10 @@ final class DecoderState: Decoder {
         while capacity < needed { capacity *= 2 }
         let bigger = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
         bigger.moveInitialize(from: arena, count: arenaTop)
-        arena.deallocate()
+        if ownsArena { arena.deallocate() }
         arena = bigger
         arenaCapacity = capacity
+        ownsArena = true
     }
 
     /// Runs `body` with the value at `position` and path `node` as this decoder's own,
@@ -284,35 +296,88 @@ final class DecoderState: Decoder {
 
     // MARK: Primitive values
 
+    // Readers return nil for a value of another kind (null included) and throw only
+    // for corrupt input; the decode functions add the error with its coding path.
+
     @inline(__always)
-    func decodeBool(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Bool {
+    func readBool(at p: Int) -> Bool? {
         let c = input.byte(p)
         if c == ASCII.t { lastEnd = p + 4; return true }
         if c == ASCII.f { lastEnd = p + 5; return false }
-        // Foundation reports null as a type mismatch for Bool (not valueNotFound).
-        throw DecodingError.typeMismatch(Bool.self, DecodingError.Context(
-            codingPath: PathNode.path(node, key),
-            debugDescription: "Expected to decode \(Bool.self) but found \(describe(at: p)) instead."))
+        return nil
     }
 
     @inline(__always)
-    func decodeString(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> String {
-        guard input.byte(p) == ASCII.quote else { throw mismatch(String.self, at: p, node, key) }
-        let string = try input.readString(p)
-        lastEnd = input.skipString(p)
+    func readString(at p: Int) throws -> String? {
+        guard input.byte(p) == ASCII.quote else { return nil }
+        var end = 0
+        let string = try input.readString(p, end: &end)
+        lastEnd = end
         return string
     }
 
     @inline(__always)
-    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
+    func readInteger<T: FixedWidthInteger>(_ type: T.Type, at p: Int) throws -> T? {
         let c = input.byte(p)
-        guard c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) else {
-            throw mismatch(T.self, at: p, node, key)
-        }
+        guard c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) else { return nil }
         let end = input.numberEnd(p)
         lastEnd = end
         if let value = input.plainInteger(p, end, as: T.self) { return value }
         return try slowInteger(T.self, p, end)
+    }
+
+    @inline(__always)
+    func readFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, at p: Int) throws -> T? {
+        let c = input.byte(p)
+        if c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) {
+            let end = input.numberEnd(p)
+            lastEnd = end
+            if let value: T = fastFloat(p, end) { return value }
+            return try slowFloat(T.self, p, end)
+        }
+        if c == ASCII.quote, case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.nonConformingFloatDecodingStrategy {
+            if let value: T = nonConforming(p, positiveInfinity, negativeInfinity, nan) {
+                lastEnd = input.skipString(p)
+                return value
+            }
+        }
+        return nil
+    }
+
+    /// The error for a value that is not a `type`: Foundation reports null as
+    /// `valueNotFound`, except for Bool (a type mismatch).
+    @inline(never)
+    func failure(_ type: Any.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) -> DecodingError {
+        if type == Bool.self {
+            return DecodingError.typeMismatch(Bool.self, DecodingError.Context(
+                codingPath: PathNode.path(node, key),
+                debugDescription: "Expected to decode \(Bool.self) but found \(describe(at: p)) instead."))
+        }
+        return mismatch(type, at: p, node, key)
+    }
+
+    @inline(__always)
+    func decodeBool(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Bool {
+        if let value = readBool(at: p) { return value }
+        throw failure(Bool.self, at: p, node, key)
+    }
+
+    @inline(__always)
+    func decodeString(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> String {
+        if let value = try readString(at: p) { return value }
+        throw failure(String.self, at: p, node, key)
+    }
+
+    @inline(__always)
+    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
+        if let value = try readInteger(T.self, at: p) { return value }
+        throw failure(T.self, at: p, node, key)
+    }
+
+    @inline(__always)
+    func decodeFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
+        if let value = try readFloat(T.self, at: p) { return value }
+        throw failure(T.self, at: p, node, key)
     }
 
     /// Foundation's rules for a number that is not a plain integer of the type: read
@@ -382,26 +447,11 @@ final class DecoderState: Decoder {
         return value
     }
 
-    @inline(__always)
-    func decodeFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
-        let c = input.byte(p)
-        if c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) {
-            let end = input.numberEnd(p)
-            lastEnd = end
-            if let value: T = fastFloat(p, end) { return value }
-            return try slowFloat(T.self, p, end)
-        }
-        if c == ASCII.quote, case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.nonConformingFloatDecodingStrategy {
-            if let value: T = nonConforming(p, positiveInfinity, negativeInfinity, nan) {
-                lastEnd = input.skipString(p)
-                return value
-            }
-        }
-        throw mismatch(T.self, at: p, node, key)
-    }
-
-    /// Exact conversions: a plain decimal with at most 15 significant digits and a
-    /// power of ten that is itself exact (one correctly rounded operation).
+    /// Exact conversions of a decimal `m × 10^k` with at most 19 significant digits:
+    /// with at most 15 digits and |k| ≤ 22 in one correctly rounded Double operation;
+    /// on x86-64, up to 19 digits and |k| ≤ 27 in one Float80 operation, kept unless
+    /// it lands exactly on a halfway point between two Doubles (then the slow path
+    /// decides, so the result is always the correctly rounded one).
     @inline(__always)
     func fastFloat<T: BinaryFloatingPoint>(_ start: Int, _ end: Int) -> T? {
         var i = start
@@ -423,26 +473,60 @@ final class DecoderState: Decoder {
             }
             guard digits > 0 else { return nil }
         }
-        var scale = 0
-        if i < end {
-            guard base[i] == ASCII.dot else { return nil }
+        var exponent = 0
+        if i < end, base[i] == ASCII.dot {
             i += 1
             let first = i
             while i < end {
                 let d = base[i] &- ASCII.zero
-                guard d <= 9 else { return nil }
+                guard d <= 9 else { break }
                 mantissa = mantissa &* 10 &+ UInt64(d)
                 if mantissa != 0 { digits += 1 }
                 i += 1
             }
             guard i > first else { return nil }
-            scale = i - first
+            exponent = first - i
         }
-        let maxDigits = T.significandBitCount >= 52 ? 15 : 7
-        let maxScale = T.significandBitCount >= 52 ? 22 : 10
-        guard digits <= maxDigits, scale <= maxScale else { return nil }
+        if i < end {
+            guard base[i] == ASCII.lowerE || base[i] == ASCII.upperE else { return nil }
+            i += 1
+            var negativeExponent = false
+            if i < end, base[i] == ASCII.minus || base[i] == ASCII.plus { negativeExponent = base[i] == ASCII.minus; i += 1 }
+            let first = i
+            var e = 0
+            while i < end {
+                let d = base[i] &- ASCII.zero
+                guard d <= 9, e < 10_000 else { return nil }
+                e = e * 10 + Int(d)
+                i += 1
+            }
+            guard i > first, i == end else { return nil }
+            exponent += negativeExponent ? -e : e
+        }
+        guard digits <= 19 else { return nil }
+        if mantissa == 0 { return negative ? -T(0) : T(0) }
+        if T.significandBitCount >= 52 {
+            if digits <= 15, exponent >= -22, exponent <= 22 {
+                var value = Double(mantissa)
+                if exponent < 0 { value /= JSONInput.powers[-exponent] } else { value *= JSONInput.powers[exponent] }
+                return T(negative ? -value : value)
+            }
+            #if arch(x86_64) && !os(Windows) && !os(Android)
+            if exponent >= -27, exponent <= 27 {
+                var wide = Float80(mantissa)
+                if exponent < 0 { wide /= JSONInput.widePowers[-exponent] } else { wide *= JSONInput.widePowers[exponent] }
+                // Exactly halfway between two Doubles (low 11 of 64 significand bits
+                // 0b100_0000_0000): rounding again could be wrong; let strtod decide.
+                if wide.significandBitPattern & 0x7FF == 0x400 { return nil }
+                let value = Double(wide)
+                return T(negative ? -value : value)
+            }
+            #endif
+            return nil
+        }
+        guard digits <= 7, exponent >= -10, exponent <= 10 else { return nil }
         var value = T(mantissa)
-        if scale > 0 { value /= JSONInput.powerOfTen(scale) }
+        if exponent < 0 { value /= T(JSONInput.powers[-exponent]) } else { value *= T(JSONInput.powers[exponent]) }
         return negative ? -value : value
     }
 
@@ -481,9 +565,9 @@ final class DecoderState: Decoder {
         if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: p, node, key), to: T.self) }
         if T.self == Double.self { return unsafeBitCast(try decodeFloat(Double.self, at: p, node, key), to: T.self) }
         if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: p, node, key), to: T.self) }
-        if T.self == [String].self { return unsafeBitCast(try decodeArray(String.self, at: p, node, key), to: T.self) }
-        if T.self == [Int].self { return unsafeBitCast(try decodeArray(Int.self, at: p, node, key), to: T.self) }
-        if T.self == [Double].self { return unsafeBitCast(try decodeArray(Double.self, at: p, node, key), to: T.self) }
+        if T.self == [String].self { return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self) }
+        if T.self == [Int].self { return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self) }
+        if T.self == [Double].self { return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self) }
         if T.self == [String: String].self { return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self) }
         if T.self == [String: Int].self { return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self) }
         if T.self == Float.self { return unsafeBitCast(try decodeFloat(Float.self, at: p, node, key), to: T.self) }
@@ -576,14 +660,29 @@ final class DecoderState: Decoder {
     }
 
     /// An array of a primitive, read as `Array.init(from:)` reads it through an unkeyed
-    /// container (same errors and paths).
-    func decodeArray<E: Decodable>(_ type: E.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> [E] {
-        let arrayNode = key.map { PathNode(parent: node, key: $0) } ?? node
-        var container = try makeUnkeyedContainer(at: p, node: arrayNode)
+    /// container (same errors and paths; the path node is made only for an error).
+    func decodeArray<E>(_ type: E.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?, _ read: (DecoderState, Int) throws -> E?) throws -> [E] {
+        let arrayNode = { key.map { PathNode(parent: node, key: $0) } ?? node }
+        guard input.byte(p) == ASCII.openBracket else {
+            _ = try makeUnkeyedContainer(at: p, node: arrayNode())
+            return []
+        }
         var result: [E] = []
-        while let element = container.cursor {
-            result.append(try decodeValue(E.self, at: element, arrayNode, IndexKey(container.currentIndex)))
-            container.advance(after: lastEnd)
+        var i = input.skipWhitespace(p + 1)
+        if i < input.count, input.base[i] != ASCII.closeBracket {
+            // Count first: one allocation for the result.
+            var n = 1
+            var j = i
+            while let next = input.nextElement(after: input.skipValue(j)) { n += 1; j = next }
+            result.reserveCapacity(n)
+            var index = 0
+            while true {
+                guard let element = try read(self, i) else { throw failure(E.self, at: i, arrayNode(), IndexKey(index)) }
+                result.append(element)
+                index += 1
+                guard let next = input.nextElement(after: lastEnd) else { break }
+                i = next
+            }
         }
         lastEnd = -1
         return result
@@ -651,6 +750,15 @@ extension JSONInput {
     static func powerOfTen<T: BinaryFloatingPoint>(_ n: Int) -> T {
         T(powers[n])
     }
+
+    #if arch(x86_64) && !os(Windows) && !os(Android)
+    /// 10^0 ... 10^27, each exact in a Float80 (5^27 < 2^64).
+    static let widePowers: [Float80] = {
+        var powers: [Float80] = [1]
+        for _ in 1...27 { powers.append(powers.last! * 10) }
+        return powers
+    }()
+    #endif
 
     static let powers: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]

@@ -88,8 +88,11 @@ public struct FolioJSONDecoder: Sendable {
     public func decode<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
         let input = JSONInput(buffer)
         let top = try input.validate(maximumDepth: maximumDepth)
-        let state = DecoderState(input: input, options: self, userInfo: userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any },
-                                 position: top, node: nil)
-        return try state.decodeValue(type, at: top, nil, nil)
+        let info: [CodingUserInfoKey: Any] = userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any }
+        // The member tables of ordinary records fit on the stack.
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { arena in
+            let state = DecoderState(input: input, options: self, userInfo: info, position: top, node: nil, arena: arena)
+            return try state.decodeValue(type, at: top, nil, nil)
+        }
     }
 }

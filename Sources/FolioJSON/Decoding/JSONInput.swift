@@ -113,6 +113,49 @@ struct JSONInput {
         (b >= ASCII.zero && b <= ASCII.nine) || b == ASCII.dot || b == ASCII.minus || b == ASCII.plus || b == ASCII.lowerE || b == ASCII.upperE
     }
 
+    // MARK: Word-at-a-time scanning
+
+    @inline(__always)
+    func word(_ i: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+    }
+
+    /// High bit set in each byte of `w` that is zero (exact for the lowest such byte).
+    @inline(__always)
+    static func zeroBytes(_ w: UInt64) -> UInt64 {
+        (w &- 0x0101_0101_0101_0101) & ~w & 0x8080_8080_8080_8080
+    }
+
+    /// High bit set in the bytes that are a quote or a backslash (lowest one exact).
+    @inline(__always)
+    static func quoteOrBackslash(_ w: UInt64) -> UInt64 {
+        zeroBytes(w ^ 0x2222_2222_2222_2222) | zeroBytes(w ^ 0x5C5C_5C5C_5C5C_5C5C)
+    }
+
+    /// High bit set in the bytes below 0x20 (lowest one exact) or at/above 0x80.
+    @inline(__always)
+    static func controlOrNonASCII(_ w: UInt64) -> UInt64 {
+        ((w &- 0x2020_2020_2020_2020) & ~w & 0x8080_8080_8080_8080) | (w & 0x8080_8080_8080_8080)
+    }
+
+    /// From `i` inside a string, the offset of the first quote or backslash at or after
+    /// `i`, or `count`.
+    @inline(__always)
+    func nextQuoteOrBackslash(_ i: Int) -> Int {
+        var i = i
+        while i + 8 <= count {
+            let hits = JSONInput.quoteOrBackslash(word(i))
+            if hits != 0 { return i + hits.trailingZeroBitCount >> 3 }
+            i += 8
+        }
+        while i < count {
+            let c = base[i]
+            if c == ASCII.quote || c == ASCII.backslash { return i }
+            i += 1
+        }
+        return count
+    }
+
     // MARK: Validation
 
     /// Checks the whole input's structure as Foundation's scanner does, and returns the
@@ -221,6 +264,8 @@ struct JSONInput {
     private func skipStringValidating(_ start: Int) throws -> Int {
         var i = start + 1
         while i < count {
+            i = nextQuoteOrBackslash(i)
+            guard i < count else { break }
             let c = base[i]
             if c == ASCII.quote { return i + 1 }
             if c == ASCII.backslash {
@@ -246,6 +291,8 @@ struct JSONInput {
     func skipString(_ start: Int) -> Int {
         var i = start + 1
         while i < count {
+            i = nextQuoteOrBackslash(i)
+            guard i < count else { break }
             let c = base[i]
             if c == ASCII.quote { return i + 1 }
             if c == ASCII.backslash {
@@ -313,20 +360,45 @@ struct JSONInput {
     /// The string whose opening quote is at `start`, unescaped and UTF-8 validated.
     @inline(__always)
     func readString(_ start: Int) throws -> String {
+        var end = 0
+        return try readString(start, end: &end)
+    }
+
+    /// The string whose opening quote is at `start`; `end` is set to the offset after
+    /// its closing quote.
+    @inline(__always)
+    func readString(_ start: Int, end: inout Int) throws -> String {
         var i = start + 1
-        var ascii: UInt8 = 0
+        var flags: UInt64 = 0
+        while i + 8 <= count {
+            let w = word(i)
+            let stops = JSONInput.quoteOrBackslash(w)
+            if stops != 0 {
+                let at = stops.trailingZeroBitCount >> 3
+                // Only the bytes before the stop count.
+                let mask: UInt64 = at == 0 ? 0 : (~0 as UInt64) >> UInt64(64 - 8 * at)
+                flags |= JSONInput.controlOrNonASCII(w & mask | (0x2020_2020_2020_2020 & ~mask))
+                i += at
+                break
+            }
+            flags |= JSONInput.controlOrNonASCII(w)
+            i += 8
+        }
         while i < count {
             let c = base[i]
-            if c == ASCII.quote {
-                let buffer = UnsafeBufferPointer(start: base + start + 1, count: i - start - 1)
-                if ascii < 0x80 { return String(decoding: buffer, as: UTF8.self) }
-                guard let string = String(validating: buffer, as: UTF8.self) else { throw invalidJSON() }
-                return string
-            }
-            if c == ASCII.backslash || c < 0x20 { break }
-            ascii |= c
+            if c == ASCII.quote || c == ASCII.backslash { break }
+            if c < 0x20 || c >= 0x80 { flags |= 0x80 }
             i += 1
         }
+        if i < count, base[i] == ASCII.quote {
+            let buffer = UnsafeBufferPointer(start: base + start + 1, count: i - start - 1)
+            end = i + 1
+            if flags == 0 { return String(decoding: buffer, as: UTF8.self) }
+            if let string = String(validating: buffer, as: UTF8.self), !buffer.contains(where: { $0 < 0x20 }) {
+                return string
+            }
+        }
+        end = skipString(start)
         return try readStringSlow(start)
     }
 
@@ -336,6 +408,19 @@ struct JSONInput {
     func stringExtent(_ start: Int) -> (end: Int, simple: Bool) {
         var i = start + 1
         var simple = true
+        while i + 8 <= count {
+            let w = word(i)
+            let stops = JSONInput.quoteOrBackslash(w)
+            if stops != 0 {
+                let at = stops.trailingZeroBitCount >> 3
+                let mask: UInt64 = at == 0 ? 0 : (~0 as UInt64) >> UInt64(64 - 8 * at)
+                if JSONInput.controlOrNonASCII(w & mask | (0x2020_2020_2020_2020 & ~mask)) != 0 { simple = false }
+                i += at
+                break
+            }
+            if JSONInput.controlOrNonASCII(w) != 0 { simple = false }
+            i += 8
+        }
         while i < count {
             let c = base[i]
             if c == ASCII.quote { return (i, simple) }

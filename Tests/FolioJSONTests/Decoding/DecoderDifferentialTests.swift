@@ -109,6 +109,32 @@ struct Box<T: Codable & Equatable>: Codable, Equatable {
         }
     }
 
+    @Test func manyDigitDecimalsRoundCorrectly() {
+        // Up to 19 significant digits and exponents around the exact-power range, where
+        // the decoder's fast paths work; halfway cases among them.
+        var generator = SeededGenerator(seed: 42)
+        var texts = ["9007199254740993", "9007199254740993.0", "18014398509481985", "1.0000000000000001110223024625156540",
+                     "0.1000000000000000055511151231257827", "4503599627370496.5", "4503599627370497.5", "2.2250738585072014e-308",
+                     "1.7976931348623157e308", "123456789012345678e-27", "123456789012345678e27", "9999999999999999999e-27"]
+        for _ in 0..<2000 {
+            let digits = Int.random(in: 1...19, using: &generator)
+            var mantissa = String(Int.random(in: 1...9, using: &generator))
+            for _ in 1..<digits { mantissa += String(Int.random(in: 0...9, using: &generator)) }
+            let exponent = Int.random(in: -30...30, using: &generator)
+            let dot = Int.random(in: 0...digits, using: &generator)
+            let withDot = dot == digits ? mantissa : String(mantissa.prefix(dot == 0 ? 1 : dot)) + "." + String(mantissa.dropFirst(dot == 0 ? 1 : dot))
+            texts.append(Bool.random(using: &generator) ? withDot + "e\(exponent)" : withDot)
+        }
+        for _ in 0..<2000 {
+            texts.append("\(Double.random(in: -1e6...1e6, using: &generator))")
+            texts.append("\(Double(bitPattern: UInt64.random(in: 0...0x7FEF_FFFF_FFFF_FFFF, using: &generator)))")
+        }
+        for text in texts {
+            expectSame(Double.self, Array(text.utf8), same: sameBits)
+            expectSame(Float.self, Array(text.utf8), same: sameBits)
+        }
+    }
+
     @Test func nonConformingFloats() {
         let strategy = Strategies(nonConforming: ("inf", "-inf", "nan"))
         for text in ["\"inf\"", "\"-inf\"", "\"nan\"", "\"Inf\"", "\"x\"", "\"in\\u0066\"", "1.5", "null"] {
