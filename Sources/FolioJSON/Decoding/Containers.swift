@@ -55,15 +55,16 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     return m[h + 2]
                 }
             }
+            // A miss: -2 when the name is not ASCII (it may still match, see below).
+            for b in wanted where b >= 0x80 { return -2 }
             return nil
-        } ?? findCanonical(name)
+        }.flatMap { $0 == -2 ? findCanonical(name) : $0 }
     }
 
     /// A key that is not ASCII can still equal an ASCII key as a Swift `String`
     /// (canonical equivalence, as Foundation's dictionary lookup compares).
     @inline(never)
     private func findCanonical(_ name: String) -> Int? {
-        guard name.utf8.contains(where: { $0 >= 0x80 }) else { return nil }
         let m = state.arena + table + 1
         for j in 0..<members where m[3 * j + 2] >= 0 {
             let candidate = String(decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]), as: UTF8.self)
@@ -273,8 +274,15 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         let p = try next(type)
         state.lastEnd = -1
         let value = try state.decodeValue(type, at: p, node, IndexKey(currentIndex))
-        // Primitives read in place leave their end; anything else is skipped.
-        advance(after: state.lastEnd > p ? state.lastEnd : state.input.skipValue(p))
+        // Primitives read in place leave their end, so do objects a keyed container
+        // scanned; anything else is skipped.
+        if state.lastEnd > p {
+            advance(after: state.lastEnd)
+        } else if state.scannedStart == p {
+            advance(after: state.scannedEnd)
+        } else {
+            advance(after: state.input.skipValue(p))
+        }
         return value
     }
 

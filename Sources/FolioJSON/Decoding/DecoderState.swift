@@ -80,6 +80,10 @@ final class DecoderState: Decoder {
     var node: PathNode?
     /// The end of the last primitive value read (for unkeyed containers to move on).
     var lastEnd = 0
+    /// The start and end of the last object a keyed container was made for (so an
+    /// unkeyed container need not skip over an element its decoding scanned).
+    var scannedStart = -1
+    var scannedEnd = -1
 
     /// Member tables of the keyed containers: for each, a hint (the member to try
     /// first), then key start, key end and value offset of each member (-1: a later
@@ -198,9 +202,19 @@ final class DecoderState: Decoder {
                 arena[slot + 1] = keyEnd
                 arena[slot + 2] = v
                 members += 1
-                guard let next = input.nextElement(after: input.skipValue(v)) else { break }
+                let valueEnd = input.skipValue(v)
+                guard let next = input.nextElement(after: valueEnd) else {
+                    scannedStart = p
+                    scannedEnd = input.skipWhitespace(valueEnd)
+                    if input.byte(scannedEnd) == ASCII.comma { scannedEnd = input.skipWhitespace(scannedEnd + 1) }
+                    scannedEnd += 1
+                    break
+                }
                 i = next
             }
+        } else {
+            scannedStart = p
+            scannedEnd = i + 1
         }
         if allSimple, members <= 32, case .useDefaultKeys = options.keyDecodingStrategy {
             markDuplicates(table: table, members: members)
