@@ -96,6 +96,29 @@ final class DecoderState: Decoder {
     /// Whether `arena` was allocated here (else it is the caller's buffer).
     var ownsArena: Bool
 
+    /// The top-level object's member table, recorded by the validation pass.
+    var topObject = -1
+    var topTable = 0
+    var topMembers = 0
+    var topSimple = true
+    var topDeduplicated = false
+
+    func beginTopLevelObject(at p: Int) {
+        topObject = p
+        topTable = reserveArena(1)
+        arena[topTable] = 0
+    }
+
+    @inline(__always)
+    func recordTopLevelMember(keyStart: Int, keyEnd: Int, value: Int, simple: Bool) {
+        let slot = reserveArena(3)
+        arena[slot] = keyStart
+        arena[slot + 1] = keyEnd
+        arena[slot + 2] = value
+        topMembers += 1
+        topSimple = topSimple && simple
+    }
+
     init(input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any], position: Int, node: PathNode?,
          arena: UnsafeMutableBufferPointer<Int>? = nil) {
         self.input = input
@@ -184,6 +207,19 @@ final class DecoderState: Decoder {
             throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
                 codingPath: PathNode.path(node),
                 debugDescription: "Expected to decode \([String: Any].self) but found \(describe(at: p)) instead."))
+        }
+        if p == topObject {
+            // Recorded by the validation pass; duplicates marked once.
+            if topSimple, topMembers <= 32, case .useDefaultKeys = options.keyDecodingStrategy {
+                if !topDeduplicated {
+                    markDuplicates(table: topTable, members: topMembers)
+                    topDeduplicated = true
+                }
+                arena[topTable] = 0
+                return KeyedContainer(state: self, node: node, table: topTable, members: topMembers, decoded: nil)
+            }
+            return KeyedContainer(state: self, node: node, table: topTable, members: topMembers,
+                                  decoded: try decodeKeys(table: topTable, members: topMembers))
         }
         // Scan the members once: key ranges and value offsets.
         let table = reserveArena(1)

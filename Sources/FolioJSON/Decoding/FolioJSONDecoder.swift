@@ -87,11 +87,12 @@ public struct FolioJSONDecoder: Sendable {
     /// for the duration of the call only.
     public func decode<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
         let input = JSONInput(buffer)
-        let top = try input.validate(maximumDepth: maximumDepth)
         let info: [CodingUserInfoKey: Any] = userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any }
         // The member tables of ordinary records fit on the stack.
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { arena in
-            let state = DecoderState(input: input, options: self, userInfo: info, position: top, node: nil, arena: arena)
+            let state = DecoderState(input: input, options: self, userInfo: info, position: 0, node: nil, arena: arena)
+            let top = try input.validate(maximumDepth: maximumDepth, recorder: state)
+            state.position = top
             return try state.decodeValue(type, at: top, nil, nil)
         }
     }

@@ -163,7 +163,10 @@ struct JSONInput {
     /// arrays and objects, a UTF-8 byte order mark, and defers the checks of number
     /// syntax, string escapes, control characters and UTF-8 validity to the moment a
     /// value is decoded. Iterative: nesting costs one bit per level, never stack.
-    func validate(maximumDepth: Int) throws -> Int {
+    ///
+    /// When the top-level value is an object, its members are recorded in `recorder`'s
+    /// member table on the way (so its keyed container needs no second scan).
+    func validate(maximumDepth: Int, recorder: DecoderState? = nil) throws -> Int {
         var start = 0
         if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { start = 3 }
         var i = skipWhitespace(start)
@@ -185,7 +188,12 @@ struct JSONInput {
                     stack.removeLast()
                     i += 1
                 } else {
-                    i = try validateMemberKey(i)
+                    if stack.count == 1, let recorder {
+                        recorder.beginTopLevelObject(at: top)
+                        i = try recordMemberKey(i, recorder)
+                    } else {
+                        i = try validateMemberKey(i)
+                    }
                     continue value
                 }
             case ASCII.openBracket:
@@ -236,7 +244,13 @@ struct JSONInput {
                         i += 1
                         continue
                     }
-                    if isObject { i = try validateMemberKey(i) }
+                    if isObject {
+                        if stack.count == 1, let recorder {
+                            i = try recordMemberKey(i, recorder)
+                        } else {
+                            i = try validateMemberKey(i)
+                        }
+                    }
                     continue value
                 } else if c == (isObject ? ASCII.closeBrace : ASCII.closeBracket) {
                     stack.removeLast()
@@ -247,6 +261,19 @@ struct JSONInput {
                 }
             }
         }
+    }
+
+    /// `validateMemberKey` for a member of the top-level object, recorded.
+    private func recordMemberKey(_ i: Int, _ recorder: DecoderState) throws -> Int {
+        guard i < count, base[i] == ASCII.quote else { throw invalidJSON() }
+        let (keyEnd, simple) = stringExtent(i)
+        var v = simple ? keyEnd + 1 : try skipStringValidating(i)
+        guard v <= count, base[v - 1] == ASCII.quote else { throw invalidJSON() }
+        v = skipWhitespace(v)
+        guard v < count, base[v] == ASCII.colon else { throw invalidJSON() }
+        v = skipWhitespace(v + 1)
+        recorder.recordTopLevelMember(keyStart: i + 1, keyEnd: keyEnd, value: v, simple: simple)
+        return v
     }
 
     /// At a member's key: checks `"key" :` and returns the offset of its value.
