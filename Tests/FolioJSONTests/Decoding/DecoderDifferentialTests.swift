@@ -283,6 +283,27 @@ let sampleTeam = Team(
         try expectRoundTrip(OptionalIntegers())
     }
 
+    struct Inner: Codable, Equatable { var a: Int; var b: [String: Int]? }
+    struct Outer: Codable, Equatable { var inner: Inner; var list: [Inner]; var tail: Int }
+
+    @Test func arraysOfObjectsWithOddSpacing() {
+        // Elements whose end the decoder learns from their own scan, with trailing commas,
+        // whitespace, nested objects and members the types do not ask for.
+        let texts = [
+            "[ {\"a\":1 , \"b\":{\"x\":1,} ,} , {\"a\":2}\n,{ \"z\":[{}], \"a\" : 3 } ,]",
+            "[{\"a\":1,\"b\":{}},{\"a\":2,\"b\":null},{\"b\":{\"y\":2},\"a\":4}]",
+            "[{\"a\":1,\"b\":{\"x\":\"s\"}}]",
+            "[{\"a\":1},[],{\"a\":2}]",
+            "[{}]",
+            "[ ]",
+        ]
+        for text in texts {
+            expectSame([Inner].self, text)
+            expectSame(Outer.self, "{\"tail\":9,\"list\":\(text),\"inner\":{\"a\":0}}")
+            expectSame([Outer].self, "[{\"inner\":{\"a\":0,\"b\":{\"k\":1}},\"list\":\(text),\"tail\":1},{\"list\":[],\"inner\":{\"a\":1},\"tail\":2}]")
+        }
+    }
+
     @Test func missingKeysNullsAndMismatches() {
         expectSame(Person.self, "{}")
         expectSame(Person.self, "{\"name\":\"a\"}")
@@ -363,6 +384,20 @@ let sampleTeam = Team(
         decoder.maximumDepth = 3
         #expect(throws: DecodingError.self) { try decoder.decode([[[[Int]]]].self, from: Array("[[[[1]]]]".utf8)) }
         #expect(try decoder.decode([[[Int]]].self, from: Array("[[[1]]]".utf8)) == [[[1]]])
+    }
+
+    @Test func utf16AndUTF32Input() throws {
+        let text = "{\"value\":[\"h\u{E9}llo \u{1F600}\", \"x\"]}"
+        let encodings: [String.Encoding] = [.utf16, .utf16BigEndian, .utf16LittleEndian, .utf32, .utf32BigEndian, .utf32LittleEndian]
+        for encoding in encodings {
+            let bytes = Array(text.data(using: encoding)!)
+            expectSame(Box<[String]>.self, bytes: bytes)
+            expectSame(Int.self, bytes: Array("7".data(using: encoding)!))
+            expectSame(Int.self, bytes: Array("[7]".data(using: encoding)!))
+        }
+        for bytes: [UInt8] in [[0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF, 0, 0], [0, 0x31], [0x31, 0], [0, 0, 0, 0x31], [0x31, 0, 0, 0], [0xFF, 0xFE, 0x00, 0xD8]] {
+            expectSame(Int.self, bytes: bytes)
+        }
     }
 
     @Test func everyInputForm() throws {
