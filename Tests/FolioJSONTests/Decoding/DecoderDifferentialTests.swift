@@ -90,12 +90,12 @@ struct Box<T: Codable & Equatable>: Codable, Equatable {
     @Test func doublesAndFloats() {
         let doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1.5, 3.141592653589793, Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude,
                                  Double.leastNormalMagnitude, Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude,
-                                 1e-300, 123456789.123456789, 2.2250738585072011e-308, 9007199254740993, 1e22, 1e23, 0.3]
+                                 1e-300, 123456789.123456789, Double("2.2250738585072011e-308")!, Double("9007199254740993")!, 1e22, 1e23, 0.3]
         for d in doubles {
             expectSame(Double.self, Array("\(d)".utf8), same: sameBits)
             expectSame([Double].self, Array("[\(d)]".utf8), same: { zip($0, $1).allSatisfy { sameBits($0, $1) } && $0.count == $1.count })
         }
-        let floats: [Float] = [0, -0.0, 1, 0.1, Float.leastNonzeroMagnitude, Float.leastNormalMagnitude, Float.greatestFiniteMagnitude, 16777217, 3.4028235e38]
+        let floats: [Float] = [0, -0.0, 1, 0.1, Float.leastNonzeroMagnitude, Float.leastNormalMagnitude, Float.greatestFiniteMagnitude, Float("16777217")!, 3.4028235e38]
         for f in floats {
             expectSame(Float.self, Array("\(f)".utf8), same: sameBits)
         }
