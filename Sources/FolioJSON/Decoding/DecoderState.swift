@@ -799,11 +799,6 @@ final class DecoderState: Decoder {
 }
 
 extension JSONInput {
-    @inline(__always)
-    static func powerOfTen<T: BinaryFloatingPoint>(_ n: Int) -> T {
-        T(powers[n])
-    }
-
     #if arch(x86_64) && !os(Windows) && !os(Android)
     /// 10^0 ... 10^27, each exact in a Float80 (5^27 < 2^64).
     static let widePowers: [Float80] = {
