@@ -469,6 +469,49 @@ let sampleTeam = Team(
         }
     }
 
+    struct Mixed: Codable, Equatable {
+        var createdAt: Date
+        var payload: Data
+        var imageURL: URL?
+        var price: Decimal
+        var ratios: [Float]
+        var byID: [Int: String]
+        var nested: [String: [Int8?]]
+        var small: UInt16
+    }
+
+    @Test func randomMutationsWithStrategies() throws {
+        let value = Mixed(createdAt: Date(timeIntervalSince1970: 1_700_000_000), payload: Data([0, 1, 2, 250]),
+                          imageURL: URL(string: "https://example.com/i.png"), price: Decimal(string: "12.50")!,
+                          ratios: [0.5, -1.25, 3], byID: [1: "one", 22: "twenty-two"], nested: ["a_b": [1, nil, -3], "c": []], small: 65535)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let sample = Array(try encoder.encode(value))
+        let strategies = Strategies(date: .iso8601, snakeCase: true)
+        expectSame(Mixed.self, bytes: sample, strategies)
+        let interesting: [UInt8] = Array("{}[]\",:\\ 0123456789-+.eE_tnul".utf8) + [0x00, 0x80, 0xFF]
+        var generator = SeededGenerator(seed: 7)
+        var mismatches = 0
+        for round in 0..<2000 where mismatches < 5 {
+            var bytes = sample
+            let index = Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: bytes[index] = interesting.randomElement(using: &generator)!
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(interesting.randomElement(using: &generator)!, at: index)
+            }
+            let (folio, foundation) = bothOutcomes(Mixed.self, bytes, strategies)
+            switch (folio, foundation) {
+            case (.value(let a), .value(let b)) where a == b: break
+            case (.failure(let k1, let p1), .failure(let k2, let p2)) where k1 == k2 && p1 == p2: break
+            default:
+                mismatches += 1
+                Issue.record("round \(round): Folio \(folio), Foundation \(foundation) for \(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+    }
+
     @Test func hugeNumbersAndStrings() {
         let digits = String(repeating: "9", count: 10_000)
         expectSame(Int.self, digits)
