@@ -309,8 +309,11 @@ final class DecoderState: Decoder {
         }
         let first = input.skipWhitespace(p + 1)
         let c1 = input.byte(first)
+        let countSlot = reserveArena(1)
+        arena[countSlot] = -1
         return UnkeyedContainer(state: self, node: node, start: p,
-                                cursor: (c1 == ASCII.closeBracket || first >= input.count) ? nil : first)
+                                cursor: (c1 == ASCII.closeBracket || first >= input.count) ? nil : first,
+                                countSlot: countSlot)
     }
 
     // MARK: Errors
@@ -557,7 +560,11 @@ final class DecoderState: Decoder {
             exponent += negativeExponent ? -e : e
         }
         guard digits <= 19 else { return nil }
-        if mantissa == 0 { return negative ? -T(0) : T(0) }
+        if mantissa == 0 {
+            // Foundation's zero test has a quirk; a number it rejects takes the slow path.
+            guard input.isTrueZero(start, end) else { return nil }
+            return negative ? -T(0) : T(0)
+        }
         if T.significandBitCount >= 52 {
             if digits <= 15, exponent >= -22, exponent <= 22 {
                 var value = Double(mantissa)
