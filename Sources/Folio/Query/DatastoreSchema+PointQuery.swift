@@ -16,7 +16,8 @@ extension DatastoreSchema {
     /// The identifier key a predicate names when it is exactly `record.<identifier> ==
     /// constant`; nil for any other predicate.
     func identifierEqualityKey(_ predicate: Predicate<Format.Instance>) -> [UInt8]? {
-        guard let equal = predicate.expression as? IdentifierEquality, equal.lhs.root.key == predicate.variable.key,
+        // Through `Any`: the static types do not show that the expression may be this type.
+        guard let equal = (predicate.expression as Any) as? IdentifierEquality, equal.lhs.root.key == predicate.variable.key,
               isIdentifier(equal.lhs.keyPath) else { return nil }
         return equal.rhs.value.keyBytes
     }

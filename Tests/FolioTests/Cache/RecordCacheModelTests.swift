@@ -74,7 +74,7 @@ import FolioTestSupport
                 try await persistence.read {
                     #expect(try await items.load(id) == before[id])
                     // Committed outside the snapshot (a write inside read { } is refused).
-                    try await Task.detached { try await items.persist(changed) }.value
+                    _ = try await Task.detached { try await items.persist(changed) }.value
                     #expect(try await items.load(id) == before[id], "a snapshot read must not see a later commit")
                     try await Self.check(items, ids: ids, against: before, &rng)
                 }

@@ -10,7 +10,9 @@ enum Smoke {
             switch suite {
             case CrudSuite.name:
                 for entry in CrudSystems.all {
-                    for name in CrudWorkloads.names { rows.append((suite, name, entry.name, sizes.crudN, entry.type != nil)) }
+                    for name in CrudWorkloads.names where name != "get-hot" || entry.name == FolioCrudSystem.systemName {
+                        rows.append((suite, name, entry.name, sizes.crudN, entry.type != nil))
+                    }
                 }
             case EngineSuite.name:
                 rows.append((suite, "put-random", "folio", sizes.engineKeys, true))
@@ -20,6 +22,11 @@ enum Smoke {
                 for name in EngineSuite.commitFloorWorkloads { rows.append((suite, name, "floor", sizes.commitCount, true)) }
                 rows.append((suite, "json-encode-floor", "floor", sizes.crudN, true))
                 rows.append((suite, "json-decode-floor", "floor", sizes.crudN, true))
+                rows.append((suite, "json-encode", "folio", sizes.crudN, true))
+                rows.append((suite, "json-decode", "folio", sizes.crudN, true))
+                for name in ["json-encode-nested", "json-decode-nested"] {
+                    for system in ["floor", "folio"] { rows.append((suite, name, system, max(1, sizes.crudN / 5), true)) }
+                }
             case ScaleSuite.name:
                 for n in sizes.scaleSizes {
                     for entry in CrudSystems.all {

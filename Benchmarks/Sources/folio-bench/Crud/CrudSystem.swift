@@ -30,6 +30,11 @@ protocol CrudSystem: AnyObject, Sendable {
     /// Every record whose `color` equals `color`, decoded; a full scan (no index).
     func fetchAll(color: Int) async throws -> [CrudRecord]
 
+    /// `scan-decode-filter`: every record fetched and decoded through the system's
+    /// `Codable` path, then those whose `color` equals `color` kept by a filter in Swift (the
+    /// work a non-indexed predicate costs when the store cannot filter before decoding).
+    func fetchEveryDecodedRecord(whereColorIs color: Int) async throws -> [CrudRecord]
+
     /// The record with `id`, or nil; one read on its own.
     func fetch(id: Int64) async throws -> CrudRecord?
 

@@ -5,7 +5,7 @@ import Foundation
 /// untimed, times only the operations the workload names, and checks their result.
 struct CrudWorkloads {
     /// The crud suite's workload names, in report order.
-    static let names = ["insert-batch", "scan-filter", "get-by-id", "range-index",
+    static let names = ["insert-batch", "scan-filter", "scan-decode-filter", "get-by-id", "get-hot", "range-index",
                         "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual",
                         "query-scan", "query-indexed", "point-query", "update-where", "delete-where"]
 
@@ -61,6 +61,21 @@ struct CrudWorkloads {
         return w
     }
 
+    /// scan-filter's question answered by decoding every record through `Codable` and
+    /// filtering in Swift (GRDB: `fetchAll` then `filter`): the row issue 16 compares
+    /// Folio's scan-filter with.
+    func scanDecodeFilter(_ dataset: CrudDataset) -> Workload {
+        let shared = openShared(dataset)
+        var w = workload("scan-decode-filter", n: dataset.n, operations: dataset.n,
+                         notes: ["every record fetched and decoded through Codable, color == 1 kept by a Swift filter; ops = records decoded"]) { run in
+            let store = try await shared.get()
+            let found = try await run.measure { try await store.fetchEveryDecodedRecord(whereColorIs: 1) }
+            try expect(found.count == dataset.colorOneCount, "scan-decode-filter found \(found.count), expected \(dataset.colorOneCount)")
+        }
+        w.tearDown = shared.close
+        return w
+    }
+
     /// Single loads by id in a random order, each a read on its own: all n records, or the
     /// first `limit` ids of that random order (the scale suite caps loads per run).
     func getByID(_ dataset: CrudDataset, limit: Int? = nil) -> Workload {
@@ -85,6 +100,43 @@ struct CrudWorkloads {
         }
         w.tearDown = shared.close
         return w
+    }
+
+    /// Folio only: point reads of a working set that fits the record cache. 1,000 random ids
+    /// read 10 times each in a random order (10,000 reads, each a read on its own) with the
+    /// record cache on (default limits, warmed by one untimed pass), then the same reads with
+    /// it off, in the same run, as a part of the row: issue 16's hot-read target.
+    func getHot(_ dataset: CrudDataset) -> Workload? {
+        guard system is FolioCrudSystem.Type else { return nil }
+        let fixtures = fixtures, durability = durability
+        let workingSet = Array(dataset.shuffledIDs(seed: 11).prefix(min(1_000, dataset.n)))
+        var rng = SplitMix64(seed: 12)
+        var reads: [Int64] = []
+        for _ in 0..<10 { reads += workingSet.shuffled(using: &rng) }
+        let readsToo = reads
+        let offName = "the same \(Format.grouped(reads.count)) reads with the record cache off (same run, after the timed part)"
+        return workload("get-hot", n: dataset.n, operations: reads.count,
+                        notes: ["\(Format.grouped(workingSet.count)) ids read 10 times each in a random order, one read each, record cache on (default limits, warmed by one untimed pass)"]) { run in
+            let directory = try await fixtures.directory(FolioCrudSystem.self, dataset)
+            func readAll(_ store: FolioCrudSystem) async throws -> Int {
+                var checksum = 0
+                for id in readsToo {
+                    guard let record = try await store.fetch(id: id) else { throw BenchError.wrongResult("get-hot: record \(id) missing") }
+                    checksum &+= record.priority
+                }
+                return checksum
+            }
+            let cached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: RecordCacheLimits())
+            for id in workingSet { _ = try await cached.fetch(id: id) }
+            let checksum = try await run.measure { try await readAll(cached) }
+            try await cached.close()
+            let uncached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: nil)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let uncachedChecksum = try await readAll(uncached)
+            run.recordPart(offName, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            try await uncached.close()
+            try expect(checksum == uncachedChecksum, "get-hot: the cached and uncached reads differ")
+        }
     }
 
     /// The records of a tenth of the priority range, through the secondary index.

@@ -1,5 +1,6 @@
 import Foundation
 import FolioStorage
+import Folio
 
 /// The `engine` suite: the FolioStorage engine alone (byte keys and values, no Codable),
 /// and the floors it cannot beat on this machine (raw commits of several shapes, Foundation's
@@ -7,10 +8,12 @@ import FolioStorage
 enum EngineSuite {
     static let name = "engine"
     /// Workloads measured on the engine (system `folio`) and floors (system `floor`).
-    static let engineWorkloads = ["put-random", "get-random", "open", "commit-latency"]
+    static let engineWorkloads = ["put-random", "get-random", "open", "commit-latency",
+                                  "json-encode", "json-decode", "json-encode-nested", "json-decode-nested"]
     /// The commit floors (``CommitShape/all``), seconds per commit.
     static let commitFloorWorkloads = CommitShape.all.map(\.workload)
-    static let floorWorkloads = commitFloorWorkloads + ["json-encode-floor", "json-decode-floor"]
+    static let floorWorkloads = commitFloorWorkloads + ["json-encode-floor", "json-decode-floor",
+                                                        "json-encode-nested", "json-decode-nested"]
 
     static func run(_ context: BenchContext) async throws {
         let state = EngineState(context: context)
@@ -24,6 +27,15 @@ enum EngineSuite {
         let dataset = context.datasets.dataset(context.sizes.crudN)
         try await context.measure(state.jsonEncodeFloor(dataset))
         try await context.measure(state.jsonDecodeFloor(dataset))
+        // Folio's own coder (FolioJSON) on the same records, and both coders on a larger
+        // nested record: system `folio` beside `floor` (Foundation) in each pair.
+        try await context.measure(state.folioEncode(dataset))
+        try await context.measure(state.folioDecode(dataset))
+        let nested = (0..<Int64(max(1, context.sizes.crudN / 5))).map(NestedRecord.make)
+        for folio in [false, true] {
+            try await context.measure(state.nestedEncode(nested, folio: folio))
+            try await context.measure(state.nestedDecode(nested, folio: folio))
+        }
     }
 }
 
@@ -240,6 +252,78 @@ final class EngineState {
             let decoder = JSONDecoder()
             let checksum = try await run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
             try expect(checksum == expected, "json-decode-floor decoded wrong records")
+        }
+    }
+
+    /// `FolioJSONEncoder` alone on the crud records: json-encode-floor's work with Folio's coder.
+    func folioEncode(_ dataset: CrudDataset) -> Workload {
+        Workload(
+            suite: EngineSuite.name, name: "json-encode", system: "folio", n: dataset.n, durability: .notApplicable,
+            operations: dataset.n, notes: ["FolioJSONEncoder (default strategies), one encode per crud record, no store; compare json-encode-floor"]
+        ) { run in
+            let encoder = FolioJSONEncoder()
+            let blobs = try await run.measure { try JSONFloor.encodeAll(dataset.records, with: encoder) }
+            try expect(try blobs.map { try JSONDecoder().decode(CrudRecord.self, from: Data($0)) } == dataset.records,
+                       "json-encode: Foundation does not read back what Folio's encoder wrote")
+            Sink.consume(blobs.reduce(0) { $0 &+ $1.count })
+        }
+    }
+
+    /// `FolioJSONDecoder` alone on what Foundation's encoder wrote: json-decode-floor's work
+    /// with Folio's coder.
+    func folioDecode(_ dataset: CrudDataset) -> Workload {
+        let blobs = ((try? JSONFloor.encodeAll(dataset.records, with: JSONEncoder())) ?? []).map { [UInt8]($0) }
+        let expected = dataset.records.reduce(0) { $0 &+ Int($1.id) &+ $1.priority }
+        return Workload(
+            suite: EngineSuite.name, name: "json-decode", system: "folio", n: dataset.n, durability: .notApplicable,
+            operations: dataset.n, notes: ["FolioJSONDecoder (default strategies), one decode per crud record as Foundation encoded it, no store; compare json-decode-floor"]
+        ) { run in
+            let decoder = FolioJSONDecoder()
+            let checksum = try await run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
+            try expect(checksum == expected, "json-decode decoded wrong records")
+        }
+    }
+
+    /// One coder encoding the nested records (`folio`: FolioJSONEncoder, `floor`: Foundation).
+    func nestedEncode(_ records: [NestedRecord], folio: Bool) -> Workload {
+        Workload(
+            suite: EngineSuite.name, name: "json-encode-nested", system: folio ? "folio" : "floor", n: records.count,
+            durability: .notApplicable, operations: records.count,
+            notes: ["\(folio ? "FolioJSONEncoder" : "Foundation JSONEncoder") on an order record of 20 nested lines (about 3 KB of JSON), default strategies"]
+        ) { run in
+            let bytes: Int
+            if folio {
+                let encoder = FolioJSONEncoder()
+                bytes = try await run.measure { try JSONFloor.encodeAll(records, with: encoder) }.reduce(0) { $0 &+ $1.count }
+            } else {
+                let encoder = JSONEncoder()
+                bytes = try await run.measure { try JSONFloor.encodeAll(records, with: encoder) }.reduce(0) { $0 &+ $1.count }
+            }
+            if !run.notes.contains(where: { $0.hasPrefix("bytes per record") }) {
+                run.notes.append("bytes per record: \(bytes / max(1, records.count))")
+            }
+        }
+    }
+
+    /// One coder decoding the nested records as Foundation encoded them.
+    func nestedDecode(_ records: [NestedRecord], folio: Bool) -> Workload {
+        let blobs = (try? JSONFloor.encodeAll(records, with: JSONEncoder())) ?? []
+        let expected = JSONFloor.decodeNested(records) { $0 }
+        return Workload(
+            suite: EngineSuite.name, name: "json-decode-nested", system: folio ? "folio" : "floor", n: records.count,
+            durability: .notApplicable, operations: records.count,
+            notes: ["\(folio ? "FolioJSONDecoder" : "Foundation JSONDecoder") on an order record of 20 nested lines (about 3 KB of JSON), default strategies"]
+        ) { run in
+            let checksum: Int
+            if folio {
+                let decoder = FolioJSONDecoder()
+                let bytes = blobs.map { [UInt8]($0) }
+                checksum = try await run.measure { try JSONFloor.decodeNested(bytes) { try decoder.decode(NestedRecord.self, from: $0) } }
+            } else {
+                let decoder = JSONDecoder()
+                checksum = try await run.measure { try JSONFloor.decodeNested(blobs) { try decoder.decode(NestedRecord.self, from: $0) } }
+            }
+            try expect(checksum == expected, "json-decode-nested decoded wrong records")
         }
     }
 }
