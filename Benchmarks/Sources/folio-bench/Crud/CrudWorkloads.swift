@@ -126,11 +126,11 @@ struct CrudWorkloads {
                 }
                 return checksum
             }
-            let cached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: RecordCacheLimits())
+            let cached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: true)
             for id in workingSet { _ = try await cached.fetch(id: id) }
             let checksum = try await run.measure { try await readAll(cached) }
             try await cached.close()
-            let uncached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: nil)
+            let uncached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: false)
             let start = DispatchTime.now().uptimeNanoseconds
             let uncachedChecksum = try await readAll(uncached)
             run.recordPart(offName, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)

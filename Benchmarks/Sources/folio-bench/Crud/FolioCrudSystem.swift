@@ -41,12 +41,13 @@ final class FolioCrudSystem: CrudSystem {
     /// so that its declaration is checked against the store here, as GRDB's open creates its
     /// table: the first timed call of a workload does no such work.
     static func open(directory: String, durability: BenchDurability) async throws -> FolioCrudSystem {
-        try await open(directory: directory, durability: durability, recordCache: nil)
+        try await open(directory: directory, durability: durability, recordCache: false)
     }
 
-    /// ``open(directory:durability:)`` with the record cache set as given.
-    static func open(directory: String, durability: BenchDurability, recordCache: RecordCacheLimits?) async throws -> FolioCrudSystem {
-        let persistence = try Persistence(at: directory, options: PersistenceOptions(durability: durability.engine, recordCache: recordCache))
+    /// ``open(directory:durability:)`` with the record cache on (default limits) or off.
+    static func open(directory: String, durability: BenchDurability, recordCache: Bool) async throws -> FolioCrudSystem {
+        let options = PersistenceOptions(durability: durability.engine, recordCache: recordCache ? RecordCacheLimits() : nil)
+        let persistence = try Persistence(at: directory, options: options)
         let system = FolioCrudSystem(persistence: persistence)
         _ = try await system.records.count()
         return system

@@ -59,9 +59,7 @@ final class GRDBCrudSystem: CrudSystem {
 
     func insert(_ records: [CrudRecord]) async throws { try insertNow(records) }
     func fetchAll(color: Int) async throws -> [CrudRecord] { try fetchAllNow(color: color) }
-    func fetchEveryDecodedRecord(whereColorIs color: Int) async throws -> [CrudRecord] {
-        try pool.read { db in try CrudRecord.fetchAll(db).filter { $0.color == color } }
-    }
+    func fetchEveryDecodedRecord(whereColorIs color: Int) async throws -> [CrudRecord] { try fetchEveryDecodedNow(color: color) }
     func fetch(id: Int64) async throws -> CrudRecord? { try fetchNow(id: id) }
     func fetchAll(priorityIn range: Range<Int>) async throws -> [CrudRecord] { try fetchAllNow(priorityIn: range) }
     func update(_ record: CrudRecord) async throws { try updateNow(record) }
@@ -79,6 +77,10 @@ final class GRDBCrudSystem: CrudSystem {
         try pool.write { db in
             for record in records { try record.insert(db) }
         }
+    }
+
+    private func fetchEveryDecodedNow(color: Int) throws -> [CrudRecord] {
+        try pool.read { db in try CrudRecord.fetchAll(db).filter { $0.color == color } }
     }
 
     private func fetchAllNow(color: Int) throws -> [CrudRecord] {
