@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import FolioJSON
+
+/// The coders' other entry points agree with the ones the round trips use.
+@Suite("Differential entry points") struct DifferentialEntryPointTests {
+    /// `encode(_:appendingTo:)` appends exactly what `encode(_:)` returns, and leaves the
+    /// buffer as it was when it throws; every `decode` overload reads the same value.
+    @Test(.enabled(if: DiffCoder.folio.side == .folio, "Folio's own API")) func entryPointsAgree() throws {
+        var generator = Generator(seed: DiffBudget.seed &+ 31, options: ValueOptions(nonFinite: true))
+        var threw = 0
+        for i in 0..<DiffBudget.count(2_000) {
+            let shape = generator.shape(depth: 3)
+            let value = generator.value(shape)
+            let generated = Generated(shape: shape, value: value)
+            let header: [UInt8] = Array("header\u{0}{[\"".utf8)
+            var buffer = header
+            guard let bytes = try? FolioJSONEncoder().encode(generated) else {
+                // Non-finite floats with the default strategy: throws, buffer untouched.
+                threw += 1
+                #expect(throws: EncodingError.self) { try FolioJSONEncoder().encode(generated, appendingTo: &buffer) }
+                #expect(buffer == header, "seed \(DiffBudget.seed &+ 31) #\(i): buffer changed by a throwing encode")
+                #expect(throws: EncodingError.self) { try JSONEncoder().encode(generated) }
+                continue
+            }
+            try FolioJSONEncoder().encode(generated, appendingTo: &buffer)
+            #expect(buffer == header + bytes, "#\(i) shape \(shape)")
+
+            var decoder = FolioJSONDecoder()
+            decoder.userInfo = [.diffShapes: ShapeStack(shape)]
+            let fromArray = try decoder.decode(Generated.self, from: bytes).value
+            let fromSlice = try decoder.decode(Generated.self, from: buffer[header.count...]).value
+            let fromData = try decoder.decode(Generated.self, from: Data(bytes)).value
+            let fromPointer = try bytes.withUnsafeBytes { try decoder.decode(Generated.self, from: $0) }.value
+            for decoded in [fromArray, fromSlice, fromData, fromPointer] {
+                #expect(strictlyEqual(decoded, value), "#\(i) shape \(shape) json \(jsonText(bytes))")
+            }
+        }
+        #expect(threw > 0)
+    }
+
+    /// The generated enum encoding is what a synthesized `Codable` enum writes and reads.
+    @Test func generatedEnumsMatchSynthesizedCodable() throws {
+        enum Synthesized: Codable, Equatable {
+            case plain
+            case unlabeled(Int8, String)
+            case labeled(first: Bool, second: Double?)
+            case mixed(Int, named: [UInt8])
+        }
+        let shape = Shape.array(.enumeration([
+            ShapeCase(name: "plain", fields: []),
+            ShapeCase(name: "unlabeled", fields: [(nil, .int8), (nil, .string)]),
+            ShapeCase(name: "labeled", fields: [("first", .bool), ("second", .optional(.double))]),
+            ShapeCase(name: "mixed", fields: [(nil, .int), ("named", .array(.uint8, .direct))]),
+        ]), .direct)
+        let values: [Synthesized] = [.plain, .unlabeled(-1, "x\"y"), .labeled(first: true, second: nil), .labeled(first: false, second: 0.5), .mixed(7, named: [0, 255])]
+        let generated = Value.array([
+            .enumeration(0, []), .enumeration(1, [.int8(-1), .string("x\"y")]), .enumeration(2, [.bool(true), .none]),
+            .enumeration(2, [.bool(false), .some(.double(0.5))]), .enumeration(3, [.int(7), .array([.uint8(0), .uint8(255)])]),
+        ])
+        let synthesizedJSON = try JSONEncoder().encode(values)
+        let generatedJSON = try DiffCoder.foundation.encode(generated, as: shape)
+        #expect(try JSONDecoder().decode(AnyJSON.self, from: synthesizedJSON) == DiffCoder.foundation.decode(AnyJSON.self, from: generatedJSON))
+        #expect(try JSONDecoder().decode([Synthesized].self, from: Data(generatedJSON)) == values)
+        #expect(strictlyEqual(try DiffCoder.foundation.decode(shape, from: Array(synthesizedJSON)), generated))
+        // And through Folio.
+        #expect(try DiffCoder.folio.decode([Synthesized].self, from: Array(synthesizedJSON)) == values)
+        #expect(try JSONDecoder().decode([Synthesized].self, from: Data(DiffCoder.folio.encode(values))) == values)
+    }
+}
