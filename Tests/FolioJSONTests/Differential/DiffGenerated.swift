@@ -72,7 +72,7 @@ enum GeneratedCoding {
             try c.encodeNil()
         case (.array(let element, let mode), .array(let values)):
             var c = encoder.unkeyedContainer()
-            for v in values { try encodeElement(v, as: element, mode, into: &c) }
+            try encodeElements(values, as: element, mode, into: &c)
         case (.stringDictionary(let element), .stringDictionary(let d)):
             var c = encoder.singleValueContainer()
             try c.encode(d.mapValues { Generated(shape: element, value: $0) })
@@ -109,9 +109,91 @@ enum GeneratedCoding {
         }
     }
 
+    /// Out of order: with an even number of fields (or elements), nested containers and
+    /// super encoders are all opened first and filled afterwards, last first, as code that
+    /// keeps a container and writes to it later does (a streaming encoder must cope).
+    static func isOutOfOrder(_ count: Int) -> Bool { count >= 2 && count % 2 == 0 }
+
     static func encodeFields(_ values: [Value], _ fields: [ShapeField], into c: inout KeyedEncodingContainer<DiffKey>) throws {
+        guard isOutOfOrder(fields.count) else {
+            for (field, v) in zip(fields, values) {
+                try encodeField(v, as: field.shape, field.mode, key: DiffKey(field.name), into: &c)
+            }
+            return
+        }
+        var later: [() throws -> Void] = []
         for (field, v) in zip(fields, values) {
-            try encodeField(v, as: field.shape, field.mode, key: DiffKey(field.name), into: &c)
+            if let fill = openLater(v, field.shape, field.mode, key: DiffKey(field.name), in: &c) {
+                later.append(fill)
+            } else {
+                try encodeField(v, as: field.shape, field.mode, key: DiffKey(field.name), into: &c)
+            }
+        }
+        for fill in later.reversed() { try fill() }
+    }
+
+    static func encodeElements(_ values: [Value], as element: Shape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
+        guard isOutOfOrder(values.count) else {
+            for v in values { try encodeElement(v, as: element, mode, into: &c) }
+            return
+        }
+        var later: [() throws -> Void] = []
+        for v in values {
+            if let fill = openLater(v, element, mode, in: &c) {
+                later.append(fill)
+            } else {
+                try encodeElement(v, as: element, mode, into: &c)
+            }
+        }
+        for fill in later.reversed() { try fill() }
+    }
+
+    /// Opens the container (or super encoder) for a compound child now and returns what
+    /// fills it; nil for a child written at once.
+    static func openLater(_ value: Value, _ shape: Shape, _ mode: ChildMode, key: DiffKey, in c: inout KeyedEncodingContainer<DiffKey>) -> (() throws -> Void)? {
+        var shape = shape, value = value
+        if case .optional(let inner) = shape {
+            guard case .some(let v) = value else { return nil }
+            shape = inner
+            value = v
+        }
+        switch (mode, shape, value) {
+        case (.superCoder, _, _):
+            let sub = c.superEncoder(forKey: key)
+            return { [shape, value] in try encode(value, as: shape, to: sub) }
+        case (.direct, .array(let element, let m), .array(let values)):
+            var n = c.nestedUnkeyedContainer(forKey: key)
+            return { try encodeElements(values, as: element, m, into: &n) }
+        case (.direct, .structure(let fields), .structure(let values)):
+            var n = c.nestedContainer(keyedBy: DiffKey.self, forKey: key)
+            return { try encodeFields(values, fields, into: &n) }
+        case (.direct, .enumeration(let cases), .enumeration(let index, let values)):
+            var n = c.nestedContainer(keyedBy: DiffKey.self, forKey: key)
+            return { try encodeCase(index, values, cases, into: &n) }
+        default: return nil
+        }
+    }
+
+    static func openLater(_ value: Value, _ shape: Shape, _ mode: ChildMode, in c: inout any UnkeyedEncodingContainer) -> (() throws -> Void)? {
+        var shape = shape, value = value
+        if case .optional(let inner) = shape {
+            guard case .some(let v) = value else { return nil }
+            shape = inner
+            value = v
+        }
+        // Not super encoders: Foundation puts a super encoder's value where the array ends
+        // when it is filled, not where it was asked for, so the reference would be wrong.
+        switch (mode, shape, value) {
+        case (.direct, .array(let element, let m), .array(let values)):
+            var n = c.nestedUnkeyedContainer()
+            return { try encodeElements(values, as: element, m, into: &n) }
+        case (.direct, .structure(let fields), .structure(let values)):
+            var n = c.nestedContainer(keyedBy: DiffKey.self)
+            return { try encodeFields(values, fields, into: &n) }
+        case (.direct, .enumeration(let cases), .enumeration(let index, let values)):
+            var n = c.nestedContainer(keyedBy: DiffKey.self)
+            return { try encodeCase(index, values, cases, into: &n) }
+        default: return nil
         }
     }
 
@@ -144,7 +226,7 @@ enum GeneratedCoding {
             switch (shape, value) {
             case (.array(let element, let m), .array(let values)):
                 var n = c.nestedUnkeyedContainer(forKey: key)
-                for v in values { try encodeElement(v, as: element, m, into: &n) }
+                try encodeElements(values, as: element, m, into: &n)
             case (.stringDictionary(let element), .stringDictionary(let d)):
                 try c.encode(d.mapValues { Generated(shape: element, value: $0) }, forKey: key)
             case (.intDictionary(let element), .intDictionary(let d)):
@@ -199,7 +281,7 @@ enum GeneratedCoding {
             switch (shape, value) {
             case (.array(let element, let m), .array(let values)):
                 var n = c.nestedUnkeyedContainer()
-                for v in values { try encodeElement(v, as: element, m, into: &n) }
+                try encodeElements(values, as: element, m, into: &n)
             case (.stringDictionary(let element), .stringDictionary(let d)):
                 try c.encode(d.mapValues { Generated(shape: element, value: $0) })
             case (.intDictionary(let element), .intDictionary(let d)):

@@ -45,6 +45,16 @@ indirect enum Shape: Sendable, CustomStringConvertible {
 
     var isOptional: Bool { if case .optional = self { return true } else { return false } }
 
+    var hasDictionary: Bool {
+        switch self {
+        case .stringDictionary, .intDictionary: return true
+        case .optional(let s), .array(let s, _): return s.hasDictionary
+        case .structure(let fields): return fields.contains { $0.shape.hasDictionary }
+        case .enumeration(let cases): return cases.contains { $0.fields.contains { $0.shape.hasDictionary } }
+        default: return false
+        }
+    }
+
     var description: String {
         switch self {
         case .bool: return "Bool"

@@ -67,4 +67,28 @@ import FolioJSON
         #expect(try DiffCoder.folio.decode([Synthesized].self, from: Array(synthesizedJSON)) == values)
         #expect(try JSONDecoder().decode([Synthesized].self, from: Data(DiffCoder.folio.encode(values))) == values)
     }
+
+    /// Super encoders of an unkeyed container filled and released in another order than
+    /// asked for. Folio puts each value where `superEncoder()` was called; Foundation puts it
+    /// where the array is when the super encoder is released (its referencing encoder
+    /// inserts on deinit), so the two differ: a known difference, recorded, not a failure.
+    @Test(.enabled(if: DiffCoder.folio.side == .folio, "a difference of Folio from Foundation")) func lateSuperEncodersInArrays() throws {
+        struct LateSupers: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.unkeyedContainer()
+                var supers = [c.superEncoder(), c.superEncoder(), c.superEncoder()]
+                for (i, s) in supers.enumerated().reversed() {
+                    var v = s.singleValueContainer()
+                    try v.encode(i)
+                }
+                supers.removeAll()
+            }
+        }
+        let folio = try DiffCoder.folio.decode([Int].self, from: DiffCoder.folio.encode(LateSupers()))
+        let foundation = try JSONDecoder().decode([Int].self, from: JSONEncoder().encode(LateSupers()))
+        #expect(folio == [0, 1, 2] || DiffCoder.folio.side != .folio)
+        withKnownIssue("Foundation writes [2, 1, 0]: values in release order") {
+            #expect(folio == foundation)
+        }
+    }
 }

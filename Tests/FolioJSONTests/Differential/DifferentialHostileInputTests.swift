@@ -65,6 +65,69 @@ enum HostileChecks {
         return count
     }
 
+    /// Generated documents respelled (whitespace, `\u` escapes in strings and keys, surrogate
+    /// pairs, redundant fractions and exponents): valid JSON Foundation's encoder never
+    /// writes. Returns the number of respelled documents.
+    @discardableResult
+    static func respellings(subject: DiffCoder, seed: UInt64, count: Int, report: DiffReport) -> (documents: Int, sameAsOriginal: Int) {
+        let docs = documents(seed: seed, count: max(1, count / 10), depth: 4)
+        var random = DiffRandom(seed: seed ^ 0x5EED)
+        var same = 0
+        for i in 0..<count where !report.shouldStop {
+            let document = docs[i % docs.count]
+            let respelled = DiffRespell.respell(document.bytes, &random)
+            if let a = try? DiffCoder.foundation.decode(document.shape, from: document.bytes),
+               let b = try? DiffCoder.foundation.decode(document.shape, from: respelled), strictlyEqual(a, b) { same += 1 }
+            DiffChecks.hostile(respelled, as: { try $0.decode(document.shape, from: $1) }, equal: strictlyEqual, subject: subject, reference: .foundation,
+                               place: "respelling #\(i) (seed \(seed)) of document seed \(document.seed), shape \(document.shape), original \(jsonText(document.bytes))", report: report)
+        }
+        return (count, same)
+    }
+
+    /// Documents of one generated shape decoded as another: both decoders throw, and for
+    /// shapes without dictionaries (whose members Foundation visits in hash order) the same
+    /// `DecodingError` case at the same coding path. Returns how many errors were compared.
+    @discardableResult
+    static func wrongShapes(subject: DiffCoder, seed: UInt64, count: Int, report: DiffReport) -> Int {
+        let docs = documents(seed: seed, count: max(2, count), depth: 3)
+        var compared = 0
+        for i in 0..<count where !report.shouldStop {
+            let document = docs[i], target = docs[(i * 7 + 3) % docs.count].shape
+            let r = Outcome { try DiffCoder.foundation.decode(target, from: document.bytes) }
+            let s = Outcome { try subject.decode(target, from: document.bytes) }
+            func place() -> String { "document seed \(document.seed) (shape \(document.shape)) decoded as \(target)\n  json: \(jsonText(document.bytes))" }
+            switch (r, s) {
+            case (.failure(let x), .failure(let y)):
+                if !target.hasDictionary {
+                    compared += 1
+                    if errorSummary(x) != errorSummary(y) { report.fail("\(place()): Foundation throws \(errorSummary(x)), \(subject) \(errorSummary(y))") }
+                }
+            case (.value(let x), .value(let y)):
+                if !strictlyEqual(x, y) { report.fail("\(place()): Foundation decodes \(x), \(subject) \(y)") }
+            case (.value(let x), .failure(let y)):
+                report.fail("\(place()): Foundation decodes \(x), \(subject) throws \(errorSummary(y))")
+            case (.failure(let x), .value(let y)):
+                report.fail("\(place()): Foundation throws \(errorSummary(x)), \(subject) decodes \(y)")
+            }
+        }
+        return compared
+    }
+
+    /// A `DecodingError`'s case, key and coding path.
+    static func errorSummary(_ error: any Error) -> String {
+        func path(_ c: DecodingError.Context) -> String {
+            "at " + c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? String(reflecting: $0.stringValue) }.joined(separator: ".")
+        }
+        guard let d = error as? DecodingError else { return "\(type(of: error)) \(error)" }
+        switch d {
+        case .typeMismatch(_, let c): return "typeMismatch \(path(c))"
+        case .valueNotFound(_, let c): return "valueNotFound \(path(c))"
+        case .keyNotFound(let k, let c): return "keyNotFound \(String(reflecting: k.stringValue)) \(path(c))"
+        case .dataCorrupted(let c): return "dataCorrupted \(path(c))"
+        @unknown default: return "\(d)"
+        }
+    }
+
     /// Hand-written invalid or unusual strings, inside an array and as an object key.
     static func strings(subject: DiffCoder, report: DiffReport) {
         var bodies: [[UInt8]] = DiffMutations.specialSequences
@@ -163,6 +226,36 @@ extension Array where Element == String {
         record(report)
     }
 
+    /// Integers written with a fraction or an exponent (valid JSON other writers produce):
+    /// Foundation reads them exactly into integer types when the value is whole and fits.
+    @Test func integersWithFractionOrExponent() {
+        let report = DiffReport("integers with fraction or exponent")
+        let texts = ["1.0", "1e0", "100e-2", "-1.000e0", "0.0e5", "127.0", "12345678901.0", "9007199254740993.0", "999999999999999999.0",
+                     "4228556093997007178.0", "4228556093997007178e0", "42285560939970071780e-1", "1000000000000000000.0", "9223372036854775807.0",
+                     "18446744073709551615.0", "18446744073709551615e0", "1844674407370955161.5e1", "-9223372036854775808.0", "1.5", "1e-1"]
+        for text in texts {
+            func check<T: Decodable & Equatable>(_: T.Type) {
+                DiffChecks.hostile(Array("[\(text)]".utf8), as: { try $0.decode([T].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation,
+                                   place: "[\(text)] as [\(T.self)]", report: report)
+            }
+            check(Int.self); check(Int64.self); check(UInt64.self); check(Int8.self); check(UInt32.self)
+        }
+        record(report)
+    }
+
+    /// Keys of `[Int: T]` are strings Swift's `Int(_:)` parses: spellings it accepts or refuses.
+    @Test func intDictionaryKeys() {
+        let report = DiffReport("int dictionary keys")
+        for key in ["0", "-0", "01", "+1", " 1", "1 ", "1.0", "1e2", "0x10", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                    "", "-", "١", "1_000", #"\u0031"#, #"\u0000"#, "999999999999999999999"] {
+            let bytes = Array("{\"\(key)\":true}".utf8)
+            DiffChecks.hostile(bytes, as: { try $0.decode([Int: Bool].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation, place: "[Int: Bool] key \(key)", report: report)
+            DiffChecks.hostile(bytes, as: { try $0.decode([Int8: Bool].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation, place: "[Int8: Bool] key \(key)", report: report)
+            DiffChecks.hostile(bytes, as: { try $0.decode([UInt: Bool].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation, place: "[UInt: Bool] key \(key)", report: report)
+        }
+        record(report)
+    }
+
     /// For huge numbers the issue allows refusing what Foundation accepts: throws, or the
     /// same value. Refusals are noted.
     func hostileMayRefuse<T>(_ bytes: [UInt8], as decode: (DiffCoder, [UInt8]) throws -> T, equal: (T, T) -> Bool, place: String, report: DiffReport) {
@@ -193,10 +286,46 @@ extension Array where Element == String {
         record(report)
     }
 
+    @Test func equivalentSpellings() {
+        let report = DiffReport("respellings")
+        let (documents, same) = HostileChecks.respellings(subject: .folio, seed: DiffBudget.seed &+ 17, count: DiffBudget.count(10_000), report: report)
+        // The respellings are the same JSON values: Foundation reads nearly all as the original.
+        #expect(same > documents / 2)
+        record(report)
+    }
+
+    /// Errors: `DecodingError` of the same case at the same coding path as Foundation's.
+    @Test func wrongShapeErrors() {
+        let report = DiffReport("wrong shapes")
+        let compared = HostileChecks.wrongShapes(subject: .folio, seed: DiffBudget.seed &+ 19, count: DiffBudget.count(3_000), report: report)
+        #expect(compared > 500)
+        record(report)
+    }
+
     @Test func invalidStringsAndEscapes() {
         let report = DiffReport("strings")
         HostileChecks.strings(subject: .folio, report: report)
         record(report)
+    }
+
+    /// Foundation reads UTF-16 and UTF-32 input (it guesses the encoding); Folio reads UTF-8
+    /// (documented), so it may refuse them, but never traps or reads something else.
+    @Test func utf16AndUTF32Input() throws {
+        let text = #"[1,"é😀"]"#
+        let encodings: [(String, [UInt8])] = [
+            ("UTF-16LE", Array(text.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
+            ("UTF-16BE", Array(text.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }),
+            ("UTF-16LE with BOM", [0xFF, 0xFE] + Array(text.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
+            ("UTF-32LE", text.unicodeScalars.flatMap { s in (0..<4).map { UInt8(truncatingIfNeeded: s.value >> (8 * $0)) } }),
+            ("UTF-8 with BOM", [0xEF, 0xBB, 0xBF] + Array(text.utf8)),
+        ]
+        let expected = AnyJSON.array([.int(1), .string("é😀")])
+        for (name, bytes) in encodings {
+            #expect(try DiffCoder.foundation.decode(AnyJSON.self, from: bytes) == expected, "Foundation reads \(name)")
+            if let folio = try? DiffCoder.folio.decode(AnyJSON.self, from: bytes) { #expect(folio == expected, "\(name)") }
+        }
+        // A UTF-8 byte order mark is UTF-8: Folio reads it as Foundation does.
+        #expect(try DiffCoder.folio.decode(AnyJSON.self, from: encodings[4].1) == expected)
     }
 
     /// Surrogate pairs in `\u` escapes, as other JSON writers escape non-BMP characters.
@@ -250,6 +379,9 @@ extension Array where Element == String {
         #expect(HostileChecks.truncations(subject: .foundation, seed: 5, documents: 20, report: report) > 100)
         HostileChecks.mutations(subject: .foundation, seed: 5, count: 2_000, report: report)
         HostileChecks.strings(subject: .foundation, report: report)
+        #expect(HostileChecks.wrongShapes(subject: .foundation, seed: 5, count: 500, report: report) > 50)
+        let (documents, same) = HostileChecks.respellings(subject: .foundation, seed: 5, count: 1_000, report: report)
+        #expect(same > documents / 2)
         #expect(report.failureCount == 0 && report.findingCount == 0)
         record(report)
     }
