@@ -86,6 +86,14 @@ public struct FolioJSONDecoder: Sendable {
     /// Decodes a value of `type` from the UTF-8 JSON in `buffer`, which must stay valid
     /// for the duration of the call only.
     public func decode<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
-        fatalError("FolioJSONDecoder: not built yet")
+        let input = JSONInput(buffer)
+        let info: [CodingUserInfoKey: Any] = userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any }
+        // The member tables of ordinary records fit on the stack.
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { arena in
+            let state = DecoderState(input: input, options: self, userInfo: info, position: 0, node: nil, arena: arena)
+            let top = try input.validate(maximumDepth: maximumDepth, recorder: state)
+            state.position = top
+            return try state.decodeValue(type, at: top, nil, nil)
+        }
     }
 }

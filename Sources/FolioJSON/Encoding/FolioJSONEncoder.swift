@@ -13,6 +13,13 @@ import Foundation
 /// ```
 ///
 /// Errors are the standard library's `EncodingError`, as Foundation's encoder throws.
+///
+/// Differences from Foundation's output, all still read by Foundation's decoder: the
+/// JSON is compact with `/` unescaped; object keys come in the order they were encoded,
+/// and `[String: V]` / `[Int: V]` dictionaries with sorted keys, so the same value always
+/// gives the same bytes. A key encoded twice into one object (say, a subclass and its
+/// superclass sharing an encoder and a key name) is written twice, where Foundation's
+/// encoder keeps only the last value.
 public struct FolioJSONEncoder: Sendable {
     /// How `Date` values are written.
     public enum DateEncodingStrategy: Sendable {
@@ -74,7 +81,23 @@ public struct FolioJSONEncoder: Sendable {
 
     /// Appends the JSON text of `value` to `bytes` (so a caller can write a header and
     /// the JSON into one buffer). On error, `bytes` is left as it was.
+    ///
+    /// The JSON is compact (no whitespace), object keys in the order the value encodes
+    /// them (`[String: V]` and `[Int: V]` dictionaries: sorted, so the same value always
+    /// gives the same bytes). Top-level fragments (`encode(3)`) are allowed; a top-level
+    /// value that encodes nothing throws `EncodingError.invalidValue`, as Foundation's.
     public func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
-        fatalError("FolioJSONEncoder: not built yet")
+        let options = _EncodingOptions(self)
+        let state = _EncodingState(options: options, basePath: [], isTopLevel: true)
+        try state.encodeValue(value, key: .none)
+        if state.failed {
+            // Containers used out of order (or an error caught inside): write it again
+            // through the tree encoder, which accepts any order.
+            let tree = _EncodingState(options: options, basePath: [], isTopLevel: true)
+            try _TreeEncoding.encode(value, into: tree)
+            bytes.append(contentsOf: tree.out.bytes)
+            return
+        }
+        bytes.append(contentsOf: state.out.bytes)
     }
 }
