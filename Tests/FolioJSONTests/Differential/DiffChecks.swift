@@ -13,7 +13,7 @@ enum DiffChecks {
         while checked < count && !report.shouldStop {
             let shapeSeed = seed &+ shapeIndex
             shapeIndex += 1
-            var generator = Generator(seed: shapeSeed)
+            var generator = DiffGenerator(seed: shapeSeed)
             let shape = generator.shape(depth: depth)
             for k in 0..<valuesPerShape where checked < count {
                 let value = generator.value(shape)
@@ -24,7 +24,7 @@ enum DiffChecks {
         return checked
     }
 
-    static func roundTrip(_ value: Value, _ shape: Shape, subject: DiffCoder, reference: DiffCoder, where place: String, report: DiffReport) {
+    static func roundTrip(_ value: DiffValue, _ shape: DiffShape, subject: DiffCoder, reference: DiffCoder, where place: String, report: DiffReport) {
         func describe(_ step: String, _ bytes: [UInt8]?, _ detail: String) -> String {
             "\(step) (\(place)): \(detail)\n  shape: \(shape)\n  value: \(value)\n  json: \(bytes.map(jsonText) ?? "-")"
         }
@@ -34,7 +34,7 @@ enum DiffChecks {
             report.fail(describe("\(reference) encode", nil, "\(error)"))
             return
         }
-        switch Outcome({ try subject.decode(shape, from: referenceBytes) }) {
+        switch DiffOutcome({ try subject.decode(shape, from: referenceBytes) }) {
         case .value(let decoded) where !strictlyEqual(decoded, value):
             report.fail(describe("\(reference) → \(subject)", referenceBytes, "decoded \(decoded)"))
         case .failure(let error):
@@ -43,7 +43,7 @@ enum DiffChecks {
         }
         // The same bytes in the middle of a larger buffer, read in place as a slice.
         let padded = Array("[1,\"".utf8) + referenceBytes + Array("0e9\"]}".utf8)
-        switch Outcome({ try subject.decode(shape, from: padded[4..<(4 + referenceBytes.count)]) }) {
+        switch DiffOutcome({ try subject.decode(shape, from: padded[4..<(4 + referenceBytes.count)]) }) {
         case .value(let decoded) where !strictlyEqual(decoded, value):
             report.fail(describe("\(reference) → \(subject) from a slice", referenceBytes, "decoded \(decoded)"))
         case .failure(let error):
@@ -56,14 +56,14 @@ enum DiffChecks {
             report.fail(describe("\(subject) encode", nil, "threw \(error)"))
             return
         }
-        switch Outcome({ try reference.decode(shape, from: subjectBytes) }) {
+        switch DiffOutcome({ try reference.decode(shape, from: subjectBytes) }) {
         case .value(let decoded) where !strictlyEqual(decoded, value):
             report.fail(describe("\(subject) → \(reference)", subjectBytes, "decoded \(decoded)"))
         case .failure(let error):
             report.fail(describe("\(subject) → \(reference)", subjectBytes, "threw \(error)"))
         default: break
         }
-        switch Outcome({ try subject.decode(shape, from: subjectBytes) }) {
+        switch DiffOutcome({ try subject.decode(shape, from: subjectBytes) }) {
         case .value(let decoded) where !strictlyEqual(decoded, value):
             report.fail(describe("\(subject) → \(subject)", subjectBytes, "decoded \(decoded)"))
         case .failure(let error):
@@ -84,14 +84,14 @@ enum DiffChecks {
         while checked < count && !report.shouldStop {
             let shapeSeed = seed &+ shapeIndex
             shapeIndex += 1
-            var generator = Generator(seed: shapeSeed, options: options)
+            var generator = DiffGenerator(seed: shapeSeed, options: options)
             let shape = generator.shape(depth: 3)
             for k in 0..<10 where checked < count {
                 checked += 1
                 let value = generator.value(shape)
                 let place = "strategies \(strategies), seed \(shapeSeed) value #\(k)"
-                let referenceBytes = Outcome { try reference.encode(value, as: shape) }
-                let subjectBytes = Outcome { try subject.encode(value, as: shape) }
+                let referenceBytes = DiffOutcome { try reference.encode(value, as: shape) }
+                let subjectBytes = DiffOutcome { try subject.encode(value, as: shape) }
                 switch (referenceBytes, subjectBytes) {
                 case (.failure, .failure): continue
                 case (.value(let r), .failure(let error)):
@@ -101,7 +101,7 @@ enum DiffChecks {
                     // The subject writes what the reference refuses to: a finding, not a
                     // failure, when both read it back to the same value (the value itself
                     // with exact strategies; lossy ones such as seconds since 1970 round).
-                    if sameOutcome(Outcome { try reference.decode(shape, from: s) }, Outcome { try subject.decode(shape, from: s) }) {
+                    if sameOutcome(DiffOutcome { try reference.decode(shape, from: s) }, DiffOutcome { try subject.decode(shape, from: s) }) {
                         report.note("\(place): \(reference) encode threw \(error), \(subject) wrote \(jsonText(s)), which both read back alike\n  shape: \(shape)\n  value: \(value)")
                     } else {
                         report.fail("\(place): \(reference) encode threw \(error), \(subject) wrote \(jsonText(s))\n  shape: \(shape)\n  value: \(value)")
@@ -109,19 +109,19 @@ enum DiffChecks {
                     continue
                 case (.value(let r), .value(let s)):
                     // The same JSON tree (key order, spacing and escapes aside)...
-                    let rTree = Outcome { try plainReference.decode(AnyJSON.self, from: r) }
-                    let sTree = Outcome { try plainReference.decode(AnyJSON.self, from: s) }
+                    let rTree = DiffOutcome { try plainReference.decode(DiffAnyJSON.self, from: r) }
+                    let sTree = DiffOutcome { try plainReference.decode(DiffAnyJSON.self, from: s) }
                     if let rt = rTree.value, rt != sTree.value {
                         report.fail("\(place): different JSON\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))\n  shape: \(shape)\n  value: \(value)")
                     }
                     // ... the reference reads the subject's output as its own...
-                    let fromReference = Outcome { try reference.decode(shape, from: r) }
-                    let fromSubject = Outcome { try reference.decode(shape, from: s) }
+                    let fromReference = DiffOutcome { try reference.decode(shape, from: r) }
+                    let fromSubject = DiffOutcome { try reference.decode(shape, from: s) }
                     if !sameOutcome(fromReference, fromSubject) {
                         report.fail("\(place): \(reference) reads \(subject)'s output as \(fromSubject), its own as \(fromReference)\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))\n  shape: \(shape)")
                     }
                     // ... and the subject reads the reference's output as the reference does.
-                    let subjectReads = Outcome { try subject.decode(shape, from: r) }
+                    let subjectReads = DiffOutcome { try subject.decode(shape, from: r) }
                     if !sameOutcome(fromReference, subjectReads) {
                         report.fail("\(place): \(subject) reads \(reference)'s output as \(subjectReads), \(reference) as \(fromReference)\n  json: \(jsonText(r))\n  shape: \(shape)\n  value: \(value)")
                     }
@@ -130,7 +130,7 @@ enum DiffChecks {
         }
     }
 
-    static func sameOutcome(_ a: Outcome<Value>, _ b: Outcome<Value>) -> Bool {
+    static func sameOutcome(_ a: DiffOutcome<DiffValue>, _ b: DiffOutcome<DiffValue>) -> Bool {
         switch (a, b) {
         case (.value(let x), .value(let y)): return strictlyEqual(x, y)
         case (.failure, .failure): return true
@@ -143,8 +143,8 @@ enum DiffChecks {
     /// finding, noted, not a failure). Never traps: a trap ends the test process, which is
     /// the failure this guards against.
     static func hostile<T>(_ bytes: [UInt8], as decode: (DiffCoder, [UInt8]) throws -> T, equal: (T, T) -> Bool, subject: DiffCoder, reference: DiffCoder, place: @autoclosure () -> String, report: DiffReport) {
-        let r = Outcome { try decode(reference, bytes) }
-        let s = Outcome { try decode(subject, bytes) }
+        let r = DiffOutcome { try decode(reference, bytes) }
+        let s = DiffOutcome { try decode(subject, bytes) }
         switch (r, s) {
         case (.value(let x), .value(let y)):
             if !equal(x, y) { report.fail("\(place()): \(reference) decodes \(x), \(subject) \(y)\n  json: \(jsonText(bytes))") }

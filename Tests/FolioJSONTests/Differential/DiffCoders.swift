@@ -154,38 +154,38 @@ struct DiffCoder: Sendable, CustomStringConvertible {
     }
 
     /// Decodes a generated value of `shape`.
-    func decode(_ shape: Shape, from bytes: [UInt8]) throws -> Value {
-        try decode(Generated.self, from: bytes, userInfo: [.diffShapes: ShapeStack(shape)]).value
+    func decode(_ shape: DiffShape, from bytes: [UInt8]) throws -> DiffValue {
+        try decode(DiffGenerated.self, from: bytes, userInfo: [.diffShapes: ShapeStack(shape)]).value
     }
 
-    func decode(_ shape: Shape, from bytes: ArraySlice<UInt8>) throws -> Value {
-        try decode(Generated.self, from: bytes, userInfo: [.diffShapes: ShapeStack(shape)]).value
+    func decode(_ shape: DiffShape, from bytes: ArraySlice<UInt8>) throws -> DiffValue {
+        try decode(DiffGenerated.self, from: bytes, userInfo: [.diffShapes: ShapeStack(shape)]).value
     }
 
-    func encode(_ value: Value, as shape: Shape) throws -> [UInt8] {
-        try encode(Generated(shape: shape, value: value))
+    func encode(_ value: DiffValue, as shape: DiffShape) throws -> [UInt8] {
+        try encode(DiffGenerated(shape: shape, value: value))
     }
 }
 
 /// Any JSON value, decoded by trying each kind in turn through the `Decoder` API only: the
 /// tree to compare two encoders' output by (key order and escaping do not matter) and the
 /// type hostile input is decoded as.
-indirect enum AnyJSON: Decodable, Equatable, CustomStringConvertible {
+indirect enum DiffAnyJSON: Decodable, Equatable, CustomStringConvertible {
     case null, bool(Bool), int(Int64), uint(UInt64), double(Double), string(String)
-    case array([AnyJSON]), object([String: AnyJSON])
+    case array([DiffAnyJSON]), object([String: DiffAnyJSON])
 
     init(from decoder: any Decoder) throws {
         if let c = try? decoder.container(keyedBy: DiffKey.self) {
-            var d: [String: AnyJSON] = [:]
-            for key in c.allKeys { d[key.stringValue] = try c.decode(AnyJSON.self, forKey: key) }
+            var d: [String: DiffAnyJSON] = [:]
+            for key in c.allKeys { d[key.stringValue] = try c.decode(DiffAnyJSON.self, forKey: key) }
             self = .object(d)
             return
         }
         if var c = try? decoder.unkeyedContainer() {
-            var a: [AnyJSON] = []
+            var a: [DiffAnyJSON] = []
             while !c.isAtEnd {
                 let before = c.currentIndex
-                a.append(try c.decode(AnyJSON.self))
+                a.append(try c.decode(DiffAnyJSON.self))
                 guard c.currentIndex > before else { throw GeneratedError(description: "unkeyed container did not advance") }
             }
             self = .array(a)
@@ -200,7 +200,7 @@ indirect enum AnyJSON: Decodable, Equatable, CustomStringConvertible {
         else { self = .double(try c.decode(Double.self)) }
     }
 
-    static func == (a: AnyJSON, b: AnyJSON) -> Bool {
+    static func == (a: DiffAnyJSON, b: DiffAnyJSON) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
@@ -242,7 +242,7 @@ func jsonText(_ bytes: [UInt8]) -> String {
 }
 
 /// The outcome of decoding, for comparing two decoders.
-enum Outcome<T> {
+enum DiffOutcome<T> {
     case value(T)
     case failure(any Error)
 

@@ -11,14 +11,14 @@ struct DiffKey: CodingKey, Hashable {
     }
 }
 
-/// The shapes being decoded: `Generated.init(from:)` reads its shape from the top, a parent
-/// pushes a child's shape before decoding it as a `Generated` and pops it after. Passed in
+/// The shapes being decoded: `DiffGenerated.init(from:)` reads its shape from the top, a parent
+/// pushes a child's shape before decoding it as a `DiffGenerated` and pops it after. Passed in
 /// `userInfo` (so decoding also proves the decoder hands `userInfo` to every nested value).
 final class ShapeStack: @unchecked Sendable {
-    var shapes: [Shape]
-    init(_ shape: Shape) { shapes = [shape] }
+    var shapes: [DiffShape]
+    init(_ shape: DiffShape) { shapes = [shape] }
 
-    func with<R>(_ shape: Shape, _ body: () throws -> R) rethrows -> R {
+    func with<R>(_ shape: DiffShape, _ body: () throws -> R) rethrows -> R {
         shapes.append(shape)
         defer { shapes.removeLast() }
         return try body()
@@ -35,11 +35,11 @@ struct GeneratedError: Error, CustomStringConvertible {
 
 /// A value of a run-time shape, `Codable` the way a synthesized conformance of the type the
 /// shape describes would be.
-struct Generated: Codable {
-    var shape: Shape
-    var value: Value
+struct DiffGenerated: Codable {
+    var shape: DiffShape
+    var value: DiffValue
 
-    init(shape: Shape, value: Value) {
+    init(shape: DiffShape, value: DiffValue) {
         self.shape = shape
         self.value = value
     }
@@ -58,13 +58,13 @@ struct Generated: Codable {
 }
 
 enum GeneratedCoding {
-    static func mismatch(_ value: Value, _ shape: Shape) -> GeneratedError {
+    static func mismatch(_ value: DiffValue, _ shape: DiffShape) -> GeneratedError {
         GeneratedError(description: "value \(value) is not of shape \(shape)")
     }
 
     // MARK: Encoding
 
-    static func encode(_ value: Value, as shape: Shape, to encoder: any Encoder) throws {
+    static func encode(_ value: DiffValue, as shape: DiffShape, to encoder: any Encoder) throws {
         switch (shape, value) {
         case (.optional(let inner), .some(let v)): try encode(v, as: inner, to: encoder)
         case (.optional, .none):
@@ -75,10 +75,10 @@ enum GeneratedCoding {
             try encodeElements(values, as: element, mode, into: &c)
         case (.stringDictionary(let element), .stringDictionary(let d)):
             var c = encoder.singleValueContainer()
-            try c.encode(d.mapValues { Generated(shape: element, value: $0) })
+            try c.encode(d.mapValues { DiffGenerated(shape: element, value: $0) })
         case (.intDictionary(let element), .intDictionary(let d)):
             var c = encoder.singleValueContainer()
-            try c.encode(d.mapValues { Generated(shape: element, value: $0) })
+            try c.encode(d.mapValues { DiffGenerated(shape: element, value: $0) })
         case (.structure(let fields), .structure(let values)):
             var c = encoder.container(keyedBy: DiffKey.self)
             try encodeFields(values, fields, into: &c)
@@ -114,7 +114,7 @@ enum GeneratedCoding {
     /// keeps a container and writes to it later does (a streaming encoder must cope).
     static func isOutOfOrder(_ count: Int) -> Bool { count >= 2 && count % 2 == 0 }
 
-    static func encodeFields(_ values: [Value], _ fields: [ShapeField], into c: inout KeyedEncodingContainer<DiffKey>) throws {
+    static func encodeFields(_ values: [DiffValue], _ fields: [ShapeField], into c: inout KeyedEncodingContainer<DiffKey>) throws {
         guard isOutOfOrder(fields.count) else {
             for (field, v) in zip(fields, values) {
                 try encodeField(v, as: field.shape, field.mode, key: DiffKey(field.name), into: &c)
@@ -132,7 +132,7 @@ enum GeneratedCoding {
         for fill in later.reversed() { try fill() }
     }
 
-    static func encodeElements(_ values: [Value], as element: Shape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
+    static func encodeElements(_ values: [DiffValue], as element: DiffShape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
         guard isOutOfOrder(values.count) else {
             for v in values { try encodeElement(v, as: element, mode, into: &c) }
             return
@@ -150,7 +150,7 @@ enum GeneratedCoding {
 
     /// Opens the container (or super encoder) for a compound child now and returns what
     /// fills it; nil for a child written at once.
-    static func openLater(_ value: Value, _ shape: Shape, _ mode: ChildMode, key: DiffKey, in c: inout KeyedEncodingContainer<DiffKey>) -> (() throws -> Void)? {
+    static func openLater(_ value: DiffValue, _ shape: DiffShape, _ mode: ChildMode, key: DiffKey, in c: inout KeyedEncodingContainer<DiffKey>) -> (() throws -> Void)? {
         var shape = shape, value = value
         if case .optional(let inner) = shape {
             guard case .some(let v) = value else { return nil }
@@ -174,7 +174,7 @@ enum GeneratedCoding {
         }
     }
 
-    static func openLater(_ value: Value, _ shape: Shape, _ mode: ChildMode, in c: inout any UnkeyedEncodingContainer) -> (() throws -> Void)? {
+    static func openLater(_ value: DiffValue, _ shape: DiffShape, _ mode: ChildMode, in c: inout any UnkeyedEncodingContainer) -> (() throws -> Void)? {
         var shape = shape, value = value
         if case .optional(let inner) = shape {
             guard case .some(let v) = value else { return nil }
@@ -198,7 +198,7 @@ enum GeneratedCoding {
     }
 
     /// `{"caseName":{"_0":...,"label":...}}`, as synthesized `Codable` writes an enum case.
-    static func encodeCase(_ index: Int, _ values: [Value], _ cases: [ShapeCase], into c: inout KeyedEncodingContainer<DiffKey>) throws {
+    static func encodeCase(_ index: Int, _ values: [DiffValue], _ cases: [ShapeCase], into c: inout KeyedEncodingContainer<DiffKey>) throws {
         let theCase = cases[index]
         var n = c.nestedContainer(keyedBy: DiffKey.self, forKey: DiffKey(theCase.name))
         for (i, v) in values.enumerated() {
@@ -206,11 +206,11 @@ enum GeneratedCoding {
         }
     }
 
-    static func encodeField(_ value: Value, as shape: Shape, _ mode: ChildMode, key: DiffKey, into c: inout KeyedEncodingContainer<DiffKey>) throws {
+    static func encodeField(_ value: DiffValue, as shape: DiffShape, _ mode: ChildMode, key: DiffKey, into c: inout KeyedEncodingContainer<DiffKey>) throws {
         if case .optional(let inner) = shape {
             switch (value, mode) {
             case (.none, .direct): return  // omitted, as `encodeIfPresent`
-            case (.none, .boxed): try c.encodeIfPresent(nil as Generated?, forKey: key)
+            case (.none, .boxed): try c.encodeIfPresent(nil as DiffGenerated?, forKey: key)
             case (.none, .superCoder):
                 var s = c.superEncoder(forKey: key).singleValueContainer()
                 try s.encodeNil()
@@ -220,7 +220,7 @@ enum GeneratedCoding {
             return
         }
         switch mode {
-        case .boxed: try c.encode(Generated(shape: shape, value: value), forKey: key)
+        case .boxed: try c.encode(DiffGenerated(shape: shape, value: value), forKey: key)
         case .superCoder: try encode(value, as: shape, to: c.superEncoder(forKey: key))
         case .direct:
             switch (shape, value) {
@@ -228,9 +228,9 @@ enum GeneratedCoding {
                 var n = c.nestedUnkeyedContainer(forKey: key)
                 try encodeElements(values, as: element, m, into: &n)
             case (.stringDictionary(let element), .stringDictionary(let d)):
-                try c.encode(d.mapValues { Generated(shape: element, value: $0) }, forKey: key)
+                try c.encode(d.mapValues { DiffGenerated(shape: element, value: $0) }, forKey: key)
             case (.intDictionary(let element), .intDictionary(let d)):
-                try c.encode(d.mapValues { Generated(shape: element, value: $0) }, forKey: key)
+                try c.encode(d.mapValues { DiffGenerated(shape: element, value: $0) }, forKey: key)
             case (.structure(let fields), .structure(let values)):
                 var n = c.nestedContainer(keyedBy: DiffKey.self, forKey: key)
                 try encodeFields(values, fields, into: &n)
@@ -261,11 +261,11 @@ enum GeneratedCoding {
         }
     }
 
-    static func encodeElement(_ value: Value, as shape: Shape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
+    static func encodeElement(_ value: DiffValue, as shape: DiffShape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
         if case .optional(let inner) = shape {
             switch (value, mode) {
             case (.none, .direct): try c.encodeNil()
-            case (.none, .boxed): try c.encode(nil as Generated?)
+            case (.none, .boxed): try c.encode(nil as DiffGenerated?)
             case (.none, .superCoder):
                 var s = c.superEncoder().singleValueContainer()
                 try s.encodeNil()
@@ -275,7 +275,7 @@ enum GeneratedCoding {
             return
         }
         switch mode {
-        case .boxed: try c.encode(Generated(shape: shape, value: value))
+        case .boxed: try c.encode(DiffGenerated(shape: shape, value: value))
         case .superCoder: try encode(value, as: shape, to: c.superEncoder())
         case .direct:
             switch (shape, value) {
@@ -283,9 +283,9 @@ enum GeneratedCoding {
                 var n = c.nestedUnkeyedContainer()
                 try encodeElements(values, as: element, m, into: &n)
             case (.stringDictionary(let element), .stringDictionary(let d)):
-                try c.encode(d.mapValues { Generated(shape: element, value: $0) })
+                try c.encode(d.mapValues { DiffGenerated(shape: element, value: $0) })
             case (.intDictionary(let element), .intDictionary(let d)):
-                try c.encode(d.mapValues { Generated(shape: element, value: $0) })
+                try c.encode(d.mapValues { DiffGenerated(shape: element, value: $0) })
             case (.structure(let fields), .structure(let values)):
                 var n = c.nestedContainer(keyedBy: DiffKey.self)
                 try encodeFields(values, fields, into: &n)
@@ -318,7 +318,7 @@ enum GeneratedCoding {
 
     // MARK: Decoding
 
-    static func decode(_ shape: Shape, from decoder: any Decoder, _ stack: ShapeStack) throws -> Value {
+    static func decode(_ shape: DiffShape, from decoder: any Decoder, _ stack: ShapeStack) throws -> DiffValue {
         switch shape {
         case .optional(let inner):
             let c = try decoder.singleValueContainer()
@@ -328,10 +328,10 @@ enum GeneratedCoding {
             return .array(try decodeElements(element, mode, &c, stack))
         case .stringDictionary(let element):
             let c = try decoder.singleValueContainer()
-            return .stringDictionary(try stack.with(element) { try c.decode([String: Generated].self) }.mapValues(\.value))
+            return .stringDictionary(try stack.with(element) { try c.decode([String: DiffGenerated].self) }.mapValues(\.value))
         case .intDictionary(let element):
             let c = try decoder.singleValueContainer()
-            return .intDictionary(try stack.with(element) { try c.decode([Int: Generated].self) }.mapValues(\.value))
+            return .intDictionary(try stack.with(element) { try c.decode([Int: DiffGenerated].self) }.mapValues(\.value))
         case .structure(let fields):
             return try decodeFields(fields, try decoder.container(keyedBy: DiffKey.self), stack)
         case .enumeration(let cases):
@@ -360,8 +360,8 @@ enum GeneratedCoding {
         }
     }
 
-    static func decodeElements(_ element: Shape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack) throws -> [Value] {
-        var values: [Value] = []
+    static func decodeElements(_ element: DiffShape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack) throws -> [DiffValue] {
+        var values: [DiffValue] = []
         while !c.isAtEnd {
             let before = c.currentIndex
             values.append(try decodeElement(element, mode, &c, stack))
@@ -373,14 +373,14 @@ enum GeneratedCoding {
         return values
     }
 
-    static func decodeFields(_ fields: [ShapeField], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> Value {
+    static func decodeFields(_ fields: [ShapeField], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> DiffValue {
         .structure(try fields.map { try decodeField($0.shape, $0.mode, key: DiffKey($0.name), c, stack) })
     }
 
-    static func decodeCase(_ cases: [ShapeCase], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> Value {
+    static func decodeCase(_ cases: [ShapeCase], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> DiffValue {
         let keys = c.allKeys
         guard keys.count == 1 else {
-            throw DecodingError.typeMismatch(Generated.self, .init(codingPath: c.codingPath, debugDescription: "\(keys.count) keys for an enum case"))
+            throw DecodingError.typeMismatch(DiffGenerated.self, .init(codingPath: c.codingPath, debugDescription: "\(keys.count) keys for an enum case"))
         }
         guard let index = cases.firstIndex(where: { $0.name.unicodeScalars.elementsEqual(keys[0].stringValue.unicodeScalars) }) else {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "no case \(keys[0].stringValue)"))
@@ -392,20 +392,20 @@ enum GeneratedCoding {
         })
     }
 
-    static func decodeField(_ shape: Shape, _ mode: ChildMode, key: DiffKey, _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> Value {
+    static func decodeField(_ shape: DiffShape, _ mode: ChildMode, key: DiffKey, _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> DiffValue {
         if case .optional(let inner) = shape {
             switch mode {
             case .direct:
                 if try !c.contains(key) || c.decodeNil(forKey: key) { return .none }
                 return .some(try decodeField(inner, mode, key: key, c, stack))
             case .boxed:
-                return try stack.with(inner) { try c.decodeIfPresent(Generated.self, forKey: key) }.map { .some($0.value) } ?? .none
+                return try stack.with(inner) { try c.decodeIfPresent(DiffGenerated.self, forKey: key) }.map { .some($0.value) } ?? .none
             case .superCoder:
                 return try decode(shape, from: c.superDecoder(forKey: key), stack)
             }
         }
         switch mode {
-        case .boxed: return try stack.with(shape) { try c.decode(Generated.self, forKey: key) }.value
+        case .boxed: return try stack.with(shape) { try c.decode(DiffGenerated.self, forKey: key) }.value
         case .superCoder: return try decode(shape, from: c.superDecoder(forKey: key), stack)
         case .direct:
             switch shape {
@@ -413,9 +413,9 @@ enum GeneratedCoding {
                 var n = try c.nestedUnkeyedContainer(forKey: key)
                 return .array(try decodeElements(element, m, &n, stack))
             case .stringDictionary(let element):
-                return .stringDictionary(try stack.with(element) { try c.decode([String: Generated].self, forKey: key) }.mapValues(\.value))
+                return .stringDictionary(try stack.with(element) { try c.decode([String: DiffGenerated].self, forKey: key) }.mapValues(\.value))
             case .intDictionary(let element):
-                return .intDictionary(try stack.with(element) { try c.decode([Int: Generated].self, forKey: key) }.mapValues(\.value))
+                return .intDictionary(try stack.with(element) { try c.decode([Int: DiffGenerated].self, forKey: key) }.mapValues(\.value))
             case .structure(let fields):
                 return try decodeFields(fields, try c.nestedContainer(keyedBy: DiffKey.self, forKey: key), stack)
             case .enumeration(let cases):
@@ -441,20 +441,20 @@ enum GeneratedCoding {
         }
     }
 
-    static func decodeElement(_ shape: Shape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack) throws -> Value {
+    static func decodeElement(_ shape: DiffShape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack) throws -> DiffValue {
         if case .optional(let inner) = shape {
             switch mode {
             case .direct:
                 if try c.decodeNil() { return .none }
                 return .some(try decodeElement(inner, mode, &c, stack))
             case .boxed:
-                return try stack.with(inner) { try c.decodeIfPresent(Generated.self) }.map { .some($0.value) } ?? .none
+                return try stack.with(inner) { try c.decodeIfPresent(DiffGenerated.self) }.map { .some($0.value) } ?? .none
             case .superCoder:
                 return try decode(shape, from: c.superDecoder(), stack)
             }
         }
         switch mode {
-        case .boxed: return try stack.with(shape) { try c.decode(Generated.self) }.value
+        case .boxed: return try stack.with(shape) { try c.decode(DiffGenerated.self) }.value
         case .superCoder: return try decode(shape, from: c.superDecoder(), stack)
         case .direct:
             switch shape {
@@ -462,9 +462,9 @@ enum GeneratedCoding {
                 var n = try c.nestedUnkeyedContainer()
                 return .array(try decodeElements(element, m, &n, stack))
             case .stringDictionary(let element):
-                return .stringDictionary(try stack.with(element) { try c.decode([String: Generated].self) }.mapValues(\.value))
+                return .stringDictionary(try stack.with(element) { try c.decode([String: DiffGenerated].self) }.mapValues(\.value))
             case .intDictionary(let element):
-                return .intDictionary(try stack.with(element) { try c.decode([Int: Generated].self) }.mapValues(\.value))
+                return .intDictionary(try stack.with(element) { try c.decode([Int: DiffGenerated].self) }.mapValues(\.value))
             case .structure(let fields):
                 return try decodeFields(fields, try c.nestedContainer(keyedBy: DiffKey.self), stack)
             case .enumeration(let cases):

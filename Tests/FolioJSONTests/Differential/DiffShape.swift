@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a container puts a child: through the container's own methods (`encode(_:forKey:)`,
-/// nested containers), as a separate `Generated` value (`encode(Generated)`), or through a
+/// nested containers), as a separate `DiffGenerated` value (`encode(DiffGenerated)`), or through a
 /// `superEncoder`/`superDecoder`. Stored in the shape so encoding and decoding agree.
 enum ChildMode: Sendable, CustomStringConvertible {
     case direct, boxed, superCoder
@@ -16,32 +16,32 @@ enum ChildMode: Sendable, CustomStringConvertible {
 
 struct ShapeField: Sendable {
     var name: String
-    var shape: Shape
+    var shape: DiffShape
     var mode: ChildMode
 }
 
 struct ShapeCase: Sendable {
     var name: String
     /// Associated values; a `nil` label is written `_0`, `_1`, ... as synthesized Codable does.
-    var fields: [(label: String?, shape: Shape)]
+    var fields: [(label: String?, shape: DiffShape)]
 
     func key(_ index: Int) -> String { fields[index].label ?? "_\(index)" }
 }
 
 /// The description of a Codable type, built at run time because Swift cannot make types.
-indirect enum Shape: Sendable, CustomStringConvertible {
+indirect enum DiffShape: Sendable, CustomStringConvertible {
     case bool, string
     case int8, int16, int32, int64, int
     case uint8, uint16, uint32, uint64, uint
     case float, double, date, data
-    case optional(Shape)
-    case array(Shape, ChildMode)
-    case stringDictionary(Shape)
-    case intDictionary(Shape)
+    case optional(DiffShape)
+    case array(DiffShape, ChildMode)
+    case stringDictionary(DiffShape)
+    case intDictionary(DiffShape)
     case structure([ShapeField])
     case enumeration([ShapeCase])
 
-    static let scalars: [Shape] = [.bool, .string, .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint64, .uint, .float, .double, .date, .data]
+    static let scalars: [DiffShape] = [.bool, .string, .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint64, .uint, .float, .double, .date, .data]
 
     var isOptional: Bool { if case .optional = self { return true } else { return false } }
 
@@ -88,17 +88,17 @@ indirect enum Shape: Sendable, CustomStringConvertible {
 }
 
 /// A value of a shape.
-indirect enum Value: Sendable, CustomStringConvertible {
+indirect enum DiffValue: Sendable, CustomStringConvertible {
     case bool(Bool), string(String)
     case int8(Int8), int16(Int16), int32(Int32), int64(Int64), int(Int)
     case uint8(UInt8), uint16(UInt16), uint32(UInt32), uint64(UInt64), uint(UInt)
     case float(Float), double(Double), date(Date), data(Data)
-    case none, some(Value)
-    case array([Value])
-    case stringDictionary([String: Value])
-    case intDictionary([Int: Value])
-    case structure([Value])
-    case enumeration(Int, [Value])
+    case none, some(DiffValue)
+    case array([DiffValue])
+    case stringDictionary([String: DiffValue])
+    case intDictionary([Int: DiffValue])
+    case structure([DiffValue])
+    case enumeration(Int, [DiffValue])
 
     var description: String {
         switch self {
@@ -131,7 +131,7 @@ indirect enum Value: Sendable, CustomStringConvertible {
 
 /// Strict equality: strings by Unicode scalars (not canonical equivalence), floats by bit
 /// pattern (so `-0.0 != 0.0`), any NaN equal to any NaN.
-func strictlyEqual(_ a: Value, _ b: Value) -> Bool {
+func strictlyEqual(_ a: DiffValue, _ b: DiffValue) -> Bool {
     switch (a, b) {
     case (.bool(let x), .bool(let y)): return x == y
     case (.string(let x), .string(let y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
@@ -177,7 +177,7 @@ struct ValueOptions: Sendable {
 }
 
 /// Shapes and values from a seed.
-struct Generator {
+struct DiffGenerator {
     var random: DiffRandom
     var options: ValueOptions
 
@@ -188,8 +188,8 @@ struct Generator {
 
     // MARK: Shapes
 
-    mutating func shape(depth: Int = 4) -> Shape {
-        if depth <= 0 || random.chance(2, in: 5) { return random.pick(Shape.scalars) }
+    mutating func shape(depth: Int = 4) -> DiffShape {
+        if depth <= 0 || random.chance(2, in: 5) { return random.pick(DiffShape.scalars) }
         switch random.below(7) {
         case 0: return .optional(nonOptionalShape(depth: depth - 1))
         case 1: return .array(shape(depth: depth - 1), mode())
@@ -200,7 +200,7 @@ struct Generator {
         }
     }
 
-    mutating func nonOptionalShape(depth: Int) -> Shape {
+    mutating func nonOptionalShape(depth: Int) -> DiffShape {
         while true {
             let s = shape(depth: depth)
             if !s.isOptional { return s }
@@ -218,7 +218,7 @@ struct Generator {
     mutating func cases(depth: Int) -> [ShapeCase] {
         (0..<(1 + random.below(3))).map { i in
             let labels = random.chance(1, in: 2)
-            let fields: [(label: String?, shape: Shape)] = (0..<random.below(3)).map { j in
+            let fields: [(label: String?, shape: DiffShape)] = (0..<random.below(3)).map { j in
                 (labels ? "v\(j)" : nil, shape(depth: depth))
             }
             return ShapeCase(name: random.pick(["a", "case", "some", "none", "value", "x_y", "émoji😀"]) + "\(i)", fields: fields)
@@ -229,15 +229,15 @@ struct Generator {
     static let camelNames = ["imageURL", "userID", "firstName", "a", "aB", "ABC", "already_snake", "_leading", "trailing_", "__double", "x1Y2", "URLString", "oneTwoThree", "ünïcodeKey", "HTTPResponseCode", "isOK"]
 
     mutating func fieldName(_ index: Int) -> String {
-        if options.camelCaseNames { return random.pick(Generator.camelNames) + (index == 0 ? "" : "F\(index)") }
-        let piece = random.pick(Generator.namePieces)
+        if options.camelCaseNames { return random.pick(DiffGenerator.camelNames) + (index == 0 ? "" : "F\(index)") }
+        let piece = random.pick(DiffGenerator.namePieces)
         // The index keeps names in one struct distinct (even under canonical equivalence).
         return random.chance(1, in: 2) ? "\(piece)\(index)" : "f\(index)\(piece)"
     }
 
     // MARK: Values
 
-    mutating func value(_ shape: Shape, depth: Int = 0) -> Value {
+    mutating func value(_ shape: DiffShape, depth: Int = 0) -> DiffValue {
         switch shape {
         case .bool: return .bool(random.chance(1, in: 2))
         case .string: return .string(string())
@@ -258,11 +258,11 @@ struct Generator {
         case .optional(let inner): return random.chance(1, in: 3) ? .none : .some(value(inner, depth: depth + 1))
         case .array(let element, _): return .array((0..<count()).map { _ in value(element, depth: depth + 1) })
         case .stringDictionary(let element):
-            var d: [String: Value] = [:]
+            var d: [String: DiffValue] = [:]
             for _ in 0..<count() { d[string()] = value(element, depth: depth + 1) }
             return .stringDictionary(d)
         case .intDictionary(let element):
-            var d: [Int: Value] = [:]
+            var d: [Int: DiffValue] = [:]
             for _ in 0..<count() { d[integer(Int.self)] = value(element, depth: depth + 1) }
             return .intDictionary(d)
         case .structure(let fields): return .structure(fields.map { value($0.shape, depth: depth + 1) })
@@ -300,7 +300,7 @@ struct Generator {
     mutating func double() -> Double {
         if options.nonFinite && random.chance(1, in: 4) { return random.pick([.infinity, -.infinity, .nan]) }
         switch random.below(4) {
-        case 0, 1: return random.pick(Generator.specialDoubles)
+        case 0, 1: return random.pick(DiffGenerator.specialDoubles)
         case 2: return Double(random.below(2_000_001) - 1_000_000) / Double(random.pick([1, 10, 100, 1000, 7, 3]))
         default:
             // Any finite bit pattern, subnormals included.
@@ -314,7 +314,7 @@ struct Generator {
     mutating func float() -> Float {
         if options.nonFinite && random.chance(1, in: 4) { return random.pick([.infinity, -.infinity, .nan]) }
         switch random.below(4) {
-        case 0, 1: return random.pick(Generator.specialFloats)
+        case 0, 1: return random.pick(DiffGenerator.specialFloats)
         case 2: return Float(random.below(20001) - 10000) / Float(random.pick([1, 10, 100, 3]))
         default:
             while true {
@@ -353,7 +353,7 @@ struct Generator {
             } else if random.chance(1, in: 5) {
                 s.unicodeScalars.append(Unicode.Scalar(UInt8(random.below(0x20))))
             } else {
-                s += random.pick(Generator.stringPieces)
+                s += random.pick(DiffGenerator.stringPieces)
             }
         }
         return s

@@ -7,12 +7,12 @@ import FolioJSON
     /// `encode(_:appendingTo:)` appends exactly what `encode(_:)` returns, and leaves the
     /// buffer as it was when it throws; every `decode` overload reads the same value.
     @Test(.enabled(if: DiffCoder.folio.side == .folio, "Folio's own API")) func entryPointsAgree() throws {
-        var generator = Generator(seed: DiffBudget.seed &+ 31, options: ValueOptions(nonFinite: true))
+        var generator = DiffGenerator(seed: DiffBudget.seed &+ 31, options: ValueOptions(nonFinite: true))
         var threw = 0
         for i in 0..<DiffBudget.count(2_000) {
             let shape = generator.shape(depth: 3)
             let value = generator.value(shape)
-            let generated = Generated(shape: shape, value: value)
+            let generated = DiffGenerated(shape: shape, value: value)
             let header: [UInt8] = Array("header\u{0}{[\"".utf8)
             var buffer = header
             guard let bytes = try? FolioJSONEncoder().encode(generated) else {
@@ -28,10 +28,10 @@ import FolioJSON
 
             var decoder = FolioJSONDecoder()
             decoder.userInfo = [.diffShapes: ShapeStack(shape)]
-            let fromArray = try decoder.decode(Generated.self, from: bytes).value
-            let fromSlice = try decoder.decode(Generated.self, from: buffer[header.count...]).value
-            let fromData = try decoder.decode(Generated.self, from: Data(bytes)).value
-            let fromPointer = try bytes.withUnsafeBytes { try decoder.decode(Generated.self, from: $0) }.value
+            let fromArray = try decoder.decode(DiffGenerated.self, from: bytes).value
+            let fromSlice = try decoder.decode(DiffGenerated.self, from: buffer[header.count...]).value
+            let fromData = try decoder.decode(DiffGenerated.self, from: Data(bytes)).value
+            let fromPointer = try bytes.withUnsafeBytes { try decoder.decode(DiffGenerated.self, from: $0) }.value
             for decoded in [fromArray, fromSlice, fromData, fromPointer] {
                 #expect(strictlyEqual(decoded, value), "#\(i) shape \(shape) json \(jsonText(bytes))")
             }
@@ -47,20 +47,20 @@ import FolioJSON
             case labeled(first: Bool, second: Double?)
             case mixed(Int, named: [UInt8])
         }
-        let shape = Shape.array(.enumeration([
+        let shape = DiffShape.array(.enumeration([
             ShapeCase(name: "plain", fields: []),
             ShapeCase(name: "unlabeled", fields: [(nil, .int8), (nil, .string)]),
             ShapeCase(name: "labeled", fields: [("first", .bool), ("second", .optional(.double))]),
             ShapeCase(name: "mixed", fields: [(nil, .int), ("named", .array(.uint8, .direct))]),
         ]), .direct)
         let values: [Synthesized] = [.plain, .unlabeled(-1, "x\"y"), .labeled(first: true, second: nil), .labeled(first: false, second: 0.5), .mixed(7, named: [0, 255])]
-        let generated = Value.array([
+        let generated = DiffValue.array([
             .enumeration(0, []), .enumeration(1, [.int8(-1), .string("x\"y")]), .enumeration(2, [.bool(true), .none]),
             .enumeration(2, [.bool(false), .some(.double(0.5))]), .enumeration(3, [.int(7), .array([.uint8(0), .uint8(255)])]),
         ])
         let synthesizedJSON = try JSONEncoder().encode(values)
         let generatedJSON = try DiffCoder.foundation.encode(generated, as: shape)
-        #expect(try JSONDecoder().decode(AnyJSON.self, from: synthesizedJSON) == DiffCoder.foundation.decode(AnyJSON.self, from: generatedJSON))
+        #expect(try JSONDecoder().decode(DiffAnyJSON.self, from: synthesizedJSON) == DiffCoder.foundation.decode(DiffAnyJSON.self, from: generatedJSON))
         #expect(try JSONDecoder().decode([Synthesized].self, from: Data(generatedJSON)) == values)
         #expect(strictlyEqual(try DiffCoder.foundation.decode(shape, from: Array(synthesizedJSON)), generated))
         // And through Folio.

@@ -10,16 +10,16 @@ import Darwin
 /// The hostile-input checks, with the decoder under test as a parameter (the self-test
 /// runs them Foundation against Foundation).
 enum HostileChecks {
-    static func decodeAny(_ coder: DiffCoder, _ bytes: [UInt8]) throws -> AnyJSON { try coder.decode(AnyJSON.self, from: bytes) }
+    static func decodeAny(_ coder: DiffCoder, _ bytes: [UInt8]) throws -> DiffAnyJSON { try coder.decode(DiffAnyJSON.self, from: bytes) }
 
     /// A generated document (Foundation's encoding of a generated value) with its shape.
-    static func documents(seed: UInt64, count: Int, depth: Int = 3) -> [(shape: Shape, bytes: [UInt8], seed: UInt64)] {
-        var out: [(Shape, [UInt8], UInt64)] = []
+    static func documents(seed: UInt64, count: Int, depth: Int = 3) -> [(shape: DiffShape, bytes: [UInt8], seed: UInt64)] {
+        var out: [(DiffShape, [UInt8], UInt64)] = []
         var i: UInt64 = 0
         while out.count < count {
             let s = seed &+ i
             i += 1
-            var g = Generator(seed: s)
+            var g = DiffGenerator(seed: s)
             let shape = g.shape(depth: depth)
             let value = g.value(shape)
             if let bytes = try? DiffCoder.foundation.encode(value, as: shape) { out.append((shape, bytes, s)) }
@@ -65,7 +65,7 @@ enum HostileChecks {
         return count
     }
 
-    /// Generated documents respelled (whitespace, `\u` escapes in strings and keys, surrogate
+    /// DiffGenerated documents respelled (whitespace, `\u` escapes in strings and keys, surrogate
     /// pairs, redundant fractions and exponents): valid JSON Foundation's encoder never
     /// writes. Returns the number of respelled documents.
     @discardableResult
@@ -93,8 +93,8 @@ enum HostileChecks {
         var compared = 0
         for i in 0..<count where !report.shouldStop {
             let document = docs[i], target = docs[(i * 7 + 3) % docs.count].shape
-            let r = Outcome { try DiffCoder.foundation.decode(target, from: document.bytes) }
-            let s = Outcome { try subject.decode(target, from: document.bytes) }
+            let r = DiffOutcome { try DiffCoder.foundation.decode(target, from: document.bytes) }
+            let s = DiffOutcome { try subject.decode(target, from: document.bytes) }
             func place() -> String { "document seed \(document.seed) (shape \(document.shape)) decoded as \(target)\n  json: \(jsonText(document.bytes))" }
             switch (r, s) {
             case (.failure(let x), .failure(let y)):
@@ -161,7 +161,7 @@ extension Array where Element == String {
             let unclosed = Array(String(repeating: open, count: 100_000).utf8)
             let closed = Array((String(repeating: open, count: 100_000) + "1" + String(repeating: close, count: 100_000)).utf8)
             for bytes in [unclosed, closed] {
-                #expect(throws: (any Error).self, "\(open) x 100,000 as any JSON") { try DiffCoder.folio.decode(AnyJSON.self, from: bytes) }
+                #expect(throws: (any Error).self, "\(open) x 100,000 as any JSON") { try DiffCoder.folio.decode(DiffAnyJSON.self, from: bytes) }
                 #expect(throws: (any Error).self, "\(open) x 100,000 as [Int]") { try DiffCoder.folio.decode([Int].self, from: bytes) }
                 #expect(throws: (any Error).self, "\(open) x 100,000 as Int") { try DiffCoder.folio.decode(Int.self, from: bytes) }
                 #expect(throws: DecodingError.self, "\(open) x 100,000 as nested arrays") {
@@ -181,7 +181,7 @@ extension Array where Element == String {
                                    place: "\(open) nested \(depth) deep", report: report)
             }
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// `maximumDepth` is the deepest nesting accepted.
@@ -192,8 +192,8 @@ extension Array where Element == String {
         for (open, close) in Self.nestings.prefix(2) {
             let within = Array((String(repeating: open, count: limit) + "1" + String(repeating: close, count: limit)).utf8)
             let beyond = Array((String(repeating: open, count: limit + 1) + "1" + String(repeating: close, count: limit + 1)).utf8)
-            #expect(throws: Never.self, "\(open) x \(limit) with maximumDepth \(limit)") { try decoder.decode(AnyJSON.self, from: within) }
-            #expect(throws: DecodingError.self, "\(open) x \(limit + 1) with maximumDepth \(limit)") { try decoder.decode(AnyJSON.self, from: beyond) }
+            #expect(throws: Never.self, "\(open) x \(limit) with maximumDepth \(limit)") { try decoder.decode(DiffAnyJSON.self, from: within) }
+            #expect(throws: DecodingError.self, "\(open) x \(limit + 1) with maximumDepth \(limit)") { try decoder.decode(DiffAnyJSON.self, from: beyond) }
         }
     }
 
@@ -223,7 +223,7 @@ extension Array where Element == String {
             hostileMayRefuse(bytes, as: { try $0.decode(Float.self, from: $1) }, equal: { ($0.isNaN && $1.isNaN) || $0.bitPattern == $1.bitPattern }, place: place + " as Float", report: report)
             hostileMayRefuse(inArray, as: HostileChecks.decodeAny, equal: ==, place: place + " as any JSON", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// Integers written with a fraction or an exponent (valid JSON other writers produce):
@@ -240,7 +240,7 @@ extension Array where Element == String {
             }
             check(Int.self); check(Int64.self); check(UInt64.self); check(Int8.self); check(UInt32.self)
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// Keys of `[Int: T]` are strings Swift's `Int(_:)` parses: spellings it accepts or refuses.
@@ -253,14 +253,14 @@ extension Array where Element == String {
             DiffChecks.hostile(bytes, as: { try $0.decode([Int8: Bool].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation, place: "[Int8: Bool] key \(key)", report: report)
             DiffChecks.hostile(bytes, as: { try $0.decode([UInt: Bool].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation, place: "[UInt: Bool] key \(key)", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// For huge numbers the issue allows refusing what Foundation accepts: throws, or the
     /// same value. Refusals are noted.
     func hostileMayRefuse<T>(_ bytes: [UInt8], as decode: (DiffCoder, [UInt8]) throws -> T, equal: (T, T) -> Bool, place: String, report: DiffReport) {
-        let r = Outcome { try decode(.foundation, bytes) }
-        switch Outcome({ try decode(.folio, bytes) }) {
+        let r = DiffOutcome { try decode(.foundation, bytes) }
+        switch DiffOutcome({ try decode(.folio, bytes) }) {
         case .failure(let error):
             if let x = r.value { report.note("\(place): Foundation decodes \(x), Folio throws \(error)") }
         case .value(let y):
@@ -276,14 +276,14 @@ extension Array where Element == String {
         let report = DiffReport("truncations")
         let decoded = HostileChecks.truncations(subject: .folio, seed: DiffBudget.seed &+ 11, documents: DiffBudget.count(150), report: report)
         #expect(decoded > 1_000)
-        record(report)
+        recordDiff(report)
     }
 
     @Test("Random mutations", arguments: 0..<2)
     func randomMutations(part: Int) {
         let report = DiffReport("mutations part \(part)")
         HostileChecks.mutations(subject: .folio, seed: DiffBudget.seed &+ 13 &+ UInt64(part) << 32, count: DiffBudget.count(25_000), report: report)
-        record(report)
+        recordDiff(report)
     }
 
     @Test func equivalentSpellings() {
@@ -291,7 +291,7 @@ extension Array where Element == String {
         let (documents, same) = HostileChecks.respellings(subject: .folio, seed: DiffBudget.seed &+ 17, count: DiffBudget.count(10_000), report: report)
         // The respellings are the same JSON values: Foundation reads nearly all as the original.
         #expect(same > documents / 2)
-        record(report)
+        recordDiff(report)
     }
 
     /// Errors: `DecodingError` of the same case at the same coding path as Foundation's.
@@ -299,13 +299,13 @@ extension Array where Element == String {
         let report = DiffReport("wrong shapes")
         let compared = HostileChecks.wrongShapes(subject: .folio, seed: DiffBudget.seed &+ 19, count: DiffBudget.count(3_000), report: report)
         #expect(compared > 500)
-        record(report)
+        recordDiff(report)
     }
 
     @Test func invalidStringsAndEscapes() {
         let report = DiffReport("strings")
         HostileChecks.strings(subject: .folio, report: report)
-        record(report)
+        recordDiff(report)
     }
 
     /// Foundation reads UTF-16 and UTF-32 input (it guesses the encoding); Folio reads UTF-8
@@ -319,13 +319,13 @@ extension Array where Element == String {
             ("UTF-32LE", text.unicodeScalars.flatMap { s in (0..<4).map { UInt8(truncatingIfNeeded: s.value >> (8 * $0)) } }),
             ("UTF-8 with BOM", [0xEF, 0xBB, 0xBF] + Array(text.utf8)),
         ]
-        let expected = AnyJSON.array([.int(1), .string("é😀")])
+        let expected = DiffAnyJSON.array([.int(1), .string("é😀")])
         for (name, bytes) in encodings {
-            #expect(try DiffCoder.foundation.decode(AnyJSON.self, from: bytes) == expected, "Foundation reads \(name)")
-            if let folio = try? DiffCoder.folio.decode(AnyJSON.self, from: bytes) { #expect(folio == expected, "\(name)") }
+            #expect(try DiffCoder.foundation.decode(DiffAnyJSON.self, from: bytes) == expected, "Foundation reads \(name)")
+            if let folio = try? DiffCoder.folio.decode(DiffAnyJSON.self, from: bytes) { #expect(folio == expected, "\(name)") }
         }
         // A UTF-8 byte order mark is UTF-8: Folio reads it as Foundation does.
-        #expect(try DiffCoder.folio.decode(AnyJSON.self, from: encodings[4].1) == expected)
+        #expect(try DiffCoder.folio.decode(DiffAnyJSON.self, from: encodings[4].1) == expected)
     }
 
     /// Surrogate pairs in `\u` escapes, as other JSON writers escape non-BMP characters.
@@ -383,6 +383,6 @@ extension Array where Element == String {
         let (documents, same) = HostileChecks.respellings(subject: .foundation, seed: 5, count: 1_000, report: report)
         #expect(same > documents / 2)
         #expect(report.failureCount == 0 && report.findingCount == 0)
-        record(report)
+        recordDiff(report)
     }
 }

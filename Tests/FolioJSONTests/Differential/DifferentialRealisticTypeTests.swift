@@ -143,7 +143,7 @@ final class DiffZoo: Codable, Equatable {
 
 enum DiffRealistic {
     static func book(_ random: inout DiffRandom) -> DiffBook {
-        var g = Generator(seed: random.next())
+        var g = DiffGenerator(seed: random.next())
         func series(_ depth: Int) -> DiffBook.Series {
             DiffBook.Series(name: g.string(), position: g.integer(Int.self), next: depth == 0 ? [] : (0..<g.random.below(3)).map { _ in series(depth - 1) })
         }
@@ -171,7 +171,7 @@ enum DiffRealistic {
     }
 
     static func zoo(_ random: inout DiffRandom) -> DiffZoo {
-        var g = Generator(seed: random.next())
+        var g = DiffGenerator(seed: random.next())
         return DiffZoo(
             dogs: (0..<g.random.below(3)).map { _ in DiffDog(name: g.string(), breed: g.string(), goodBoy: g.random.chance(1, in: 3) ? nil : g.random.chance(1, in: 2)) },
             birds: (0..<g.random.below(3)).map { _ in g.random.chance(1, in: 4) ? nil : DiffBird(name: g.string(), wingspan: g.float(), song: (0..<g.random.below(3)).map { _ in g.string() }) },
@@ -189,7 +189,7 @@ enum DiffRealistic {
                 return
             }
             for (from, bytes, to) in [(reference, r, subject), (subject, s, reference), (subject, s, subject)] {
-                switch Outcome({ try to.decode(T.self, from: bytes) }) {
+                switch DiffOutcome({ try to.decode(T.self, from: bytes) }) {
                 case .value(let decoded) where decoded != value:
                     report.fail("\(place): \(from) → \(to) decoded \(decoded)\n  value: \(value)\n  json: \(jsonText(bytes))")
                 case .failure(let error):
@@ -198,7 +198,7 @@ enum DiffRealistic {
                 }
             }
             let plain = DiffCoder.foundation
-            if let rt = try? plain.decode(AnyJSON.self, from: r), rt != (try? plain.decode(AnyJSON.self, from: s)) {
+            if let rt = try? plain.decode(DiffAnyJSON.self, from: r), rt != (try? plain.decode(DiffAnyJSON.self, from: s)) {
                 report.fail("\(place): different JSON\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))")
             }
         } catch {
@@ -215,7 +215,7 @@ enum DiffRealistic {
             let book = DiffRealistic.book(&random)
             DiffRealistic.check(book, subject: .folio, reference: .foundation, place: "book #\(i) (FOLIO_JSON_SEED=\(DiffBudget.seed))", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     @Test(arguments: [DiffStrategies(date: .iso8601, data: .deferred), DiffStrategies(date: .milliseconds, floats: ["inf", "-inf", "nan"]),
@@ -230,7 +230,7 @@ enum DiffRealistic {
             book.authors = book.authors.map { var a = $0; a.born = nil; return a }
             DiffRealistic.check(book, subject: .folio, reference: .foundation, strategies: strategies, place: "book #\(i) with \(strategies)", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     @Test func classesWithSuperclasses() {
@@ -239,7 +239,7 @@ enum DiffRealistic {
         for i in 0..<DiffBudget.count(1_000) where !report.shouldStop {
             DiffRealistic.check(DiffRealistic.zoo(&random), subject: .folio, reference: .foundation, place: "zoo #\(i) (FOLIO_JSON_SEED=\(DiffBudget.seed))", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// Types Foundation's coders treat specially: URL as a string, Decimal as a number.
@@ -250,7 +250,7 @@ enum DiffRealistic {
         let decimals: [Decimal] = [0, 1, -1, Decimal(string: "3.14159265358979323846264338327950288")!, Decimal(string: "1e-100")!, Decimal(string: "-12345678901234567890.5")!, Decimal(Double.pi)]
         DiffRealistic.check(decimals, subject: .folio, reference: .foundation, place: "[Decimal]", report: report)
         DiffRealistic.check(["a": UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!], subject: .folio, reference: .foundation, place: "[String: UUID]", report: report)
-        record(report)
+        recordDiff(report)
     }
 }
 

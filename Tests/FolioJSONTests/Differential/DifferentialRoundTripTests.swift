@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import FolioJSON
 
-func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocation) {
+func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocation) {
     for failure in report.failures {
         Issue.record("\(report.name): \(failure)", sourceLocation: sourceLocation)
     }
@@ -20,12 +20,12 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
 @Suite("Differential round trips") struct DifferentialRoundTripTests {
     /// 100,000 generated values (by default), each Foundation → Folio, Folio → Foundation
     /// and Folio → Folio; split over two tests so two cores share them.
-    @Test("Generated values round-trip", arguments: 0..<2)
+    @Test("DiffGenerated values round-trip", arguments: 0..<2)
     func generatedValues(part: Int) {
         let report = DiffReport("round trips part \(part)")
         let checked = DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ UInt64(part) << 40, count: DiffBudget.count(50_000), report: report)
         #expect(checked == DiffBudget.count(50_000) || report.shouldStop)
-        record(report)
+        recordDiff(report)
     }
 
     /// `FOLIO_JSON_REPLAY=S/D` replays the shape of a reported "seed S depth D" (its first 25 values)
@@ -35,25 +35,25 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
         let parts = (ProcessInfo.processInfo.environment["FOLIO_JSON_REPLAY"] ?? "").split(separator: "/")
         let seed = try #require(parts.first.flatMap { UInt64($0) })
         let depth = parts.count > 1 ? try #require(Int(parts[1])) : 4
-        var generator = Generator(seed: seed)
+        var generator = DiffGenerator(seed: seed)
         let shape = generator.shape(depth: depth)
         print("shape: \(shape)")
         for k in 0..<25 {
             let value = generator.value(shape)
             print("value #\(k): \(value)")
-            print("  Foundation: \(Outcome { try DiffCoder.foundation.encode(value, as: shape) }.value.map(jsonText) ?? "throws")")
-            print("  Folio:      \(Outcome { try DiffCoder.folio.encode(value, as: shape) }.value.map(jsonText) ?? "throws")")
+            print("  Foundation: \(DiffOutcome { try DiffCoder.foundation.encode(value, as: shape) }.value.map(jsonText) ?? "throws")")
+            print("  Folio:      \(DiffOutcome { try DiffCoder.folio.encode(value, as: shape) }.value.map(jsonText) ?? "throws")")
         }
         let report = DiffReport("replay \(seed)")
         DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: seed, count: 25, depth: depth, report: report)
-        record(report)
+        recordDiff(report)
     }
 
     /// Deep shapes, fewer values: nesting of every container kind through every child mode.
     @Test func deepShapes() {
         let report = DiffReport("deep shapes")
         DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ 7 << 40, count: DiffBudget.count(2_000), valuesPerShape: 4, depth: 9, report: report)
-        record(report)
+        recordDiff(report)
     }
 }
 
@@ -65,7 +65,7 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
         let checked = DiffChecks.roundTrips(subject: .foundation, reference: .foundation, seed: DiffBudget.seed, count: 2_000, report: report)
         #expect(checked == 2_000)
         #expect(report.failureCount == 0)
-        record(report)
+        recordDiff(report)
     }
 
     /// ... and it does report a coder that gets values wrong.
@@ -84,7 +84,7 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
     }
 
     @Test func generatorIsDeterministic() {
-        var a = Generator(seed: 42), b = Generator(seed: 42)
+        var a = DiffGenerator(seed: 42), b = DiffGenerator(seed: 42)
         for _ in 0..<50 {
             let sa = a.shape(), sb = b.shape()
             #expect(sa.description == sb.description)
@@ -95,7 +95,7 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
     /// The generator reaches what issue 16 names: every scalar kind, every container, limits.
     @Test func generatorCoversTheCases() throws {
         var seen = Set<String>()
-        func walk(_ s: Shape) {
+        func walk(_ s: DiffShape) {
             switch s {
             case .optional(let i): seen.insert("optional"); walk(i)
             case .array(let e, let m): seen.insert("array"); seen.insert("mode \(m)"); walk(e)
@@ -106,9 +106,9 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
             default: seen.insert(s.description)
             }
         }
-        var g = Generator(seed: 1)
+        var g = DiffGenerator(seed: 1)
         for _ in 0..<500 { walk(g.shape()) }
-        for s in Shape.scalars { #expect(seen.contains(s.description), "\(s)") }
+        for s in DiffShape.scalars { #expect(seen.contains(s.description), "\(s)") }
         for k in ["optional", "array", "stringDictionary", "intDictionary", "structure", "enumeration", "mode d", "mode b", "mode s"] {
             #expect(seen.contains(k), "\(k)")
         }
@@ -121,7 +121,7 @@ func record(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceLocat
         #expect(doubles.contains { Double(bitPattern: $0).isSubnormal && Double(bitPattern: $0) != 5e-324 })
         for c in ["\u{0}", "\"", "\\", "/", "😀", "e\u{301}", "\u{1F}"] { #expect(strings.contains(c), "\(String(reflecting: c))") }
         // Foundation writes them as JSON escapes, and the generated JSON holds them.
-        let json = try DiffCoder.foundation.encode(Value.string("\u{0}\"\\/\n"), as: .string)
+        let json = try DiffCoder.foundation.encode(DiffValue.string("\u{0}\"\\/\n"), as: .string)
         #expect(String(decoding: json, as: UTF8.self) == #""\u0000\"\\\/\n""#)
     }
 }

@@ -31,7 +31,7 @@ import FolioJSON
         let report = DiffReport("strategies \(strategies)")
         DiffChecks.strategyAgreement(subject: .folio, reference: .foundation, strategies: strategies, options: Self.options(strategies),
                                      seed: DiffBudget.seed &+ UInt64(index) << 20, count: DiffBudget.count(300), report: report)
-        record(report)
+        recordDiff(report)
     }
 
     /// ISO 8601 of dates with fractions of a second: Folio writes whole seconds, as Foundation's
@@ -41,7 +41,7 @@ import FolioJSON
         let strategies = DiffStrategies(date: .iso8601)
         DiffChecks.strategyAgreement(subject: .folio, reference: .foundation, strategies: strategies, options: ValueOptions(),
                                      seed: DiffBudget.seed &+ 99, count: DiffBudget.count(500), report: report)
-        record(report)
+        recordDiff(report)
     }
 
     /// ISO 8601 text Foundation's `.iso8601` decoding reads (and refuses), read by Folio.
@@ -58,7 +58,7 @@ import FolioJSON
                                equal: { $0.map(\.timeIntervalSinceReferenceDate) == $1.map(\.timeIntervalSinceReferenceDate) },
                                subject: .folio, reference: .foundation, place: "iso8601 \(String(reflecting: text))", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// Base64 text variants: padding, no padding, whitespace, URL alphabet, garbage.
@@ -70,21 +70,21 @@ import FolioJSON
             DiffChecks.hostile(bytes, as: { try $0.decode([Data].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation,
                                place: "base64 \(String(reflecting: text))", report: report)
         }
-        record(report)
+        recordDiff(report)
     }
 
     /// Snake case conversion of hand-picked keys, both directions: what each encoder writes,
     /// and which key each decoder matches.
     @Test func snakeCaseKeys() throws {
         let report = DiffReport("snake case keys")
-        let names = Generator.camelNames + ["", "_", "__", "a_b", "aBc_dEf", "ABCdef", "abcDEF", "a1", "A1b", "é", "ÉtéX", "a😀B", "snake_Case", "_a_B_", "oneTWO3four",
+        let names = DiffGenerator.camelNames + ["", "_", "__", "a_b", "aBc_dEf", "ABCdef", "abcDEF", "a1", "A1b", "é", "ÉtéX", "a😀B", "snake_Case", "_a_B_", "oneTWO3four",
                                             "x-y", "kebab-caseKey", "with space", "İstanbul", "ǅungla", "straße", "ǈJ"]
-        let shape = Shape.structure(names.enumerated().map { ShapeField(name: $1 + ($0 == 0 ? "" : "\u{0}\($0)"), shape: .int, mode: .direct) })
-        let value = Value.structure(names.indices.map { .int($0) })
+        let shape = DiffShape.structure(names.enumerated().map { ShapeField(name: $1 + ($0 == 0 ? "" : "\u{0}\($0)"), shape: .int, mode: .direct) })
+        let value = DiffValue.structure(names.indices.map { .int($0) })
         let strategies = DiffStrategies(snakeCase: true)
         let r = try DiffCoder.foundation.with(strategies).encode(value, as: shape)
         let s = try DiffCoder.folio.with(strategies).encode(value, as: shape)
-        let rTree = try DiffCoder.foundation.decode(AnyJSON.self, from: r), sTree = try DiffCoder.foundation.decode(AnyJSON.self, from: s)
+        let rTree = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: r), sTree = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: s)
         if rTree != sTree {
             if case .object(let ro) = rTree, case .object(let so) = sTree {
                 for key in Set(ro.keys).symmetricDifference(so.keys) { report.fail("convertToSnakeCase: key \(String(reflecting: key)) only in \(ro[key] != nil ? "Foundation's" : "Folio's") output") }
@@ -94,8 +94,8 @@ import FolioJSON
         }
         // Each name alone, decoded from the snake case key and from the name as it is.
         for name in names {
-            let one = Shape.structure([ShapeField(name: name, shape: .int, mode: .direct)])
-            let snake = try DiffCoder.foundation.decode(AnyJSON.self, from: DiffCoder.foundation.with(strategies).encode(Value.structure([.int(1)]), as: one))
+            let one = DiffShape.structure([ShapeField(name: name, shape: .int, mode: .direct)])
+            let snake = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: DiffCoder.foundation.with(strategies).encode(DiffValue.structure([.int(1)]), as: one))
             for key in [name, snake.snakeKey(forValue: 1) ?? name] {
                 let bytes = Array("{\(String(decoding: try JSONEncoder().encode(key), as: UTF8.self)):1}".utf8)
                 DiffChecks.hostile(bytes, as: { try $0.with(strategies).decode(one, from: $1) }, equal: strictlyEqual, subject: .folio, reference: .foundation,
@@ -103,23 +103,23 @@ import FolioJSON
             }
         }
         // Dictionary keys: Foundation converts `[String: T]` keys neither way.
-        let dictionary = Shape.stringDictionary(.int)
-        let dictionaryValue = Value.stringDictionary(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, .int($0)) }))
+        let dictionary = DiffShape.stringDictionary(.int)
+        let dictionaryValue = DiffValue.stringDictionary(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, .int($0)) }))
         DiffChecks.strategyAgreementOne(dictionaryValue, dictionary, subject: .folio, reference: .foundation, strategies: strategies, place: "[String: Int] keys", report: report)
-        record(report)
+        recordDiff(report)
     }
 
     /// userInfo reaches nested values through both coders (the generated values need it).
     @Test func userInfoReachesNestedValues() throws {
-        let shape = Shape.array(.structure([ShapeField(name: "a", shape: .array(.int8, .boxed), mode: .superCoder)]), .boxed)
-        let value = Value.array([.structure([.array([.int8(1), .int8(-128)])])])
+        let shape = DiffShape.array(.structure([ShapeField(name: "a", shape: .array(.int8, .boxed), mode: .superCoder)]), .boxed)
+        let value = DiffValue.array([.structure([.array([.int8(1), .int8(-128)])])])
         let bytes = try DiffCoder.folio.encode(value, as: shape)
         #expect(strictlyEqual(try DiffCoder.folio.decode(shape, from: bytes), value))
-        #expect(throws: DecodingError.self) { try DiffCoder.folio.decode(Generated.self, from: bytes) }
+        #expect(throws: DecodingError.self) { try DiffCoder.folio.decode(DiffGenerated.self, from: bytes) }
     }
 }
 
-extension AnyJSON {
+extension DiffAnyJSON {
     /// The key of the member whose value is the integer `value`.
     func snakeKey(forValue value: Int) -> String? {
         guard case .object(let o) = self else { return nil }
@@ -128,18 +128,18 @@ extension AnyJSON {
 }
 
 extension DiffChecks {
-    static func strategyAgreementOne(_ value: Value, _ shape: Shape, subject: DiffCoder, reference: DiffCoder, strategies: DiffStrategies, place: String, report: DiffReport) {
+    static func strategyAgreementOne(_ value: DiffValue, _ shape: DiffShape, subject: DiffCoder, reference: DiffCoder, strategies: DiffStrategies, place: String, report: DiffReport) {
         let subject = subject.with(strategies), reference = reference.with(strategies)
-        let r = Outcome { try reference.encode(value, as: shape) }, s = Outcome { try subject.encode(value, as: shape) }
+        let r = DiffOutcome { try reference.encode(value, as: shape) }, s = DiffOutcome { try subject.encode(value, as: shape) }
         guard let rb = r.value, let sb = s.value else {
             if (r.value == nil) != (s.value == nil) { report.fail("\(place): \(reference) encodes \(r), \(subject) \(s)") }
             return
         }
         let plain = DiffCoder.foundation
-        if (try? plain.decode(AnyJSON.self, from: rb)) != (try? plain.decode(AnyJSON.self, from: sb)) {
+        if (try? plain.decode(DiffAnyJSON.self, from: rb)) != (try? plain.decode(DiffAnyJSON.self, from: sb)) {
             report.fail("\(place): different JSON\n  \(reference): \(jsonText(rb))\n  \(subject): \(jsonText(sb))")
         }
-        if !sameOutcome(Outcome { try reference.decode(shape, from: rb) }, Outcome { try subject.decode(shape, from: rb) }) {
+        if !sameOutcome(DiffOutcome { try reference.decode(shape, from: rb) }, DiffOutcome { try subject.decode(shape, from: rb) }) {
             report.fail("\(place): \(subject) reads \(jsonText(rb)) differently from \(reference)")
         }
     }
