@@ -274,7 +274,7 @@ extension Array where Element == String {
 
     @Test func everyTruncationThrows() {
         let report = DiffReport("truncations")
-        let decoded = HostileChecks.truncations(subject: .folio, seed: DiffBudget.seed &+ 11, documents: DiffBudget.count(150), report: report)
+        let decoded = HostileChecks.truncations(subject: .folio, seed: DiffBudget.seed &+ 11, documents: DiffBudget.count(120), report: report)
         #expect(decoded > 1_000)
         recordDiff(report)
     }
@@ -282,13 +282,13 @@ extension Array where Element == String {
     @Test("Random mutations", arguments: 0..<2)
     func randomMutations(part: Int) {
         let report = DiffReport("mutations part \(part)")
-        HostileChecks.mutations(subject: .folio, seed: DiffBudget.seed &+ 13 &+ UInt64(part) << 32, count: DiffBudget.count(25_000), report: report)
+        HostileChecks.mutations(subject: .folio, seed: DiffBudget.seed &+ 13 &+ UInt64(part) << 32, count: DiffBudget.count(20_000), report: report)
         recordDiff(report)
     }
 
     @Test func equivalentSpellings() {
         let report = DiffReport("respellings")
-        let (documents, same) = HostileChecks.respellings(subject: .folio, seed: DiffBudget.seed &+ 17, count: DiffBudget.count(10_000), report: report)
+        let (documents, same) = HostileChecks.respellings(subject: .folio, seed: DiffBudget.seed &+ 17, count: DiffBudget.count(6_000), report: report)
         // The respellings are the same JSON values: Foundation reads nearly all as the original.
         #expect(same > documents / 2)
         recordDiff(report)

@@ -211,7 +211,7 @@ enum DiffRealistic {
     @Test func books() {
         let report = DiffReport("books")
         var random = DiffRandom(seed: DiffBudget.seed &+ 21)
-        for i in 0..<DiffBudget.count(1_000) where !report.shouldStop {
+        for i in 0..<DiffBudget.count(600) where !report.shouldStop {
             let book = DiffRealistic.book(&random)
             DiffRealistic.check(book, subject: .folio, reference: .foundation, place: "book #\(i) (FOLIO_JSON_SEED=\(DiffBudget.seed))", report: report)
         }
@@ -236,7 +236,7 @@ enum DiffRealistic {
     @Test func classesWithSuperclasses() {
         let report = DiffReport("classes")
         var random = DiffRandom(seed: DiffBudget.seed &+ 23)
-        for i in 0..<DiffBudget.count(1_000) where !report.shouldStop {
+        for i in 0..<DiffBudget.count(600) where !report.shouldStop {
             DiffRealistic.check(DiffRealistic.zoo(&random), subject: .folio, reference: .foundation, place: "zoo #\(i) (FOLIO_JSON_SEED=\(DiffBudget.seed))", report: report)
         }
         recordDiff(report)

@@ -30,7 +30,7 @@ import FolioJSON
     func agreement(index: Int, strategies: DiffStrategies) {
         let report = DiffReport("strategies \(strategies)")
         DiffChecks.strategyAgreement(subject: .folio, reference: .foundation, strategies: strategies, options: Self.options(strategies),
-                                     seed: DiffBudget.seed &+ UInt64(index) << 20, count: DiffBudget.count(300), report: report)
+                                     seed: DiffBudget.seed &+ UInt64(index) << 20, count: DiffBudget.count(200), report: report)
         recordDiff(report)
     }
 
@@ -41,6 +41,26 @@ import FolioJSON
         let strategies = DiffStrategies(date: .iso8601)
         DiffChecks.strategyAgreement(subject: .folio, reference: .foundation, strategies: strategies, options: ValueOptions(),
                                      seed: DiffBudget.seed &+ 99, count: DiffBudget.count(500), report: report)
+        recordDiff(report)
+    }
+
+    /// Dates a hair before a whole second: Foundation writes the second before (it rounds
+    /// down the exact time); a writer that first adds 978,307,200 s to reach 1970 loses the
+    /// fraction and writes the whole second.
+    @Test func iso8601JustBeforeAWholeSecond() throws {
+        let report = DiffReport("iso8601 just before a whole second")
+        let strategies = DiffStrategies(date: .iso8601)
+        for base in [0.0, 1, -1, 700_000_000, -700_000_000, -978_307_200, 1_000_000_000, 3_000_000_000] {
+            for below in [1e-300, 1e-12, base.ulp, 2 * base.ulp, 1e-7, 1e-6, 0.001, 0.5] where below > 0 {
+                let date = Date(timeIntervalSinceReferenceDate: base - below)
+                let foundation = try DiffCoder.foundation.with(strategies).encode([date])
+                let folio = try DiffCoder.folio.with(strategies).encode([date])
+                let f = try JSONDecoder().decode([String].self, from: Data(foundation)), g = try JSONDecoder().decode([String].self, from: Data(folio))
+                if f != g {
+                    report.fail("Date(timeIntervalSinceReferenceDate: \(date.timeIntervalSinceReferenceDate)): Foundation writes \(f[0]), Folio \(g[0])")
+                }
+            }
+        }
         recordDiff(report)
     }
 
