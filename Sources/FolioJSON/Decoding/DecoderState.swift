@@ -240,6 +240,9 @@ final class DecoderState: Decoder {
                 members += 1
                 let valueEnd = input.skipValue(v)
                 guard let next = input.nextElement(after: valueEnd) else {
+                    // Only for the value being decoded (not for objects read inside
+                    // it, which would hide it).
+                    guard p == position else { break }
                     scannedStart = p
                     scannedEnd = input.skipWhitespace(valueEnd)
                     if input.byte(scannedEnd) == ASCII.comma { scannedEnd = input.skipWhitespace(scannedEnd + 1) }
@@ -248,7 +251,7 @@ final class DecoderState: Decoder {
                 }
                 i = next
             }
-        } else {
+        } else if p == position {
             scannedStart = p
             scannedEnd = i + 1
         }
@@ -796,11 +799,6 @@ final class DecoderState: Decoder {
 }
 
 extension JSONInput {
-    @inline(__always)
-    static func powerOfTen<T: BinaryFloatingPoint>(_ n: Int) -> T {
-        T(powers[n])
-    }
-
     #if arch(x86_64) && !os(Windows) && !os(Android)
     /// 10^0 ... 10^27, each exact in a Float80 (5^27 < 2^64).
     static let widePowers: [Float80] = {

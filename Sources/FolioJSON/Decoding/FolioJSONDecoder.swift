@@ -85,7 +85,45 @@ public struct FolioJSONDecoder: Sendable {
 
     /// Decodes a value of `type` from the UTF-8 JSON in `buffer`, which must stay valid
     /// for the duration of the call only.
+    ///
+    /// UTF-16 and UTF-32 input (with a byte order mark, or recognized by the zero bytes
+    /// around its first ASCII characters, as RFC 4627 and Foundation do) is converted to
+    /// UTF-8 first; UTF-8 is read in place.
     public func decode<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
+        if let (encoding, bomLength) = Self.nonUTF8Encoding(of: buffer) {
+            guard var string = String(bytes: buffer.dropFirst(bomLength), encoding: encoding) else {
+                throw invalidJSON()
+            }
+            return try string.withUTF8 { try decodeUTF8(type, from: UnsafeRawBufferPointer($0)) }
+        }
+        return try decodeUTF8(type, from: buffer)
+    }
+
+    /// The encoding of `bytes` and the length of its byte order mark when not UTF-8,
+    /// by Foundation's rules.
+    static func nonUTF8Encoding(of bytes: UnsafeRawBufferPointer) -> (String.Encoding, Int)? {
+        let n = bytes.count
+        guard n >= 2 else { return nil }
+        let b0 = bytes[0], b1 = bytes[1]
+        let b2: UInt8? = n > 2 ? bytes[2] : nil
+        let b3: UInt8? = n > 3 ? bytes[3] : nil
+        switch (b0, b1, b2, b3) {
+        case (0, 0, 0xFE, 0xFF): return (.utf32BigEndian, 4)
+        case (0xFE, 0xFF, 0, 0): return (.utf32LittleEndian, 4)
+        case (0xFE, 0xFF, _, _): return (.utf16BigEndian, 2)
+        case (0xFF, 0xFE, _, _): return (.utf16LittleEndian, 2)
+        case (0xEF, 0xBB, 0xBF, _): return nil
+        case let (0, 0, 0, .some(nz)) where nz != 0: return (.utf32BigEndian, 0)
+        case let (0, nz1, 0, .some(nz2)) where nz1 != 0 && nz2 != 0: return (.utf16BigEndian, 0)
+        case let (nz, 0, 0, 0) where nz != 0: return (.utf32LittleEndian, 0)
+        case let (nz1, 0, .some(nz2), 0) where nz1 != 0 && nz2 != 0: return (.utf16LittleEndian, 0)
+        case let (0, nz, nil, nil) where nz != 0: return (.utf16BigEndian, 0)
+        case let (nz, 0, nil, nil) where nz != 0: return (.utf16LittleEndian, 0)
+        default: return nil
+        }
+    }
+
+    private func decodeUTF8<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
         let input = JSONInput(buffer)
         let info: [CodingUserInfoKey: Any] = userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any }
         // The member tables of ordinary records fit on the stack.

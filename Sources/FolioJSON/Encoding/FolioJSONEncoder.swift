@@ -18,8 +18,15 @@ import Foundation
 /// JSON is compact with `/` unescaped; object keys come in the order they were encoded,
 /// and `[String: V]` / `[Int: V]` dictionaries with sorted keys, so the same value always
 /// gives the same bytes. A key encoded twice into one object (say, a subclass and its
-/// superclass sharing an encoder and a key name) is written twice, where Foundation's
-/// encoder keeps only the last value.
+/// superclass sharing an encoder and a key name) can appear twice, where Foundation's
+/// encoder keeps only the last value (and Foundation's decoder reads the first). An array's `superEncoder()` takes the next element
+/// position when it is asked for (Foundation inserts it when the super encoder is
+/// released). Coding paths of values in nested containers include the nested
+/// container's key, which Foundation's leave out.
+///
+/// Containers may be used in any order, as with Foundation. Values whose containers are
+/// written one after another (all synthesized `Codable` conformances) are written straight
+/// into the output; others are encoded again through a small tree, slower but the same JSON.
 public struct FolioJSONEncoder: Sendable {
     /// How `Date` values are written.
     public enum DateEncodingStrategy: Sendable {

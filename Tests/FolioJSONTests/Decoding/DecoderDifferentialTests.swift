@@ -90,12 +90,12 @@ struct Box<T: Codable & Equatable>: Codable, Equatable {
     @Test func doublesAndFloats() {
         let doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1.5, 3.141592653589793, Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude,
                                  Double.leastNormalMagnitude, Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude,
-                                 1e-300, 123456789.123456789, 2.2250738585072011e-308, 9007199254740993, 1e22, 1e23, 0.3]
+                                 1e-300, 123456789.123456789, Double("2.2250738585072011e-308")!, Double("9007199254740993")!, 1e22, 1e23, 0.3]
         for d in doubles {
             expectSame(Double.self, Array("\(d)".utf8), same: sameBits)
             expectSame([Double].self, Array("[\(d)]".utf8), same: { zip($0, $1).allSatisfy { sameBits($0, $1) } && $0.count == $1.count })
         }
-        let floats: [Float] = [0, -0.0, 1, 0.1, Float.leastNonzeroMagnitude, Float.leastNormalMagnitude, Float.greatestFiniteMagnitude, 16777217, 3.4028235e38]
+        let floats: [Float] = [0, -0.0, 1, 0.1, Float.leastNonzeroMagnitude, Float.leastNormalMagnitude, Float.greatestFiniteMagnitude, Float("16777217")!, 3.4028235e38]
         for f in floats {
             expectSame(Float.self, Array("\(f)".utf8), same: sameBits)
         }
@@ -283,6 +283,27 @@ let sampleTeam = Team(
         try expectRoundTrip(OptionalIntegers())
     }
 
+    struct Inner: Codable, Equatable { var a: Int; var b: [String: Int]? }
+    struct Outer: Codable, Equatable { var inner: Inner; var list: [Inner]; var tail: Int }
+
+    @Test func arraysOfObjectsWithOddSpacing() {
+        // Elements whose end the decoder learns from their own scan, with trailing commas,
+        // whitespace, nested objects and members the types do not ask for.
+        let texts = [
+            "[ {\"a\":1 , \"b\":{\"x\":1,} ,} , {\"a\":2}\n,{ \"z\":[{}], \"a\" : 3 } ,]",
+            "[{\"a\":1,\"b\":{}},{\"a\":2,\"b\":null},{\"b\":{\"y\":2},\"a\":4}]",
+            "[{\"a\":1,\"b\":{\"x\":\"s\"}}]",
+            "[{\"a\":1},[],{\"a\":2}]",
+            "[{}]",
+            "[ ]",
+        ]
+        for text in texts {
+            expectSame([Inner].self, text)
+            expectSame(Outer.self, "{\"tail\":9,\"list\":\(text),\"inner\":{\"a\":0}}")
+            expectSame([Outer].self, "[{\"inner\":{\"a\":0,\"b\":{\"k\":1}},\"list\":\(text),\"tail\":1},{\"list\":[],\"inner\":{\"a\":1},\"tail\":2}]")
+        }
+    }
+
     @Test func missingKeysNullsAndMismatches() {
         expectSame(Person.self, "{}")
         expectSame(Person.self, "{\"name\":\"a\"}")
@@ -365,6 +386,20 @@ let sampleTeam = Team(
         #expect(try decoder.decode([[[Int]]].self, from: Array("[[[1]]]".utf8)) == [[[1]]])
     }
 
+    @Test func utf16AndUTF32Input() throws {
+        let text = "{\"value\":[\"h\u{E9}llo \u{1F600}\", \"x\"]}"
+        let encodings: [String.Encoding] = [.utf16, .utf16BigEndian, .utf16LittleEndian, .utf32, .utf32BigEndian, .utf32LittleEndian]
+        for encoding in encodings {
+            let bytes = Array(text.data(using: encoding)!)
+            expectSame(Box<[String]>.self, bytes: bytes)
+            expectSame(Int.self, bytes: Array("7".data(using: encoding)!))
+            expectSame(Int.self, bytes: Array("[7]".data(using: encoding)!))
+        }
+        for bytes: [UInt8] in [[0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF, 0, 0], [0, 0x31], [0x31, 0], [0, 0, 0, 0x31], [0x31, 0, 0, 0], [0xFF, 0xFE, 0x00, 0xD8]] {
+            expectSame(Int.self, bytes: bytes)
+        }
+    }
+
     @Test func everyInputForm() throws {
         let bytes = Array(try JSONEncoder().encode(sampleTeam))
         let decoder = FolioJSONDecoder()
@@ -431,6 +466,49 @@ let sampleTeam = Team(
                 Issue.record("round \(round): Folio \(folio), Foundation \(foundation) for \(String(decoding: bytes, as: UTF8.self))")
             }
             if mismatches > 5 { break }
+        }
+    }
+
+    struct Mixed: Codable, Equatable {
+        var createdAt: Date
+        var payload: Data
+        var imageURL: URL?
+        var price: Decimal
+        var ratios: [Float]
+        var byID: [Int: String]
+        var nested: [String: [Int8?]]
+        var small: UInt16
+    }
+
+    @Test func randomMutationsWithStrategies() throws {
+        let value = Mixed(createdAt: Date(timeIntervalSince1970: 1_700_000_000), payload: Data([0, 1, 2, 250]),
+                          imageURL: URL(string: "https://example.com/i.png"), price: Decimal(string: "12.50")!,
+                          ratios: [0.5, -1.25, 3], byID: [1: "one", 22: "twenty-two"], nested: ["a_b": [1, nil, -3], "c": []], small: 65535)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let sample = Array(try encoder.encode(value))
+        let strategies = Strategies(date: .iso8601, snakeCase: true)
+        expectSame(Mixed.self, bytes: sample, strategies)
+        let interesting: [UInt8] = Array("{}[]\",:\\ 0123456789-+.eE_tnul".utf8) + [0x00, 0x80, 0xFF]
+        var generator = SeededGenerator(seed: 7)
+        var mismatches = 0
+        for round in 0..<2000 where mismatches < 5 {
+            var bytes = sample
+            let index = Int.random(in: 0..<bytes.count, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: bytes[index] = interesting.randomElement(using: &generator)!
+            case 1: bytes.remove(at: index)
+            default: bytes.insert(interesting.randomElement(using: &generator)!, at: index)
+            }
+            let (folio, foundation) = bothOutcomes(Mixed.self, bytes, strategies)
+            switch (folio, foundation) {
+            case (.value(let a), .value(let b)) where a == b: break
+            case (.failure(let k1, let p1), .failure(let k2, let p2)) where k1 == k2 && p1 == p2: break
+            default:
+                mismatches += 1
+                Issue.record("round \(round): Folio \(folio), Foundation \(foundation) for \(String(decoding: bytes, as: UTF8.self))")
+            }
         }
     }
 
