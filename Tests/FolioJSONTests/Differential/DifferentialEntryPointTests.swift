@@ -91,4 +91,45 @@ import FolioJSON
             #expect(folio == foundation)
         }
     }
+
+    /// A key encoded twice into one object: Foundation's encoder keeps the last value; Folio
+    /// writes both members (documented), and both decoders read the first, so the value read
+    /// back differs from Foundation's round trip. A known difference, recorded.
+    @Test(.enabled(if: DiffCoder.folio.side == .folio, "a difference of Folio from Foundation")) func keyEncodedTwice() throws {
+        struct Twice: Encodable {
+            enum Keys: String, CodingKey { case a }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode(1, forKey: .a)
+                try c.encode(2, forKey: .a)
+            }
+        }
+        class Base: Encodable {
+            var name = "base"
+            enum Keys: String, CodingKey { case name }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode(name, forKey: .name)
+            }
+        }
+        final class Derived: Base {
+            var derivedName = "derived"
+            override func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Keys.self)
+                try c.encode(derivedName, forKey: .name)
+                try super.encode(to: encoder)
+            }
+        }
+        struct A: Decodable { var a: Int }
+        struct Named: Decodable { var name: String }
+        let foundationTwice = try JSONDecoder().decode(A.self, from: JSONEncoder().encode(Twice())).a
+        let folioTwice = try JSONDecoder().decode(A.self, from: Data(DiffCoder.folio.encode(Twice()))).a
+        let foundationDerived = try JSONDecoder().decode(Named.self, from: JSONEncoder().encode(Derived())).name
+        let folioDerived = try JSONDecoder().decode(Named.self, from: Data(DiffCoder.folio.encode(Derived()))).name
+        #expect(foundationTwice == 2 && foundationDerived == "base")
+        withKnownIssue("Folio writes the key twice; decoders read the first: 1 and \"derived\", where Foundation gives 2 and \"base\"") {
+            #expect(folioTwice == foundationTwice)
+            #expect(folioDerived == foundationDerived)
+        }
+    }
 }

@@ -65,7 +65,7 @@ enum HostileChecks {
         return count
     }
 
-    /// DiffGenerated documents respelled (whitespace, `\u` escapes in strings and keys, surrogate
+    /// Generated documents respelled (whitespace, `\u` escapes in strings and keys, surrogate
     /// pairs, redundant fractions and exponents): valid JSON Foundation's encoder never
     /// writes. Returns the number of respelled documents.
     @discardableResult

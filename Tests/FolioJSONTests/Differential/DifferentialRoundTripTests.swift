@@ -20,7 +20,7 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
 @Suite("Differential round trips") struct DifferentialRoundTripTests {
     /// 100,000 generated values (by default), each Foundation → Folio, Folio → Foundation
     /// and Folio → Folio; split over two tests so two cores share them.
-    @Test("DiffGenerated values round-trip", arguments: 0..<2)
+    @Test("Generated values round-trip", arguments: 0..<2)
     func generatedValues(part: Int) {
         let report = DiffReport("round trips part \(part)")
         let checked = DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ UInt64(part) << 40, count: DiffBudget.count(50_000), report: report)
