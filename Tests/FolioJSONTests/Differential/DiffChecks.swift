@@ -167,4 +167,45 @@ enum DiffChecks {
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return true }
         return bytes.count >= 2 && (bytes[0] == 0 || bytes[1] == 0)
     }
+
+    /// The coding paths the coders give `DiffGenerated` values (through `Encoder.codingPath`
+    /// and `Decoder.codingPath`), compared as multisets (dictionaries are visited in
+    /// different orders). Decoding paths must agree; encoding paths differ where Folio
+    /// documents it (keys of nested containers, which Foundation's leave out; values its tree
+    /// fallback encodes a second time), so they are findings.
+    static func codingPaths(subject: DiffCoder, reference: DiffCoder, seed: UInt64, count: Int, report: DiffReport) -> (decoding: Int, encodingDiffering: Int) {
+        var checked = 0, encodingDiffering = 0
+        var shapeIndex: UInt64 = 0
+        while checked < count && !report.shouldStop {
+            let shapeSeed = seed &+ shapeIndex
+            shapeIndex += 1
+            var generator = DiffGenerator(seed: shapeSeed)
+            let shape = generator.shape(depth: 4)
+            for _ in 0..<5 where checked < count {
+                checked += 1
+                let value = generator.value(shape)
+                let generated = DiffGenerated(shape: shape, value: value)
+                let r = ShapeStack(shape), s = ShapeStack(shape)
+                guard let bytes = try? reference.encode(generated, userInfo: [.diffShapes: r]), (try? subject.encode(generated, userInfo: [.diffShapes: s])) != nil else {
+                    report.fail("seed \(shapeSeed): an encoder threw on \(value) of shape \(shape)")
+                    continue
+                }
+                if Set(r.paths) != Set(s.paths) {
+                    encodingDiffering += 1
+                    report.note("seed \(shapeSeed): encoding paths \(reference) \(Set(r.paths).sorted()), \(subject) \(Set(s.paths).sorted())\n  shape: \(shape)")
+                } else if r.paths.count != s.paths.count {
+                    // Folio's tree fallback calls encode(to:) again for values written out of order.
+                    encodingDiffering += 1
+                    report.note("seed \(shapeSeed): encode(to:) called \(r.paths.count) times by \(reference), \(s.paths.count) by \(subject)\n  shape: \(shape)")
+                }
+                let rd = ShapeStack(shape), sd = ShapeStack(shape)
+                _ = try? reference.decode(DiffGenerated.self, from: bytes, userInfo: [.diffShapes: rd])
+                _ = try? subject.decode(DiffGenerated.self, from: bytes, userInfo: [.diffShapes: sd])
+                if rd.paths.sorted() != sd.paths.sorted() {
+                    report.fail("seed \(shapeSeed): decoding paths \(reference) \(rd.paths.sorted()), \(subject) \(sd.paths.sorted())\n  shape: \(shape)\n  json: \(jsonText(bytes))")
+                }
+            }
+        }
+        return (checked, encodingDiffering)
+    }
 }

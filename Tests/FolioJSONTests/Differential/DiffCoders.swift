@@ -51,10 +51,10 @@ struct DiffCoder: Sendable, CustomStringConvertible {
         return bytes
     }
 
-    func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+    func encode<T: Encodable>(_ value: T, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> [UInt8] {
         switch side {
         case .faulty:
-            return Self.plantBug(try DiffCoder(side: .foundation, strategies: strategies).encode(value))
+            return Self.plantBug(try DiffCoder(side: .foundation, strategies: strategies).encode(value, userInfo: userInfo))
         case .foundation:
             let encoder = JSONEncoder()
             switch strategies.date {
@@ -71,6 +71,7 @@ struct DiffCoder: Sendable, CustomStringConvertible {
                 encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
             }
             if strategies.snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
+            encoder.userInfo = userInfo
             return Array(try encoder.encode(value))
         case .folio:
             var encoder = FolioJSONEncoder()
@@ -88,6 +89,7 @@ struct DiffCoder: Sendable, CustomStringConvertible {
                 encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
             }
             if strategies.snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
+            encoder.userInfo = userInfo
             return try encoder.encode(value)
         }
     }

@@ -16,7 +16,14 @@ struct DiffKey: CodingKey, Hashable {
 /// `userInfo` (so decoding also proves the decoder hands `userInfo` to every nested value).
 final class ShapeStack: @unchecked Sendable {
     var shapes: [DiffShape]
+    /// The coding path of every `DiffGenerated` value encoded or decoded, as the coder reported it.
+    var paths: [String] = []
     init(_ shape: DiffShape) { shapes = [shape] }
+
+    static func describe(_ path: [any CodingKey]) -> String {
+        // An index or integer key by its number, whichever of intValue and stringValue holds it.
+        path.map { key in key.intValue.map { "#\($0)" } ?? (Int(key.stringValue).map { "#\($0)" } ?? String(reflecting: key.stringValue)) }.joined(separator: ".")
+    }
 
     func with<R>(_ shape: DiffShape, _ body: () throws -> R) rethrows -> R {
         shapes.append(shape)
@@ -45,6 +52,7 @@ struct DiffGenerated: Codable {
     }
 
     func encode(to encoder: any Encoder) throws {
+        if let stack = encoder.userInfo[.diffShapes] as? ShapeStack { stack.paths.append(ShapeStack.describe(encoder.codingPath)) }
         try GeneratedCoding.encode(value, as: shape, to: encoder)
     }
 
@@ -53,6 +61,7 @@ struct DiffGenerated: Codable {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "userInfo has no shape"))
         }
         self.shape = shape
+        stack.paths.append(ShapeStack.describe(decoder.codingPath))
         value = try GeneratedCoding.decode(shape, from: decoder, stack)
     }
 }

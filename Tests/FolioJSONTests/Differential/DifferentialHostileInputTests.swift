@@ -243,6 +243,28 @@ extension Array where Element == String {
         recordDiff(report)
     }
 
+    /// Decimal numbers whose significant digits are a multiple of 2^64 (found by a long
+    /// mutation run: `0.018446744073709551616`): a reader that gathers digits in 64 bits and
+    /// wraps reads them as 0.
+    @Test func significandsThatWrap64Bits() {
+        let report = DiffReport("significands that wrap 64 bits")
+        for multiple in ["18446744073709551616", "36893488147419103232", "55340232221128654848", "92233720368547758080", "18446744073709551617", "18446744073709551615"] {
+            for point in [0, 1, 5, 16, 19] {
+                var text = multiple
+                text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+                if point == 0 { text = "0" + text }
+                for spelling in [text, "-" + text, text + "e3", "0.00" + multiple, multiple + "e-25"] {
+                    let bytes = Array("[\(spelling)]".utf8)
+                    DiffChecks.hostile(bytes, as: { try $0.decode([Double].self, from: $1) }, equal: { zip($0, $1).allSatisfy { sameDouble($0, $1) } && $0.count == $1.count },
+                                       subject: .folio, reference: .foundation, place: "[\(spelling)] as [Double]", report: report)
+                    DiffChecks.hostile(bytes, as: { try $0.decode([Float].self, from: $1) }, equal: { zip($0, $1).allSatisfy { $0.bitPattern == $1.bitPattern } && $0.count == $1.count },
+                                       subject: .folio, reference: .foundation, place: "[\(spelling)] as [Float]", report: report)
+                }
+            }
+        }
+        recordDiff(report)
+    }
+
     /// Keys of `[Int: T]` are strings Swift's `Int(_:)` parses: spellings it accepts or refuses.
     @Test func intDictionaryKeys() {
         let report = DiffReport("int dictionary keys")

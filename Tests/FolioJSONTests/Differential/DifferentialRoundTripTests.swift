@@ -49,6 +49,14 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         recordDiff(report)
     }
 
+    /// The coding paths nested values see, while encoding and decoding.
+    @Test func codingPaths() {
+        let report = DiffReport("coding paths")
+        let (checked, _) = DiffChecks.codingPaths(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ 8 << 40, count: DiffBudget.count(3_000), report: report)
+        #expect(checked == DiffBudget.count(3_000))
+        recordDiff(report)
+    }
+
     /// Deep shapes, fewer values: nesting of every container kind through every child mode.
     @Test func deepShapes() {
         let report = DiffReport("deep shapes")
@@ -81,6 +89,13 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         let hostile = DiffReport("faulty hostile")
         HostileChecks.mutations(subject: DiffCoder(side: .faulty), seed: 1, count: 500, report: hostile)
         #expect(hostile.failureCount > 5)
+    }
+
+    @Test func codingPathsAgreeWithThemselves() {
+        let report = DiffReport("coding paths self-test")
+        let (_, differing) = DiffChecks.codingPaths(subject: .foundation, reference: .foundation, seed: 3, count: 500, report: report)
+        #expect(differing == 0 && report.failureCount == 0)
+        recordDiff(report)
     }
 
     @Test func generatorIsDeterministic() {
