@@ -192,16 +192,24 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     var codingPath: [any CodingKey] { PathNode.path(node) }
 
+    /// The arena slot caching `count` (-1 until counted), so loops that test
+    /// `currentIndex < count!` stay linear.
+    let countSlot: Int
+
     var count: Int? {
+        if state.arena[countSlot] >= 0 { return state.arena[countSlot] }
         let input = state.input
         var n = 0
         var i = input.skipWhitespace(start + 1)
-        guard i < input.count, input.base[i] != ASCII.closeBracket else { return 0 }
-        while true {
-            n += 1
-            guard let next = input.nextElement(after: input.skipValue(i)) else { return n }
-            i = next
+        if i < input.count, input.base[i] != ASCII.closeBracket {
+            while true {
+                n += 1
+                guard let next = input.nextElement(after: input.skipValue(i)) else { break }
+                i = next
+            }
         }
+        state.arena[countSlot] = n
+        return n
     }
 
     var isAtEnd: Bool { cursor == nil }

@@ -309,8 +309,11 @@ final class DecoderState: Decoder {
         }
         let first = input.skipWhitespace(p + 1)
         let c1 = input.byte(first)
+        let countSlot = reserveArena(1)
+        arena[countSlot] = -1
         return UnkeyedContainer(state: self, node: node, start: p,
-                                cursor: (c1 == ASCII.closeBracket || first >= input.count) ? nil : first)
+                                cursor: (c1 == ASCII.closeBracket || first >= input.count) ? nil : first,
+                                countSlot: countSlot)
     }
 
     // MARK: Errors
@@ -557,7 +560,11 @@ final class DecoderState: Decoder {
             exponent += negativeExponent ? -e : e
         }
         guard digits <= 19 else { return nil }
-        if mantissa == 0 { return negative ? -T(0) : T(0) }
+        if mantissa == 0 {
+            // Foundation's zero test has a quirk; a number it rejects takes the slow path.
+            guard input.isTrueZero(start, end) else { return nil }
+            return negative ? -T(0) : T(0)
+        }
         if T.significandBitCount >= 52 {
             if digits <= 15, exponent >= -22, exponent <= 22 {
                 var value = Double(mantissa)
@@ -618,20 +625,20 @@ final class DecoderState: Decoder {
         if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: p, node, key), to: T.self) }
         if T.self == Double.self { return unsafeBitCast(try decodeFloat(Double.self, at: p, node, key), to: T.self) }
         if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: p, node, key), to: T.self) }
-        if T.self == [String].self { return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self) }
-        if T.self == [Int].self { return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self) }
-        if T.self == [Double].self { return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self) }
-        if T.self == [String: String].self { return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self) }
-        if T.self == [String: Int].self { return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self) }
+        if T.self == Date.self { return unsafeBitCast(try decodeDate(at: p, node, key), to: T.self) }
+        if T.self == Data.self { return unsafeBitCast(try decodeData(at: p, node, key), to: T.self) }
+        if T.self == URL.self { return unsafeBitCast(try decodeURL(at: p, node, key), to: T.self) }
+        if T.self == Decimal.self { return unsafeBitCast(try decodeDecimal(at: p, node, key), to: T.self) }
         if T.self == Float.self { return unsafeBitCast(try decodeFloat(Float.self, at: p, node, key), to: T.self) }
         if T.self == Int64.self { return unsafeBitCast(try decodeInteger(Int64.self, at: p, node, key), to: T.self) }
         if T.self == UInt64.self { return unsafeBitCast(try decodeInteger(UInt64.self, at: p, node, key), to: T.self) }
         if T.self == Int32.self { return unsafeBitCast(try decodeInteger(Int32.self, at: p, node, key), to: T.self) }
         if T.self == UInt8.self { return unsafeBitCast(try decodeInteger(UInt8.self, at: p, node, key), to: T.self) }
-        if T.self == Date.self { return unsafeBitCast(try decodeDate(at: p, node, key), to: T.self) }
-        if T.self == Data.self { return unsafeBitCast(try decodeData(at: p, node, key), to: T.self) }
-        if T.self == URL.self { return unsafeBitCast(try decodeURL(at: p, node, key), to: T.self) }
-        if T.self == Decimal.self { return unsafeBitCast(try decodeDecimal(at: p, node, key), to: T.self) }
+        if T.self == [String].self { return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self) }
+        if T.self == [Int].self { return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self) }
+        if T.self == [Double].self { return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self) }
+        if T.self == [String: String].self { return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self) }
+        if T.self == [String: Int].self { return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self) }
         if case .convertFromSnakeCase = options.keyDecodingStrategy, let dictionary = T.self as? any StringKeyedDictionaryMarker.Type {
             return try decodeRawKeyedDictionary(dictionary.valueType, at: p, node, key) as! T
         }
@@ -723,11 +730,8 @@ final class DecoderState: Decoder {
         var result: [E] = []
         var i = input.skipWhitespace(p + 1)
         if i < input.count, input.base[i] != ASCII.closeBracket {
-            // Count first: one allocation for the result.
-            var n = 1
-            var j = i
-            while let next = input.nextElement(after: input.skipValue(j)) { n += 1; j = next }
-            result.reserveCapacity(n)
+            // Room for a short list at once; longer ones grow as they are read.
+            result.reserveCapacity(4)
             var index = 0
             while true {
                 guard let element = try read(self, i) else { throw failure(E.self, at: i, arrayNode(), IndexKey(index)) }

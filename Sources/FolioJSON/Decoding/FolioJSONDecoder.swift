@@ -12,7 +12,14 @@ import Foundation
 /// let book = try FolioJSONDecoder().decode(Book.self, from: bytes)
 /// ```
 ///
-/// Errors are the standard library's `DecodingError`, as Foundation's decoder throws.
+/// Errors are the standard library's `DecodingError`, as Foundation's decoder throws:
+/// the same case at the same coding path for the same input, Foundation's quirks
+/// included (trailing commas accepted, the first of duplicate keys wins, number and
+/// string problems reported as `dataCorrupted` at the root path, values of members that
+/// are never read not checked beyond their structure).
+///
+/// The decoder and the containers a type's `init(from:)` receives read the input in
+/// place: they must not be kept and used after the decode returns.
 public struct FolioJSONDecoder: Sendable {
     /// How `Date` values are read.
     public enum DateDecodingStrategy: Sendable {

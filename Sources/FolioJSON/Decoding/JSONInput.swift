@@ -574,15 +574,26 @@ struct JSONInput {
         return i == end
     }
 
-    /// Whether a valid number token has no non-zero digit in its significand (Foundation
-    /// rejects a non-zero number that rounds to zero).
+    /// Whether a number that parsed to zero is a true zero, by Foundation's test (which
+    /// rejects non-zero numbers that round to zero): bytes in groups of four from the
+    /// front, then the last few from the back; a non-zero digit says no, an exponent
+    /// mark says yes. Kept exactly, quirk included ("0e5" is not a true zero there).
     func isTrueZero(_ start: Int, _ end: Int) -> Bool {
-        var i = start
-        while i < end {
+        @inline(__always) func check(_ i: Int) -> Bool? {
             let c = base[i]
-            if c == ASCII.lowerE || c == ASCII.upperE { return true }
             if c > ASCII.zero && c <= ASCII.nine { return false }
-            i += 1
+            if c == ASCII.lowerE || c == ASCII.upperE { return true }
+            return nil
+        }
+        var i = start
+        while end - i >= 4 {
+            for k in 0..<4 { if let answer = check(i + k) { return answer } }
+            i += 4
+        }
+        var k = end - 1
+        while k >= i {
+            if let answer = check(k) { return answer }
+            k -= 1
         }
         return true
     }
