@@ -352,7 +352,9 @@ struct _JSONByteWriter {
             putString(date.formatted(.iso8601))
             return
         }
-        let whole = Int64(seconds.rounded(.down))
+        // Rounded down where the date is stored (seconds since 2001), then moved to 1970:
+        // adding 978,307,200 first would round 0.9999999 s before a second up to it.
+        let whole = Int64(date.timeIntervalSinceReferenceDate.rounded(.down)) + 978_307_200
         var days = whole / 86_400
         var secondOfDay = whole % 86_400
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
