@@ -12,6 +12,7 @@ extension Datastore {
     /// The instance with `identifier`, or nil.
     nonisolated(nonsending) public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
         let key = identifier.keyBytes
+        if let cached = cachedNewest(key) { return cached }
         return try await withRead { (source, _) throws(FolioError) -> Instance? in
             try schema.read(key, from: source, core: core)
         }
@@ -110,6 +111,17 @@ extension Datastore {
                 return try datastore.schema.decode(entry.value, identifier: entry.key, source: source, core: datastore.core)
             }
         }
+    }
+
+    /// The record `key` from the record cache, for a point read outside any transaction or
+    /// snapshot, without opening a snapshot: the cached record as of the newest generation,
+    /// which is what a read now would see. Read-write persistences only (all their
+    /// generations are this process's, so the cache knows the newest at once); nil on a miss
+    /// or before the datastore is prepared, and the read takes its usual path.
+    func cachedNewest(_ key: [UInt8]) -> Instance? {
+        guard let cache = core.records, !core.isReadOnly, schema.knownReady.load(ordering: .acquiring),
+              TransactionContext.current(for: core) == nil else { return nil }
+        return cache.instance(key, in: schema.recordsTree, generation: core.store.generation)
     }
 
     /// The instance an index entry refers to (or holds, for a direct index).

@@ -30,6 +30,11 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// that builds a new key path on every call, which costs more than a JSON field.
     let identifierPath: KeyPath<Format.Instance, Format.Identifier> & Sendable
     let signature: DatastoreSignature
+    /// Whether this declaration is registered and prepared in its persistence (a read-write
+    /// one): readiness never goes back, so once true, `prepare` returns at once instead of
+    /// comparing the declaration with the registry on every read. A schema belongs to one
+    /// `Datastore` value, so to one persistence.
+    let knownReady = Atomic<Bool>(false)
     /// `Format.recordEncoder` and `Format.recordDecoder`, read once.
     let encoder: FolioJSONEncoder
     let decoder: FolioJSONDecoder

@@ -12,10 +12,14 @@ extension Datastore {
     /// transaction. Read-only persistences and snapshots cannot build: they use the indexes
     /// the catalog of their snapshot says are built, and refuse the others.
     nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability {
+        if schema.knownReady.load(ordering: .acquiring) { return .all }
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         let ready = try core.register(schema.signature, key: key)
         if core.isReadOnly { return .fromCatalog }
-        if ready { return .all }
+        if ready {
+            schema.knownReady.store(true, ordering: .releasing)
+            return .all
+        }
         if let context {
             guard case .write(let transaction) = context.source else { return .fromCatalog }
             if context.prepared.withLock({ $0.contains(key) }) { return .all }

@@ -71,9 +71,11 @@ extension Datastore {
                                               sortBy: [SortDescriptor<Instance>] = []) async throws(FolioError) -> Instance? {
         // Read in place, as `load` does: no stream to open (a stream's first read starts on
         // another thread, which costs more than a point lookup).
-        try await withRead { (source, usable) throws(FolioError) -> Instance? in
+        let point = schema.identifierEqualityKey(predicate)
+        if let point, let cached = cachedNewest(point) { return cached }
+        return try await withRead { (source, usable) throws(FolioError) -> Instance? in
             // At most one record: the sort does not matter.
-            if let key = schema.identifierEqualityKey(predicate) { return try schema.read(key, from: source, core: core) }
+            if let point { return try schema.read(point, from: source, core: core) }
             let plan = plan(predicate, sortBy: sortBy, limit: 1, offset: 0, usable: usable)
             let execution = QueryExecution(schema: schema, core: core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)

@@ -7,19 +7,29 @@ import FolioStorage
 // plans such a predicate the same way (an identifier range of one value, exact), so
 // `explain` describes what runs.
 
-extension DatastoreSchema {
-    /// The expression `$0[keyPath: path] == constant` with a key path to the identifier's type.
-    typealias IdentifierEquality = PredicateExpressions.Equal<
-        PredicateExpressions.KeyPath<PredicateExpressions.Variable<Format.Instance>, Format.Identifier>,
-        PredicateExpressions.Value<Format.Identifier>>
+/// `path == constant` of any types, for recognising a point query: a protocol cast finds it
+/// through the runtime's conformance cache, without instantiating the expression's full
+/// generic type for every query.
+protocol EqualityExpression {
+    /// The key path of `root` and the constant compared, if the expression is `path == constant`.
+    func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)?
+}
 
+extension PredicateExpressions.Equal: EqualityExpression where LHS: PlannableOperand, RHS: PlannableOperand {
+    func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)? {
+        guard let path = lhs.keyPath(root: root), let constant = rhs.constant else { return nil }
+        return (path, constant)
+    }
+}
+
+extension DatastoreSchema {
     /// The identifier key a predicate names when it is exactly `record.<identifier> ==
     /// constant`; nil for any other predicate.
     func identifierEqualityKey(_ predicate: Predicate<Format.Instance>) -> [UInt8]? {
-        // Through `Any`: the static types do not show that the expression may be this type.
-        guard let equal = (predicate.expression as Any) as? IdentifierEquality, equal.lhs.root.key == predicate.variable.key,
-              isIdentifier(equal.lhs.keyPath) else { return nil }
-        return equal.rhs.value.keyBytes
+        guard let equal = predicate.expression as? any EqualityExpression,
+              let (path, constant) = equal.equality(root: predicate.variable.key),
+              let identifier = constant as? Format.Identifier, isIdentifier(path) else { return nil }
+        return identifier.keyBytes
     }
 
     /// Whether `keyPath` is the identifier (``QueryPlanner/isIdentifier(_:)``), remembered
