@@ -369,28 +369,38 @@ extension Dictionary: _FolioJSONCollection where Key: Encodable, Value: Encodabl
 
     func _folioWrite(into state: _EncodingState) throws -> Bool {
         if Key.self == String.self {
-            let entries = unsafeBitCast(self, to: [String: Value].self).sorted { $0.key < $1.key }
+            // The keys sorted on their own (a concrete `[String]` sort), each value looked up:
+            // sorting (key, value) pairs is generic over `Value` and cost most of the write.
+            let dictionary = unsafeBitCast(self, to: [String: Value].self)
+            var keys = [String]()
+            keys.reserveCapacity(dictionary.count)
+            for key in dictionary.keys { keys.append(key) }
+            if keys.count > 1 { keys.sort() }
             state.out.put(UInt8(ascii: "{"))
             var first = true
-            for (key, value) in entries {
+            for key in keys {
                 if first { first = false } else { state.out.put(UInt8(ascii: ",")) }
                 state.out.putString(key)
                 state.out.put(UInt8(ascii: ":"))
-                try state.encodeValue(value, key: .key(_FolioJSONKey(stringValue: key)))
+                try state.encodeValue(dictionary[key].unsafelyUnwrapped, key: .key(_FolioJSONKey(stringValue: key)))
             }
             state.out.put(UInt8(ascii: "}"))
             return true
         }
         if Key.self == Int.self {
-            let entries = unsafeBitCast(self, to: [Int: Value].self).sorted { $0.key < $1.key }
+            let dictionary = unsafeBitCast(self, to: [Int: Value].self)
+            var keys = [Int]()
+            keys.reserveCapacity(dictionary.count)
+            for key in dictionary.keys { keys.append(key) }
+            if keys.count > 1 { keys.sort() }
             state.out.put(UInt8(ascii: "{"))
             var first = true
-            for (key, value) in entries {
+            for key in keys {
                 if first { first = false } else { state.out.put(UInt8(ascii: ",")) }
                 state.out.put(UInt8(ascii: "\""))
                 state.out.putSigned(Int64(key))
                 state.out.put(UInt8(ascii: "\""), UInt8(ascii: ":"))
-                try state.encodeValue(value, key: .key(_FolioJSONKey(intValue: key)))
+                try state.encodeValue(dictionary[key].unsafelyUnwrapped, key: .key(_FolioJSONKey(intValue: key)))
             }
             state.out.put(UInt8(ascii: "}"))
             return true
