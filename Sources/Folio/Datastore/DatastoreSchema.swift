@@ -111,11 +111,12 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         return String(describing: identifier)
     }
 
-    /// The stored bytes of `instance` in the current version, with its index keys.
-    func encodeRecord(_ instance: Format.Instance, core: PersistenceCore) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
+    /// The stored bytes of `instance` in the current version, with its index keys;
+    /// `identifier` is its identifier key (``identifierKey(of:)``).
+    func encodeRecord(_ instance: Format.Instance, identifier: [UInt8]) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
         // Invariant: an identifier key fits the engine's key limit (so also the u16 length of
         // an index entry, §24) before any entry is built or written.
-        let identifierLength = identifierKey(of: instance).count
+        let identifierLength = identifier.count
         guard identifierLength <= StorageLimits.maximumKeyLength else {
             throw .storage(.keyTooLarge(length: identifierLength, maximum: StorageLimits.maximumKeyLength))
         }
@@ -124,7 +125,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         var named: [(name: String, keys: [[UInt8]])] = []
         named.reserveCapacity(indexes.count)
         for index in indexes {
-            let values = indexValues(index, of: instance, identifier: nil)
+            let values = indexValues(index, of: instance, identifier: identifier)
             keys.append(values)
             named.append((index.name, values))
         }

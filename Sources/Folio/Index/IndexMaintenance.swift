@@ -34,7 +34,7 @@ enum IndexMaintenance {
     static func store<Format>(_ instance: Format.Instance, schema: DatastoreSchema<Format>, core: PersistenceCore,
                               in transaction: WriteTransaction) throws(FolioError) -> (identifier: [UInt8], previous: StoredRecord?) {
         let identifier = schema.identifierKey(of: instance)
-        let (record, keys) = try schema.encodeRecord(instance, core: core)
+        let (record, keys) = try schema.encodeRecord(instance, identifier: identifier)
         let previous = try FolioError.wrap { () throws(StorageError) in try transaction.get(identifier, in: schema.recordsTree) }
             .map { (bytes) throws(FolioError) in try schema.parseRecord(bytes, identifier: identifier) }
         // Unique conflicts first, so a conflict changes nothing even outside a transaction.
