@@ -18,7 +18,8 @@ func settle(_ hub: ObservationHub) async {
         let authors = persistence.datastore(for: AuthorFormat.self)
         try await authors.persist(Author(id: 1, name: "first", born: 1))
         let store = persistence.store
-        let racing = try authors.schema.encodeRecord(Author(id: 2, name: "racing", born: 2), core: persistence.core).record
+        let racer = Author(id: 2, name: "racing", born: 2)
+        let racing = try authors.schema.encodeRecord(racer, identifier: authors.schema.identifierKey(of: racer)).record
         let failure = Mutex<String?>(nil)
         persistence.core.hub.betweenSubscribeSteps.withLock {
             $0 = {

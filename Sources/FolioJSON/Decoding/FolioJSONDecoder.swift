@@ -120,12 +120,12 @@ public struct FolioJSONDecoder: Sendable {
         case (0xFE, 0xFF, _, _): return (.utf16BigEndian, 2)
         case (0xFF, 0xFE, _, _): return (.utf16LittleEndian, 2)
         case (0xEF, 0xBB, 0xBF, _): return nil
-        case let (0, 0, 0, .some(nz)) where nz != 0: return (.utf32BigEndian, 0)
-        case let (0, nz1, 0, .some(nz2)) where nz1 != 0 && nz2 != 0: return (.utf16BigEndian, 0)
-        case let (nz, 0, 0, 0) where nz != 0: return (.utf32LittleEndian, 0)
-        case let (nz1, 0, .some(nz2), 0) where nz1 != 0 && nz2 != 0: return (.utf16LittleEndian, 0)
-        case let (0, nz, nil, nil) where nz != 0: return (.utf16BigEndian, 0)
-        case let (nz, 0, nil, nil) where nz != 0: return (.utf16LittleEndian, 0)
+        case (0, 0, 0, .some(let nz)) where nz != 0: return (.utf32BigEndian, 0)
+        case (0, let nz1, 0, .some(let nz2)) where nz1 != 0 && nz2 != 0: return (.utf16BigEndian, 0)
+        case (let nz, 0, 0, 0) where nz != 0: return (.utf32LittleEndian, 0)
+        case (let nz1, 0, .some(let nz2), 0) where nz1 != 0 && nz2 != 0: return (.utf16LittleEndian, 0)
+        case (0, let nz, nil, nil) where nz != 0: return (.utf16BigEndian, 0)
+        case (let nz, 0, nil, nil) where nz != 0: return (.utf16LittleEndian, 0)
         default: return nil
         }
     }

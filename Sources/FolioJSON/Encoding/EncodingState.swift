@@ -1,7 +1,7 @@
 import Foundation
 
 /// The strategies of one `encode` call, as the containers read them.
-struct _EncodingOptions {
+struct EncodingOptions {
     let date: FolioJSONEncoder.DateEncodingStrategy
     let data: FolioJSONEncoder.DataEncodingStrategy
     let nonConformingFloat: FolioJSONEncoder.NonConformingFloatEncodingStrategy
@@ -20,7 +20,7 @@ struct _EncodingOptions {
 }
 
 /// One step of a coding path, kept unboxed until someone asks for `codingPath`.
-enum _PathKey {
+enum PathKey {
     case none
     case key(any CodingKey)
     case index(Int)
@@ -30,14 +30,14 @@ enum _PathKey {
         switch self {
         case .none: return nil
         case .key(let key): return key
-        case .index(let index): return _FolioJSONKey(index: index)
-        case .superKey: return _FolioJSONKey.superKey
+        case .index(let index): return FolioJSONKey(index: index)
+        case .superKey: return FolioJSONKey.superKey
         }
     }
 }
 
 /// What an open position of the output holds so far.
-enum _FrameKind: UInt8 {
+enum FrameKind: UInt8 {
     /// A value's position (an `Encoder`) that nothing was written to yet; closes as `{}`.
     case empty
     /// An object whose `{` is written; closes with `}`.
@@ -50,14 +50,14 @@ enum _FrameKind: UInt8 {
 }
 
 /// An open object, array or value position of the streaming encoder.
-struct _Frame {
-    var kind: _FrameKind
-    /// Entries written (the top frame's live count is `_EncodingState.topCount`).
+struct Frame {
+    var kind: FrameKind
+    /// Entries written (the top frame's live count is `EncodingState.topCount`).
     var count: Int
     /// Unique within one state: tells a container whether its frame is still open.
     let serial: Int
     /// The key this frame sits under in its parent.
-    let key: _PathKey
+    let key: PathKey
 }
 
 /// The streaming encoder: JSON is written straight into one byte buffer, in the order
@@ -69,13 +69,13 @@ struct _Frame {
 /// given two different kinds of container, an error thrown inside and caught by the
 /// value's own code — sets `failed`; the caller then encodes the value again with the
 /// tree encoder, which accepts any order. Errors that escape are simply rethrown.
-final class _EncodingState {
+final class EncodingState {
     /// The mutable part, behind a pointer: a class's stored `var`s are checked for
     /// exclusive access at run time on every use, which cost more than the writing.
     /// Only this state touches it, from one thread at a time.
     struct Mutable {
-        var out = _JSONByteWriter()
-        var frames: [_Frame] = []
+        var out = JSONByteWriter()
+        var frames: [Frame] = []
         var topSerial = -1
         var topCount = 0
         var nextSerial = 0
@@ -83,18 +83,18 @@ final class _EncodingState {
     }
 
     private let mutable: UnsafeMutablePointer<Mutable>
-    let options: _EncodingOptions
+    let options: EncodingOptions
     /// The coding path of the value this state encodes (empty at the top level).
     let basePath: [any CodingKey]
     /// Whether an encoding that writes nothing is an error (Foundation's top-level rule)
     /// rather than `{}`.
     let isTopLevel: Bool
 
-    var out: _JSONByteWriter {
+    var out: JSONByteWriter {
         get { mutable.pointee.out }
         _modify { yield &mutable.pointee.out }
     }
-    var frames: [_Frame] {
+    var frames: [Frame] {
         get { mutable.pointee.frames }
         _modify { yield &mutable.pointee.frames }
     }
@@ -115,7 +115,7 @@ final class _EncodingState {
         set { mutable.pointee.failed = newValue }
     }
 
-    init(options: _EncodingOptions, basePath: [any CodingKey], isTopLevel: Bool) {
+    init(options: EncodingOptions, basePath: [any CodingKey], isTopLevel: Bool) {
         self.options = options
         self.basePath = basePath
         self.isTopLevel = isTopLevel
@@ -133,12 +133,12 @@ final class _EncodingState {
     // MARK: Frames
 
     @inline(__always)
-    func push(_ kind: _FrameKind, _ key: _PathKey) -> (index: Int, serial: Int) {
+    func push(_ kind: FrameKind, _ key: PathKey) -> (index: Int, serial: Int) {
         let count = frames.count
         if count > 0 { frames[count &- 1].count = topCount }
         let serial = nextSerial
         nextSerial &+= 1
-        frames.append(_Frame(kind: kind, count: 0, serial: serial, key: key))
+        frames.append(Frame(kind: kind, count: 0, serial: serial, key: key))
         topSerial = serial
         topCount = 0
         return (count, serial)
@@ -196,7 +196,7 @@ final class _EncodingState {
     }
 
     /// The coding path of a value about to be written under `key` in the top frame.
-    func codingPathOfTop(adding key: _PathKey) -> [any CodingKey] {
+    func codingPathOfTop(adding key: PathKey) -> [any CodingKey] {
         var path = frames.isEmpty ? basePath : codingPath(frames.count - 1, frames[frames.count - 1].serial)
         if let key = key.codingKey { path.append(key) }
         return path
@@ -221,7 +221,7 @@ final class _EncodingState {
     func writeKey<K: CodingKey>(_ key: K) {
         beginEntry()
         if options.snakeCaseKeys {
-            out.putString(_SnakeCase.convert(key.stringValue))
+            out.putString(SnakeCase.convert(key.stringValue))
         } else {
             out.putString(key.stringValue)
         }
@@ -230,18 +230,18 @@ final class _EncodingState {
 
     // MARK: Values
 
-    func putDouble(_ value: Double, key: _PathKey) throws {
+    func putDouble(_ value: Double, key: PathKey) throws {
         if value.isFinite { out.putFinite(value); return }
         try putNonConforming(value, description: "Double", key: key)
     }
 
-    func putFloat(_ value: Float, key: _PathKey) throws {
+    func putFloat(_ value: Float, key: PathKey) throws {
         if value.isFinite { out.putFinite(value); return }
         try putNonConforming(value, description: "Float", key: key)
     }
 
     @inline(never)
-    func putNonConforming<F: BinaryFloatingPoint & Encodable>(_ value: F, description: String, key: _PathKey) throws {
+    func putNonConforming<F: BinaryFloatingPoint & Encodable>(_ value: F, description: String, key: PathKey) throws {
         switch options.nonConformingFloat {
         case .convertToString(let positiveInfinity, let negativeInfinity, let nan):
             if value.isNaN { out.putString(nan) }
@@ -256,7 +256,7 @@ final class _EncodingState {
         }
     }
 
-    func putDate(_ date: Date, key: _PathKey) throws {
+    func putDate(_ date: Date, key: PathKey) throws {
         switch options.date {
         case .deferredToDate: try putDouble(date.timeIntervalSinceReferenceDate, key: key)
         case .secondsSince1970: try putDouble(date.timeIntervalSince1970, key: key)
@@ -265,7 +265,7 @@ final class _EncodingState {
         }
     }
 
-    func putData(_ data: Data, key: _PathKey) {
+    func putData(_ data: Data, key: PathKey) {
         switch options.data {
         case .base64: out.putBase64(data)
         case .deferredToData:
@@ -283,7 +283,7 @@ final class _EncodingState {
     /// Writes `value` if it is a type written without its own `encode(to:)` (numbers,
     /// strings, `Date`, `Data`, `URL`, `Decimal`, `String`/`Int`-keyed dictionaries).
     @inline(__always)
-    func encodeDirect<T: Encodable>(_ value: T, key: _PathKey) throws -> Bool {
+    func encodeDirect<T: Encodable>(_ value: T, key: PathKey) throws -> Bool {
         if T.self == String.self { out.putString(unsafeBitCast(value, to: String.self)); return true }
         if T.self == Int.self { out.putSigned(Int64(unsafeBitCast(value, to: Int.self))); return true }
         if T.self == Double.self { try putDouble(unsafeBitCast(value, to: Double.self), key: key); return true }
@@ -291,7 +291,7 @@ final class _EncodingState {
         return try encodeDirectRare(value, key: key)
     }
 
-    func encodeDirectRare<T: Encodable>(_ value: T, key: _PathKey) throws -> Bool {
+    func encodeDirectRare<T: Encodable>(_ value: T, key: PathKey) throws -> Bool {
         if T.self == Date.self { try putDate(unsafeBitCast(value, to: Date.self), key: key); return true }
         if T.self == Float.self { try putFloat(unsafeBitCast(value, to: Float.self), key: key); return true }
         if T.self == Int64.self { out.putSigned(unsafeBitCast(value, to: Int64.self)); return true }
@@ -309,9 +309,9 @@ final class _EncodingState {
         if T.self == Int128.self { out.putSigned128(unsafeBitCast(value, to: Int128.self)); return true }
         if T.self == UInt128.self { out.putUnsigned128(unsafeBitCast(value, to: UInt128.self)); return true }
         // Arrays and dictionaries are one pointer wide: only then is the (slower) cast tried.
-        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let collection = value as? any _FolioJSONCollection {
+        if MemoryLayout<T>.size == MemoryLayout<[Int]>.size, let collection = value as? any FolioJSONCollection {
             let (index, serial) = push(.single, key)
-            let written = try collection._folioWrite(into: self)
+            let written = try collection.folioWrite(into: self)
             if isOpen(index, serial) {
                 while frames.count &- 1 > index { pop() }
                 pop()
@@ -325,11 +325,11 @@ final class _EncodingState {
 
     /// Writes one JSON value for `value` at the current position (its key or comma
     /// already written). `key` is its coding key, for `codingPath`.
-    func encodeValue<T: Encodable>(_ value: T, key: _PathKey) throws {
+    func encodeValue<T: Encodable>(_ value: T, key: PathKey) throws {
         if try encodeDirect(value, key: key) { return }
         let (index, serial) = push(.empty, key)
         do {
-            try value.encode(to: _StreamEncoder(state: self, index: index, serial: serial))
+            try value.encode(to: StreamEncoder(state: self, index: index, serial: serial))
         } catch {
             failed = true
             throw error
@@ -353,21 +353,21 @@ final class _EncodingState {
 /// Arrays, `[String: V]` and `[Int: V]` are written by the encoder itself, without
 /// containers. Dictionary keys as they are (no key strategy, as Foundation), in sorted
 /// order so equal dictionaries always give the same bytes.
-protocol _FolioJSONCollection {
-    func _folioWrite(into state: _EncodingState) throws -> Bool
+protocol FolioJSONCollection {
+    func folioWrite(into state: EncodingState) throws -> Bool
     /// How the tree encoder orders this dictionary's keys, or nil if it is not written
     /// as an object with raw keys.
-    static var _folioKeyOrder: _TreeKeyOrder? { get }
+    static var folioKeyOrder: TreeKeyOrder? { get }
 }
 
-extension Dictionary: _FolioJSONCollection where Key: Encodable, Value: Encodable {
-    static var _folioKeyOrder: _TreeKeyOrder? {
+extension Dictionary: FolioJSONCollection where Key: Encodable, Value: Encodable {
+    static var folioKeyOrder: TreeKeyOrder? {
         if Key.self == String.self { return .string }
         if Key.self == Int.self { return .int }
         return nil
     }
 
-    func _folioWrite(into state: _EncodingState) throws -> Bool {
+    func folioWrite(into state: EncodingState) throws -> Bool {
         if Key.self == String.self {
             // The keys sorted on their own (a concrete `[String]` sort), each value looked up:
             // sorting (key, value) pairs is generic over `Value` and cost most of the write.
@@ -382,7 +382,7 @@ extension Dictionary: _FolioJSONCollection where Key: Encodable, Value: Encodabl
                 if first { first = false } else { state.out.put(UInt8(ascii: ",")) }
                 state.out.putString(key)
                 state.out.put(UInt8(ascii: ":"))
-                try state.encodeValue(dictionary[key].unsafelyUnwrapped, key: .key(_FolioJSONKey(stringValue: key)))
+                try state.encodeValue(dictionary[key].unsafelyUnwrapped, key: .key(FolioJSONKey(stringValue: key)))
             }
             state.out.put(UInt8(ascii: "}"))
             return true
@@ -400,7 +400,7 @@ extension Dictionary: _FolioJSONCollection where Key: Encodable, Value: Encodabl
                 state.out.put(UInt8(ascii: "\""))
                 state.out.putSigned(Int64(key))
                 state.out.put(UInt8(ascii: "\""), UInt8(ascii: ":"))
-                try state.encodeValue(dictionary[key].unsafelyUnwrapped, key: .key(_FolioJSONKey(intValue: key)))
+                try state.encodeValue(dictionary[key].unsafelyUnwrapped, key: .key(FolioJSONKey(intValue: key)))
             }
             state.out.put(UInt8(ascii: "}"))
             return true
@@ -409,10 +409,10 @@ extension Dictionary: _FolioJSONCollection where Key: Encodable, Value: Encodabl
     }
 }
 
-extension Array: _FolioJSONCollection where Element: Encodable {
-    static var _folioKeyOrder: _TreeKeyOrder? { nil }
+extension Array: FolioJSONCollection where Element: Encodable {
+    static var folioKeyOrder: TreeKeyOrder? { nil }
 
-    func _folioWrite(into state: _EncodingState) throws -> Bool {
+    func folioWrite(into state: EncodingState) throws -> Bool {
         state.out.put(UInt8(ascii: "["))
         for index in indices {
             if index > 0 { state.out.put(UInt8(ascii: ",")) }

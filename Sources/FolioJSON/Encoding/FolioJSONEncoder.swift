@@ -94,14 +94,14 @@ public struct FolioJSONEncoder: Sendable {
     /// gives the same bytes). Top-level fragments (`encode(3)`) are allowed; a top-level
     /// value that encodes nothing throws `EncodingError.invalidValue`, as Foundation's.
     public func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
-        let options = _EncodingOptions(self)
-        let state = _EncodingState(options: options, basePath: [], isTopLevel: true)
+        let options = EncodingOptions(self)
+        let state = EncodingState(options: options, basePath: [], isTopLevel: true)
         try state.encodeValue(value, key: .none)
         if state.failed {
             // Containers used out of order (or an error caught inside): write it again
             // through the tree encoder, which accepts any order.
-            let tree = _EncodingState(options: options, basePath: [], isTopLevel: true)
-            try _TreeEncoding.encode(value, into: tree)
+            let tree = EncodingState(options: options, basePath: [], isTopLevel: true)
+            try TreeEncoding.encode(value, into: tree)
             bytes.append(contentsOf: tree.out.bytes)
             return
         }

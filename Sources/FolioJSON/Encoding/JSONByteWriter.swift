@@ -1,8 +1,8 @@
 import Foundation
 
 /// A growable byte buffer the encoder writes JSON text into, through a raw pointer (no
-/// per-byte uniqueness or bounds checks). Owned by one `_EncodingState`; freed by it.
-struct _JSONByteWriter {
+/// per-byte uniqueness or bounds checks). Owned by one `EncodingState`; freed by it.
+struct JSONByteWriter {
     var base: UnsafeMutablePointer<UInt8>
     var count: Int = 0
     var capacity: Int

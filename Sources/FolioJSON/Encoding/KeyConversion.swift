@@ -3,7 +3,7 @@ import Synchronization
 
 /// The coding key of array elements and of `superEncoder()`, as Foundation names them:
 /// `"Index 3"` (with `intValue` 3) and `"super"`.
-struct _FolioJSONKey: CodingKey {
+struct FolioJSONKey: CodingKey {
     let stringValue: String
     let intValue: Int?
 
@@ -12,7 +12,7 @@ struct _FolioJSONKey: CodingKey {
     init(index: Int) { self.stringValue = "Index \(index)"; self.intValue = index }
     init(stringValue: String, intValue: Int?) { self.stringValue = stringValue; self.intValue = intValue }
 
-    static let superKey = _FolioJSONKey(stringValue: "super")
+    static let superKey = FolioJSONKey(stringValue: "super")
 }
 
 /// `convertToSnakeCase`, as Foundation's `JSONEncoder` defines it: words split where a
@@ -20,7 +20,7 @@ struct _FolioJSONKey: CodingKey {
 /// run of capitals followed by a lowercase letter (`"myURLProperty"` → `"my_url_property"`);
 /// words lowercased and joined with `_`. The first character never starts a word, so
 /// leading (and trailing) underscores stay as they are.
-enum _SnakeCase {
+enum SnakeCase {
     /// Conversions already made, shared by all encoders (keys are few and repeat).
     private static let cache = Mutex<[String: String]>([:])
 

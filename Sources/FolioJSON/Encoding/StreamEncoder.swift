@@ -2,8 +2,8 @@ import Foundation
 
 /// The `Encoder` a value's `encode(to:)` receives from the streaming encoder: one value
 /// position (frame) of the output. Three words, so it fits an existential unboxed.
-struct _StreamEncoder: Encoder {
-    let state: _EncodingState
+struct StreamEncoder: Encoder {
+    let state: EncodingState
     let index: Int
     let serial: Int
 
@@ -24,7 +24,7 @@ struct _StreamEncoder: Encoder {
                 state.failed = true
             }
         }
-        return KeyedEncodingContainer(_StreamKeyedContainer<Key>(state: state, index: index, serial: serial))
+        return KeyedEncodingContainer(StreamKeyedContainer<Key>(state: state, index: index, serial: serial))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -39,16 +39,16 @@ struct _StreamEncoder: Encoder {
                 state.failed = true
             }
         }
-        return _StreamUnkeyedContainer(state: state, index: index, serial: serial)
+        return StreamUnkeyedContainer(state: state, index: index, serial: serial)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        _StreamSingleValueContainer(state: state, index: index, serial: serial)
+        StreamSingleValueContainer(state: state, index: index, serial: serial)
     }
 }
 
-struct _StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let state: _EncodingState
+struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let state: EncodingState
     let index: Int
     let serial: Int
 
@@ -88,36 +88,36 @@ struct _StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         guard begin(key) else {
-            return KeyedEncodingContainer(_StreamKeyedContainer<NestedKey>(state: state, index: .max, serial: -2))
+            return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: .max, serial: -2))
         }
         state.out.put(UInt8(ascii: "{"))
         let (nestedIndex, nestedSerial) = state.push(.keyed, .key(key))
-        return KeyedEncodingContainer(_StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
+        return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard begin(key) else { return _StreamUnkeyedContainer(state: state, index: .max, serial: -2) }
+        guard begin(key) else { return StreamUnkeyedContainer(state: state, index: .max, serial: -2) }
         state.out.put(UInt8(ascii: "["))
         let (nestedIndex, nestedSerial) = state.push(.unkeyed, .key(key))
-        return _StreamUnkeyedContainer(state: state, index: nestedIndex, serial: nestedSerial)
+        return StreamUnkeyedContainer(state: state, index: nestedIndex, serial: nestedSerial)
     }
 
     mutating func superEncoder() -> any Encoder {
-        guard state.ensureTop(index, serial) else { return _StreamEncoder(state: state, index: .max, serial: -2) }
-        state.writeKey(_FolioJSONKey.superKey)
+        guard state.ensureTop(index, serial) else { return StreamEncoder(state: state, index: .max, serial: -2) }
+        state.writeKey(FolioJSONKey.superKey)
         let (nestedIndex, nestedSerial) = state.push(.empty, .superKey)
-        return _StreamEncoder(state: state, index: nestedIndex, serial: nestedSerial)
+        return StreamEncoder(state: state, index: nestedIndex, serial: nestedSerial)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        guard begin(key) else { return _StreamEncoder(state: state, index: .max, serial: -2) }
+        guard begin(key) else { return StreamEncoder(state: state, index: .max, serial: -2) }
         let (nestedIndex, nestedSerial) = state.push(.empty, .key(key))
-        return _StreamEncoder(state: state, index: nestedIndex, serial: nestedSerial)
+        return StreamEncoder(state: state, index: nestedIndex, serial: nestedSerial)
     }
 }
 
-struct _StreamUnkeyedContainer: UnkeyedEncodingContainer {
-    let state: _EncodingState
+struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
+    let state: EncodingState
     let index: Int
     let serial: Int
 
@@ -157,29 +157,29 @@ struct _StreamUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         guard let element = begin() else {
-            return KeyedEncodingContainer(_StreamKeyedContainer<NestedKey>(state: state, index: .max, serial: -2))
+            return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: .max, serial: -2))
         }
         state.out.put(UInt8(ascii: "{"))
         let (nestedIndex, nestedSerial) = state.push(.keyed, .index(element))
-        return KeyedEncodingContainer(_StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
+        return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        guard let element = begin() else { return _StreamUnkeyedContainer(state: state, index: .max, serial: -2) }
+        guard let element = begin() else { return StreamUnkeyedContainer(state: state, index: .max, serial: -2) }
         state.out.put(UInt8(ascii: "["))
         let (nestedIndex, nestedSerial) = state.push(.unkeyed, .index(element))
-        return _StreamUnkeyedContainer(state: state, index: nestedIndex, serial: nestedSerial)
+        return StreamUnkeyedContainer(state: state, index: nestedIndex, serial: nestedSerial)
     }
 
     mutating func superEncoder() -> any Encoder {
-        guard let element = begin() else { return _StreamEncoder(state: state, index: .max, serial: -2) }
+        guard let element = begin() else { return StreamEncoder(state: state, index: .max, serial: -2) }
         let (nestedIndex, nestedSerial) = state.push(.empty, .index(element))
-        return _StreamEncoder(state: state, index: nestedIndex, serial: nestedSerial)
+        return StreamEncoder(state: state, index: nestedIndex, serial: nestedSerial)
     }
 }
 
-struct _StreamSingleValueContainer: SingleValueEncodingContainer {
-    let state: _EncodingState
+struct StreamSingleValueContainer: SingleValueEncodingContainer {
+    let state: EncodingState
     let index: Int
     let serial: Int
 
@@ -224,7 +224,7 @@ struct _StreamSingleValueContainer: SingleValueEncodingContainer {
         // this same encoder).
         state.frames[index].kind = .empty
         do {
-            try value.encode(to: _StreamEncoder(state: state, index: index, serial: serial))
+            try value.encode(to: StreamEncoder(state: state, index: index, serial: serial))
         } catch {
             state.failed = true
             throw error

@@ -8,17 +8,17 @@ import Foundation
 // need a tree get one.
 
 /// How a dictionary node orders its keys when written.
-enum _TreeKeyOrder {
+enum TreeKeyOrder {
     case string
     case int
 }
 
 /// One object, array or value of the tree.
-final class _TreeNode {
+final class TreeNode {
     enum Kind { case empty, object, array, single }
     enum Item {
         case bytes([UInt8])
-        case node(_TreeNode)
+        case node(TreeNode)
     }
 
     var kind: Kind = .empty
@@ -26,7 +26,7 @@ final class _TreeNode {
     var keys: [String] = []
     var items: [Item] = []
     /// Set for `[String: V]` / `[Int: V]`: keys written sorted, as the stream does.
-    var keyOrder: _TreeKeyOrder?
+    var keyOrder: TreeKeyOrder?
 
     /// Sets `key` to `item`: a repeated key replaces the earlier value in its place
     /// (the last value wins, as with Foundation's encoder).
@@ -57,7 +57,7 @@ final class _TreeNode {
     /// Where each key is, once an object is large enough for a linear search to hurt.
     private var positions: [String: Int]?
 
-    func write(into out: inout _JSONByteWriter) {
+    func write(into out: inout JSONByteWriter) {
         switch kind {
         case .empty:
             out.put(UInt8(ascii: "{"), UInt8(ascii: "}"))
@@ -89,8 +89,8 @@ final class _TreeNode {
     }
 }
 
-extension _TreeNode.Item {
-    func write(into out: inout _JSONByteWriter) {
+extension TreeNode.Item {
+    func write(into out: inout JSONByteWriter) {
         switch self {
         case .bytes(let bytes): out.put(bytes)
         case .node(let node): node.write(into: &out)
@@ -100,26 +100,26 @@ extension _TreeNode.Item {
 
 /// Encodes values one at a time into stand-alone JSON bytes, streaming first and
 /// falling back to the tree encoder for that value.
-enum _Fragment {
-    static func encode<T: Encodable>(_ value: T, options: _EncodingOptions, path: [any CodingKey]) throws -> [UInt8] {
-        let state = _EncodingState(options: options, basePath: path, isTopLevel: false)
+enum Fragment {
+    static func encode<T: Encodable>(_ value: T, options: EncodingOptions, path: [any CodingKey]) throws -> [UInt8] {
+        let state = EncodingState(options: options, basePath: path, isTopLevel: false)
         try state.encodeValue(value, key: .none)
         if state.failed {
-            let tree = _EncodingState(options: options, basePath: path, isTopLevel: false)
-            try _TreeEncoding.encode(value, into: tree)
+            let tree = EncodingState(options: options, basePath: path, isTopLevel: false)
+            try TreeEncoding.encode(value, into: tree)
             return Array(tree.out.bytes)
         }
         return Array(state.out.bytes)
     }
 }
 
-enum _TreeEncoding {
+enum TreeEncoding {
     /// Encodes `value` through tree containers and writes the tree to `state.out`.
-    static func encode<T: Encodable>(_ value: T, into state: _EncodingState) throws {
-        let root = _TreeNode()
-        let order = (T.self as? any _FolioJSONCollection.Type)?._folioKeyOrder
+    static func encode<T: Encodable>(_ value: T, into state: EncodingState) throws {
+        let root = TreeNode()
+        let order = (T.self as? any FolioJSONCollection.Type)?.folioKeyOrder
         root.keyOrder = order
-        let encoder = _TreeEncoder(options: state.options, codingPath: state.basePath, node: root, rawKeys: order != nil)
+        let encoder = TreeEncoder(options: state.options, codingPath: state.basePath, node: root, rawKeys: order != nil)
         try value.encode(to: encoder)
         if root.kind == .empty, state.isTopLevel {
             throw EncodingError.invalidValue(value, EncodingError.Context(
@@ -130,14 +130,14 @@ enum _TreeEncoding {
     }
 }
 
-final class _TreeEncoder: Encoder {
-    let options: _EncodingOptions
+final class TreeEncoder: Encoder {
+    let options: EncodingOptions
     let codingPath: [any CodingKey]
-    let node: _TreeNode
+    let node: TreeNode
     /// Keys written as they are (a `[String: V]` dictionary), not by the key strategy.
     let rawKeys: Bool
 
-    init(options: _EncodingOptions, codingPath: [any CodingKey], node: _TreeNode, rawKeys: Bool = false) {
+    init(options: EncodingOptions, codingPath: [any CodingKey], node: TreeNode, rawKeys: Bool = false) {
         self.options = options
         self.codingPath = codingPath
         self.node = node
@@ -150,32 +150,32 @@ final class _TreeEncoder: Encoder {
         if node.kind != .object {
             node.reset(to: .object)
         }
-        return KeyedEncodingContainer(_TreeKeyedContainer<Key>(encoder: self, node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(TreeKeyedContainer<Key>(encoder: self, node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if node.kind != .array {
             node.reset(to: .array)
         }
-        return _TreeUnkeyedContainer(encoder: self, node: node, codingPath: codingPath)
+        return TreeUnkeyedContainer(encoder: self, node: node, codingPath: codingPath)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        _TreeSingleValueContainer(encoder: self)
+        TreeSingleValueContainer(encoder: self)
     }
 
     func fragment<T: Encodable>(_ value: T, path: [any CodingKey]) throws -> [UInt8] {
-        try _Fragment.encode(value, options: options, path: path)
+        try Fragment.encode(value, options: options, path: path)
     }
 
     func keyString(_ key: some CodingKey) -> String {
-        options.snakeCaseKeys && !rawKeys ? _SnakeCase.convert(key.stringValue) : key.stringValue
+        options.snakeCaseKeys && !rawKeys ? SnakeCase.convert(key.stringValue) : key.stringValue
     }
 }
 
-struct _TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: _TreeEncoder
-    let node: _TreeNode
+struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: TreeEncoder
+    let node: TreeNode
     let codingPath: [any CodingKey]
 
     mutating func encodeNil(forKey key: Key) throws {
@@ -210,35 +210,35 @@ struct _TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let child = _TreeNode()
+        let child = TreeNode()
         child.kind = .object
         node.set(encoder.keyString(key), .node(child))
-        return KeyedEncodingContainer(_TreeKeyedContainer<NestedKey>(encoder: encoder, node: child, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(TreeKeyedContainer<NestedKey>(encoder: encoder, node: child, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = _TreeNode()
+        let child = TreeNode()
         child.kind = .array
         node.set(encoder.keyString(key), .node(child))
-        return _TreeUnkeyedContainer(encoder: encoder, node: child, codingPath: codingPath + [key])
+        return TreeUnkeyedContainer(encoder: encoder, node: child, codingPath: codingPath + [key])
     }
 
     mutating func superEncoder() -> any Encoder {
-        let child = _TreeNode()
-        node.set(encoder.keyString(_FolioJSONKey.superKey), .node(child))
-        return _TreeEncoder(options: encoder.options, codingPath: codingPath + [_FolioJSONKey.superKey], node: child)
+        let child = TreeNode()
+        node.set(encoder.keyString(FolioJSONKey.superKey), .node(child))
+        return TreeEncoder(options: encoder.options, codingPath: codingPath + [FolioJSONKey.superKey], node: child)
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        let child = _TreeNode()
+        let child = TreeNode()
         node.set(encoder.keyString(key), .node(child))
-        return _TreeEncoder(options: encoder.options, codingPath: codingPath + [key], node: child)
+        return TreeEncoder(options: encoder.options, codingPath: codingPath + [key], node: child)
     }
 }
 
-struct _TreeUnkeyedContainer: UnkeyedEncodingContainer {
-    let encoder: _TreeEncoder
-    let node: _TreeNode
+struct TreeUnkeyedContainer: UnkeyedEncodingContainer {
+    let encoder: TreeEncoder
+    let node: TreeNode
     let codingPath: [any CodingKey]
 
     var count: Int { node.items.count }
@@ -246,7 +246,7 @@ struct _TreeUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { node.items.append(.bytes(Array("null".utf8))) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        let bytes = try encoder.fragment(value, path: codingPath + [_FolioJSONKey(index: node.items.count)])
+        let bytes = try encoder.fragment(value, path: codingPath + [FolioJSONKey(index: node.items.count)])
         node.items.append(.bytes(bytes))
     }
 
@@ -272,31 +272,31 @@ struct _TreeUnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let child = _TreeNode()
+        let child = TreeNode()
         child.kind = .object
-        let path = codingPath + [_FolioJSONKey(index: node.items.count)]
+        let path = codingPath + [FolioJSONKey(index: node.items.count)]
         node.items.append(.node(child))
-        return KeyedEncodingContainer(_TreeKeyedContainer<NestedKey>(encoder: encoder, node: child, codingPath: path))
+        return KeyedEncodingContainer(TreeKeyedContainer<NestedKey>(encoder: encoder, node: child, codingPath: path))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let child = _TreeNode()
+        let child = TreeNode()
         child.kind = .array
-        let path = codingPath + [_FolioJSONKey(index: node.items.count)]
+        let path = codingPath + [FolioJSONKey(index: node.items.count)]
         node.items.append(.node(child))
-        return _TreeUnkeyedContainer(encoder: encoder, node: child, codingPath: path)
+        return TreeUnkeyedContainer(encoder: encoder, node: child, codingPath: path)
     }
 
     mutating func superEncoder() -> any Encoder {
-        let child = _TreeNode()
-        let path = codingPath + [_FolioJSONKey(index: node.items.count)]
+        let child = TreeNode()
+        let path = codingPath + [FolioJSONKey(index: node.items.count)]
         node.items.append(.node(child))
-        return _TreeEncoder(options: encoder.options, codingPath: path, node: child)
+        return TreeEncoder(options: encoder.options, codingPath: path, node: child)
     }
 }
 
-struct _TreeSingleValueContainer: SingleValueEncodingContainer {
-    let encoder: _TreeEncoder
+struct TreeSingleValueContainer: SingleValueEncodingContainer {
+    let encoder: TreeEncoder
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 

@@ -235,7 +235,9 @@ struct Box<T: Codable & Equatable>: Codable, Equatable {
         var fooBar: Int?
         var imageURL: String?
         var imageUrl: String?
-        var _private: Int?
+        // swift-format-ignore: NoLeadingUnderscores
+        var _private: Int?  // a leading underscore is what the snake-case rules are tested on
+        // swift-format-ignore: AlwaysUseLowerCamelCase
         var trailing_: Int?
         var aB: Int?
         var simple: Int?

@@ -287,13 +287,13 @@ struct DiffGenerator {
     }
 
     static let specialDoubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 5e-324, -5e-324, 1e300, 1e-300, 1e23, 9007199254740993, 9007199254740992,
-        123456789012345680000, 1.7976931348623157e308, -1.7976931348623157e308, 2.2250738585072014e-308, 2.225073858507201e-308,
+        0, -0.0, 1, -1, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 5e-324, -5e-324, 1e300, 1e-300, 1e23, 9_007_199_254_740_993, 9_007_199_254_740_992,
+        123_456_789_012_345_680_000, 1.7976931348623157e308, -1.7976931348623157e308, 2.2250738585072014e-308, 2.225073858507201e-308,
         .leastNonzeroMagnitude, .greatestFiniteMagnitude, .leastNormalMagnitude, .pi, .ulpOfOne, 1e21, 1e22, 1e-7, 1e-6, 100, 1e16,
         0.000001, 123.456, 4.35, 2.5, -2.5, 1e15, 1.5e-10, Double(Int64.max), Double(UInt64.max),
     ]
     static let specialFloats: [Float] = [
-        0, -0.0, 1, -1, 0.1, 1.0 / 3, 1e30, 1e-30, 16777217, 3.4028235e38, -3.4028235e38, 1.1754944e-38, 1e-45,
+        0, -0.0, 1, -1, 0.1, 1.0 / 3, 1e30, 1e-30, 16_777_217, 3.4028235e38, -3.4028235e38, 1.1754944e-38, 1e-45,
         .leastNonzeroMagnitude, .greatestFiniteMagnitude, .leastNormalMagnitude, .pi, .ulpOfOne, 1e10, 0.3, 7.0e-45,
     ]
 
@@ -330,7 +330,7 @@ struct DiffGenerator {
             return Date(timeIntervalSince1970: Double(random.below(13_000_000_000) - 2_208_988_800))
         }
         switch random.below(4) {
-        case 0: return Date(timeIntervalSinceReferenceDate: random.pick([0, -0.0, 1, -1, 0.001, 1e9, -978307200, 1.5, 694224000.123]))
+        case 0: return Date(timeIntervalSinceReferenceDate: random.pick([0, -0.0, 1, -1, 0.001, 1e9, -978_307_200, 1.5, 694_224_000.123]))
         case 1: return Date(timeIntervalSince1970: Double(random.below(4_000_000_000)))
         case 2: return Date(timeIntervalSince1970: Double(random.below(4_000_000_000_000)) / 1000)
         default: return Date(timeIntervalSinceReferenceDate: double())

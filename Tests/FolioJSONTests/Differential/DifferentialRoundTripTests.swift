@@ -116,8 +116,15 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
             case .array(let e, let m): seen.insert("array"); seen.insert("mode \(m)"); walk(e)
             case .stringDictionary(let e): seen.insert("stringDictionary"); walk(e)
             case .intDictionary(let e): seen.insert("intDictionary"); walk(e)
-            case .structure(let f): seen.insert("structure"); f.forEach { seen.insert("mode \($0.mode)"); walk($0.shape) }
-            case .enumeration(let c): seen.insert("enumeration"); c.forEach { $0.fields.forEach { walk($0.shape) } }
+            case .structure(let f):
+                seen.insert("structure")
+                for field in f {
+                    seen.insert("mode \(field.mode)")
+                    walk(field.shape)
+                }
+            case .enumeration(let c):
+                seen.insert("enumeration")
+                for enumCase in c { for field in enumCase.fields { walk(field.shape) } }
             default: seen.insert(s.description)
             }
         }
