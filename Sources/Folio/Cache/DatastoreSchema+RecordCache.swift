@@ -15,19 +15,30 @@ extension ReadSource {
 }
 
 extension DatastoreSchema {
+    /// The persistence's record cache, if it has one and this datastore's instances may be
+    /// cached: not instances of class type, which callers may mutate (every read must
+    /// return a fresh object, as without a cache).
+    func recordCache(_ core: PersistenceCore) -> RecordCache? {
+        Format.Instance.self is AnyObject.Type ? nil : core.records
+    }
+
+    /// The cached instance of `identifier` for a read of `generation`, if any.
+    func cached(_ identifier: [UInt8], generation: UInt64, in cache: RecordCache) -> Format.Instance? {
+        cache.instance(identifier, in: recordsTree, generation: generation, format: ObjectIdentifier(Format.self))
+    }
+
     /// The record `identifier` as `source` sees it, from the record cache when it holds it
     /// for the source's generation, else read, decoded and kept in the cache.
     func read(_ identifier: [UInt8], from source: ReadSource, core: PersistenceCore) throws(FolioError) -> Format.Instance? {
-        let cache = core.records, generation = source.cacheGeneration
-        if let cache, let generation, let cached: Format.Instance = cache.instance(identifier, in: recordsTree, generation: generation) {
-            return cached
-        }
+        let cache = recordCache(core), generation = source.cacheGeneration
+        if let cache, let generation, let cached = cached(identifier, generation: generation, in: cache) { return cached }
         guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) }) else {
             return nil
         }
         let instance = try decode(bytes, identifier: identifier, core: core)
         if let cache, let generation {
-            cache.insert(instance, identifier, in: recordsTree, generation: generation, bytes: bytes.count)
+            cache.insert(instance, identifier, in: recordsTree, generation: generation, bytes: bytes.count,
+                         format: ObjectIdentifier(Format.self))
         }
         return instance
     }
@@ -35,8 +46,8 @@ extension DatastoreSchema {
     /// A record a scan has read (`bytes`, stored under `identifier`), decoded, or the cached
     /// instance when the cache holds it for the source's generation. Does not fill the cache.
     func decode(_ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore) throws(FolioError) -> Format.Instance {
-        if let cache = core.records, let generation = source.cacheGeneration,
-           let cached: Format.Instance = cache.instance(identifier, in: recordsTree, generation: generation) {
+        if let cache = recordCache(core), let generation = source.cacheGeneration,
+           let cached = cached(identifier, generation: generation, in: cache) {
             return cached
         }
         return try decode(bytes, identifier: identifier, core: core)

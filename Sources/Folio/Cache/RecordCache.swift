@@ -10,7 +10,7 @@ import FolioStorage
 /// `since <= S <= known`, where `known` is the newest generation whose changes the cache
 /// has applied. The argument, in three parts:
 /// - *Own commits.* The store reports each generation this process creates before any read
-///   can see it (``Store/onGenerationCreated(_:)``): `generationCreated` first raises
+///   can see it (`Store.onGenerationCreated(_:)`): `generationCreated` first raises
 ///   `known`, then drops every record the commit changed. So an entry still present when
 ///   `known` reaches `G` was not changed by any commit after `since` up to `G`.
 /// - *Inserts cannot resurrect a stale value.* A read of generation `S` inserts only if
@@ -19,8 +19,17 @@ import FolioStorage
 ///   after, its drop takes the shard lock after the insert and removes the entry.
 /// - *Generations this cache never heard of* (another process's commits, seen by a
 ///   read-only persistence or after that process wrote): a read of `S > known` raises
-///   `known` to `S` and empties the cache before anything is inserted for `S`. Nothing is
-///   served for such a read.
+///   `floor` to `S`, then `known`, then empties the cache. Entries older than `floor` are
+///   never served, so a concurrent read of `S` cannot pick one from a shard not emptied yet.
+///   Nothing is served for the read that found `S`.
+/// - *One listener.* The engine's generation reports reach this cache only (the hook is
+///   package-internal, set once per store by `PersistenceCore`).
+/// - *Closed stores.* Reads of a closed persistence fail before they reach the cache
+///   (`Datastore.cachedNewest` asks the store for its generation only while it is open).
+///
+/// Entries remember the format that decoded them: two formats declaring the same datastore
+/// key may decode the same bytes differently. Instances of class type are never cached
+/// (every read returns a fresh object, as without a cache).
 ///
 /// Reads inside a write transaction never use the cache (they must see the transaction's
 /// own writes), and neither do reads of a transaction's snapshot.
@@ -35,11 +44,16 @@ final class RecordCache: Sendable {
     struct Entry: Sendable {
         let instance: any Sendable
         let since: UInt64
+        /// The format that decoded it (`ObjectIdentifier` of the format type).
+        let format: ObjectIdentifier
     }
 
     private let entries: MemoryCache<Key, Entry>
     /// The newest generation whose changes the cache has applied.
     private let known: Atomic<UInt64>
+    /// Entries read before this generation are not served: raised, before `known`, to a
+    /// generation another process wrote (see the type's comment).
+    private let floor = Atomic<UInt64>(0)
 
     /// A cache with `limits`, for a store whose newest generation is `generation`.
     init(limits: RecordCacheLimits, generation: UInt64) {
@@ -48,13 +62,14 @@ final class RecordCache: Sendable {
     }
 
     /// The instance of `identifier` in `tree` as of generation `generation`, if cached.
-    func instance<Instance>(_ identifier: [UInt8], in tree: String, generation: UInt64) -> Instance? {
+    func instance<Instance>(_ identifier: [UInt8], in tree: String, generation: UInt64, format: ObjectIdentifier) -> Instance? {
         let newest = known.load(ordering: .acquiring)
         guard generation <= newest else {
             catchUp(to: generation)
             return nil
         }
-        guard let entry = entries.value(forKey: Key(tree: tree, identifier: identifier)), entry.since <= generation else {
+        guard let entry = entries.value(forKey: Key(tree: tree, identifier: identifier)), entry.since <= generation,
+              entry.format == format, entry.since >= floor.load(ordering: .acquiring) else {
             return nil
         }
         return entry.instance as? Instance
@@ -62,8 +77,9 @@ final class RecordCache: Sendable {
 
     /// Keeps `instance`, decoded from `bytes` stored bytes of `identifier` in generation
     /// `generation`, unless the cache has seen a newer generation (see the type's comment).
-    func insert(_ instance: some Sendable, _ identifier: [UInt8], in tree: String, generation: UInt64, bytes: Int) {
-        entries.insert(Entry(instance: instance, since: generation), forKey: Key(tree: tree, identifier: identifier),
+    func insert(_ instance: some Sendable, _ identifier: [UInt8], in tree: String, generation: UInt64, bytes: Int,
+                format: ObjectIdentifier) {
+        entries.insert(Entry(instance: instance, since: generation, format: format), forKey: Key(tree: tree, identifier: identifier),
                        cost: bytes, if: { self.known.load(ordering: .acquiring) == generation })
     }
 
@@ -83,14 +99,17 @@ final class RecordCache: Sendable {
     /// A read saw generation `generation`, newer than any reported: another process wrote
     /// it, and what it changed is unknown here, so nothing cached may be trusted past it.
     private func catchUp(to generation: UInt64) {
-        raiseKnown(to: generation)
+        Self.raise(floor, to: generation)  // first: a read that sees the new `known` sees this
+        Self.raise(known, to: generation)
         entries.removeAll()
     }
 
-    private func raiseKnown(to generation: UInt64) {
-        var current = known.load(ordering: .relaxed)
+    private func raiseKnown(to generation: UInt64) { Self.raise(known, to: generation) }
+
+    private static func raise(_ value: borrowing Atomic<UInt64>, to generation: UInt64) {
+        var current = value.load(ordering: .relaxed)
         while current < generation {
-            let (exchanged, original) = known.compareExchange(expected: current, desired: generation, ordering: .acquiringAndReleasing)
+            let (exchanged, original) = value.compareExchange(expected: current, desired: generation, ordering: .acquiringAndReleasing)
             if exchanged { return }
             current = original
         }

@@ -115,13 +115,16 @@ extension Datastore {
 
     /// The record `key` from the record cache, for a point read outside any transaction or
     /// snapshot, without opening a snapshot: the cached record as of the newest generation,
-    /// which is what a read now would see. Read-write persistences only (all their
-    /// generations are this process's, so the cache knows the newest at once); nil on a miss
-    /// or before the datastore is prepared, and the read takes its usual path.
+    /// which is what a read now would see. Safe without a view because an entry is valid for
+    /// every generation from the one it was read in up to the cache's `known`, and `known` is
+    /// never below the store's newest generation in a read-write persistence (every
+    /// generation is this process's and reported before it is visible). Read-write
+    /// persistences only, open stores only (a closed one returns nil, and the read's usual
+    /// path throws `closed`); nil on a miss or before the datastore is prepared.
     func cachedNewest(_ key: [UInt8]) -> Instance? {
-        guard let cache = core.records, !core.isReadOnly, schema.knownReady.load(ordering: .acquiring),
-              TransactionContext.current(for: core) == nil else { return nil }
-        return cache.instance(key, in: schema.recordsTree, generation: core.store.generation)
+        guard let cache = schema.recordCache(core), !core.isReadOnly, schema.knownReady.load(ordering: .acquiring),
+              TransactionContext.current(for: core) == nil, let generation = core.store.openGeneration else { return nil }
+        return schema.cached(key, generation: generation, in: cache)
     }
 
     /// The instance an index entry refers to (or holds, for a direct index).

@@ -35,6 +35,11 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// comparing the declaration with the registry on every read. A schema belongs to one
     /// `Datastore` value, so to one persistence.
     let knownReady = Atomic<Bool>(false)
+    /// Whether two identifiers are `==` exactly when their keys are equal (integers, `Bool`,
+    /// `UUID`, `String`): then a point query needs no check of the predicate on the record
+    /// it finds (DatastoreSchema+PointQuery.swift). Not for `Double` (`-0.0 == 0.0`, NaN) and
+    /// types whose `==` the key encoding does not know.
+    let identifierKeyIsExact: Bool
     /// `Format.recordEncoder` and `Format.recordDecoder`, read once.
     let encoder: FolioJSONEncoder
     let decoder: FolioJSONDecoder
@@ -55,6 +60,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         currentTag = Format.tag(of: Format.currentVersion)
         versionsByTag = Dictionary(Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         identifierPath = Format.identifier
+        identifierKeyIsExact = Format.Identifier.self is any EqualityExactKey.Type
         encoder = Format.recordEncoder
         decoder = Format.recordDecoder
         var indexes: [SchemaIndex<Format.Instance>] = []

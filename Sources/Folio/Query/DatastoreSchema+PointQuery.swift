@@ -24,9 +24,11 @@ extension PredicateExpressions.Equal: EqualityExpression where LHS: PlannableOpe
 
 extension DatastoreSchema {
     /// The identifier key a predicate names when it is exactly `record.<identifier> ==
-    /// constant`; nil for any other predicate.
+    /// constant` and identifiers are equal exactly when their keys are
+    /// (``identifierKeyIsExact``); nil for any other predicate, which the planner handles
+    /// (checking the predicate on the record it reads where keys are not exact).
     func identifierEqualityKey(_ predicate: Predicate<Format.Instance>) -> [UInt8]? {
-        guard let equal = predicate.expression as? any EqualityExpression,
+        guard identifierKeyIsExact, let equal = predicate.expression as? any EqualityExpression,
               let (path, constant) = equal.equality(root: predicate.variable.key),
               let identifier = constant as? Format.Identifier, isIdentifier(path) else { return nil }
         return identifier.keyBytes

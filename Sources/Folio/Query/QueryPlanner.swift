@@ -71,15 +71,16 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// Whether `keyPath` is the identifier. A format of an `Identifiable` instance that
     /// keeps the default `identifier` has the protocol requirement's key path, which is not
     /// `==` to the `\Item.id` a predicate writes (Swift compares key paths by component);
-    /// then a stored `id` of the identifier's type, spelled `\Item.id`, is recognised by
-    /// its printed form, which names no other key path (a nested `\Item.owner.id` prints as
-    /// such, a computed property prints as `<computed …>`).
+    /// then, and only then (the format's identifier is `==` to `\T.id` built through the
+    /// requirement, not some other computed property), a stored `id` of the identifier's
+    /// type, spelled `\Item.id`, is recognised by its printed form, which names no other key
+    /// path (a nested `\Item.owner.id` prints as such, a computed one as `<computed …>`).
     func isIdentifier(_ keyPath: AnyKeyPath) -> Bool {
         if keyPath == schema.identifierPath { return true }
         let key = KeyPathKey(path: keyPath)
         if let known = schema.identifierKeyPaths.withLock({ $0[key] }) { return known }
-        let answer = Instance.self is any Identifiable.Type && type(of: keyPath).valueType == Format.Identifier.self
-            && String(describing: schema.identifierPath).contains("<computed")
+        let answer = type(of: keyPath).valueType == Format.Identifier.self
+            && (Instance.self as? any Identifiable.Type).map { requirementIdentifierPath($0) } == schema.identifierPath
             && String(describing: keyPath) == "\\\(Instance.self).id"
         schema.identifierKeyPaths.withLock { $0[key] = answer }
         return answer
@@ -294,3 +295,6 @@ struct QueryPlanner<Format: DatastoreFormat> {
 /// once: a generic type cannot hold a static stored property).
 private let sortsInKeyOrder: Set<String> = ["Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
                                             "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID"]
+
+/// `\T.id` through the `Identifiable` requirement: what a format's default `identifier` is.
+private func requirementIdentifierPath<T: Identifiable>(_: T.Type) -> AnyKeyPath { \T.id }

@@ -137,6 +137,7 @@ extension Store {
         let removeAfter = ContinuousClock.now + options.retention.gracePeriod
         // The replaced file's length: its committed bytes and the zeros preallocated past them.
         let retiredBytes = max(base.record.committedLength, base.file.allocatedLength)
+        // Before readers can see the new root (Store+Generations.swift), as a commit does.
         reportCreated(generation, changes: nil)
         state.withLock { state in
             state.current = published

@@ -1,12 +1,12 @@
 // Telling a layer above of each generation this store object creates, before any reader
 // of this process can see it: what Folio's record cache needs to stay exact (Docs/Cache.md).
 
-/// A generation this store object created, as ``Store/onGenerationCreated(_:)`` reports it.
-public struct CreatedGeneration: Sendable {
+/// A generation this store object created, as `Store.onGenerationCreated(_:)` reports it.
+package struct CreatedGeneration: Sendable {
     /// The new generation.
-    public var generation: UInt64
+    package var generation: UInt64
     /// What its commit changed; nil for a compaction (same contents, new file).
-    public var changes: ChangeRecord?
+    package var changes: ChangeRecord?
 }
 
 /// The listener ``Store/onGenerationCreated(_:)`` installs.
@@ -21,9 +21,13 @@ extension Store {
     /// pin. It is called in the write critical section, so in generation order, once per
     /// generation; it must be quick and must not call into the store. Generations written
     /// by another process are not reported: a reader sees them as a generation newer than
-    /// any reported. Replaces any earlier listener.
-    public func onGenerationCreated(_ listener: @escaping @Sendable (CreatedGeneration) -> Void) {
-        generationListener.withLock { $0 = GenerationListener(call: listener) }
+    /// any reported. Package-internal and set once, by the persistence over this store: the
+    /// record cache's exactness depends on being the one listener.
+    package func onGenerationCreated(_ listener: @escaping @Sendable (CreatedGeneration) -> Void) {
+        generationListener.withLock { current in
+            precondition(current == nil, "a store reports its generations to one listener")
+            current = GenerationListener(call: listener)
+        }
     }
 
     /// Reports `generation` to the listener, if there is one.

@@ -140,6 +140,12 @@ public final class Store: Sendable {
         state.withLock { $0.current.record.generation }
     }
 
+    /// ``generation`` while the store is open; nil once it is closed (a read that would
+    /// throw `StorageError.closed`).
+    package var openGeneration: UInt64? {
+        state.withLock { $0.closed ? nil : $0.current.record.generation }
+    }
+
     /// The commit location of the newest generation (for replaying change records).
     public var currentCommit: CommitLocation {
         state.withLock { $0.current.record.location }

@@ -182,6 +182,12 @@ extension Array where Element == String {
             }
         }
         recordDiff(report)
+        // Whatever the comparison notes, the limit itself must hold: well past 512 is refused,
+        // well inside it is read.
+        let deep = Array((String(repeating: "[", count: 600) + "1" + String(repeating: "]", count: 600)).utf8)
+        #expect(throws: (any Error).self) { try HostileChecks.decodeAny(.folio, deep) }
+        let shallow = Array((String(repeating: "[", count: 500) + "1" + String(repeating: "]", count: 500)).utf8)
+        #expect(throws: Never.self) { try HostileChecks.decodeAny(.folio, shallow) }
     }
 
     /// `maximumDepth` is the deepest nesting accepted.

@@ -160,4 +160,33 @@ import FolioTestSupport
         reader.close()
         writer.close()
     }
+
+    /// Instances of class type are never cached: every read returns a fresh object, so a
+    /// caller that changes one does not change what later reads return.
+    final class Note: Codable, Identifiable, @unchecked Sendable {
+        var id: Int
+        var text: String
+        init(id: Int, text: String) {
+            self.id = id
+            self.text = text
+        }
+    }
+
+    struct NoteFormat: DatastoreFormat {
+        enum Version: Int, CaseIterable { case one = 1 }
+        static let key = "notes"
+        static let currentVersion = Version.one
+        typealias Instance = Note
+    }
+
+    @Test func classInstancesAreNeverShared() async throws {
+        let persistence = Persistence.inMemory()
+        let notes = persistence.datastore(for: NoteFormat.self)
+        try await notes.persist(Note(id: 1, text: "stored"))
+        let first = try #require(try await notes.load(1))
+        first.text = "changed by a reader"
+        let second = try #require(try await notes.load(1))
+        #expect(first !== second)
+        #expect(second.text == "stored")
+    }
 }
