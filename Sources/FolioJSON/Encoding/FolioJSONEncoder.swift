@@ -81,9 +81,7 @@ public struct FolioJSONEncoder: Sendable {
 
     /// The JSON text of `value`, as UTF-8 bytes.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        try encode(value, appendingTo: &bytes)
-        return bytes
+        try encodedBytes(value)
     }
 
     /// Appends the JSON text of `value` to `bytes` (so a caller can write a header and
@@ -94,6 +92,16 @@ public struct FolioJSONEncoder: Sendable {
     /// gives the same bytes). Top-level fragments (`encode(3)`) are allowed; a top-level
     /// value that encodes nothing throws `EncodingError.invalidValue`, as Foundation's.
     public func encode<T: Encodable>(_ value: T, appendingTo bytes: inout [UInt8]) throws {
+        try withEncoded(value) { bytes.append(contentsOf: $0) }
+    }
+
+    /// The JSON of `value` in a new array (one copy out of the writer's buffer).
+    private func encodedBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
+        try withEncoded(value) { Array($0) }
+    }
+
+    /// Encodes `value` and hands its JSON, in the writer's buffer, to `body`.
+    private func withEncoded<T: Encodable, R>(_ value: T, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws -> R {
         let options = EncodingOptions(self)
         let state = EncodingState(options: options, basePath: [], isTopLevel: true)
         try state.encodeValue(value, key: .none)
@@ -102,9 +110,8 @@ public struct FolioJSONEncoder: Sendable {
             // through the tree encoder, which accepts any order.
             let tree = EncodingState(options: options, basePath: [], isTopLevel: true)
             try TreeEncoding.encode(value, into: tree)
-            bytes.append(contentsOf: tree.out.bytes)
-            return
+            return body(tree.out.bytes)
         }
-        bytes.append(contentsOf: state.out.bytes)
+        return body(state.out.bytes)
     }
 }
