@@ -46,10 +46,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// Why the declaration itself is unusable, if it is (reported on first use).
     let declarationProblem: String?
     /// Key paths a query named, and whether each is the identifier (QueryPlanner): working
-    /// it out prints the key path, which costs more than a point lookup, so once per path.
-    let identifierKeyPaths = Mutex<[KeyPathKey: Bool]>([:])
-    /// The same answers by key path object, each kept with its key path (so the object's
-    /// identifier is not reused), for the point query's fast path (DatastoreSchema+PointQuery).
+    /// it out prints the key path, which costs more than a point lookup, so once per key
+    /// path object, each kept with its key path so that the object's identifier is not
+    /// reused (DatastoreSchema+PointQuery.swift).
     let identifierKeyPathObjects = Mutex<[ObjectIdentifier: (path: KeyPathKey, isIdentifier: Bool)]>([:])
 
     init() {

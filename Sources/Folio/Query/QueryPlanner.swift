@@ -75,15 +75,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// requirement, not some other computed property), a stored `id` of the identifier's
     /// type, spelled `\Item.id`, is recognised by its printed form, which names no other key
     /// path (a nested `\Item.owner.id` prints as such, a computed one as `<computed …>`).
+    /// Computed each time (it prints key paths): callers ask through
+    /// `DatastoreSchema.isIdentifier(_:)`, which remembers the answer per key path object.
     func isIdentifier(_ keyPath: AnyKeyPath) -> Bool {
         if keyPath == schema.identifierPath { return true }
-        let key = KeyPathKey(path: keyPath)
-        if let known = schema.identifierKeyPaths.withLock({ $0[key] }) { return known }
-        let answer = type(of: keyPath).valueType == Format.Identifier.self
+        return type(of: keyPath).valueType == Format.Identifier.self
             && (Instance.self as? any Identifiable.Type).map { requirementIdentifierPath($0) } == schema.identifierPath
             && String(describing: keyPath) == "\\\(Instance.self).id"
-        schema.identifierKeyPaths.withLock { $0[key] = answer }
-        return answer
     }
 
     func candidate(_ condition: QueryCondition) -> Candidate? {
