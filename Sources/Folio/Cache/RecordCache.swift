@@ -10,8 +10,9 @@ import FolioStorage
 /// `since <= S <= known`, where `known` is the newest generation whose changes the cache
 /// has applied. The argument, in three parts:
 /// - *Own commits.* The store reports each generation this process creates before any read
-///   can see it (`Store.onGenerationCreated(_:)`): `generationCreated` first raises
-///   `known`, then drops every record the commit changed. So an entry still present when
+///   can see it, and not earlier: at publication, in both durabilities
+///   (`Store.onGenerationCreated(_:)`). `generationCreated` first raises `known`, then
+///   drops every record the commit changed. So an entry still present when
 ///   `known` reaches `G` was not changed by any commit after `since` up to `G`.
 /// - *Inserts cannot resurrect a stale value.* A read of generation `S` inserts only if
 ///   `known == S`, checked under the entry's shard lock, the lock the drop of that key also

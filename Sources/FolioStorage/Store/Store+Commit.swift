@@ -119,11 +119,12 @@ extension Store {
                                               changes: ChangeRecord(trees: changed, droppedTrees: dropped),
                                               before: ReadView(root: base), after: ReadView(root: published))
 
-        // Before the commit is visible to anything of this process (the tip, or the current
-        // root): a cache above drops what it changed first (Store+Generations.swift).
-        reportCreated(generation, changes: notification.changes)
         switch options.durability {
         case .full:
+            // Reported when a sync publishes it (flushQueuingEvents), not now: readers stay on
+            // the previous generation until then, and a cache above keeps serving and filling
+            // for it meanwhile. Only this writer builds on the tip, and its reads pass by
+            // such a cache.
             // Appended, not yet durable: the next transaction may build on it at once, but
             // readers and observers see it only once a sync covers it (waitUntilDurable).
             state.withLock { state in
@@ -132,6 +133,9 @@ extension Store {
             }
             warmCache(appender.cacheEntries)
         case .grouped(let window):
+            // Published now: reported first, so a cache above drops what it changed before any
+            // read of this process can see it (Store+Generations.swift).
+            reportCreated(generation, changes: notification.changes)
             let schedule = state.withLock { state -> Bool in
                 state.current = published
                 state.writer?.pendingNotifications.append(notification)
@@ -259,6 +263,12 @@ extension Store {
                 // Dropping them would leave durable commits that observers never hear of.
                 state.withLock { $0.writer?.pendingNotifications.insert(contentsOf: pending, at: 0) }
                 throw error
+            }
+            // Full durability: each commit this flush publishes is reported before readers can
+            // see it, in generation order (under the root file lock, as the events are queued).
+            // Grouped mode reported them when they were appended and published.
+            if case .full = options.durability {
+                for notification in pending { reportCreated(notification.generation, changes: notification.changes) }
             }
             state.withLock { state in
                 state.writer?.durableRecord = tip.record

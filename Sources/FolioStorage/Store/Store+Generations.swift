@@ -16,10 +16,13 @@ struct GenerationListener: Sendable {
 
 extension Store {
     /// Calls `listener` for every generation this store object creates from now on (its
-    /// commits and compactions), before any read of this process can see the generation:
-    /// before a commit becomes the tip a reader or writer may start on, or the root readers
-    /// pin. It is called in the write critical section, so in generation order, once per
-    /// generation; it must be quick and must not call into the store. Generations written
+    /// commits and compactions), before any read of this process can see the generation,
+    /// and not before then: in grouped durability when a commit is appended (it is
+    /// published at once), in full durability when the sync that makes it durable publishes
+    /// it (the writer builds on its tip before that; its own reads see its changes directly),
+    /// for a compaction before its root becomes current. Called in generation order, once per
+    /// generation, in the write critical section or under the root file lock; it must be
+    /// quick and must not call into the store. Generations written
     /// by another process are not reported: a reader sees them as a generation newer than
     /// any reported. Package-internal and set once, by the persistence over this store: the
     /// record cache's exactness depends on being the one listener.
