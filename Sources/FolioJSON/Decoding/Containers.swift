@@ -175,9 +175,11 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func subDecoder(position: Int?, key: some CodingKey) -> any Decoder {
         let child = PathNode(parent: node, key: key)
         if let position {
-            return DecoderState(input: state.input, options: state.options, userInfo: state.userInfo, position: position, node: child)
+            return DecoderState(input: state.input, options: state.options, userInfo: state.userInfo, position: position, node: child,
+                                session: state.session)
         }
-        return DecoderState(input: JSONInput.null, options: state.options, userInfo: state.userInfo, position: 0, node: child)
+        return DecoderState(input: JSONInput.null, options: state.options, userInfo: state.userInfo, position: 0, node: child,
+                            session: state.session)
     }
 }
 
@@ -344,7 +346,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
             throw atEnd(Decoder.self, "Cannot get superDecoder() -- unkeyed container is at end.")
         }
         let decoder = DecoderState(input: state.input, options: state.options, userInfo: state.userInfo,
-                                   position: p, node: PathNode(parent: node, key: IndexKey(currentIndex)))
+                                   position: p, node: PathNode(parent: node, key: IndexKey(currentIndex)), session: state.session)
         advance(after: state.input.skipValue(p))
         return decoder
     }

@@ -70,8 +70,29 @@ final class DecodedKeys {
     var values: [String: Int] = [:]
 }
 
+/// One call of `FolioJSONDecoder.decode`, shared by every decoder state it makes (super
+/// decoders included): marked finished when the call returns, after which the input and the
+/// member tables are gone.
+final class DecodeSession {
+    var finished = false
+}
+
 final class DecoderState: Decoder {
-    let input: JSONInput
+    /// The input, valid only while the decode runs: read it through `input`.
+    let storedInput: JSONInput
+    let session: DecodeSession
+
+    /// The input. A decoder or container kept by a type and used after `decode` returned
+    /// would read a buffer that no longer exists: that stops here with a clear message
+    /// instead (one well-predicted branch per access).
+    var input: JSONInput {
+        @inline(__always) get {
+            precondition(!session.finished, Self.usedAfterDecode)
+            return storedInput
+        }
+    }
+
+    static let usedAfterDecode = "FolioJSONDecoder: a Decoder or decoding container was used after decode(_:from:) returned; keep the decoded values, not the decoder"
     let options: FolioJSONDecoder
     let userInfo: [CodingUserInfoKey: Any]
     /// The offset of the value `init(from:)` is decoding.
@@ -89,7 +110,15 @@ final class DecoderState: Decoder {
     /// first), then key start, key end and value offset of each member (-1: a later
     /// duplicate, never matched). Space used by a nested value is released when its
     /// `init(from:)` returns.
-    var arena: UnsafeMutablePointer<Int>
+    var storedArena: UnsafeMutablePointer<Int>
+    /// The member tables, valid only while the decode runs (see `input`).
+    var arena: UnsafeMutablePointer<Int> {
+        @inline(__always) get {
+            precondition(!session.finished, Self.usedAfterDecode)
+            return storedArena
+        }
+        @inline(__always) set { storedArena = newValue }
+    }
     var arenaCapacity: Int
     var arenaTop = 0
 
@@ -120,25 +149,26 @@ final class DecoderState: Decoder {
     }
 
     init(input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any], position: Int, node: PathNode?,
-         arena: UnsafeMutableBufferPointer<Int>? = nil) {
-        self.input = input
+         arena: UnsafeMutableBufferPointer<Int>? = nil, session: DecodeSession) {
+        self.storedInput = input
+        self.session = session
         self.options = options
         self.userInfo = userInfo
         self.position = position
         self.node = node
         if let arena, let base = arena.baseAddress, arena.count > 0 {
-            self.arena = base
+            storedArena = base
             arenaCapacity = arena.count
             ownsArena = false
         } else {
             arenaCapacity = 64
-            self.arena = .allocate(capacity: arenaCapacity)
+            storedArena = .allocate(capacity: arenaCapacity)
             ownsArena = true
         }
     }
 
     deinit {
-        if ownsArena { arena.deallocate() }
+        if ownsArena { storedArena.deallocate() }
     }
 
     var codingPath: [any CodingKey] { PathNode.path(node) }
@@ -156,9 +186,9 @@ final class DecoderState: Decoder {
         var capacity = arenaCapacity * 2
         while capacity < needed { capacity *= 2 }
         let bigger = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
-        bigger.moveInitialize(from: arena, count: arenaTop)
-        if ownsArena { arena.deallocate() }
-        arena = bigger
+        bigger.moveInitialize(from: storedArena, count: arenaTop)
+        if ownsArena { storedArena.deallocate() }
+        storedArena = bigger
         arenaCapacity = capacity
         ownsArena = true
     }
