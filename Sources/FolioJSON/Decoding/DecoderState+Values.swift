@@ -1,0 +1,206 @@
+import Foundation
+
+// Any `Decodable` value: the special types (Date, Data, URL, Decimal) by strategy, and the
+// fast paths for arrays and dictionaries of primitives.
+
+extension DecoderState {
+    /// Decodes a `T` at `p`, its path `node` + `key`.
+    @inline(__always)
+    func decodeValue<T: Decodable>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
+        // Primitives and common collections reached through generic code (an array's or
+        // a dictionary's elements, a generic wrapper) are read directly, as their own
+        // `init(from:)` would read them, without a nested decoder round trip.
+        if T.self == String.self { return unsafeBitCast(try decodeString(at: p, node, key), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: p, node, key), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try decodeFloat(Double.self, at: p, node, key), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: p, node, key), to: T.self) }
+        if T.self == Date.self { return unsafeBitCast(try decodeDate(at: p, node, key), to: T.self) }
+        if T.self == Data.self { return unsafeBitCast(try decodeData(at: p, node, key), to: T.self) }
+        if T.self == URL.self { return unsafeBitCast(try decodeURL(at: p, node, key), to: T.self) }
+        if T.self == Decimal.self { return unsafeBitCast(try decodeDecimal(at: p, node, key), to: T.self) }
+        if T.self == Float.self { return unsafeBitCast(try decodeFloat(Float.self, at: p, node, key), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try decodeInteger(Int64.self, at: p, node, key), to: T.self) }
+        if T.self == UInt64.self { return unsafeBitCast(try decodeInteger(UInt64.self, at: p, node, key), to: T.self) }
+        if T.self == Int32.self { return unsafeBitCast(try decodeInteger(Int32.self, at: p, node, key), to: T.self) }
+        if T.self == UInt8.self { return unsafeBitCast(try decodeInteger(UInt8.self, at: p, node, key), to: T.self) }
+        if T.self == [String].self { return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self) }
+        if T.self == [Int].self { return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self) }
+        if T.self == [Double].self { return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self) }
+        if T.self == [String: String].self { return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self) }
+        if T.self == [String: Int].self { return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self) }
+        if case .convertFromSnakeCase = options.keyDecodingStrategy, let dictionary = T.self as? any StringKeyedDictionaryMarker.Type {
+            return try decodeRawKeyedDictionary(dictionary.valueType, at: p, node, key) as! T
+        }
+        let child = key.map { PathNode(parent: node, key: $0) } ?? node
+        let value = try with(position: p, node: child) { try T(from: self) }
+        lastEnd = -1
+        return value
+    }
+
+    func decodeDate(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Date {
+        try checkNotNull(Date.self, at: p, node, key)
+        switch options.dateDecodingStrategy {
+        case .deferredToDate:
+            // What `Date(from:)` reads: seconds since 2001 as a Double.
+            return Date(timeIntervalSinceReferenceDate: try decodeFloat(Double.self, at: p, node, key))
+        case .secondsSince1970:
+            return Date(timeIntervalSince1970: try decodeFloat(Double.self, at: p, node, key))
+        case .millisecondsSince1970:
+            return Date(timeIntervalSince1970: try decodeFloat(Double.self, at: p, node, key) / 1000.0)
+        case .iso8601:
+            let string = try decodeString(at: p, node, key)
+            guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
+                // Foundation reports this one at the decoder's path, without the key.
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: PathNode.path(node),
+                    debugDescription: "Expected date string to be ISO8601-formatted."))
+            }
+            return date
+        }
+    }
+
+    func decodeData(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Data {
+        try checkNotNull(Data.self, at: p, node, key)
+        switch options.dataDecodingStrategy {
+        case .deferredToData:
+            let child = key.map { PathNode(parent: node, key: $0) } ?? node
+            let data = try with(position: p, node: child) { try Data(from: self) }
+            lastEnd = -1
+            return data
+        case .base64:
+            guard input.byte(p) == ASCII.quote else {
+                throw DecodingError.typeMismatch(String.self, DecodingError.Context(
+                    codingPath: PathNode.path(node, key),
+                    debugDescription: "Expected to decode \(String.self) but found \(describe(at: p)) instead."))
+            }
+            let string = try input.readString(p)
+            lastEnd = -1
+            guard let data = Data(base64Encoded: string) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: PathNode.path(node, key),
+                    debugDescription: "Encountered Data is not valid Base64."))
+            }
+            return data
+        }
+    }
+
+    func decodeURL(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> URL {
+        try checkNotNull(URL.self, at: p, node, key)
+        let string = try decodeString(at: p, node, key)
+        guard let url = URL(string: string) else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: PathNode.path(node, key), debugDescription: "Invalid URL string."))
+        }
+        return url
+    }
+
+    func decodeDecimal(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Decimal {
+        try checkNotNull(Decimal.self, at: p, node, key)
+        let c = input.byte(p)
+        guard c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) else {
+            throw DecodingError.typeMismatch(Decimal.self, DecodingError.Context(codingPath: PathNode.path(node, key), debugDescription: ""))
+        }
+        let end = input.numberEnd(p)
+        guard input.isValidNumber(p, end),
+              let decimal = Decimal(string: input.tokenString(p, end), locale: Locale(identifier: "en_US_POSIX")),
+              !decimal.isNaN else { throw invalidJSON() }
+        lastEnd = end
+        return decimal
+    }
+
+    /// An array of a primitive, read as `Array.init(from:)` reads it through an unkeyed
+    /// container (same errors and paths; the path node is made only for an error).
+    func decodeArray<E>(_ type: E.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?, _ read: (DecoderState, Int) throws -> E?) throws -> [E] {
+        let arrayNode = { key.map { PathNode(parent: node, key: $0) } ?? node }
+        guard input.byte(p) == ASCII.openBracket else {
+            _ = try makeUnkeyedContainer(at: p, node: arrayNode())
+            return []
+        }
+        var result: [E] = []
+        var i = input.skipWhitespace(p + 1)
+        if i < input.count, input.base[i] != ASCII.closeBracket {
+            // Room for a short list at once; longer ones grow as they are read.
+            result.reserveCapacity(4)
+            var index = 0
+            while true {
+                guard let element = try read(self, i) else { throw failure(E.self, at: i, arrayNode(), IndexKey(index)) }
+                result.append(element)
+                index += 1
+                guard let next = input.nextElement(after: lastEnd) else { break }
+                i = next
+            }
+        }
+        lastEnd = -1
+        return result
+    }
+
+    /// `[String: V]` for a primitive `V`, read as `Dictionary.init(from:)` reads it
+    /// through a keyed container (first of duplicate keys wins, same errors and paths).
+    func decodeStringDictionary<V: Decodable>(_ type: V.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> [String: V] {
+        if case .convertFromSnakeCase = options.keyDecodingStrategy {
+            return try decodeRawKeyedDictionary(V.self, at: p, node, key) as! [String: V]
+        }
+        let dictionaryNode = key.map { PathNode(parent: node, key: $0) } ?? node
+        let container = try makeKeyedContainer(StringKey.self, at: p, node: dictionaryNode)
+        var result: [String: V] = [:]
+        if let decoded = container.decoded {
+            result.reserveCapacity(decoded.ordered.count)
+            for name in decoded.ordered {
+                result[name] = try decodeValue(V.self, at: decoded.values[name]!, dictionaryNode, StringKey(name))
+            }
+            lastEnd = -1
+            return result
+        }
+        result.reserveCapacity(container.members)
+        let m = arena + container.table + 1
+        for j in 0..<container.members where m[3 * j + 2] >= 0 {
+            let name = String(decoding: UnsafeBufferPointer(start: input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]), as: UTF8.self)
+            result[name] = try decodeValue(V.self, at: m[3 * j + 2], dictionaryNode, StringKey(name))
+        }
+        lastEnd = -1
+        return result
+    }
+
+    /// `[String: V]` under a key strategy: Foundation keeps such keys as they are.
+    func decodeRawKeyedDictionary(_ valueType: any Decodable.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> [String: Any] {
+        try checkNotNull([String: Any].self, at: p, node, key)
+        guard input.byte(p) == ASCII.openBrace else {
+            throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
+                codingPath: PathNode.path(node, key),
+                debugDescription: "Expected to decode \([String: Any].self) but found \(describe(at: p)) instead."))
+        }
+        let dictionaryNode = key.map { PathNode(parent: node, key: $0) } ?? node
+        var result: [String: Any] = [:]
+        var i = input.skipWhitespace(p + 1)
+        guard input.byte(i) == ASCII.quote else { lastEnd = -1; return result }
+        while true {
+            let name = try input.readString(i)
+            var v = input.skipWhitespace(input.skipString(i))
+            v = input.skipWhitespace(v + 1)
+            let value = try decodeOpened(valueType, at: v, dictionaryNode, StringKey(name))
+            if result[name] == nil { result[name] = value }
+            guard let next = input.nextElement(after: input.skipValue(v)) else { break }
+            i = next
+        }
+        lastEnd = -1
+        return result
+    }
+
+    private func decodeOpened<T: Decodable>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: StringKey) throws -> Any {
+        try decodeValue(type, at: p, node, key)
+    }
+}
+
+extension JSONInput {
+    #if arch(x86_64) && !os(Windows) && !os(Android)
+    /// 10^0 ... 10^27, each exact in a Float80 (5^27 < 2^64).
+    static let widePowers: [Float80] = {
+        var powers: [Float80] = [1]
+        for _ in 1...27 { powers.append(powers.last! * 10) }
+        return powers
+    }()
+    #endif
+
+    static let powers: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+}
