@@ -139,9 +139,9 @@ enum DiffChecks {
     }
 
     /// Decodes `bytes` with both decoders: when the reference accepts, the subject must give
-    /// the same value; when the reference refuses, the subject should too (accepting is a
-    /// finding, noted, not a failure). Never traps: a trap ends the test process, which is
-    /// the failure this guards against.
+    /// the same value; when the reference refuses, the subject must too (a decoder that
+    /// accepts damaged input would hand a store's reader a value nobody wrote). Never traps:
+    /// a trap ends the test process, which is the failure this guards against.
     static func hostile<T>(_ bytes: [UInt8], as decode: (DiffCoder, [UInt8]) throws -> T, equal: (T, T) -> Bool, subject: DiffCoder, reference: DiffCoder, place: @autoclosure () -> String, report: DiffReport) {
         let r = DiffOutcome { try decode(reference, bytes) }
         let s = DiffOutcome { try decode(subject, bytes) }
@@ -155,7 +155,7 @@ enum DiffChecks {
                 report.fail("\(place()): \(reference) decodes \(x), \(subject) throws \(error)\n  json: \(jsonText(bytes))")
             }
         case (.failure(let error), .value(let y)):
-            report.note("\(place()): \(reference) throws \(error), \(subject) decodes \(y)\n  json: \(jsonText(bytes))")
+            report.fail("\(place()): \(reference) throws \(error), \(subject) decodes \(y)\n  json: \(jsonText(bytes))")
         case (.failure, .failure): break
         }
     }
