@@ -19,7 +19,7 @@ extension DatastoreSchema {
     /// cached: not instances of class type, which callers may mutate (every read must
     /// return a fresh object, as without a cache).
     func recordCache(_ core: PersistenceCore) -> RecordCache? {
-        Format.Instance.self is AnyObject.Type ? nil : core.records
+        cachesInstances ? core.records : nil
     }
 
     /// The cached instance of `identifier` for a read of `generation`, if any.

@@ -40,6 +40,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// it finds (DatastoreSchema+PointQuery.swift). Not for `Double` (`-0.0 == 0.0`, NaN) and
     /// types whose `==` the key encoding does not know.
     let identifierKeyIsExact: Bool
+    /// Whether the record cache may keep this datastore's instances: not when they are of
+    /// class type, which callers may change (Cache/DatastoreSchema+RecordCache.swift).
+    let cachesInstances: Bool
     /// `Format.recordEncoder` and `Format.recordDecoder`, read once.
     let encoder: FolioJSONEncoder
     let decoder: FolioJSONDecoder
@@ -60,6 +63,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         versionsByTag = Dictionary(Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         identifierPath = Format.identifier
         identifierKeyIsExact = Format.Identifier.self is any EqualityExactKey.Type
+        cachesInstances = !(Format.Instance.self is AnyObject.Type)
         encoder = Format.recordEncoder
         decoder = Format.recordDecoder
         var indexes: [SchemaIndex<Format.Instance>] = []

@@ -7,21 +7,6 @@ import FolioStorage
 // plans such a predicate the same way (an identifier range of one value, exact), so
 // `explain` describes what runs.
 
-/// `path == constant` of any types, for recognising a point query: a protocol cast finds it
-/// through the runtime's conformance cache, without instantiating the expression's full
-/// generic type for every query.
-protocol EqualityExpression {
-    /// The key path of `root` and the constant compared, if the expression is `path == constant`.
-    func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)?
-}
-
-extension PredicateExpressions.Equal: EqualityExpression where LHS: PlannableOperand, RHS: PlannableOperand {
-    func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)? {
-        guard let path = lhs.keyPath(root: root), let constant = rhs.constant else { return nil }
-        return (path, constant)
-    }
-}
-
 extension DatastoreSchema {
     /// The identifier key a predicate names when it is exactly `record.<identifier> ==
     /// constant` and identifiers are equal exactly when their keys are

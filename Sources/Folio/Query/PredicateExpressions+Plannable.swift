@@ -64,12 +64,30 @@ extension PredicateExpressions.Negation: PlannableExpression {
     }
 }
 
+/// `path == constant` or `constant == path` of any types: what the planner reads an equality
+/// as, and how the point query's fast path (DatastoreSchema+PointQuery.swift) recognises
+/// one through a protocol cast (the runtime's conformance cache), without instantiating the
+/// expression's full generic type for every query.
+protocol EqualityExpression {
+    /// The key path of `root` and the constant it is compared with, either side.
+    func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)?
+}
+
+extension PredicateExpressions.Equal: EqualityExpression where LHS: PlannableOperand, RHS: PlannableOperand {
+    func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)? {
+        if let path = lhs.keyPath(root: root), let constant = rhs.constant { return (path, constant) }
+        if let path = rhs.keyPath(root: root), let constant = lhs.constant { return (path, constant) }
+        return nil
+    }
+}
+
 /// `path == constant` or `constant == path`, for a key component type.
 extension PredicateExpressions.Equal: PlannableExpression
 where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
-        let (path, constant) = lhs.keyPath(root: root).map { ($0, rhs.constant) } ?? (rhs.keyPath(root: root), lhs.constant)
-        guard let path, let value = component(constant, as: LHS.Output.self) else { return .opaque }
+        guard let (path, constant) = equality(root: root), let value = component(constant, as: LHS.Output.self) else {
+            return .opaque
+        }
         return .range(QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
                                       text: "\(describe(path)) == \(value)"))
     }

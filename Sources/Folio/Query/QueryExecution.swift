@@ -16,14 +16,57 @@ struct QueryExecution<Format: DatastoreFormat> {
     func matches(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
                  source: ReadSource) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
         if let single = try pointLookup(of: plan, predicate: predicate, source: source) { return single }
+        let next = entries(of: plan, source: source)
+        let exact = plan.exact
+        return { () throws(FolioError) -> (key: [UInt8], instance: Instance)? in
+            while let (identifier, value, index) = try next() {
+                let instance: Instance
+                if let index {
+                    instance = try schema.instance(fromEntry: value, of: index, source: source, core: core)
+                } else {
+                    instance = try schema.decode(value, identifier: identifier, source: source, core: core)
+                }
+                if let predicate, !exact {
+                    let matches: Bool
+                    do {
+                        matches = try predicate.evaluate(instance)
+                    } catch {
+                        throw .predicateFailed(datastore: schema.key, reason: "\(error)")
+                    }
+                    if !matches { continue }
+                }
+                return (identifier, instance)
+            }
+            return nil
+        }
+    }
+
+    /// The identifier keys of every match, without reading or decoding a record, when the
+    /// plan's scans read exactly the matches (no predicate, or an exact plan): what
+    /// `delete(where:)` needs, since a delete uses the index keys stored with each record.
+    /// Nil when records must be decoded and checked against the predicate.
+    func exactIdentifiers(of plan: QueryPlanner<Format>.Plan, hasPredicate: Bool,
+                          source: ReadSource) throws(FolioError) -> [[UInt8]]? {
+        guard plan.exact || !hasPredicate else { return nil }
+        let next = entries(of: plan, source: source)
+        var identifiers: [[UInt8]] = []
+        while let (identifier, _, _) = try next() { identifiers.append(identifier) }
+        return identifiers
+    }
+
+    /// The entries a plan's scans read, one after the other, each with the identifier it
+    /// stands for (an index entry's, or the record's key) and the index it came from (nil:
+    /// the records tree); an identifier seen already (a union, a many-to-many index) is
+    /// dropped. Nothing is decoded beyond the index entry's identifier.
+    private func entries(of plan: QueryPlanner<Format>.Plan, source: ReadSource)
+        -> () throws(FolioError) -> (identifier: [UInt8], value: [UInt8], index: SchemaIndex<Instance>?)? {
         var scans = scans(of: plan)
         let direction = plan.direction
         let deduplicates = plan.deduplicates
-        let exact = plan.exact
         var cursor: Cursor?
         var current: Scan?
         var seen = Set<[UInt8]>()
-        return { () throws(FolioError) -> (key: [UInt8], instance: Instance)? in
+        return { () throws(FolioError) -> (identifier: [UInt8], value: [UInt8], index: SchemaIndex<Instance>?)? in
             while true {
                 if cursor == nil {
                     guard !scans.isEmpty else { return nil }
@@ -37,60 +80,17 @@ struct QueryExecution<Format: DatastoreFormat> {
                     cursor = nil
                     continue
                 }
-                let key: [UInt8], instance: Instance
-                if let index = current?.index {
-                    guard let (identifier, _) = IndexEntry.decode(entry.value) else {
-                        throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
-                    }
-                    if deduplicates && seen.contains(identifier) { continue }
-                    key = identifier
-                    instance = try schema.instance(fromEntry: entry.value, of: index, source: source, core: core)
-                } else {
-                    if deduplicates && seen.contains(entry.key) { continue }
-                    key = entry.key
-                    instance = try schema.decode(entry.value, identifier: entry.key, source: source, core: core)
-                }
-                if deduplicates { seen.insert(key) }
-                if let predicate, !exact {
-                    let matches: Bool
-                    do {
-                        matches = try predicate.evaluate(instance)
-                    } catch {
-                        throw .predicateFailed(datastore: schema.key, reason: "\(error)")
-                    }
-                    if !matches { continue }
-                }
-                return (key, instance)
-            }
-        }
-    }
-
-    /// The identifier keys of every match, without reading or decoding a record, when the
-    /// plan's scans read exactly the matches (no predicate, or an exact plan): what
-    /// `delete(where:)` needs, since a delete uses the index keys stored with each record.
-    /// Nil when records must be decoded and checked against the predicate.
-    func exactIdentifiers(of plan: QueryPlanner<Format>.Plan, hasPredicate: Bool,
-                          source: ReadSource) throws(FolioError) -> [[UInt8]]? {
-        guard plan.exact || !hasPredicate else { return nil }
-        var identifiers: [[UInt8]] = []
-        var seen = Set<[UInt8]>()
-        for scan in scans(of: plan) {
-            var cursor = try FolioError.wrap { () throws(StorageError) in
-                try source.cursor(in: scan.tree, range: scan.range, direction: plan.direction)
-            }
-            while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
                 var identifier = entry.key
-                if let index = scan.index {
+                if let index = current?.index {
                     guard let (referenced, _) = IndexEntry.decode(entry.value) else {
                         throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
                     }
                     identifier = referenced
                 }
-                if plan.deduplicates, !seen.insert(identifier).inserted { continue }
-                identifiers.append(identifier)
+                if deduplicates, !seen.insert(identifier).inserted { continue }
+                return (identifier, entry.value, current?.index)
             }
         }
-        return identifiers
     }
 
     /// One tree range a plan reads, and the index it belongs to (nil: the records tree).

@@ -243,19 +243,23 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         return value
     }
 
+    /// For `decodeIfPresent`: true (and moved past it) at the end or at a `null`; Foundation
+    /// also counts the index at the end.
     @inline(__always)
-    mutating func primitiveIfPresent<T>(_ type: T.Type, _ read: (DecoderState, Int) throws -> T?) throws -> T? {
+    mutating func skipAbsent() -> Bool {
         guard let p = cursor else {
             currentIndex += 1
-            return nil
+            return true
         }
-        if state.input.byte(p) == ASCII.n {
-            advance(after: p + 4)
-            return nil
-        }
-        guard let value = try read(state, p) else { throw state.failure(T.self, at: p, node, IndexKey(currentIndex)) }
-        advance(after: state.lastEnd)
-        return value
+        guard state.input.byte(p) == ASCII.n else { return false }
+        advance(after: p + 4)
+        return true
+    }
+
+    @inline(__always)
+    mutating func primitiveIfPresent<T>(_ type: T.Type, _ read: (DecoderState, Int) throws -> T?) throws -> T? {
+        if skipAbsent() { return nil }
+        return try primitive(type, read)
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -312,17 +316,8 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
-        guard let p = cursor else {
-            currentIndex += 1
-            return nil
-        }
-        if state.input.byte(p) == ASCII.n {
-            advance(after: p + 4)
-            return nil
-        }
-        let value = try state.decodeValue(type, at: p, node, IndexKey(currentIndex))
-        advance(after: state.input.skipValue(p))
-        return value
+        if skipAbsent() { return nil }
+        return try decode(type)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
