@@ -38,6 +38,16 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A query's predicate threw while evaluating a record (`#Predicate` expressions such
     /// as a forced unwrap or a failing cast can).
     case predicateFailed(datastore: String, reason: String)
+    /// A value of the key-value store (``Persistence/values``) could not be encoded; nothing
+    /// was stored.
+    case valueEncodingFailed(key: String, reason: String)
+    /// The value stored under a key of the key-value store does not decode as the key's
+    /// type (it was written with another type, or is damaged). The stored value and every
+    /// other key are untouched; setting the key replaces it.
+    case valueDecodingFailed(key: String, type: String, reason: String)
+    /// A key name of the key-value store is longer than ``ValueKeys/maximumNameLength``
+    /// bytes of UTF-8 (`key` holds its first 64 characters). Nothing was read or written.
+    case keyTooLong(key: String, length: Int, maximum: Int)
     /// An error of the storage engine (I/O, corruption, locks, format version).
     case storage(StorageError)
 
@@ -72,6 +82,12 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the query's predicate failed on a record of \(datastore): \(reason)"
         case .cancelled:
             return "cancelled"
+        case .valueEncodingFailed(let key, let reason):
+            return "value for key \"\(key)\" cannot be encoded: \(reason)"
+        case .valueDecodingFailed(let key, let type, let reason):
+            return "value stored under key \"\(key)\" cannot be decoded as \(type): \(reason)"
+        case .keyTooLong(let key, let length, let maximum):
+            return "key beginning \"\(key)\" is \(length) bytes of UTF-8; keys are at most \(maximum)"
         case .storage(let error):
             return error.description
         }

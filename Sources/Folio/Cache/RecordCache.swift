@@ -56,10 +56,17 @@ final class RecordCache: Sendable {
     /// generation another process wrote (see the type's comment).
     private let floor = Atomic<UInt64>(0)
 
-    /// A cache with `limits`, for a store whose newest generation is `generation`.
-    init(limits: RecordCacheLimits, generation: UInt64) {
+    /// Whether the cache holds entries of a tree: the commits' changes to other trees are
+    /// not looked at.
+    private let tracks: @Sendable (String) -> Bool
+
+    /// A cache with `limits`, for a store whose newest generation is `generation`, of the
+    /// trees `tracks` accepts (by default datastores' records trees; the key-value store's
+    /// cache is another instance, over its tree).
+    init(limits: RecordCacheLimits, generation: UInt64, tracks: @escaping @Sendable (String) -> Bool = DatastoreLayout.isRecordsTree) {
         entries = MemoryCache(limits: MemoryCacheLimits(count: limits.count, cost: limits.bytes, age: limits.age))
         known = Atomic(generation)
+        self.tracks = tracks
     }
 
     /// The instance of `identifier` in `tree` as of generation `generation`, if cached.
@@ -89,10 +96,10 @@ final class RecordCache: Sendable {
     func generationCreated(_ created: CreatedGeneration) {
         raiseKnown(to: created.generation)
         guard let changes = created.changes else { return }  // compaction: same records
-        for changed in changes.trees where DatastoreLayout.isRecordsTree(changed.tree) {
+        for changed in changes.trees where tracks(changed.tree) {
             entries.removeValues(forKeys: changed.entries.map { Key(tree: changed.tree, identifier: $0.key) })
         }
-        for tree in changes.droppedTrees where DatastoreLayout.isRecordsTree(tree) {
+        for tree in changes.droppedTrees where tracks(tree) {
             entries.removeAll { key, _ in key.tree == tree }
         }
     }

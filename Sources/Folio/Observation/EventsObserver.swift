@@ -17,7 +17,7 @@ final class EventsObserver<Format: DatastoreFormat>: HubObserver {
         self.resumeAfter = resumeAfter
     }
 
-    var datastoreKey: String { schema.key }
+    var observedTree: String { schema.recordsTree }
 
     func start(at view: ReadView, hub: ObservationHub) {
         guard let token = resumeAfter, token.generation < view.generation else { return }
@@ -25,7 +25,7 @@ final class EventsObserver<Format: DatastoreFormat>: HubObserver {
             for commit in batch {
                 let entries = commit.changes.changes(in: schema.recordsTree)
                 guard !entries.isEmpty else { continue }
-                apply(CommitDelta(key: schema.key, token: ObservationToken(generation: commit.generation),
+                apply(CommitDelta(tree: schema.recordsTree, token: ObservationToken(generation: commit.generation),
                                   before: commit.before, after: commit.after, entries: entries))
             }
         }

@@ -18,7 +18,7 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
         channel = EventChannel(policy: .restartFromNewest(limit: max(1, bufferLimit)))
     }
 
-    var datastoreKey: String { schema.key }
+    var observedTree: String { schema.recordsTree }
 
     func start(at view: ReadView, hub: ObservationHub) {
         reload(at: view)

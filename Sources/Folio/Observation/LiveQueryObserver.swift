@@ -33,7 +33,7 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
         self.limit = limit
     }
 
-    var datastoreKey: String { schema.key }
+    var observedTree: String { schema.recordsTree }
 
     func start(at view: ReadView, hub: ObservationHub) {
         reload(at: view)

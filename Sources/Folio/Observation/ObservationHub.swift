@@ -2,10 +2,12 @@ import Dispatch
 import Synchronization
 import FolioStorage
 
-/// An observer the hub drives: one datastore's events, one instance, or a live query.
+/// An observer the hub drives: one datastore's events, one instance, a live query, or one
+/// key of the key-value store.
 protocol HubObserver: AnyObject, Sendable {
-    /// The datastore observed.
-    var datastoreKey: String { get }
+    /// The tree whose changes the observer is given: a datastore's records tree, or the
+    /// key-value store's tree.
+    var observedTree: String { get }
     /// Starts the observer at the hub's current state (`view` is the generation the hub
     /// last processed), replaying history first if it resumes from an older token.
     func start(at view: ReadView, hub: ObservationHub)
@@ -19,7 +21,8 @@ protocol HubObserver: AnyObject, Sendable {
 /// several observers of that datastore share.
 final class CommitDelta: @unchecked Sendable {
     // @unchecked: created, used and dropped on the hub's serial queue only.
-    let key: String
+    /// The tree changed: a datastore's records tree, or the key-value store's.
+    let tree: String
     let token: ObservationToken
     let before: ReadView?
     let after: ReadView?
@@ -34,15 +37,13 @@ final class CommitDelta: @unchecked Sendable {
     private var addedEntries: [String: [(entryKey: [UInt8], identifier: [UInt8])]] = [:]
     private(set) lazy var changedIdentifiers: Set<HashedKey> = Set(entries.map { HashedKey($0.key) })
 
-    init(key: String, token: ObservationToken, before: ReadView?, after: ReadView?, entries: [ChangeRecord.Entry]) {
-        self.key = key
+    init(tree: String, token: ObservationToken, before: ReadView?, after: ReadView?, entries: [ChangeRecord.Entry]) {
+        self.tree = tree
         self.token = token
         self.before = before
         self.after = after
         self.entries = entries
     }
-
-    var recordsTree: String { DatastoreLayout.recordsTree(key) }
 
     /// The decoded instances of this commit for `Format`, shared by its observers.
     func decoded<Format: DatastoreFormat>(_ format: Format.Type) -> DecodedChanges<Format> {
@@ -60,14 +61,14 @@ final class CommitDelta: @unchecked Sendable {
 
     func oldRecord(_ identifier: [UInt8]) -> StoredRecord? {
         if let known = oldRecords[identifier] { return known }
-        let record = (try? before?.get(identifier, in: recordsTree)).flatMap { $0 }.flatMap(StoredRecord.decode)
+        let record = (try? before?.get(identifier, in: tree)).flatMap { $0 }.flatMap(StoredRecord.decode)
         oldRecords[identifier] = .some(record)
         return record
     }
 
     func newRecord(_ identifier: [UInt8]) -> StoredRecord? {
         if let known = newRecords[identifier] { return known }
-        let record = (try? after?.get(identifier, in: recordsTree)).flatMap { $0 }.flatMap(StoredRecord.decode)
+        let record = (try? after?.get(identifier, in: tree)).flatMap { $0 }.flatMap(StoredRecord.decode)
         newRecords[identifier] = .some(record)
         return record
     }
@@ -208,16 +209,16 @@ final class ObservationHub: Sendable {
         let observers = state.withLock { Array($0.observers.values) }
         switch event {
         case .committed(let commits):
-            let byKey = Dictionary(grouping: observers, by: \.datastoreKey)
+            let byTree = Dictionary(grouping: observers, by: \.observedTree)
             for commit in commits {
                 // The hub's starting view may already include a commit whose event was
                 // queued while it subscribed: never apply a commit twice.
                 if let seen = state.withLock({ $0.view?.generation }), commit.generation <= seen { continue }
                 let token = ObservationToken(generation: commit.generation)
-                for (key, group) in byKey {
-                    let entries = commit.changes.changes(in: DatastoreLayout.recordsTree(key))
+                for (tree, group) in byTree {
+                    let entries = commit.changes.changes(in: tree)
                     guard !entries.isEmpty else { continue }
-                    let delta = CommitDelta(key: key, token: token, before: commit.before, after: commit.after, entries: entries)
+                    let delta = CommitDelta(tree: tree, token: token, before: commit.before, after: commit.after, entries: entries)
                     for observer in group { observer.apply(delta) }
                 }
                 if let after = commit.after { state.withLock { $0.view = after } }

@@ -51,7 +51,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// Whether candidates come in result order (see ``merged(_:with:)``).
     private let inScanOrder: Bool
 
-    var datastoreKey: String { schema.key }
+    var observedTree: String { schema.recordsTree }
 
     func start(at view: ReadView, hub: ObservationHub) {
         reload(at: view)

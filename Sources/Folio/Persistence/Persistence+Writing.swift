@@ -49,11 +49,14 @@ extension Persistence {
     /// body runs in; gives the slot back if the engine refuses to begin.
     private nonisolated func beginInSlot() throws(FolioError) -> (WriteTransaction, TransactionContext) {
         let transaction: WriteTransaction
-        do throws(StorageError) {
-            transaction = try core.store.beginWrite()
+        do throws(FolioError) {
+            // Values set outside transactions commit first: a transaction sees every value
+            // set before it began (KeyValueMemory's ordering argument).
+            try commitQueuedValues()
+            transaction = try FolioError.wrap { () throws(StorageError) in try core.store.beginWrite() }
         } catch {
             writer.release()
-            throw .storage(error)
+            throw error
         }
         return (transaction, TransactionContext(core: core, source: .write(transaction)))
     }
@@ -68,17 +71,41 @@ extension Persistence {
     /// durable. If the append fails, the transaction is rolled back and keeps nothing.
     private nonisolated(nonsending) func commit(_ transaction: WriteTransaction, context: TransactionContext) async throws(FolioError) {
         let appended: AppendedCommit
+        let superseding: [(name: String, bytes: [UInt8]?)]
         do throws(FolioError) {
+            superseding = try valuesSuperseding(in: transaction, context: context)
             appended = try core.append(transaction)
         } catch {
             abandon(transaction)
             throw error
         }
+        let published = superseding.isEmpty ? nil : core.values.supersede(superseding, by: appended)
         core.markReady(context.prepared.withLock { $0 })
         // The slot is free before the sync: the next writer's transaction runs while this
         // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
         // and so returned, only once durable.
         writer.release()
         try await core.acknowledge(appended)
+        if let published { core.values.published(published) }
+    }
+
+    /// Appends a commit of the key-value store's queued writes, if any. The caller holds the
+    /// writer slot. The commit is published by a task of its own (it is durable no later
+    /// than the transaction that follows it).
+    nonisolated func commitQueuedValues() throws(FolioError) {
+        guard core.values.hasQueued, let batch = try core.values.commitQueued(in: core.store) else { return }
+        let memory = core.values
+        Task.detached { try? await memory.awaitPublished(batch) }
+    }
+
+    /// The values this transaction commits for keys that have a write not yet published in
+    /// this process: they replace those writes at the append (`KeyValueMemory.supersede`).
+    private nonisolated func valuesSuperseding(in transaction: WriteTransaction,
+                                               context: TransactionContext) throws(FolioError) -> [(name: String, bytes: [UInt8]?)] {
+        let written = context.writtenValues.withLock { $0 }
+        guard !written.isEmpty else { return [] }
+        return try core.values.pendingNames(among: written).map { (name) throws(FolioError) -> (name: String, bytes: [UInt8]?) in
+            (name, try FolioError.wrap { () throws(StorageError) in try transaction.get(Array(name.utf8), in: KeyValueLayout.tree) })
+        }
     }
 }

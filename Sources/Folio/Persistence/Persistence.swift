@@ -43,7 +43,9 @@ public actor Persistence<Access: AccessMode> {
         Datastore(persistence: self, schema: DatastoreSchema<Format>())
     }
 
-    /// Makes pending grouped commits durable and closes the store. Later calls fail.
+    /// Makes pending grouped commits durable and closes the store. Later calls fail. Values
+    /// of ``values`` set outside transactions are committed first, unless a transaction holds
+    /// the writer at that moment.
     ///
     /// What close waits for: a transaction already committing (its commit's write to
     /// disk) finishes first, so every `perform`, `persist` or `delete` that returned is
@@ -52,6 +54,13 @@ public actor Persistence<Access: AccessMode> {
     /// nothing. Observers receive the commits flushed here. Nonisolated: it does not
     /// queue behind waiting writers (see `Store.close()` in the engine).
     public nonisolated func close() {
+        // Values set outside transactions and not yet committed are committed here when the
+        // writer slot is free; if a transaction holds it, they are lost with it (call
+        // `values.flush()` before closing to be sure).
+        if writer.tryAcquire() {
+            if core.values.hasQueued { _ = try? core.values.commitQueued(in: core.store) }
+            writer.release()
+        }
         core.store.close()
     }
 

@@ -17,6 +17,10 @@ final class PersistenceCore: Sendable {
     let records: RecordCache?
     /// The limits `records` was made with, for ``Persistence/reopened()``.
     let recordCacheLimits: RecordCacheLimits?
+    /// The key-value store's values set and not yet published, and its cache.
+    let values: KeyValueMemory
+    /// The limits the key-value store's cache was made with, for ``Persistence/reopened()``.
+    let valueCacheLimits: RecordCacheLimits?
 
     /// One datastore as this process has declared it.
     struct Registration {
@@ -28,19 +32,24 @@ final class PersistenceCore: Sendable {
         var usableIndexes: Set<String> = []
     }
 
-    init(store: Store, durability: Durability, recordCache: RecordCacheLimits?) {
+    init(store: Store, durability: Durability, recordCache: RecordCacheLimits?, valueCache: RecordCacheLimits?) {
         self.store = store
         self.isReadOnly = store.isReadOnly
         self.durability = durability
         hub = ObservationHub(store: store)
         recordCacheLimits = recordCache
-        if let recordCache {
-            // Generation 0: the first read raises it to the store's newest (RecordCache).
-            let cache = RecordCache(limits: recordCache, generation: 0)
-            store.onGenerationCreated { cache.generationCreated($0) }
-            records = cache
-        } else {
-            records = nil
+        valueCacheLimits = valueCache
+        // Generation 0: the first read raises it to the store's newest (RecordCache).
+        let records = recordCache.map { RecordCache(limits: $0, generation: 0) }
+        let values = KeyValueMemory(cacheLimits: valueCache)
+        self.records = records
+        self.values = values
+        // The store's one generation listener tells both caches (Docs/Cache.md §7.1).
+        if records != nil || values.cache != nil {
+            store.onGenerationCreated { created in
+                records?.generationCreated(created)
+                values.cache?.generationCreated(created)
+            }
         }
     }
 
@@ -52,6 +61,8 @@ final class PersistenceCore: Sendable {
         hub = other.hub
         records = other.records
         recordCacheLimits = other.recordCacheLimits
+        values = other.values
+        valueCacheLimits = other.valueCacheLimits
     }
 
     /// Records the declaration of a datastore, or checks it against an earlier one.

@@ -23,13 +23,20 @@ public struct PersistenceOptions: Sendable {
     /// read's snapshot would not see (Docs/Cache.md). Nil turns it off. Default
     /// ``RecordCacheLimits/init(count:bytes:age:)``'s defaults.
     public var recordCache: RecordCacheLimits? = RecordCacheLimits()
+    /// The cache of the key-value store's committed values (``Persistence/values``): a key
+    /// read before is read from memory, and its decoded value reused. Nil turns it off
+    /// (every read of a key not set since then reads the store). Default: 100,000 keys,
+    /// 32 MiB of stored bytes, no age limit.
+    public var valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
 
     /// Options; every argument has the default described on its property.
     public init(durability: Durability = .full, cacheCapacity: Int = 8 << 20,
                 autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
                 log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog,
-                recordCache: RecordCacheLimits? = RecordCacheLimits()) {
+                recordCache: RecordCacheLimits? = RecordCacheLimits(),
+                valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)) {
         self.recordCache = recordCache
+        self.valueCache = valueCache
         self.durability = durability
         self.cacheCapacity = cacheCapacity
         self.autoCompaction = autoCompaction

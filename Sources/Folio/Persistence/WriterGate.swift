@@ -80,6 +80,15 @@ final class WriterGate: Sendable {
         }
     }
 
+    /// Takes the slot if it is free and nobody waits; returns whether it did.
+    func tryAcquire() -> Bool {
+        state.withLock { state in
+            if state.busy { return false }
+            state.busy = true
+            return true
+        }
+    }
+
     /// Gives the slot to the next writer in line, or frees it.
     func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in

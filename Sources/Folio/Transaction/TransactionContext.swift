@@ -18,6 +18,9 @@ final class TransactionContext: Sendable {
     /// The nested `perform`s running, each with whether a task outside it has written since
     /// it began (its rollback would undo that task's writes too: see ``noteWrite()``).
     let nested = Mutex<[Savepoint: Bool]>([:])
+    /// The key-value store's keys this transaction wrote (a superset after a nested
+    /// `perform` rolled back: the commit reads their values from the transaction).
+    let writtenValues = Mutex<Set<String>>([])
 
     /// Set when the `read { }` that made this context returns. A task created inside it
     /// with `Task { }` inherits the task-local, and may run after `read` returned: such a
