@@ -21,6 +21,10 @@ public enum GuideTour {
         public var memoryCount = 0
         public var liveCounts: [Int] = []
         public var helperSaw: Change<Book, UUID>.Kind?
+        public var publishedCount = 0
+        public var valueKeys: [String] = []
+        public var helperShelf: String?
+        public var observedCounts: [Int] = []
     }
 
     /// Runs the tour in a store at `path`, which must not exist yet.
@@ -86,6 +90,13 @@ public enum GuideTour {
         report.booksAfterUpgrade = try await library.books.count()
         report.oldRecordsMigrated = report.progress.last.map { if case .complete(let total) = $0 { total } else { 0 } } ?? 0
 
+        // Values by key: counted with the books, set at once, durable after flush.
+        report.publishedCount = library.persistence.values[.publishedCount]
+        try library.remember(shelf: "glass")
+        try library.updateDisplay { $0.pageSize = 50 }
+        try await library.persistence.values.flush()
+        report.valueKeys = try library.persistence.values.keys(withPrefix: "library/")
+
         // A helper process opens the store read-only, beside the writer.
         let helper = try Persistence(readingFrom: path)
         defer { helper.close() }
@@ -98,10 +109,15 @@ public enum GuideTour {
         let before = try await updates.next() ?? []
         // The helper observes the writer's commits too, from its own (read-only) store.
         let changes = try await helperBooks.observe()
+        // It reads the writer's values, and observes one.
+        report.helperShelf = helper.values[.lastShelf]
+        var counts = helper.values.observe(.publishedCount).makeAsyncIterator()
+        report.observedCounts.append(try await counts.next() ?? -1)
         var another = SampleData.books(2_001, authors: 40)[2_000]
         another.authorIDs = [3]
         try await library.publish(another)
         let after = try await updates.next() ?? []
+        report.observedCounts.append(try await counts.next() ?? -1)
         report.liveCounts = [before.count, after.count]
         for await event in changes {
             if case .change(let change) = event {

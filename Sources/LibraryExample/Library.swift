@@ -28,8 +28,9 @@ public struct Library: Sendable {
         try await authors.persist(author)
     }
 
-    /// Adds a book and the authors it needs, all or nothing: if any of its authors is
-    /// unknown, or its ISBN is taken, neither the authors nor the book are stored.
+    /// Adds a book and the authors it needs, and counts it, all or nothing: if any of its
+    /// authors is unknown, or its ISBN is taken, neither the authors, the book nor the count
+    /// are stored.
     public func publish(_ book: Book, withNewAuthors newAuthors: [Author] = []) async throws {
         try await persistence.perform {
             for author in newAuthors {
@@ -38,7 +39,9 @@ public struct Library: Sendable {
             for id in book.authorIDs where try await authors.load(id) == nil {
                 throw LibraryError.unknownAuthor(id)
             }
-            try await books.persist(book)
+            if try await books.persist(book) == nil {
+                try persistence.values.set(persistence.values[.publishedCount] + 1, for: .publishedCount)
+            }
         }
     }
 

@@ -74,6 +74,11 @@ import LibraryExample
         #expect(report.liveCounts == [expected, expected + 1])
         #expect(report.helperSaw == .created)
         #expect(report.memoryCount == 1)
+        // The refused book was not counted; the one published later was, as the helper saw.
+        #expect(report.publishedCount == 1)
+        #expect(report.valueKeys == ["library/display", "library/lastShelf", "library/publishedCount"])
+        #expect(report.helperShelf == "glass")
+        #expect(report.observedCounts == [1, 2])
         let persistence = try Persistence(readingFrom: path)
         #expect(persistence.verify().isClean)
         persistence.close()

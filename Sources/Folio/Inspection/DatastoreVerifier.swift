@@ -49,7 +49,7 @@ enum DatastoreVerifier {
         do throws(StorageError) {
             let view = try store.read()
             var catalog = try view.cursor(in: DatastoreLayout.catalogTree)
-            var known = Set<String>([DatastoreLayout.catalogTree])
+            var known = Set<String>([DatastoreLayout.catalogTree, KeyValueLayout.tree])
             while let item = try catalog.next() {
                 let key = String(decoding: item.key, as: UTF8.self)
                 known.insert(DatastoreLayout.recordsTree(key))
