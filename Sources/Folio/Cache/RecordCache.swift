@@ -39,6 +39,17 @@ final class RecordCache: Sendable {
     struct Key: Hashable, Sendable {
         let tree: String
         let identifier: [UInt8]
+
+        // The identifier hashed in one call over its buffer: `[UInt8]`'s own hashing feeds
+        // the hasher a byte at a time, which was a quarter of a cached key-value read.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(tree)
+            identifier.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.identifier == rhs.identifier && lhs.tree == rhs.tree
+        }
     }
 
     /// A decoded instance and the generation it was read in.
