@@ -5,14 +5,16 @@ import FolioStorage
 /// that readers cannot see in the store yet, and a cache of committed values.
 ///
 /// **Why a read outside a transaction sees each set at once, and never an older value
-/// afterwards.** A set outside any transaction enters `writes` as *queued* before it
-/// returns, and reads look at `writes` before the store. A queued write leaves `writes`
-/// only after the commit that holds it is published (readers of the store then see it:
-/// `published(_:)` runs after `waitUntilDurable`), and only if no newer set replaced it. In
-/// between it is *committing*: still read from here, no longer written by another commit.
-/// A transaction (`perform`) that writes a key with a write in `writes` replaces that write,
-/// at its append, by the value it commits (``supersede(_:by:)``), so a read never goes from
-/// the transaction's value back to the older set's.
+/// afterwards.** A set outside any transaction enters `queued` before it returns, and reads
+/// look at `queued`, then at the batches in flight from the newest to the oldest, before the
+/// store. A background commit moves the whole of `queued` into a new batch in flight (one
+/// move under the lock, so a reader never waits for a commit's work), and the batch leaves
+/// only after its commit is published (readers of the store then see it: `published(_:)`
+/// runs after `waitUntilDurable`). A newer write of the same key is always found first: it
+/// is in `queued` or in a newer batch. A transaction (`perform`) that writes keys with a
+/// write not yet published drops them from `queued` and adds its committed values as the
+/// newest batch, at its append (``supersede(_:by:)``), so a read never goes from the
+/// transaction's value back to the older set's.
 ///
 /// **Order.** Sets outside transactions are ordered by their calls, transactions by their
 /// commits: queued writes are committed (``commitQueued(in:)``) before any other write
@@ -23,33 +25,37 @@ import FolioStorage
 /// The cache is a ``RecordCache`` over the key-value tree: its exactness argument
 /// (Docs/Cache.md §7.1) holds unchanged for it.
 final class KeyValueMemory: Sendable {
-    /// A value set and not yet published, or a removal.
-    struct Write: Sendable {
-        /// Orders writes of one key: the newest replaces the older in `writes`.
-        let sequence: UInt64
-        let slot: ValueSlot
-        /// Waiting for a commit (true), or in a commit appended and not yet published.
-        var queued: Bool
-    }
-
-    /// Writes taken out of the queue into one commit, to be published together.
+    /// Writes taken out of the queue into one commit, to be published together (a removal
+    /// is a slot with no bytes).
     struct Batch: Sendable {
-        var entries: [(name: String, sequence: UInt64, slot: ValueSlot)]
+        let id: UInt64
+        let writes: [String: ValueSlot]
         /// The commit that holds them, once appended.
         var commit: AppendedCommit?
     }
 
     private struct State {
-        var writes: [String: Write] = [:]
-        var nextSequence: UInt64 = 1
-        var queuedCount = 0
+        /// Writes waiting for a commit.
+        var queued: [String: ValueSlot] = [:]
+        /// Writes in commits appended and not yet published, oldest first.
+        var inFlight: [(id: UInt64, writes: [String: ValueSlot])] = []
+        var nextBatch: UInt64 = 1
         /// A background commit is scheduled and has not taken the queue yet.
         var drainScheduled = false
         /// The newest commit of queued writes: `flush` waits until it is durable.
         var lastCommit: AppendedCommit?
-        /// Why the newest commit of queued writes could not be made durable (the store is
-        /// then poisoned: every later write fails too).
+        /// Why a commit of queued writes could not be made durable (the store is then
+        /// poisoned: every later write fails too).
         var failure: FolioError?
+
+        /// The newest write of `name` not yet published.
+        func write(_ name: String) -> ValueSlot? {
+            if let slot = queued[name] { return slot }
+            for batch in inFlight.reversed() {
+                if let slot = batch.writes[name] { return slot }
+            }
+            return nil
+        }
     }
 
     private let state = Mutex(State())
@@ -60,57 +66,64 @@ final class KeyValueMemory: Sendable {
         cache = cacheLimits.map { RecordCache(limits: $0, generation: 0, tracks: { $0 == KeyValueLayout.tree }) }
     }
 
-    /// The write of `name` not yet published, if any.
+    /// The newest write of `name` not yet published, if any.
     func pendingWrite(_ name: String) -> ValueSlot? {
-        state.withLock { $0.writes[name]?.slot }
+        state.withLock { state in
+            if state.queued.isEmpty && state.inFlight.isEmpty { return nil }
+            return state.write(name)
+        }
     }
 
-    /// The writes not yet published whose names start with `prefix`.
+    /// The names of the writes not yet published whose names start with `prefix`, each
+    /// with whether it sets a value (true) or removes one.
     func pendingWrites(withPrefix prefix: String) -> [(name: String, present: Bool)] {
         state.withLock { state in
-            state.writes.compactMap { name, write in name.hasPrefix(prefix) ? (name, write.slot.bytes != nil) : nil }
+            var newest: [String: Bool] = [:]
+            for batch in state.inFlight {
+                for (name, slot) in batch.writes where name.hasPrefix(prefix) { newest[name] = slot.bytes != nil }
+            }
+            for (name, slot) in state.queued where name.hasPrefix(prefix) { newest[name] = slot.bytes != nil }
+            return newest.map { ($0.key, $0.value) }
         }
     }
 
     /// Whether writes are waiting for a commit.
-    var hasQueued: Bool { state.withLock { $0.queuedCount > 0 } }
+    var hasQueued: Bool { state.withLock { !$0.queued.isEmpty } }
 
     /// Queues a set (or a removal: `slot.bytes == nil`) of `name`, visible to this process's
     /// reads from now on. Returns true if the caller must schedule a background commit.
     func enqueue(_ name: String, _ slot: ValueSlot) -> Bool {
         state.withLock { state in
-            let sequence = state.nextSequence
-            state.nextSequence += 1
-            if state.writes[name]?.queued != true { state.queuedCount += 1 }
-            state.writes[name] = Write(sequence: sequence, slot: slot, queued: true)
+            state.queued[name] = slot
             if state.drainScheduled { return false }
             state.drainScheduled = true
             return true
         }
     }
 
-    /// Takes every queued write out of the queue (they stay readable, as committing).
-    private func takeQueued() -> Batch {
+    /// Moves every queued write into a new batch in flight (they stay readable).
+    private func takeQueued() -> Batch? {
         state.withLock { state in
             state.drainScheduled = false
-            guard state.queuedCount > 0 else { return Batch(entries: []) }
-            var entries: [(name: String, sequence: UInt64, slot: ValueSlot)] = []
-            entries.reserveCapacity(state.queuedCount)
-            for (name, write) in state.writes where write.queued {
-                entries.append((name, write.sequence, write.slot))
-                state.writes[name]?.queued = false
-            }
-            state.queuedCount = 0
-            return Batch(entries: entries)
+            guard !state.queued.isEmpty else { return nil }
+            let id = state.nextBatch
+            state.nextBatch += 1
+            let writes = state.queued
+            state.queued = [:]
+            state.inFlight.append((id, writes))
+            return Batch(id: id, writes: writes)
         }
     }
 
-    /// Puts writes of a commit that failed back in the queue, unless newer ones replaced them.
+    /// Puts the writes of a batch whose commit failed back in the queue, except those a
+    /// newer write replaced.
     private func requeue(_ batch: Batch) {
         state.withLock { state in
-            for entry in batch.entries where state.writes[entry.name]?.sequence == entry.sequence {
-                state.writes[entry.name]?.queued = true
-                state.queuedCount += 1
+            guard let position = state.inFlight.firstIndex(where: { $0.id == batch.id }) else { return }
+            let newer = state.inFlight[(position + 1)...]
+            state.inFlight.remove(at: position)
+            for (name, slot) in batch.writes where state.queued[name] == nil && !newer.contains(where: { $0.writes[name] != nil }) {
+                state.queued[name] = slot
             }
         }
     }
@@ -119,14 +132,13 @@ final class KeyValueMemory: Sendable {
     /// nil if nothing was queued. If the commit cannot be appended, the writes go back in
     /// the queue (nothing set is dropped) and the error is thrown.
     func commitQueued(in store: Store) throws(FolioError) -> Batch? {
-        var batch = takeQueued()
-        guard !batch.entries.isEmpty else { return nil }
+        guard var batch = takeQueued() else { return nil }
         do throws(StorageError) {
             let transaction = try store.beginWrite()
             do throws(StorageError) {
-                for entry in batch.entries {
-                    let key = Array(entry.name.utf8)  // checked against the limit when it was set
-                    if let bytes = entry.slot.bytes {
+                for (name, slot) in batch.writes {
+                    let key = Array(name.utf8)  // checked against the limit when it was set
+                    if let bytes = slot.bytes {
                         _ = try transaction.put(bytes, for: key, in: KeyValueLayout.tree)
                     } else {
                         _ = try transaction.remove(key, from: KeyValueLayout.tree)
@@ -172,27 +184,27 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    /// `batch`'s commit is published: its writes leave `writes` (unless replaced since),
-    /// and the values enter the cache as of its generation.
+    /// `batch`'s commit is published: the batch leaves the writes in flight (a newer write
+    /// of any of its keys is in a newer batch or the queue), and its values enter the cache
+    /// as of its generation. So do the batches before it: batches are made under the writer
+    /// slot, in the order of their commits, and commits are published in generation order,
+    /// so theirs are published too (an older batch left behind would hide this one's values
+    /// for the keys both wrote).
     func published(_ batch: Batch) {
         guard let commit = batch.commit else { return }
-        state.withLock { state in
-            for entry in batch.entries where state.writes[entry.name]?.sequence == entry.sequence {
-                state.writes[entry.name] = nil
-            }
-        }
+        state.withLock { state in state.inFlight.removeAll { $0.id <= batch.id } }
         guard let cache else { return }
         let generation = commit.notification.generation
-        for entry in batch.entries {
-            cache.insert(entry.slot, Array(entry.name.utf8), in: KeyValueLayout.tree, generation: generation,
-                         bytes: entry.slot.cost + entry.name.utf8.count, format: Self.slotFormat)
+        for (name, slot) in batch.writes {
+            cache.insert(slot, Array(name.utf8), in: KeyValueLayout.tree, generation: generation,
+                         bytes: slot.cost + name.utf8.count, format: Self.slotFormat)
         }
     }
 
-    /// The names among `names` with a write in `writes` (what a committing transaction must
-    /// replace, ``supersede(_:by:)``).
+    /// The names among `names` with a write not yet published (what a committing
+    /// transaction must replace, ``supersede(_:by:)``).
     func pendingNames(among names: Set<String>) -> [String] {
-        state.withLock { state in names.filter { state.writes[$0] != nil } }
+        state.withLock { state in names.filter { state.write($0) != nil } }
     }
 
     /// A transaction that wrote the keys in `values` (their committed bytes, nil for none)
@@ -200,17 +212,15 @@ final class KeyValueMemory: Sendable {
     /// published, until it is (see the type's comment). Returns the batch to publish.
     func supersede(_ values: [(name: String, bytes: [UInt8]?)], by commit: AppendedCommit) -> Batch {
         state.withLock { state in
-            var batch = Batch(entries: [], commit: commit)
+            var writes: [String: ValueSlot] = [:]
             for (name, bytes) in values {
-                guard let old = state.writes[name] else { continue }
-                if old.queued { state.queuedCount -= 1 }
-                let sequence = state.nextSequence
-                state.nextSequence += 1
-                let slot = ValueSlot(bytes: bytes, decoded: nil, type: nil)
-                state.writes[name] = Write(sequence: sequence, slot: slot, queued: false)
-                batch.entries.append((name, sequence, slot))
+                state.queued[name] = nil
+                writes[name] = ValueSlot(bytes: bytes, decoded: nil, type: nil)
             }
-            return batch
+            let id = state.nextBatch
+            state.nextBatch += 1
+            state.inFlight.append((id, writes))
+            return Batch(id: id, writes: writes, commit: commit)
         }
     }
 
