@@ -245,8 +245,8 @@ final class KeyValueMemory: Sendable {
     /// Keeps a decoded value beside its bytes in the cache, so the next read of the same
     /// type does not decode (only if the cache is still at `generation`).
     func rememberDecoded<Value: Sendable>(_ value: Value, of slot: ValueSlot, key: [UInt8], generation: UInt64) {
-        guard let cache, let bytes = slot.bytes else { return }
-        let decoded = ValueSlot(bytes: bytes, decoded: value, type: ObjectIdentifier(Value.self))
+        guard let cache, let bytes = slot.bytes, !(Value.self is AnyObject.Type) else { return }
+        let decoded = ValueSlot(bytes: bytes, decoded: value)
         cache.insert(decoded, key, in: KeyValueLayout.tree, generation: generation, bytes: decoded.cost + key.count, format: Self.slotFormat)
     }
 

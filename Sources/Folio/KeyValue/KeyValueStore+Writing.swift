@@ -14,7 +14,7 @@ extension KeyValueStore where Access == ReadWrite {
     public func set<Value>(_ value: Value, for key: ValueKey<Value>) throws(FolioError) {
         let keyBytes = try KeyValueLayout.key(key.name)
         let bytes = try KeyValueLayout.encode(value, key: key.name)
-        try write(ValueSlot(bytes: bytes, decoded: value, type: ObjectIdentifier(Value.self)), named: key.name, key: keyBytes)
+        try write(ValueSlot(bytes: bytes, decoded: value), named: key.name, key: keyBytes)
     }
 
     /// Removes the value stored under `key`, if any: reads give the key's default again.
@@ -25,8 +25,16 @@ extension KeyValueStore where Access == ReadWrite {
     /// Returns once every value set or removed before the call, outside transactions, is
     /// committed and durable (in grouped durability, by syncing now). Throws the storage
     /// error if they cannot be written; they stay visible and queued, and the next flush
-    /// tries again.
+    /// tries again. Inside ``Persistence/perform(_:)-9rdbv`` it waits for the values queued
+    /// before the transaction began; the transaction's own writes are durable when
+    /// `perform` returns.
     public func flush() async throws(FolioError) {
+        if let context = TransactionContext.current(for: core), case .write = context.source {
+            // Inside `perform` this task holds the writer slot: what was queued when the
+            // transaction began is already appended (`beginInSlot`); wait for that, and
+            // leave the transaction's own writes to its commit.
+            return try await memory.awaitLastCommit()
+        }
         do {
             try await persistence.writer.acquire()
         } catch {

@@ -10,6 +10,23 @@ struct ValueSlot: Sendable {
 
     static let absent = ValueSlot(bytes: nil, decoded: nil, type: nil)
 
+    init(bytes: [UInt8]?, decoded: (any Sendable)?, type: ObjectIdentifier?) {
+        self.bytes = bytes
+        self.decoded = decoded
+        self.type = type
+    }
+
+    /// `bytes`, with `value` kept beside them unless it is an object: a class instance is
+    /// never shared between reads (a caller may change the object it was given; every read
+    /// decodes its own, as the record cache does, Docs/Cache.md §7.1).
+    init<Value: Sendable>(bytes: [UInt8], decoded value: Value) {
+        if Value.self is AnyObject.Type {
+            self.init(bytes: bytes, decoded: nil, type: nil)
+        } else {
+            self.init(bytes: bytes, decoded: value, type: ObjectIdentifier(Value.self))
+        }
+    }
+
     /// The value, as `Value`: nil if there is none; decoded from the bytes unless it was
     /// decoded (or set) as that type already.
     func value<Value: Decodable>(as _: Value.Type, key name: String) throws(FolioError) -> Value? {

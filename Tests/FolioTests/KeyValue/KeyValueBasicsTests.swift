@@ -218,4 +218,37 @@ struct Theme: Codable, Sendable, Equatable {
         #expect(throws: FolioError.self) { try persistence.values.set(1, for: .launchCount) }
         #expect(throws: FolioError.self) { _ = try persistence.values.value(for: .launchCount) }
     }
+
+    @Test func flushInsidePerformDoesNotWaitForItself() async throws {
+        let persistence = Persistence.inMemory()
+        let values = persistence.values
+        try values.set(1, for: .launchCount)
+        try await persistence.perform {
+            try values.set(2, for: .launchCount)
+            // It would deadlock if it waited for the writer slot this transaction holds.
+            try await values.flush()
+        }
+        #expect(try persistence.reopened().values[.launchCount] == 2)
+    }
+
+    final class Box: Codable, @unchecked Sendable {
+        var text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    @Test func objectsAreNeverSharedBetweenReads() async throws {
+        let persistence = Persistence.inMemory()
+        let values = persistence.values
+        let key = ValueKey<Box>("box", default: Box(""))
+        let written = Box("first")
+        try values.set(written, for: key)
+        written.text = "changed after set"
+        let pending = values[key]
+        #expect(pending.text == "first")
+        #expect(pending !== written)
+        try await values.flush()
+        let one = values[key]
+        one.text = "changed by a reader"
+        #expect(values[key].text == "first")
+    }
 }
