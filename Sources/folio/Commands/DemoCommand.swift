@@ -153,13 +153,23 @@ enum DemoCommand: Command {
         let (authorsNow, booksNow) = (try await library.authors.count(), try await library.books.count())
         step(elapsed, "a book by an unknown author, with a new co-author, \(refusal); nothing of it kept: "
              + "still \(Format.count(authorsNow, "author")) and \(Format.count(booksNow, "book"))")
+        // 6. Values by key, beside the books: the publish count moved with the one book kept.
+        (_, elapsed) = try await timed {
+            try library.remember(shelf: "glass")
+            try library.updateDisplay { $0.pageSize = 50 }
+            try await library.persistence.values.flush()
+        }
+        let values = library.persistence.values
+        step(elapsed, "values by key: \(ValueKeys.publishedCount.name) = \(values[.publishedCount]) (counted in publish's "
+             + "transaction, the refused book not counted), \(ValueKeys.lastShelf.name) = \"\(values[.lastShelf] ?? "")\", "
+             + "page size \(values[.display].pageSize); set, then flushed")
         let deleted: Int
         (deleted, elapsed) = try await timed {
             try await library.books.delete(SampleData.bookID(newBooks - 400)..<SampleData.bookID(newBooks))
         }
         step(elapsed, "withdrew \(Format.count(deleted, "book")) (an identifier range, one transaction)")
 
-        // 6. Compaction and verification.
+        // 7. Compaction and verification.
         let store = library.persistence.store
         let before = try store.statistics()
         let copying = ProgressReporter(mode: ProgressReporter.mode(quiet: quiet), verb: "copied")
@@ -180,7 +190,7 @@ enum DemoCommand: Command {
              + (verification.isClean ? "no problems" : "\(Format.count(verification.lines.count, "problem"))"))
         for line in verification.lines { out.line("    problem: \(CommandFailure.oneLine(line))") }
 
-        // 7. Statistics, and where to look.
+        // 8. Statistics, and where to look.
         let statistics = try store.statistics()
         out.line()
         out.line("store statistics (\(Format.duration(clock.now - begin)) in all)")
