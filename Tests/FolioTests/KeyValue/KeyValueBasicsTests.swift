@@ -251,4 +251,14 @@ struct Theme: Codable, Sendable, Equatable {
         one.text = "changed by a reader"
         #expect(values[key].text == "first")
     }
+
+    @Test func unusualNamesRoundTrip() async throws {
+        let persistence = Persistence.inMemory()
+        let names = ["", " ", "é", "日本語/キー", "a\u{0}b", "emoji 👩‍👩‍👧", String(repeating: "é", count: 256)]
+        for (n, name) in names.enumerated() { try persistence.values.set(n, for: ValueKey<Int>(name, default: -1)) }
+        try await persistence.values.flush()
+        let reopened = try persistence.reopened()
+        for (n, name) in names.enumerated() { #expect(reopened.values[ValueKey<Int>(name, default: -1)] == n, "\(name)") }
+        #expect(try reopened.values.keys().count == names.count)
+    }
 }
