@@ -22,6 +22,9 @@ import FolioStorage
 /// before it began, and a set during a transaction that writes the same key loses to it
 /// when the transaction commits (it was replaced at the append).
 ///
+/// Writes are keyed by the names' UTF-8 bytes, as the store keys them: two names Swift
+/// calls equal (`"é"` precomposed and decomposed) are two keys, in memory as on disk.
+///
 /// The cache is a ``RecordCache`` over the key-value tree: its exactness argument
 /// (Docs/Cache.md §7.1) holds unchanged for it.
 final class KeyValueMemory: Sendable {
@@ -29,16 +32,16 @@ final class KeyValueMemory: Sendable {
     /// is a slot with no bytes).
     struct Batch: Sendable {
         let id: UInt64
-        let writes: [String: ValueSlot]
+        let writes: [HashedKey: ValueSlot]
         /// The commit that holds them, once appended.
         var commit: AppendedCommit?
     }
 
     private struct State {
         /// Writes waiting for a commit.
-        var queued: [String: ValueSlot] = [:]
+        var queued: [HashedKey: ValueSlot] = [:]
         /// Writes in commits appended and not yet published, oldest first.
-        var inFlight: [(id: UInt64, writes: [String: ValueSlot])] = []
+        var inFlight: [(id: UInt64, writes: [HashedKey: ValueSlot])] = []
         var nextBatch: UInt64 = 1
         /// A background commit is scheduled and has not taken the queue yet.
         var drainScheduled = false
@@ -49,7 +52,7 @@ final class KeyValueMemory: Sendable {
         var failure: FolioError?
 
         /// The newest write of `name` not yet published.
-        func write(_ name: String) -> ValueSlot? {
+        func write(_ name: HashedKey) -> ValueSlot? {
             if let slot = queued[name] { return slot }
             for batch in inFlight.reversed() {
                 if let slot = batch.writes[name] { return slot }
@@ -66,23 +69,23 @@ final class KeyValueMemory: Sendable {
         cache = cacheLimits.map { RecordCache(limits: $0, generation: 0, tracks: { $0 == KeyValueLayout.tree }) }
     }
 
-    /// The newest write of `name` not yet published, if any.
-    func pendingWrite(_ name: String) -> ValueSlot? {
+    /// The newest write of the key `key` (a name's UTF-8 bytes) not yet published, if any.
+    func pendingWrite(_ key: [UInt8]) -> ValueSlot? {
         state.withLock { state in
             if state.queued.isEmpty && state.inFlight.isEmpty { return nil }
-            return state.write(name)
+            return state.write(HashedKey(key))
         }
     }
 
-    /// The names of the writes not yet published whose names start with `prefix`, each
+    /// The keys of the writes not yet published that start with the bytes `prefix`, each
     /// with whether it sets a value (true) or removes one.
-    func pendingWrites(withPrefix prefix: String) -> [(name: String, present: Bool)] {
+    func pendingWrites(withPrefix prefix: [UInt8]) -> [(key: HashedKey, present: Bool)] {
         state.withLock { state in
-            var newest: [String: Bool] = [:]
+            var newest: [HashedKey: Bool] = [:]
             for batch in state.inFlight {
-                for (name, slot) in batch.writes where name.hasPrefix(prefix) { newest[name] = slot.bytes != nil }
+                for (key, slot) in batch.writes where key.bytes.starts(with: prefix) { newest[key] = slot.bytes != nil }
             }
-            for (name, slot) in state.queued where name.hasPrefix(prefix) { newest[name] = slot.bytes != nil }
+            for (key, slot) in state.queued where key.bytes.starts(with: prefix) { newest[key] = slot.bytes != nil }
             return newest.map { ($0.key, $0.value) }
         }
     }
@@ -92,9 +95,9 @@ final class KeyValueMemory: Sendable {
 
     /// Queues a set (or a removal: `slot.bytes == nil`) of `name`, visible to this process's
     /// reads from now on. Returns true if the caller must schedule a background commit.
-    func enqueue(_ name: String, _ slot: ValueSlot) -> Bool {
+    func enqueue(_ key: [UInt8], _ slot: ValueSlot) -> Bool {
         state.withLock { state in
-            state.queued[name] = slot
+            state.queued[HashedKey(key)] = slot
             if state.drainScheduled { return false }
             state.drainScheduled = true
             return true
@@ -122,8 +125,8 @@ final class KeyValueMemory: Sendable {
             guard let position = state.inFlight.firstIndex(where: { $0.id == batch.id }) else { return }
             let newer = state.inFlight[(position + 1)...]
             state.inFlight.remove(at: position)
-            for (name, slot) in batch.writes where state.queued[name] == nil && !newer.contains(where: { $0.writes[name] != nil }) {
-                state.queued[name] = slot
+            for (key, slot) in batch.writes where state.queued[key] == nil && !newer.contains(where: { $0.writes[key] != nil }) {
+                state.queued[key] = slot
             }
         }
     }
@@ -136,12 +139,12 @@ final class KeyValueMemory: Sendable {
         do throws(StorageError) {
             let transaction = try store.beginWrite()
             do throws(StorageError) {
-                for (name, slot) in batch.writes {
-                    let key = Array(name.utf8)  // checked against the limit when it was set
+                for (key, slot) in batch.writes {
+                    // Keys were checked against the limit when they were set.
                     if let bytes = slot.bytes {
-                        _ = try transaction.put(bytes, for: key, in: KeyValueLayout.tree)
+                        _ = try transaction.put(bytes, for: key.bytes, in: KeyValueLayout.tree)
                     } else {
-                        _ = try transaction.remove(key, from: KeyValueLayout.tree)
+                        _ = try transaction.remove(key.bytes, from: KeyValueLayout.tree)
                     }
                 }
             } catch {
@@ -195,27 +198,27 @@ final class KeyValueMemory: Sendable {
         state.withLock { state in state.inFlight.removeAll { $0.id <= batch.id } }
         guard let cache else { return }
         let generation = commit.notification.generation
-        for (name, slot) in batch.writes {
-            cache.insert(slot, Array(name.utf8), in: KeyValueLayout.tree, generation: generation,
-                         bytes: slot.cost + name.utf8.count, format: Self.slotFormat)
+        for (key, slot) in batch.writes {
+            cache.insert(slot, key.bytes, in: KeyValueLayout.tree, generation: generation,
+                         bytes: slot.cost + key.bytes.count, format: Self.slotFormat)
         }
     }
 
-    /// The names among `names` with a write not yet published (what a committing
+    /// The keys among `keys` with a write not yet published (what a committing
     /// transaction must replace, ``supersede(_:by:)``).
-    func pendingNames(among names: Set<String>) -> [String] {
-        state.withLock { state in names.filter { state.write($0) != nil } }
+    func pendingKeys(among keys: Set<HashedKey>) -> [HashedKey] {
+        state.withLock { state in keys.filter { state.write($0) != nil } }
     }
 
     /// A transaction that wrote the keys in `values` (their committed bytes, nil for none)
     /// was appended as `commit`: its values replace the writes of those keys not yet
     /// published, until it is (see the type's comment). Returns the batch to publish.
-    func supersede(_ values: [(name: String, bytes: [UInt8]?)], by commit: AppendedCommit) -> Batch {
+    func supersede(_ values: [(key: HashedKey, bytes: [UInt8]?)], by commit: AppendedCommit) -> Batch {
         state.withLock { state in
-            var writes: [String: ValueSlot] = [:]
-            for (name, bytes) in values {
-                state.queued[name] = nil
-                writes[name] = ValueSlot(bytes: bytes, decoded: nil, type: nil)
+            var writes: [HashedKey: ValueSlot] = [:]
+            for (key, bytes) in values {
+                state.queued[key] = nil
+                writes[key] = ValueSlot(bytes: bytes, decoded: nil, type: nil)
             }
             let id = state.nextBatch
             state.nextBatch += 1
@@ -224,9 +227,9 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    /// The committed value of `name` as of `view`: from the cache, or read from the view
+    /// The committed value of `key` as of `view`: from the cache, or read from the view
     /// (and then cached).
-    func committed(_ name: String, key: [UInt8], in view: ReadView) throws(FolioError) -> ValueSlot {
+    func committed(_ key: [UInt8], in view: ReadView) throws(FolioError) -> ValueSlot {
         let generation = view.generation
         if let cache, let slot: ValueSlot = cache.instance(key, in: KeyValueLayout.tree, generation: generation, format: Self.slotFormat) {
             return slot

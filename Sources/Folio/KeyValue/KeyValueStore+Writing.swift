@@ -14,12 +14,12 @@ extension KeyValueStore where Access == ReadWrite {
     public func set<Value>(_ value: Value, for key: ValueKey<Value>) throws(FolioError) {
         let keyBytes = try KeyValueLayout.key(key.name)
         let bytes = try KeyValueLayout.encode(value, key: key.name)
-        try write(ValueSlot(bytes: bytes, decoded: value), named: key.name, key: keyBytes)
+        try write(ValueSlot(bytes: bytes, decoded: value), key: keyBytes)
     }
 
     /// Removes the value stored under `key`, if any: reads give the key's default again.
     public func removeValue(for key: ValueKeys) throws(FolioError) {
-        try write(.absent, named: key.name, key: try KeyValueLayout.key(key.name))
+        try write(.absent, key: try KeyValueLayout.key(key.name))
     }
 
     /// Returns once every value set or removed before the call, outside transactions, is
@@ -57,7 +57,7 @@ extension KeyValueStore where Access == ReadWrite {
 
     // MARK: Machinery
 
-    private func write(_ slot: ValueSlot, named name: String, key: [UInt8]) throws(FolioError) {
+    private func write(_ slot: ValueSlot, key: [UInt8]) throws(FolioError) {
         if let context = TransactionContext.current(for: core) {
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             try context.statement(transaction) { () throws(FolioError) in
@@ -69,12 +69,12 @@ extension KeyValueStore where Access == ReadWrite {
                     }
                 }
             }
-            context.writtenValues.withLock { _ = $0.insert(name) }
+            context.writtenValues.withLock { _ = $0.insert(HashedKey(key)) }
             return
         }
         // A closed persistence refuses writes as every other write does.
         guard core.store.openGeneration != nil else { throw .storage(.closed(path: core.store.path)) }
-        if memory.enqueue(name, slot) {
+        if memory.enqueue(key, slot) {
             let store = self
             Task.detached { await store.commitInBackground() }
         }

@@ -64,13 +64,15 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
     public func keys(withPrefix prefix: String = "") throws(FolioError) -> [String] {
         let prefixKey = try KeyValueLayout.key(prefix)
         let context = TransactionContext.current(for: core)
-        var names: Set<String> = []
+        // Bytes, not `String`s: two names Swift calls equal (a precomposed and a decomposed
+        // "é") are two keys of the store.
+        var keys: Set<HashedKey> = []
         let read = { (source: ReadSource) throws(FolioError) in
             var cursor = try FolioError.wrap { () throws(StorageError) in
                 try source.cursor(in: KeyValueLayout.tree, range: .prefix(prefixKey), direction: .forward)
             }
             while let key = try FolioError.wrap({ () throws(StorageError) in try cursor.nextKey() }) {
-                names.insert(String(decoding: key, as: UTF8.self))
+                keys.insert(HashedKey(key))
             }
         }
         if let context {
@@ -81,11 +83,11 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
             }
         } else {
             try read(.view(try FolioError.wrap { () throws(StorageError) in try core.store.read() }))
-            for (name, present) in memory.pendingWrites(withPrefix: prefix) {
-                if present { names.insert(name) } else { names.remove(name) }
+            for (key, present) in memory.pendingWrites(withPrefix: prefixKey) {
+                if present { keys.insert(key) } else { keys.remove(key) }
             }
         }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return keys.map(\.bytes).sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     // MARK: Machinery
@@ -116,16 +118,16 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
                 }
                 return (ValueSlot(bytes: bytes, decoded: nil, type: nil), key, nil)
             case .read(let view):
-                return (try memory.committed(name, key: key, in: view), key, view.generation)
+                return (try memory.committed(key, in: view), key, view.generation)
             }
         }
-        if let pending = memory.pendingWrite(name) { return (pending, key, nil) }
+        if let pending = memory.pendingWrite(key) { return (pending, key, nil) }
         // A read-write persistence's cache knows every generation (they are all its own), so
         // the newest one is read without a snapshot, as `Datastore.cachedNewest` argues.
         if !core.isReadOnly, let generation = core.store.openGeneration, let cached = memory.cached(key, generation: generation) {
             return (cached, key, generation)
         }
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
-        return (try memory.committed(name, key: key, in: view), key, view.generation)
+        return (try memory.committed(key, in: view), key, view.generation)
     }
 }

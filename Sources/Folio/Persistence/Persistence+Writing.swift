@@ -71,7 +71,7 @@ extension Persistence {
     /// durable. If the append fails, the transaction is rolled back and keeps nothing.
     private nonisolated(nonsending) func commit(_ transaction: WriteTransaction, context: TransactionContext) async throws(FolioError) {
         let appended: AppendedCommit
-        let superseding: [(name: String, bytes: [UInt8]?)]
+        let superseding: [(key: HashedKey, bytes: [UInt8]?)]
         do throws(FolioError) {
             superseding = try valuesSuperseding(in: transaction, context: context)
             appended = try core.append(transaction)
@@ -101,11 +101,11 @@ extension Persistence {
     /// The values this transaction commits for keys that have a write not yet published in
     /// this process: they replace those writes at the append (`KeyValueMemory.supersede`).
     private nonisolated func valuesSuperseding(in transaction: WriteTransaction,
-                                               context: TransactionContext) throws(FolioError) -> [(name: String, bytes: [UInt8]?)] {
+                                               context: TransactionContext) throws(FolioError) -> [(key: HashedKey, bytes: [UInt8]?)] {
         let written = context.writtenValues.withLock { $0 }
         guard !written.isEmpty else { return [] }
-        return try core.values.pendingNames(among: written).map { (name) throws(FolioError) -> (name: String, bytes: [UInt8]?) in
-            (name, try FolioError.wrap { () throws(StorageError) in try transaction.get(Array(name.utf8), in: KeyValueLayout.tree) })
+        return try core.values.pendingKeys(among: written).map { (key) throws(FolioError) -> (key: HashedKey, bytes: [UInt8]?) in
+            (key, try FolioError.wrap { () throws(StorageError) in try transaction.get(key.bytes, in: KeyValueLayout.tree) })
         }
     }
 }

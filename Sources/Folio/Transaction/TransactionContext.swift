@@ -20,7 +20,7 @@ final class TransactionContext: Sendable {
     let nested = Mutex<[Savepoint: Bool]>([:])
     /// The key-value store's keys this transaction wrote (a superset after a nested
     /// `perform` rolled back: the commit reads their values from the transaction).
-    let writtenValues = Mutex<Set<String>>([])
+    let writtenValues = Mutex<Set<HashedKey>>([])
 
     /// Set when the `read { }` that made this context returns. A task created inside it
     /// with `Task { }` inherits the task-local, and may run after `read` returned: such a

@@ -261,4 +261,24 @@ struct Theme: Codable, Sendable, Equatable {
         for (n, name) in names.enumerated() { #expect(reopened.values[ValueKey<Int>(name, default: -1)] == n, "\(name)") }
         #expect(try reopened.values.keys().count == names.count)
     }
+
+    /// The store keys names by their UTF-8 bytes; Swift's `String` equality is canonical
+    /// equivalence. A precomposed and a decomposed "é" are two keys, before and after a commit.
+    @Test func canonicallyEquivalentNamesAreTwoKeys() async throws {
+        let persistence = Persistence.inMemory()
+        let composed = ValueKey<Int>("caf\u{E9}", default: 0)
+        let decomposed = ValueKey<Int>("cafe\u{301}", default: 0)
+        #expect(composed.name == decomposed.name)  // Swift says equal; the bytes differ
+        try persistence.values.set(1, for: composed)
+        try persistence.values.set(2, for: decomposed)
+        #expect(persistence.values[composed] == 1 && persistence.values[decomposed] == 2)
+        #expect(try persistence.values.keys().count == 2)
+        try await persistence.values.flush()
+        #expect(persistence.values[composed] == 1 && persistence.values[decomposed] == 2)
+        try await persistence.perform { try persistence.values.set(3, for: decomposed) }
+        #expect(persistence.values[composed] == 1 && persistence.values[decomposed] == 3)
+        let reopened = try persistence.reopened()
+        #expect(reopened.values[composed] == 1 && reopened.values[decomposed] == 3)
+        #expect(try reopened.values.keys().count == 2)
+    }
 }
