@@ -1,4 +1,3 @@
-import Foundation
 import FolioStorage
 
 /// The Folio-layer check of the key-value store's tree (Docs/Format.md §25): every stored
@@ -22,10 +21,10 @@ enum KeyValueVerifier {
     static func problem(with stored: [UInt8]) -> String? {
         guard let layout = stored.first else { return "the stored value is empty (it needs layout byte 1, then JSON)" }
         guard layout == KeyValueLayout.layoutByte else { return "unknown value layout \(layout) (expected 1)" }
-        do {
-            _ = try JSONSerialization.jsonObject(with: Data(stored.dropFirst()), options: .fragmentsAllowed)
+        do throws(JSONSyntax.Failure) {
+            try JSONSyntax.check(stored[1...])
         } catch {
-            return "the value is not valid JSON: \(error.localizedDescription)"
+            return "the value is not valid JSON: \(error)"
         }
         return nil
     }
