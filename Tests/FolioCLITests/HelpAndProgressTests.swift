@@ -12,7 +12,7 @@ import Glibc
         "demo": ["[DIR]", "--quiet"],
         "info": ["STORE"],
         "verify": ["STORE", "--quiet"],
-        "dump": ["STORE", "DATASTORE", "--index NAME", "--from V", "--to V", "--limit N", "--reverse", "--json"],
+        "dump": ["STORE", "[DATASTORE]", "--values", "--index NAME", "--from V", "--to V", "--limit N", "--reverse", "--json"],
         "compact": ["STORE", "--quiet"],
         "backup": ["STORE", "DEST", "--quiet"],
         "restore": ["BACKUP", "DEST", "--quiet"],

@@ -1,11 +1,15 @@
 import FolioStorage
-/// A problem in a datastore's records or indexes.
+/// A problem in a datastore's records or indexes, in the key-value store, or a tree that
+/// belongs to neither.
 public struct DatastoreProblem: Sendable, Equatable, CustomStringConvertible {
-    /// The datastore.
+    /// The datastore; for a problem in the key-value store (``Persistence/values``), its
+    /// tree `folio/values` (Docs/Format.md §25); for a tree that belongs to no datastore,
+    /// that tree's name.
     public var datastore: String
     /// The index involved, if any.
     public var index: String?
-    /// What is wrong (naming the record where there is one).
+    /// What is wrong (naming the record, or the key of the key-value store, where there is
+    /// one).
     public var detail: String
 
     public var description: String {
@@ -23,6 +27,8 @@ public struct PersistenceVerificationReport: Sendable {
     public var recordsChecked: Int
     /// Index entries checked.
     public var entriesChecked: Int
+    /// Values of the key-value store checked (entries of `folio/values`, Docs/Format.md §25).
+    public var valuesChecked: Int = 0
 
     /// True if neither the engine nor the datastore checks found anything.
     public var isClean: Bool { storage.isClean && problems.isEmpty }
@@ -35,7 +41,8 @@ extension Persistence {
     /// Checks the whole store: the engine's checks, then, for every datastore in the
     /// catalog, that every record is well formed with a declared version, that every index
     /// entry points to a record that lists it, and that every record has its entries in
-    /// every built index. Uses only what the store holds (no Swift types), so tools can run
+    /// every built index; and that every value of the key-value store (``values``) is
+    /// stored in layout 1 as valid JSON. Uses only what the store holds (no Swift types), so tools can run
     /// it on any store. Reads one snapshot; safe beside a writer.
     public nonisolated func verify(progress: ((VerificationProgress) -> Void)? = nil) -> PersistenceVerificationReport {
         DatastoreVerifier.verify(core.store, progress: progress)
@@ -60,6 +67,7 @@ enum DatastoreVerifier {
                 for name in entry.indexes.keys { known.insert(DatastoreLayout.indexTree(key, name)) }
                 try check(key, entry, in: view, into: &report)
             }
+            try KeyValueVerifier.check(in: view, into: &report)
             for (tree, _) in try view.trees() where !known.contains(tree) {
                 report.problems.append(DatastoreProblem(datastore: tree, detail: "tree \(tree) belongs to no datastore in the catalog"))
             }

@@ -1,19 +1,21 @@
 import Folio
 import FolioStorage
 
-/// `folio dump STORE DATASTORE`: records as JSON, in identifier or index order.
+/// `folio dump STORE DATASTORE`: records as JSON, in identifier or index order;
+/// `folio dump STORE --values`: the key-value store's values as JSON, in key order.
 enum DumpCommand: Command {
     static let name = "dump"
-    static let summary = "print the records of a datastore as JSON, in identifier or index order"
+    static let summary = "print the records of a datastore, or the key-value store's values, as JSON"
     static let positionals = [
         PositionalSpec("STORE", help: "the store's directory"),
-        PositionalSpec("DATASTORE", help: "the datastore's key (as 'folio info' lists them)"),
+        PositionalSpec("DATASTORE", optional: true, help: "the datastore's key (as 'folio info' lists them); not with --values"),
     ]
     static let options = [
+        OptionSpec("values", help: "the key-value store's values (persistence.values) instead of a datastore"),
         OptionSpec("index", value: "NAME", help: "in the order of this index (default: identifier order)"),
-        OptionSpec("from", value: "V", help: "start at this identifier, or index value with --index (inclusive)"),
-        OptionSpec("to", value: "V", help: "end at this identifier, or index value with --index (inclusive)"),
-        OptionSpec("limit", value: "N", help: "print at most N records"),
+        OptionSpec("from", value: "V", help: "start at this identifier, index value with --index, or key with --values (inclusive)"),
+        OptionSpec("to", value: "V", help: "end at this identifier, index value with --index, or key with --values (inclusive)"),
+        OptionSpec("limit", value: "N", help: "print at most N records (or values)"),
         OptionSpec("reverse", help: "descending order"),
         OptionSpec("json", help: "one compact JSON document per line (default: pretty-printed)"),
     ]
@@ -34,14 +36,34 @@ enum DumpCommand: Command {
         optional); both bounds are inclusive. Through a many-to-many index a record appears \
         once per matching value. Reads one committed generation, read-only.
         """,
+        """
+        With --values (and no DATASTORE), prints the key-value store instead, in the order \
+        of the keys' UTF-8 bytes: each value as {"key": KEY, "value": VALUE}, where KEY is \
+        the key's name and VALUE its JSON as stored (a value of any type: number, string, \
+        null, object, array). --from and --to are key names; --limit, --reverse and --json \
+        apply as for records; --index does not.
+        """,
     ]
     static let examples = [
         "folio dump ~/Library.folio authors",
         "folio dump ~/Library.folio books --index year --from 1990 --to 1999 --limit 10",
         "folio dump --json ~/Library.folio books | jq -r .record.title",
+        "folio dump ~/Library.folio --values --from user/ --to user/~",
     ]
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitStatus {
+        if arguments.flag("values") {
+            if arguments.positionals.count > 1 {
+                throw UsageError("--values dumps the key-value store: give no DATASTORE with it", command: name)
+            }
+            if arguments.value("index") != nil {
+                throw UsageError("--index is for a datastore's records, not for --values", command: name)
+            }
+            return try dumpValues(arguments)
+        }
+        guard arguments.positionals.count > 1 else {
+            throw UsageError("missing DATASTORE (or --values for the key-value store)", command: name)
+        }
         let path = arguments.positionals[0]
         let key = arguments.positionals[1]
         let limit = try arguments.count("limit")
@@ -65,6 +87,31 @@ enum DumpCommand: Command {
                 ("record", json),
                 ("version", .string(record.version)),
             ])
+            out.line(compact ? document.compact() : document.pretty())
+            return true
+        }
+        out.flush()
+        return .success
+    }
+
+    /// `--values`: each value of the key-value store as {"key": KEY, "value": VALUE}.
+    static func dumpValues(_ arguments: ParsedArguments) throws -> ExitStatus {
+        let limit = try arguments.count("limit")
+        let compact = arguments.flag("json")
+        let store = try StoreAccess.openForReading(arguments.positionals[0])
+        defer { store.close() }
+        let out = OutputStream.standardOutput
+        try StoreInspector(store: store).forEachValue(from: arguments.value("from"), to: arguments.value("to"),
+                                                      order: arguments.flag("reverse") ? .descending : .ascending,
+                                                      limit: limit) { value in
+            let json: JSONValue
+            do {
+                json = try JSONValue.parse(value.json)
+            } catch {
+                throw CommandFailure("key-value store: the value of key \"\(value.key)\" is not valid JSON: \(error)",
+                                     status: .storeError)
+            }
+            let document = JSONValue.object([("key", .string(value.key)), ("value", json)])
             out.line(compact ? document.compact() : document.pretty())
             return true
         }

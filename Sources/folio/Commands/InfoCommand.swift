@@ -4,7 +4,7 @@ import FolioStorage
 /// `folio info STORE`: what a store holds and how much room it takes.
 enum InfoCommand: Command {
     static let name = "info"
-    static let summary = "describe a store: format, generation, space, files, datastores, indexes"
+    static let summary = "describe a store: format, generation, space, files, datastores, indexes, key-value store"
     static let positionals = [PositionalSpec("STORE", help: "the store's directory")]
     static let options: [OptionSpec] = []
     static let showsProgress = false
@@ -14,7 +14,10 @@ enum InfoCommand: Command {
         prints its format version, creation time, generation and commit time, live and dead \
         bytes, its files, and for every datastore: its types, record count, the versions its \
         records are stored in, and each declared index with its kind, storage, value type, \
-        key path, whether it is built, and its entry count.
+        key path, whether it is built, and its entry count. Last, the key-value store \
+        (persistence.values, the tree folio/values): its number of keys, the bytes of its keys \
+        and values as stored, and the bytes of the pages that hold them; or "key-value store: \
+        no values".
         """,
     ]
     static let examples = ["folio info ~/Library.folio"]
@@ -82,7 +85,24 @@ enum InfoCommand: Command {
             }
             out.write(Format.table(indexes, indent: "    ").joined(separator: "\n") + (indexes.isEmpty ? "" : "\n"))
         }
+        describeValues(try inspector.keyValueSummary(), to: out)
         return .success
+    }
+
+    /// The key-value store's section: keys and bytes (Docs/CLI.md, `folio info`).
+    static func describeValues(_ values: KeyValueSummary, to out: OutputStream) {
+        out.line()
+        guard values.keyCount > 0 else {
+            out.line("key-value store: no values")
+            return
+        }
+        out.line("key-value store")
+        let rows = [
+            ["keys", Format.count(values.keyCount)],
+            ["bytes", "\(Format.exactBytes(UInt64(values.storedBytes))) of keys and values as stored, "
+                + "in \(Format.bytes(UInt64(values.pageBytes))) of pages"],
+        ]
+        out.write(Format.table(rows, indent: "  ").joined(separator: "\n") + "\n")
     }
 
     static func kind(_ kind: IndexKind) -> String {

@@ -17,11 +17,13 @@ enum VerifyCommand: Command {
         records back to the start of the current snapshot file; and for every datastore, \
         that each record is well formed with a declared version, that every index entry \
         points to a record that lists it, and that every record has its entries in every \
-        built index.
+        built index; and that every value of the key-value store (the tree folio/values) is \
+        stored in layout 1 as valid JSON.
         """,
         """
         Prints each problem on its own line, starting "problem: ", with its location (file \
-        and byte offset, and tree; or datastore, index and record), then a summary line. \
+        and byte offset, and tree; or datastore, index and record; or the key-value store's \
+        key), then a summary line. \
         Read-only: takes no lock and writes nothing, so it is safe on a store another \
         process is writing (it checks the generation committed when it starts). Progress \
         goes to standard error.
@@ -60,8 +62,9 @@ enum VerifyCommand: Command {
         let storage = report.storage
         out.line("checked \(Format.count(storage.pagesChecked, "page")) (\(Format.bytes(storage.bytesChecked))) in "
                  + "\(Format.count(storage.treesChecked, "tree")), \(Format.count(storage.commitsChecked, "commit page")), "
-                 + "\(Format.count(report.recordsChecked, "record")) and "
-                 + "\(Format.count(report.entriesChecked, "index entry", plural: "index entries")) in \(Format.duration(elapsed))")
+                 + "\(Format.count(report.recordsChecked, "record")), "
+                 + "\(Format.count(report.entriesChecked, "index entry", plural: "index entries")) and "
+                 + "\(Format.count(report.valuesChecked, "value")) in \(Format.duration(elapsed))")
         let count = report.lines.count
         if count == 0 {
             out.line("no problems found")

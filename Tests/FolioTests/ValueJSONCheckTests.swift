@@ -1,0 +1,43 @@
+import Testing
+@testable import Folio
+
+/// What the verifier accepts as a stored value of the key-value store (Docs/Format.md §25):
+/// layout byte 1, then one valid JSON text of any kind; anything else is a problem.
+@Suite struct ValueJSONCheckTests {
+    static let valid = [
+        "5", "-0.5e3", "12345678901234567890123", "1e400", #""text""#, "null", "true", "false", "[]", "{}", "[[[]]]",
+        #" {"a": [1, {"b": null}], "c": "\u00e9\n"} "#, #"{"a":1,"a":2}"#, "\t[0, -0, 1E+2, 0.5e-1]\r\n", #""süß ☕""#,
+        String(repeating: "[", count: 511) + String(repeating: "]", count: 511),
+    ]
+    static let invalid = [
+        "", " ", "[1,]", "5 5", #"{"a": "#, "nul", "tru", #""unterminated"#, #"{"a" 1}"#, "[1 2]", "{'a':1}",
+        #""\x""#, "01", "1.", "+1", "[", "}", #"{"a":1,}"#, "NaN", #""\u12""#, "\"tab\there\"", "-", "1e", ".5",
+        String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+    ]
+
+    @Test(arguments: valid)
+    func validJSONIsNoProblem(_ text: String) {
+        #expect(KeyValueVerifier.problem(with: [1] + Array(text.utf8)) == nil)
+    }
+
+    @Test(arguments: invalid)
+    func invalidJSONIsAProblem(_ text: String) {
+        let problem = KeyValueVerifier.problem(with: [1] + Array(text.utf8))
+        #expect(problem?.hasPrefix("the value is not valid JSON: ") == true, "\(text): \(problem ?? "accepted")")
+    }
+
+    /// The decoders (Foundation's and Folio's) read a trailing comma; the check does not: a
+    /// value it passes is JSON to every reader. Problems say where.
+    @Test func problemsSayWhere() {
+        #expect(KeyValueVerifier.problem(with: [1] + Array("[1,]".utf8)) == "the value is not valid JSON: expected a value at byte 3")
+        #expect(KeyValueVerifier.problem(with: [1] + Array("5 5".utf8)) == "the value is not valid JSON: text after the value at byte 2")
+        #expect(KeyValueVerifier.problem(with: [1] + Array(#"{"a": "#.utf8)) == "the value is not valid JSON: unexpected end at byte 6")
+        #expect(KeyValueVerifier.problem(with: [1, 0x22, 0xFF, 0x22]) == "the value is not valid JSON: not valid UTF-8 at byte 0")
+    }
+
+    @Test func otherLayoutsAndEmptyValuesAreProblems() {
+        #expect(KeyValueVerifier.problem(with: [0] + Array("5".utf8)) == "unknown value layout 0 (expected 1)")
+        #expect(KeyValueVerifier.problem(with: [2]) == "unknown value layout 2 (expected 1)")
+        #expect(KeyValueVerifier.problem(with: [])?.hasPrefix("the stored value is empty") == true)
+    }
+}
