@@ -82,8 +82,11 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
                 try read(context.readSource)
             }
         } else {
+            // This process's writes first, then the store: a write published in between is
+            // in the store by then (taken the other way round, it could be in neither).
+            let pending = memory.pendingWrites(withPrefix: prefixKey)
             try read(.view(try FolioError.wrap { () throws(StorageError) in try core.store.read() }))
-            for (key, present) in memory.pendingWrites(withPrefix: prefixKey) {
+            for (key, present) in pending {
                 if present { keys.insert(key) } else { keys.remove(key) }
             }
         }
