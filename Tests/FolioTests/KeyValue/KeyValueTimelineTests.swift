@@ -60,7 +60,9 @@ import FolioStorage
     }
 
     /// The same from a `read { }` on each iteration: a snapshot taken later never shows an
-    /// older value than one taken, or read outside, earlier.
+    /// older value than one taken, or read outside, earlier. FAILS on fe61d03 (`read { }`
+    /// does not see this process's sets not yet published: a read outside returns n, the
+    /// `read { }` right after returns an older value; see KeyValueVisibilityTests).
     @Test(arguments: durabilities)
     func snapshotsNeverGoBackwardsEither(durability: FolioStorage.Durability) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability))
@@ -79,6 +81,7 @@ import FolioStorage
                 let inside = try await persistence.read { values[key] }
                 if inside < last, backwards.count < 5 { backwards.append("read { } saw \(inside) after \(last)") }
                 last = max(last, inside)
+                await Task.yield()
             }
             return backwards
         }

@@ -11,7 +11,9 @@ import FolioStorage
 @Suite struct KeyValueVisibilityTests {
     /// `set` returns, then `read { }` begins: the snapshot must include the set (the
     /// documented "a read sees every value this process set before it", and the reads
-    /// outside right before and after do).
+    /// outside right before and after do). FAILS on fe61d03, every time: `Persistence.read`
+    /// takes `core.store.read()` and `KeyValueStore.slot(named:)` answers a `.read(view)`
+    /// context from `memory.committed(_:key:in:)` only, never from `memory.pendingWrite`.
     @Test(arguments: [FolioStorage.Durability.full, .grouped(window: .milliseconds(5))])
     func aReadScopeBegunAfterASetSeesIt(durability: FolioStorage.Durability) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability))
@@ -30,7 +32,9 @@ import FolioStorage
 
     /// One task sets new keys and removes old ones; after each call returns, the listing
     /// includes every key set so far and none removed, while the background commits that
-    /// take those writes publish concurrently.
+    /// take those writes publish concurrently. FAILS intermittently on fe61d03 (most runs):
+    /// `keys(withPrefix:)` scans a store view first and reads `memory.pendingWrites` after,
+    /// so a batch published in between (its writes leave `writes`) is in neither.
     @Test(arguments: [FolioStorage.Durability.full, .grouped(window: .milliseconds(1))])
     func keysByPrefixNeverMissASetOrShowARemovalWhileCommitsPublish(durability: FolioStorage.Durability) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability))
@@ -41,7 +45,7 @@ import FolioStorage
         try await values.flush()
         var present = Set((0..<300).map { "l/base/\($0)" })
         var problems: [String] = []
-        let rounds = KV.isLong ? 4_000 : 400
+        let rounds = KV.isLong ? 4_000 : 250
         for n in 0..<rounds where problems.count < 5 {
             let name = "l/new/\(n)"
             try values.set(n, for: ValueKey<Int>(name, default: 0))
@@ -62,7 +66,10 @@ import FolioStorage
 
     /// Sets, then at once a reopen (no flush): close commits what is queued, so the reopened
     /// store has every value, also when the persistence's own background commit holds the
-    /// writer at the moment of close (it is not a transaction of the caller's).
+    /// writer at the moment of close (it is not a transaction of the caller's). FAILS on
+    /// fe61d03 (most runs): `close()`'s `writer.tryAcquire()` fails while a background
+    /// `commitInBackground` holds the slot, so close commits nothing, closes the store, and
+    /// the background commit then fails on the closed store: the sets are lost silently.
     @Test func reopeningRightAfterSetsKeepsThemAll() async throws {
         let path = KV.temporaryPath("reopen")
         defer { try? FileManager.default.removeItem(atPath: path) }
