@@ -149,6 +149,39 @@ import FolioStorage
         }
     }
 
+    /// A transaction that does not end up writing K (its only write of K was in a nested
+    /// `perform` that threw and was caught) must not override a set of K made outside it
+    /// while it was open: the outside set stands. FAILS on fe61d03: the key stays in
+    /// `TransactionContext.writtenValues` after the savepoint's rollback, so at commit
+    /// `valuesSuperseding` reads K's pre-transaction value from the transaction and
+    /// `KeyValueMemory.supersede` replaces the outside set with it: the set is lost and K
+    /// goes back to the value it had before either write.
+    @Test(arguments: [false, true])
+    func anOutsideSetSurvivesATransactionWhoseOnlyWriteOfTheKeyRolledBack(outsideFirst: Bool) async throws {
+        let persistence = Persistence.inMemory(options: KV.options())
+        defer { persistence.close() }
+        let values = persistence.values
+        let key = ValueKey<Int>("rolled/back", default: 0)
+        try values.set(1, for: key)
+        try await values.flush()
+        struct Refused: Error {}
+        try await persistence.perform {
+            if outsideFirst { try await Task.detached { try values.set(3, for: key) }.value }
+            do {
+                try await persistence.perform {
+                    try values.set(2, for: key)
+                    throw Refused()
+                }
+            } catch is Refused {}
+            if !outsideFirst { try await Task.detached { try values.set(3, for: key) }.value }
+            #expect(values[key] == 1, "inside, the rolled-back write is gone")
+        }
+        #expect(values[key] == 3, "the outside set was replaced by the transaction's unchanged value")
+        try await values.flush()
+        #expect(values[key] == 3)
+        #expect(try persistence.reopened().values[key] == 3)
+    }
+
     // MARK: (c) sync reads and sets never wait for the writer
 
     /// A perform holds the writer, suspended on a continuation this test resumes. Meanwhile
