@@ -93,6 +93,9 @@ import FolioTestSupport
                 #expect(values[Self.b] == KVPoint(x: 5, label: "5"))
             }
         }
+        // Calls 1...6 after the setup are the first commits' writes and syncs: each fires
+        // (a failed write is retried by the next flush; a failed sync poisons the store).
+        #expect(fileSystem.injectedFaults == 1, "\(fileSystem.failedOperations)")
         guard flushed else { return }  // the store refused to go on: the failure was reported, not hidden
         fileSystem.plan = nil
         let reopened = try Self.open(fileSystem)
