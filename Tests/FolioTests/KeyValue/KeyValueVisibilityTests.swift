@@ -41,17 +41,17 @@ import FolioStorage
         defer { persistence.close() }
         let values = persistence.values
         // Enough committed keys that a listing takes a while to scan.
-        for i in 0..<300 { try values.set(i, for: ValueKey<Int>("l/base/\(i)", default: 0)) }
+        for i in 0..<1_000 { try values.set(i, for: ValueKey<Int>("l/base/\(i)", default: 0)) }
         try await values.flush()
-        var present = Set((0..<300).map { "l/base/\($0)" })
+        var present = Set((0..<1_000).map { "l/base/\($0)" })
         var problems: [String] = []
-        let rounds = KV.isLong ? 4_000 : 250
+        let rounds = KV.isLong ? 2_000 : 120
         for n in 0..<rounds where problems.count < 5 {
             let name = "l/new/\(n)"
             try values.set(n, for: ValueKey<Int>(name, default: 0))
             present.insert(name)
             if n % 3 == 0 {
-                let removed = "l/base/\(n % 300)"
+                let removed = "l/base/\(n % 1_000)"
                 try values.removeValue(for: ValueKey<Int>(removed, default: 0))
                 present.remove(removed)
             }
