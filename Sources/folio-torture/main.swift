@@ -14,6 +14,8 @@ import LibraryExample
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
 //   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
 //                                            authors 2k and 2k+1 to born = transaction number
+//   folio-torture values STORE N             Folio-level key-value store: sets key "counter" to
+//                                            1...N outside transactions, flushing after each
 //   folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K]
 //                 [--blob-bytes B] [--retention-ms M]
 //                                            seeded bank transfers up to N transactions, resuming
@@ -145,6 +147,8 @@ do {
         try runTransfers(Array(arguments.dropFirst()))
     case "transfer-reader":
         try runTransferReader(Array(arguments.dropFirst()))
+    case "values":
+        try await writeValues(path: arguments[1], count: Int(arguments[2]) ?? 100)
     case "library-writer":
         try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:
@@ -171,5 +175,19 @@ func writeAuthors(path: String, count: Int, compactEvery: Int) async throws {
     }
     try persistence.store.flush()
     say("done \(persistence.store.generation)")
+    persistence.close()
+}
+
+/// Folio-level writer for the key-value store's cross-process tests: sets the Int key
+/// "counter" to 1...count outside transactions, each flushed (durable, so visible to a
+/// read-only process) before the next. Prints "done N" at the end.
+func writeValues(path: String, count: Int) async throws {
+    let persistence = try Persistence(at: path, options: PersistenceOptions(log: { _ in }))
+    let counter = ValueKey<Int>("counter", default: 0)
+    for n in 1...max(count, 1) {
+        try persistence.values.set(n, for: counter)
+        try await persistence.values.flush()
+    }
+    say("done \(persistence.values[counter])")
     persistence.close()
 }
