@@ -2,66 +2,103 @@ import Synchronization
 import FolioStorage
 
 /// The in-memory half of a persistence's key-value store: the values set in this process
-/// that readers cannot see in the store yet, and a cache of committed values.
+/// that readers cannot see in the store yet, and a cache of committed values
+/// (KeyValueMemory+Cache.swift). Docs/Cache.md §8 gives the argument below at more length.
 ///
-/// **Why a read outside a transaction sees each set at once, and never an older value
-/// afterwards.** A set outside any transaction enters `queued` before it returns, and reads
-/// look at `queued`, then at the batches in flight from the newest to the oldest, before the
-/// store. A background commit moves the whole of `queued` into a new batch in flight (one
-/// move under the lock, so a reader never waits for a commit's work), and the batch leaves
-/// only after its commit is published (readers of the store then see it: `published(_:)`
-/// runs after `waitUntilDurable`). A newer write of the same key is always found first: it
-/// is in `queued` or in a newer batch. A transaction (`perform`) that writes keys with a
-/// write not yet published drops them from `queued` and adds its committed values as the
-/// newest batch, at its append (``supersede(_:by:)``), so a read never goes from the
-/// transaction's value back to the older set's.
+/// **A set is visible at once, and stays visible until the store shows it.** A set outside
+/// any transaction enters `queued` before it returns. A commit of the queue moves it whole
+/// into a *batch in flight* (one move under the lock: a reader never waits for a commit's
+/// work) that carries the generation its commit creates, known before the commit (the
+/// write transaction's). A read at published generation `G` looks at `queued`, then at the
+/// batches in flight with a generation above `G`, newest first, then at the store: a batch
+/// whose generation is `G` or below is in the store, and is skipped (so a later transaction
+/// the store already shows is never hidden behind it). Batches are retired once published,
+/// for memory only: skipping, not retiring, is what keeps reads exact.
 ///
 /// **Order.** Sets outside transactions are ordered by their calls, transactions by their
-/// commits: queued writes are committed (``commitQueued(in:)``) before any other write
-/// transaction begins (`Persistence.beginInSlot`), so a transaction reads every value set
-/// before it began, and a set during a transaction that writes the same key loses to it
-/// when the transaction commits (it was replaced at the append).
+/// commits. Queued sets are committed before any other write transaction begins
+/// (`Persistence.beginInSlot`), so a transaction reads every value set before it began. A
+/// set made while a transaction runs, of a key the transaction writes, loses to it: just
+/// before the transaction appends its commit, such sets leave `queued` for a batch carrying
+/// the transaction's generation (``transactionCommitting(_:generation:)``), readable until
+/// the transaction is published and never committed themselves. (Which keys a transaction
+/// wrote is exact: a nested `perform` that rolls back takes its keys back out.)
+///
+/// **Lost, never silently.** A failed commit puts its writes back in the queue (unless newer
+/// ones replaced them); `flush` retries and reports. Once ``close()`` ran, sets throw.
 ///
 /// Writes are keyed by the names' UTF-8 bytes, as the store keys them: two names Swift
 /// calls equal (`"é"` precomposed and decomposed) are two keys, in memory as on disk.
-///
-/// The cache is a ``RecordCache`` over the key-value tree: its exactness argument
-/// (Docs/Cache.md §7.1) holds unchanged for it.
 final class KeyValueMemory: Sendable {
-    /// Writes taken out of the queue into one commit, to be published together (a removal
-    /// is a slot with no bytes).
+    /// Writes taken out of the queue into one commit (a removal is a slot with no bytes).
     struct Batch: Sendable {
         let id: UInt64
+        /// The generation of the commit that holds the writes (or that replaces them).
+        let generation: UInt64
         let writes: [HashedKey: ValueSlot]
-        /// The commit that holds them, once appended.
+        /// The commit holds these writes (a commit of the queue), rather than replacing them
+        /// (sets a transaction's commit wins over): only then are they its values.
+        let isCommitted: Bool
+        /// The commit, once appended.
         var commit: AppendedCommit?
+    }
+
+    /// This process's writes not yet published, as a read at one generation sees them.
+    struct Pending: Sendable {
+        fileprivate var queued: [HashedKey: ValueSlot]
+        fileprivate var inFlight: [Batch]
+        /// The published generation the reader reads the store at.
+        let published: UInt64
+
+        var isEmpty: Bool { queued.isEmpty && inFlight.isEmpty }
+
+        /// The newest write of `key` the store at `published` does not show, if any.
+        func write(_ key: HashedKey) -> ValueSlot? {
+            if let slot = queued[key] { return slot }
+            for batch in inFlight.reversed() where batch.generation > published {
+                if let slot = batch.writes[key] { return slot }
+            }
+            return nil
+        }
+
+        /// The writes whose keys start with the bytes `prefix`, each with whether it sets a
+        /// value (true) or removes one.
+        func writes(withPrefix prefix: [UInt8]) -> [(key: HashedKey, present: Bool)] {
+            var newest: [HashedKey: Bool] = [:]
+            for batch in inFlight where batch.generation > published {
+                for (key, slot) in batch.writes where key.bytes.starts(with: prefix) { newest[key] = slot.bytes != nil }
+            }
+            for (key, slot) in queued where key.bytes.starts(with: prefix) { newest[key] = slot.bytes != nil }
+            return newest.map { ($0.key, $0.value) }
+        }
     }
 
     private struct State {
         /// Writes waiting for a commit.
         var queued: [HashedKey: ValueSlot] = [:]
-        /// Writes in commits appended and not yet published, oldest first.
-        var inFlight: [(id: UInt64, writes: [HashedKey: ValueSlot])] = []
+        /// Writes in commits not yet published, oldest first (generations increase).
+        var inFlight: [Batch] = []
         var nextBatch: UInt64 = 1
         /// A background commit is scheduled and has not taken the queue yet.
         var drainScheduled = false
-        /// The newest commit of queued writes: `flush` waits until it is durable.
+        /// The newest commit holding (or replacing) queued writes: `flush` waits for it.
         var lastCommit: AppendedCommit?
         /// Why a commit of queued writes could not be made durable (the store is then
         /// poisoned: every later write fails too).
         var failure: FolioError?
+        /// Set by ``close()``: later sets throw.
+        var closed = false
 
-        /// The newest write of `name` not yet published.
-        func write(_ name: HashedKey) -> ValueSlot? {
-            if let slot = queued[name] { return slot }
-            for batch in inFlight.reversed() {
-                if let slot = batch.writes[name] { return slot }
-            }
-            return nil
+        func pending(published: UInt64) -> Pending {
+            Pending(queued: queued, inFlight: inFlight, published: published)
         }
     }
 
     private let state = Mutex(State())
+    /// Background commits waiting for or holding the writer slot: `Persistence.close()`
+    /// waits for them (a bounded time) rather than close the store under one, or miss the
+    /// slot while it is handed to one that has not run yet.
+    let backgroundCommits = Atomic<Int>(0)
     /// Committed values by key (nil if the persistence was opened with no value cache).
     let cache: RecordCache?
 
@@ -69,34 +106,43 @@ final class KeyValueMemory: Sendable {
         cache = cacheLimits.map { RecordCache(limits: $0, generation: 0, tracks: { $0 == KeyValueLayout.tree }) }
     }
 
-    /// The newest write of the key `key` (a name's UTF-8 bytes) not yet published, if any.
-    func pendingWrite(_ key: [UInt8]) -> ValueSlot? {
+    // MARK: Reading
+
+    /// The newest write of `key` that `store`'s published generation does not show, if any.
+    /// The generation is read under the lock, so that no batch is published between it and
+    /// the lookup; a read of the store afterwards sees that generation or a newer one.
+    func pendingWrite(_ key: [UInt8], in store: Store) -> ValueSlot? {
         state.withLock { state in
             if state.queued.isEmpty && state.inFlight.isEmpty { return nil }
-            return state.write(HashedKey(key))
+            guard let published = store.openGeneration else { return nil }  // closed: the read throws
+            return state.pending(published: published).write(HashedKey(key))
         }
     }
 
-    /// The keys of the writes not yet published that start with the bytes `prefix`, each
-    /// with whether it sets a value (true) or removes one.
-    func pendingWrites(withPrefix prefix: [UInt8]) -> [(key: HashedKey, present: Bool)] {
-        state.withLock { state in
-            var newest: [HashedKey: Bool] = [:]
-            for batch in state.inFlight {
-                for (key, slot) in batch.writes where key.bytes.starts(with: prefix) { newest[key] = slot.bytes != nil }
-            }
-            for (key, slot) in state.queued where key.bytes.starts(with: prefix) { newest[key] = slot.bytes != nil }
-            return newest.map { ($0.key, $0.value) }
+    /// This process's writes and a view of the store taken together, under the lock, so
+    /// that no write is in neither (what a `read { }` scope sees). Nil writes if there are none.
+    func snapshot(_ view: () throws(StorageError) -> ReadView) throws(StorageError) -> (ReadView, Pending?) {
+        try state.withLock { (state) throws(StorageError) -> (ReadView, Pending?) in
+            let taken = try view()
+            if state.queued.isEmpty && state.inFlight.isEmpty { return (taken, nil) }
+            return (taken, state.pending(published: taken.generation))
         }
     }
+
+    // MARK: Setting
 
     /// Whether writes are waiting for a commit.
     var hasQueued: Bool { state.withLock { !$0.queued.isEmpty } }
 
-    /// Queues a set (or a removal: `slot.bytes == nil`) of `name`, visible to this process's
+    /// Queues a set (or a removal: `slot.bytes == nil`) of `key`, visible to this process's
     /// reads from now on. Returns true if the caller must schedule a background commit.
-    func enqueue(_ key: [UInt8], _ slot: ValueSlot) -> Bool {
-        state.withLock { state in
+    /// Throws `closed` after ``close()``.
+    func enqueue(_ key: [UInt8], _ slot: ValueSlot, path: String) throws(FolioError) -> Bool {
+        try state.withLock { (state) throws(FolioError) -> Bool in
+            if state.closed { throw .storage(.closed(path: path)) }
+            // A commit of queued values could not be made durable: the store refuses every
+            // write until it is reopened, so this set would never be kept either.
+            if let failure = state.failure { throw failure }
             state.queued[HashedKey(key)] = slot
             if state.drainScheduled { return false }
             state.drainScheduled = true
@@ -104,17 +150,18 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    /// Moves every queued write into a new batch in flight (they stay readable).
-    private func takeQueued() -> Batch? {
+    // MARK: Committing
+
+    /// Moves every queued write into a new batch in flight for the commit of `generation`.
+    private func takeQueued(generation: UInt64) -> Batch? {
         state.withLock { state in
             state.drainScheduled = false
             guard !state.queued.isEmpty else { return nil }
-            let id = state.nextBatch
+            let batch = Batch(id: state.nextBatch, generation: generation, writes: state.queued, isCommitted: true)
             state.nextBatch += 1
-            let writes = state.queued
             state.queued = [:]
-            state.inFlight.append((id, writes))
-            return Batch(id: id, writes: writes)
+            state.inFlight.append(batch)
+            return batch
         }
     }
 
@@ -135,9 +182,13 @@ final class KeyValueMemory: Sendable {
     /// nil if nothing was queued. If the commit cannot be appended, the writes go back in
     /// the queue (nothing set is dropped) and the error is thrown.
     func commitQueued(in store: Store) throws(FolioError) -> Batch? {
-        guard var batch = takeQueued() else { return nil }
+        guard hasQueued else { return nil }
+        let transaction = try FolioError.wrap { () throws(StorageError) in try store.beginWrite() }
+        guard var batch = takeQueued(generation: transaction.generation) else {
+            transaction.rollback()
+            return nil
+        }
         do throws(StorageError) {
-            let transaction = try store.beginWrite()
             do throws(StorageError) {
                 for (key, slot) in batch.writes {
                     // Keys were checked against the limit when they were set.
@@ -161,8 +212,40 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    /// Waits until `batch`'s commit is durable and published, then lets readers find its
-    /// writes in the store (``published(_:)``).
+    /// A write transaction that wrote `keys` is about to append the commit of `generation`
+    /// (the caller holds the writer slot): sets of those keys still queued lose to it, and
+    /// wait in a batch of that generation, readable until it is published (see the type's
+    /// comment). Returns the batch, or nil if no queued set was replaced.
+    func transactionCommitting(_ keys: Set<HashedKey>, generation: UInt64) -> Batch? {
+        state.withLock { state in
+            var replaced: [HashedKey: ValueSlot] = [:]
+            for key in keys {
+                if let slot = state.queued.removeValue(forKey: key) { replaced[key] = slot }
+            }
+            guard !replaced.isEmpty else { return nil }
+            let batch = Batch(id: state.nextBatch, generation: generation, writes: replaced, isCommitted: false)
+            state.nextBatch += 1
+            state.inFlight.append(batch)
+            return batch
+        }
+    }
+
+    /// The transaction of a ``transactionCommitting(_:generation:)`` batch was appended as
+    /// `commit` (`flush` waits for it), or, if `commit` is nil, failed: the replaced sets
+    /// go back in the queue.
+    func transactionAppended(_ batch: Batch, as commit: AppendedCommit?) -> Batch? {
+        guard let commit else {
+            requeue(batch)
+            return nil
+        }
+        var appended = batch
+        appended.commit = commit
+        state.withLock { $0.lastCommit = commit }
+        return appended
+    }
+
+    /// Waits until `batch`'s commit is durable and published, then retires it
+    /// (``published(_:)``).
     func awaitPublished(_ batch: Batch) async throws(FolioError) {
         guard let commit = batch.commit else { return }
         do throws(StorageError) {
@@ -174,8 +257,8 @@ final class KeyValueMemory: Sendable {
         published(batch)
     }
 
-    /// Waits until the newest commit of queued writes is durable, and throws why if it
-    /// cannot be.
+    /// Waits until the newest commit holding or replacing queued writes is durable, and
+    /// throws why if it cannot be.
     func awaitLastCommit() async throws(FolioError) {
         let (commit, failure) = state.withLock { ($0.lastCommit, $0.failure) }
         if let failure { throw failure }
@@ -187,72 +270,24 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    /// `batch`'s commit is published: the batch leaves the writes in flight (a newer write
-    /// of any of its keys is in a newer batch or the queue), and its values enter the cache
-    /// as of its generation. So do the batches before it: batches are made under the writer
-    /// slot, in the order of their commits, and commits are published in generation order,
-    /// so theirs are published too (an older batch left behind would hide this one's values
-    /// for the keys both wrote).
+    /// `batch`'s commit is published: it and the batches before it (published too:
+    /// commits are published in generation order) are retired, and its values enter the
+    /// cache as of its generation (refused if the cache has seen a newer one).
     func published(_ batch: Batch) {
-        guard let commit = batch.commit else { return }
-        state.withLock { state in state.inFlight.removeAll { $0.id <= batch.id } }
-        guard let cache else { return }
-        let generation = commit.notification.generation
+        guard batch.commit != nil else { return }
+        state.withLock { state in state.inFlight.removeAll { $0.generation <= batch.generation } }
+        guard let cache, batch.isCommitted else { return }
         for (key, slot) in batch.writes {
-            cache.insert(slot, key.bytes, in: KeyValueLayout.tree, generation: generation,
+            cache.insert(slot, key.bytes, in: KeyValueLayout.tree, generation: batch.generation,
                          bytes: slot.cost + key.bytes.count, format: Self.slotFormat)
         }
     }
 
-    /// The keys among `keys` with a write not yet published (what a committing
-    /// transaction must replace, ``supersede(_:by:)``).
-    func pendingKeys(among keys: Set<HashedKey>) -> [HashedKey] {
-        state.withLock { state in keys.filter { state.write($0) != nil } }
-    }
-
-    /// A transaction that wrote the keys in `values` (their committed bytes, nil for none)
-    /// was appended as `commit`: its values replace the writes of those keys not yet
-    /// published, until it is (see the type's comment). Returns the batch to publish.
-    func supersede(_ values: [(key: HashedKey, bytes: [UInt8]?)], by commit: AppendedCommit) -> Batch {
+    /// Refuses later sets; returns whether writes are queued (the caller commits them).
+    func close() -> Bool {
         state.withLock { state in
-            var writes: [HashedKey: ValueSlot] = [:]
-            for (key, bytes) in values {
-                state.queued[key] = nil
-                writes[key] = ValueSlot(bytes: bytes, decoded: nil, type: nil)
-            }
-            let id = state.nextBatch
-            state.nextBatch += 1
-            state.inFlight.append((id, writes))
-            return Batch(id: id, writes: writes, commit: commit)
+            state.closed = true
+            return !state.queued.isEmpty
         }
     }
-
-    /// The committed value of `key` as of `view`: from the cache, or read from the view
-    /// (and then cached).
-    func committed(_ key: [UInt8], in view: ReadView) throws(FolioError) -> ValueSlot {
-        let generation = view.generation
-        if let cache, let slot: ValueSlot = cache.instance(key, in: KeyValueLayout.tree, generation: generation, format: Self.slotFormat) {
-            return slot
-        }
-        let bytes = try FolioError.wrap { () throws(StorageError) in try view.get(key, in: KeyValueLayout.tree) }
-        let slot = ValueSlot(bytes: bytes, decoded: nil, type: nil)
-        cache?.insert(slot, key, in: KeyValueLayout.tree, generation: generation, bytes: slot.cost + key.count, format: Self.slotFormat)
-        return slot
-    }
-
-    /// The cached committed value of `name` as of `generation`, if any.
-    func cached(_ key: [UInt8], generation: UInt64) -> ValueSlot? {
-        cache?.instance(key, in: KeyValueLayout.tree, generation: generation, format: Self.slotFormat)
-    }
-
-    /// Keeps a decoded value beside its bytes in the cache, so the next read of the same
-    /// type does not decode (only if the cache is still at `generation`).
-    func rememberDecoded<Value: Sendable>(_ value: Value, of slot: ValueSlot, key: [UInt8], generation: UInt64) {
-        guard let cache, let bytes = slot.bytes, !(Value.self is AnyObject.Type) else { return }
-        let decoded = ValueSlot(bytes: bytes, decoded: value)
-        cache.insert(decoded, key, in: KeyValueLayout.tree, generation: generation, bytes: decoded.cost + key.count, format: Self.slotFormat)
-    }
-
-    /// Every slot is cached under one format: the slot itself says which type it decoded.
-    static let slotFormat = ObjectIdentifier(ValueSlot.self)
 }

@@ -27,12 +27,16 @@ extension KeyValueStore where Access == ReadWrite {
     /// error if they cannot be written; they stay visible and queued, and the next flush
     /// tries again. Inside ``Persistence/perform(_:)-9rdbv`` it waits for the values queued
     /// before the transaction began; the transaction's own writes are durable when
-    /// `perform` returns.
+    /// `perform` returns. Throws ``FolioError/cancelled`` if the task is cancelled while it
+    /// waits for the writer.
     public func flush() async throws(FolioError) {
         if let context = TransactionContext.current(for: core), case .write = context.source {
             // Inside `perform` this task holds the writer slot: what was queued when the
-            // transaction began is already appended (`beginInSlot`); wait for that, and
+            // transaction began is already appended (`beginInSlot`); make that durable, and
             // leave the transaction's own writes to its commit.
+            if case .grouped = core.durability {
+                try FolioError.wrap { () throws(StorageError) in try core.store.flush() }
+            }
             return try await memory.awaitLastCommit()
         }
         do {
@@ -74,7 +78,7 @@ extension KeyValueStore where Access == ReadWrite {
         }
         // A closed persistence refuses writes as every other write does.
         guard core.store.openGeneration != nil else { throw .storage(.closed(path: core.store.path)) }
-        if memory.enqueue(key, slot) {
+        if try memory.enqueue(key, slot, path: core.store.path) {
             let store = self
             Task.detached { await store.commitInBackground() }
         }
@@ -83,19 +87,17 @@ extension KeyValueStore where Access == ReadWrite {
     /// Commits whatever is queued when the writer slot comes free. A failure leaves the
     /// writes queued (`flush` retries and reports it).
     func commitInBackground() async {
+        // Counted from before it asks for the slot until it gives it back, so that
+        // `close()` waits for this commit rather than closing the store under it.
+        memory.backgroundCommits.add(1, ordering: .releasing)
+        defer { memory.backgroundCommits.subtract(1, ordering: .releasing) }
         do {
             try await persistence.writer.acquire()
         } catch {
             return  // not cancelled (a detached task nobody holds); the next set or flush commits
         }
-        let batch: KeyValueMemory.Batch?
-        do throws(FolioError) {
-            batch = try memory.commitQueued(in: core.store)
-        } catch {
-            persistence.writer.release()
-            return
-        }
+        let batch = try? memory.commitQueued(in: core.store)
         persistence.writer.release()
-        if let batch { try? await memory.awaitPublished(batch) }
+        if let batch = batch ?? nil { try? await memory.awaitPublished(batch) }
     }
 }

@@ -59,8 +59,8 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
     }
 
     /// The names of the keys with a value whose names start with `prefix`, in the order of
-    /// their UTF-8 bytes (every key if `prefix` is empty). Outside a transaction this
-    /// includes the keys set in this process and not yet committed.
+    /// their UTF-8 bytes (every key if `prefix` is empty). Outside `perform` this includes
+    /// the keys set in this process and not yet committed.
     public func keys(withPrefix prefix: String = "") throws(FolioError) -> [String] {
         let prefixKey = try KeyValueLayout.key(prefix)
         let context = TransactionContext.current(for: core)
@@ -75,20 +75,23 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
                 keys.insert(HashedKey(key))
             }
         }
+        let pending: KeyValueMemory.Pending?
         if let context {
             if case .write(let transaction) = context.source {
                 try transaction.exclusively { () throws(FolioError) in try read(context.readSource) }
             } else {
                 try read(context.readSource)
             }
+            pending = context.pendingValues
         } else {
-            // This process's writes first, then the store: a write published in between is
-            // in the store by then (taken the other way round, it could be in neither).
-            let pending = memory.pendingWrites(withPrefix: prefixKey)
-            try read(.view(try FolioError.wrap { () throws(StorageError) in try core.store.read() }))
-            for (key, present) in pending {
-                if present { keys.insert(key) } else { keys.remove(key) }
-            }
+            // This process's writes and the store's view taken together: no write is in
+            // neither, and no batch the view shows hides a newer value.
+            let (view, writes) = try FolioError.wrap { () throws(StorageError) in try memory.snapshot { () throws(StorageError) in try core.store.read() } }
+            try read(.view(view))
+            pending = writes
+        }
+        for (key, present) in pending?.writes(withPrefix: prefixKey) ?? [] {
+            if present { keys.insert(key) } else { keys.remove(key) }
         }
         return keys.map(\.bytes).sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
@@ -121,10 +124,13 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
                 }
                 return (ValueSlot(bytes: bytes, decoded: nil, type: nil), key, nil)
             case .read(let view):
+                // The snapshot: this process's writes and the view, taken together when
+                // `read { }` began.
+                if let pending = context.pendingValues?.write(HashedKey(key)) { return (pending, key, nil) }
                 return (try memory.committed(key, in: view), key, view.generation)
             }
         }
-        if let pending = memory.pendingWrite(key) { return (pending, key, nil) }
+        if let pending = memory.pendingWrite(key, in: core.store) { return (pending, key, nil) }
         // A read-write persistence's cache knows every generation (they are all its own), so
         // the newest one is read without a snapshot, as `Datastore.cachedNewest` argues.
         if !core.isReadOnly, let generation = core.store.openGeneration, let cached = memory.cached(key, generation: generation) {

@@ -27,6 +27,8 @@ extension Persistence {
 extension Persistence where Access == ReadWrite {
     /// Makes every commit so far durable: a no-op in full durability (each transaction is
     /// durable when it returns); in grouped durability, the commits of the current window.
+    /// Values of ``values`` set outside transactions and not yet committed are not among
+    /// them: `values.flush()` commits and syncs those.
     public nonisolated func flush() throws(FolioError) {
         try FolioError.wrap { () throws(StorageError) in try core.store.flush() }
     }

@@ -70,23 +70,26 @@ extension Persistence {
     /// Appends the transaction's commit, frees the slot, then returns once the commit is
     /// durable. If the append fails, the transaction is rolled back and keeps nothing.
     private nonisolated(nonsending) func commit(_ transaction: WriteTransaction, context: TransactionContext) async throws(FolioError) {
+        // Sets of the keys this transaction wrote, made outside it while it ran, lose to it:
+        // they leave the queue now, readable until this commit is published (KeyValueMemory).
+        let written = context.writtenValues.withLock { $0 }
+        let replaced = written.isEmpty ? nil : core.values.transactionCommitting(written, generation: transaction.generation)
         let appended: AppendedCommit
-        let superseding: [(key: HashedKey, bytes: [UInt8]?)]
         do throws(FolioError) {
-            superseding = try valuesSuperseding(in: transaction, context: context)
             appended = try core.append(transaction)
         } catch {
+            if let replaced { _ = core.values.transactionAppended(replaced, as: nil) }
             abandon(transaction)
             throw error
         }
-        let published = superseding.isEmpty ? nil : core.values.supersede(superseding, by: appended)
+        let retired = replaced.flatMap { core.values.transactionAppended($0, as: appended) }
         core.markReady(context.prepared.withLock { $0 })
         // The slot is free before the sync: the next writer's transaction runs while this
         // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
         // and so returned, only once durable.
         writer.release()
         try await core.acknowledge(appended)
-        if let published { core.values.published(published) }
+        if let retired { core.values.published(retired) }
     }
 
     /// Appends a commit of the key-value store's queued writes, if any. The caller holds the
@@ -96,16 +99,5 @@ extension Persistence {
         guard core.values.hasQueued, let batch = try core.values.commitQueued(in: core.store) else { return }
         let memory = core.values
         Task.detached { try? await memory.awaitPublished(batch) }
-    }
-
-    /// The values this transaction commits for keys that have a write not yet published in
-    /// this process: they replace those writes at the append (`KeyValueMemory.supersede`).
-    private nonisolated func valuesSuperseding(in transaction: WriteTransaction,
-                                               context: TransactionContext) throws(FolioError) -> [(key: HashedKey, bytes: [UInt8]?)] {
-        let written = context.writtenValues.withLock { $0 }
-        guard !written.isEmpty else { return [] }
-        return try core.values.pendingKeys(among: written).map { (key) throws(FolioError) -> (key: HashedKey, bytes: [UInt8]?) in
-            (key, try FolioError.wrap { () throws(StorageError) in try transaction.get(key.bytes, in: KeyValueLayout.tree) })
-        }
     }
 }

@@ -54,14 +54,36 @@ public actor Persistence<Access: AccessMode> {
     /// nothing. Observers receive the commits flushed here. Nonisolated: it does not
     /// queue behind waiting writers (see `Store.close()` in the engine).
     public nonisolated func close() {
-        // Values set outside transactions and not yet committed are committed here when the
-        // writer slot is free; if a transaction holds it, they are lost with it (call
-        // `values.flush()` before closing to be sure).
-        if writer.tryAcquire() {
-            if core.values.hasQueued { _ = try? core.values.commitQueued(in: core.store) }
-            writer.release()
-        }
+        commitQueuedValuesForClose()
         core.store.close()
+    }
+
+    /// Refuses later sets of ``values`` and commits the ones queued, if any: at once if the
+    /// writer slot is free; once the background commits of values are done if one waits
+    /// for or holds it (at most 2 seconds: one may wait behind a transaction). If the slot
+    /// stays held by a transaction, they are lost with it, and the log says so (call
+    /// `values.flush()` before closing to be sure).
+    private nonisolated func commitQueuedValuesForClose() {
+        // Nothing queued may still mean a background commit took the queue and has not
+        // appended it: wait for it too, or the store would close under it.
+        let queued = core.values.close()
+        guard queued || core.values.backgroundCommits.load(ordering: .acquiring) > 0 else { return }
+        var waited = 0
+        while !writer.tryAcquire() {
+            let background = core.values.backgroundCommits.load(ordering: .acquiring) > 0
+            waited += 1
+            guard background && waited < 20_000 else {
+                core.store.openOptions.log("closing \(path): values set and not yet committed are lost: a transaction holds the writer")
+                return
+            }
+            usleep(100)
+        }
+        defer { writer.release() }
+        do throws(FolioError) {
+            _ = try core.values.commitQueued(in: core.store)  // nil if nothing is queued any more
+        } catch {
+            core.store.openOptions.log("closing \(path): values set and not yet committed could not be committed: \(error)")
+        }
     }
 
     /// Prepares a datastore once per process: concurrent first uses share one preparation.

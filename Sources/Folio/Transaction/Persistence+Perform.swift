@@ -49,6 +49,7 @@ extension Persistence where Access == ReadWrite {
                                                                transaction: WriteTransaction) async throws -> Result {
         let savepoint = try FolioError.wrap { () throws(StorageError) in try transaction.savepoint() }
         let prepared = context.prepared.withLock { $0 }
+        let writtenValues = context.writtenValues.withLock { $0 }
         context.nested.withLock { $0[savepoint] = false }
         do {
             let result = try await NestedPerform.$chain.withValue(NestedPerform.chain + [savepoint]) { try await body() }
@@ -58,8 +59,12 @@ extension Persistence where Access == ReadWrite {
         } catch {
             let overtaken = context.nested.withLock { $0.removeValue(forKey: savepoint) } ?? false
             let undone = transaction.rollback(to: savepoint)
-            // The preparations the savepoint undid are not done any more.
-            if undone { context.prepared.withLock { $0 = prepared } }
+            // The preparations the savepoint undid are not done any more, and the values it
+            // undid were not written by this transaction.
+            if undone {
+                context.prepared.withLock { $0 = prepared }
+                context.writtenValues.withLock { $0 = writtenValues }
+            }
             if overtaken || !undone {
                 transaction.abort(because: "a nested perform failed after another task wrote in the same transaction: "
                                   + "its writes could not be undone without undoing that task's")
@@ -81,12 +86,15 @@ extension Persistence {
     public nonisolated(nonsending) func read<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
         if TransactionContext.current(for: core) != nil { return try await body() }
         let view: ReadView
+        let pending: KeyValueMemory.Pending?
         do throws(StorageError) {
-            view = try core.store.read()
+            // The key-value writes this process made and has not published are part of what
+            // it sees: taken with the view, so that none is in neither.
+            (view, pending) = try core.values.snapshot { () throws(StorageError) in try core.store.read() }
         } catch {
             throw FolioError.storage(error)
         }
-        let context = TransactionContext(core: core, source: .read(view))
+        let context = TransactionContext(core: core, source: .read(view), pendingValues: pending)
         defer { context.ended.store(true, ordering: .releasing) }
         return try await TransactionScope.$current.withValue(context) { try await body() }
     }

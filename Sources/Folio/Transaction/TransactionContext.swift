@@ -18,9 +18,13 @@ final class TransactionContext: Sendable {
     /// The nested `perform`s running, each with whether a task outside it has written since
     /// it began (its rollback would undo that task's writes too: see ``noteWrite()``).
     let nested = Mutex<[Savepoint: Bool]>([:])
-    /// The key-value store's keys this transaction wrote (a superset after a nested
-    /// `perform` rolled back: the commit reads their values from the transaction).
+    /// The key-value store's keys this transaction wrote (a nested `perform` that rolls
+    /// back takes its own back out): sets of them made outside meanwhile lose to it at its
+    /// commit (`KeyValueMemory.transactionCommitting`).
     let writtenValues = Mutex<Set<HashedKey>>([])
+    /// For a `read { }` scope: this process's key-value writes not yet published, taken
+    /// with the snapshot (nil if there were none): the scope reads them as set.
+    let pendingValues: KeyValueMemory.Pending?
 
     /// Set when the `read { }` that made this context returns. A task created inside it
     /// with `Task { }` inherits the task-local, and may run after `read` returned: such a
@@ -30,9 +34,10 @@ final class TransactionContext: Sendable {
     /// `transactionFinished`, never commit on its own; see `perform`.)
     let ended = Atomic<Bool>(false)
 
-    init(core: PersistenceCore, source: Source) {
+    init(core: PersistenceCore, source: Source, pendingValues: KeyValueMemory.Pending? = nil) {
         self.core = core
         self.source = source
+        self.pendingValues = pendingValues
     }
 
     var readSource: ReadSource {

@@ -1,0 +1,101 @@
+import Testing
+import Foundation
+import Synchronization
+@_spi(Engine) @testable import Folio
+import FolioStorage
+
+private struct RaceProbeError: Error {}
+
+private final class RaceFlags: Sendable {
+    let stop = Atomic<Bool>(false)
+    let torn = Atomic<Int>(0)
+    let mismatches = Atomic<Int>(0)
+}
+
+@Suite(.serialized) struct KeyValueRaceTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.path + "/kv-probe-\(UUID().uuidString)"
+    }
+
+    /// A nested perform that rolls back leaves its key in `writtenValues`; at commit the
+    /// outer transaction "supersedes" a set made outside meanwhile with the unchanged old
+    /// value: the outside set is dropped without an error.
+    @Test func nestedRollbackDropsAConcurrentOutsideSet() async throws {
+        let p = Persistence.inMemory()
+        let k = ValueKey<Int>("probe/k", default: 0)
+        try p.values.set(1, for: k)
+        try await p.values.flush()
+        try await p.perform {
+            _ = try? await p.perform { () async throws -> Void in
+                try p.values.set(2, for: k)
+                throw RaceProbeError()
+            }
+            // Another task, outside the transaction (detached: no task-locals), sets the key.
+            try await Task.detached { try p.values.set(5, for: k) }.value
+        }
+        try await p.values.flush()
+        #expect(p.values[k] == 5)
+        let reopenedView = try await p.read { p.values[k] }
+        #expect(reopenedView == 5)
+    }
+
+    /// Full durability: a transaction that writes a key with a write not yet published puts
+    /// its value in the batches in flight at append, before its sync publishes it: a reader
+    /// outside sees that key's new value and another key of the same transaction still old.
+    @Test func fullDurabilityTransactionSeenHalfBeforeItsSync() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let p = try Persistence(at: path, options: PersistenceOptions(durability: .full, autoCompaction: nil))
+        defer { p.close() }
+        let a = ValueKey<Int>("probe/a", default: 0)
+        let b = ValueKey<Int>("probe/b", default: 0)
+        let flags = RaceFlags()
+        let reader = Task.detached {
+            var n = 0
+            while !flags.stop.load(ordering: .relaxed) {
+                let x = p.values[a]
+                let y = p.values[b]
+                if x > 0 && y < x { flags.torn.add(1, ordering: .relaxed) }
+                n += 1
+                if n % 64 == 0 { await Task.yield() }
+            }
+        }
+        for i in 1...100 {
+            try p.values.set(-i, for: a)   // a write of `a` not yet published
+            try await p.perform {
+                try p.values.set(i, for: a)
+                try p.values.set(i, for: b)
+            }
+        }
+        flags.stop.store(true, ordering: .relaxed)
+        await reader.value
+        #expect(flags.torn.load(ordering: .relaxed) == 0, "reads saw a == i with b < i")
+    }
+
+    /// Full durability: a set superseded by a transaction is not waited for by flush():
+    /// flush returns while the value this process reads for the key is not yet durable.
+    @Test func flushDoesNotWaitForTheSupersedingTransaction() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let p = try Persistence(at: path, options: PersistenceOptions(durability: .full, autoCompaction: nil))
+        defer { p.close() }
+        let k = ValueKey<Int>("probe/k", default: 0)
+        var notDurable = 0
+        for i in 1...20 {
+            let t = Task.detached {
+                try await p.perform {
+                    try p.values.set(10 * i, for: k)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(5))
+            try p.values.set(10 * i + 1, for: k)   // during the transaction: superseded at its append
+            try await p.values.flush()              // "every value set before the call is durable"
+            let seen = p.values[k]
+            let published = try await p.read { p.values[k] }
+            if published != seen { notDurable += 1 }
+            try await t.value
+        }
+        #expect(notDurable == 0, "flush returned before the key's value was durable")
+    }
+}
