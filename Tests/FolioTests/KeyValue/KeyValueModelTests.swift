@@ -28,7 +28,7 @@ import FolioTestSupport
     }
 
     /// The strict model: a `read { }` begun right after sets outside transactions (no flush
-    /// between) must see them. FAILS on fe61d03: `Persistence.read` takes the store's
+    /// between) must see them. Guards a bug of fe61d03, fixed in e52b304: `Persistence.read` takes the store's
     /// committed view and the key-value reads inside it ignore this process's writes not yet
     /// published (see KeyValueVisibilityTests.aReadScopeBegunAfterASetSeesIt). The other
     /// model runs flush before each `read { }` so that they keep checking everything else.

@@ -18,7 +18,9 @@ import FolioStorage
     /// value read is at least the previous one, and the reader reaches N. Passes at the
     /// default count; once, in a FOLIO_STRESS_TESTS=1 run alongside the model suites
     /// (grouped, cached), the reader read 18490 (a perform's value) and then 18489 (the set
-    /// just before that perform) for at least five reads in a row; not reproduced in 7 reruns.
+    /// just before that perform) for at least five reads in a row, before e52b304; that commit
+    /// made the switch from memory to the store atomic by generation (an older set's batch
+    /// can no longer hide a perform the store already shows), and it has not recurred.
     @Test(arguments: durabilities, [true, false])
     func aReaderNeverSeesAValueGoBackwards(durability: FolioStorage.Durability, cached: Bool) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability, valueCache: cached ? RecordCacheLimits() : nil))
@@ -63,7 +65,7 @@ import FolioStorage
     }
 
     /// The same from a `read { }` on each iteration: a snapshot taken later never shows an
-    /// older value than one taken, or read outside, earlier. FAILS on fe61d03 (`read { }`
+    /// older value than one taken, or read outside, earlier. Guards a bug of fe61d03, fixed in e52b304 (`read { }`
     /// does not see this process's sets not yet published: a read outside returns n, the
     /// `read { }` right after returns an older value; see KeyValueVisibilityTests).
     @Test(arguments: durabilities)
@@ -154,7 +156,7 @@ import FolioStorage
 
     /// A transaction that does not end up writing K (its only write of K was in a nested
     /// `perform` that threw and was caught) must not override a set of K made outside it
-    /// while it was open: the outside set stands. FAILS on fe61d03: the key stays in
+    /// while it was open: the outside set stands. Guards a bug of fe61d03, fixed in e52b304: the key stays in
     /// `TransactionContext.writtenValues` after the savepoint's rollback, so at commit
     /// `valuesSuperseding` reads K's pre-transaction value from the transaction and
     /// `KeyValueMemory.supersede` replaces the outside set with it: the set is lost and K

@@ -11,7 +11,7 @@ import FolioStorage
 @Suite struct KeyValueVisibilityTests {
     /// `set` returns, then `read { }` begins: the snapshot must include the set (the
     /// documented "a read sees every value this process set before it", and the reads
-    /// outside right before and after do). FAILS on fe61d03, every time: `Persistence.read`
+    /// outside right before and after do). Guards a bug that failed every run at fe61d03 (fixed in e52b304): `Persistence.read`
     /// takes `core.store.read()` and `KeyValueStore.slot(named:)` answers a `.read(view)`
     /// context from `memory.committed(_:key:in:)` only, never from `memory.pendingWrite`.
     @Test(arguments: [FolioStorage.Durability.full, .grouped(window: .milliseconds(5))])
@@ -32,7 +32,7 @@ import FolioStorage
 
     /// One task sets new keys and removes old ones; after each call returns, the listing
     /// includes every key set so far and none removed, while the background commits that
-    /// take those writes publish concurrently. FAILS intermittently on fe61d03 (most runs):
+    /// take those writes publish concurrently. Guards a bug that failed most runs at fe61d03 (fixed in e52b304):
     /// `keys(withPrefix:)` scans a store view first and reads `memory.pendingWrites` after,
     /// so a batch published in between (its writes leave `writes`) is in neither.
     @Test(arguments: [FolioStorage.Durability.full, .grouped(window: .milliseconds(1))])
