@@ -66,8 +66,8 @@ import FolioStorage
 
     /// Sets, then at once a reopen (no flush): close commits what is queued, so the reopened
     /// store has every value, also when the persistence's own background commit holds the
-    /// writer at the moment of close (it is not a transaction of the caller's). FAILS on
-    /// fe61d03 (most runs): `close()`'s `writer.tryAcquire()` fails while a background
+    /// writer at the moment of close (it is not a transaction of the caller's). Guards a bug
+    /// that failed most runs at fe61d03 (fixed in e52b304): `close()`'s `writer.tryAcquire()` fails while a background
     /// `commitInBackground` holds the slot, so close commits nothing, closes the store, and
     /// the background commit then fails on the closed store: the sets are lost silently.
     @Test func reopeningRightAfterSetsKeepsThemAll() async throws {
