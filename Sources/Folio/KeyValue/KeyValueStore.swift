@@ -27,8 +27,9 @@ extension Persistence {
 /// the background, several at a time, in the order they were made; ``flush()`` returns once
 /// every earlier set is durable. Inside ``Persistence/perform(_:)-9rdbv`` a set is part of
 /// the transaction: it commits or rolls back with the datastore writes, and readers outside
-/// see it when the transaction commits. Inside ``Persistence/read(_:)`` every read sees the
-/// snapshot.
+/// see it when the transaction commits, together with its datastore writes. Inside
+/// ``Persistence/read(_:)`` every read sees one snapshot: the store as the scope began, with
+/// the values this process had set by then.
 ///
 /// **Errors** name the key: a value that does not encode is refused and nothing changes; a
 /// stored value that does not decode as the key's type throws from ``value(for:)`` (the
