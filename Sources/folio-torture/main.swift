@@ -16,6 +16,11 @@ import LibraryExample
 //                                            authors 2k and 2k+1 to born = transaction number
 //   folio-torture values STORE N             Folio-level key-value store: sets key "counter" to
 //                                            1...N outside transactions, flushing after each
+//   folio-torture values-kill STORE N [--grouped]   Folio-level key-value store, to be killed:
+//                                            continues "counter" from the store's value up to N,
+//                                            every third step in a perform that also sets
+//                                            "pair/a" and "pair/b" and persists an author;
+//                                            prints "flushed n" once n is durable
 //   folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K]
 //                 [--blob-bytes B] [--retention-ms M]
 //                                            seeded bank transfers up to N transactions, resuming
@@ -149,6 +154,8 @@ do {
         try runTransferReader(Array(arguments.dropFirst()))
     case "values":
         try await writeValues(path: arguments[1], count: Int(arguments[2]) ?? 100)
+    case "values-kill":
+        try await writeValuesUntilKilled(path: arguments[1], upTo: Int(arguments[2]) ?? 1_000, grouped: arguments.contains("--grouped"))
     case "library-writer":
         try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:
@@ -189,5 +196,36 @@ func writeValues(path: String, count: Int) async throws {
         try await persistence.values.flush()
     }
     say("done \(persistence.values[counter])")
+    persistence.close()
+}
+
+/// Folio-level writer for the key-value store's kill tests (KeyValueKillTests): continues
+/// "counter" from the value the store holds. Step n sets it outside transactions; every
+/// third step instead runs one `perform` that sets it, sets "pair/a" and "pair/b" to n and
+/// persists author n, so a store that shows them disagree after a kill has kept half a
+/// transaction. Prints "flushed n" once step n is durable (after `values.flush()`).
+func writeValuesUntilKilled(path: String, upTo target: Int, grouped: Bool) async throws {
+    let options = PersistenceOptions(durability: grouped ? .grouped(window: .milliseconds(2)) : .full, log: { _ in })
+    let persistence = try Persistence(at: path, options: options)
+    let counter = ValueKey<Int>("counter", default: 0)
+    let (pairA, pairB) = (ValueKey<Int>("pair/a", default: 0), ValueKey<Int>("pair/b", default: 0))
+    let authors = persistence.datastore(for: AuthorFormat.self)
+    let start = try persistence.values.value(for: counter) + 1
+    say("open \(start - 1)")
+    guard start <= target else { return }
+    for n in start...target {
+        if n % 3 == 0 {
+            try await persistence.perform {
+                try persistence.values.set(n, for: counter)
+                try persistence.values.set(n, for: pairA)
+                try await authors.persist(Author(id: n, name: "v\(n)", born: n))
+                try persistence.values.set(n, for: pairB)
+            }
+        } else {
+            try persistence.values.set(n, for: counter)
+        }
+        try await persistence.values.flush()
+        say("flushed \(n)")
+    }
     persistence.close()
 }
