@@ -19,6 +19,9 @@ protocol KeyValueSystem: AnyObject {
     static var setIsPersisted: Bool { get }
     /// Whether ``setEachInTransaction(_:in:)`` exists (not for UserDefaults).
     static var hasTransactions: Bool { get }
+    /// Keys the timed insert rows (`set-*`) set at suite size `n`: n, or fewer for a system
+    /// whose inserts would take minutes at n (UserDefaults).
+    static func timedSetKeys(_ n: Int) -> Int
 
     static func open(directory: String, durability: BenchDurability) async throws -> Self
 
@@ -42,6 +45,17 @@ protocol KeyValueSystem: AnyObject {
 }
 
 extension KeyValueSystem {
+    static func timedSetKeys(_ n: Int) -> Int { n }
+
+    /// Untimed set-up: sets the values of `indexes` and persists them, 1,000 keys at a time
+    /// (what keeps UserDefaults' set-up linear: see ``UserDefaultsKeyValueSystem``).
+    func fill<Value: BenchValue>(_ keys: BenchKeys<Value>, in indexes: Range<Int>) async throws {
+        for start in stride(from: indexes.lowerBound, to: indexes.upperBound, by: 1_000) {
+            try set(keys, in: start..<min(start + 1_000, indexes.upperBound))
+            try await persist()
+        }
+    }
+
     func setEachInTransaction<Value: BenchValue>(_ keys: BenchKeys<Value>, in indexes: Range<Int>) async throws {
         throw BenchError.harness("\(Self.systemName) has no transactions")
     }
