@@ -70,6 +70,7 @@ func main(_ arguments: Arguments) async throws {
         case ScaleSuite.name: try await ScaleSuite.run(context)
         case ObserveSuite.name: try await ObserveSuite.run(context)
         case LocksSuite.name: try await LocksSuite.run(context)
+        case KeyValueSuite.name: try await KeyValueSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }

@@ -43,6 +43,8 @@ enum Smoke {
                         rows.append((suite, kind.rawValue, system, LocksSuite.operationsPerThread(sizes), true))
                     }
                 }
+            case KeyValueSuite.name:
+                for row in KeyValueSuite.rows(sizes) { rows.append((suite, row.workload, row.system, row.n, true)) }
             default:
                 break
             }

@@ -37,12 +37,16 @@ enum RowDurability: Sendable, Equatable {
     case alwaysFull
     /// No store is involved (json-*-floor).
     case notApplicable
+    /// A system outside the flag, whose persistence is described by `label` (UserDefaults in
+    /// the kv suite: `plist`, a whole-file rewrite).
+    case fixed(String)
 
     var label: String {
         switch self {
         case .flag(let d): return d.rawValue
         case .alwaysFull: return "full"
         case .notApplicable: return "none"
+        case .fixed(let label): return label
         }
     }
 }

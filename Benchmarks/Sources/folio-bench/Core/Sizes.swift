@@ -14,16 +14,20 @@ struct Sizes: Sendable, Equatable {
     var concurrentWriters = 4
     /// Records per transaction in mt-insert.
     var concurrentBatch = 100
+    /// Keys of the kv suite's inserts and hot reads (Dflat's 40,000); its cold reads use
+    /// 1% of them, its one-transaction-per-key inserts 5%.
+    var kvKeys = 40_000
 
     /// The sizes.
     static let defaults = Sizes()
 
-    /// `--n N`: every suite at size N. The engine suite uses N keys (in transactions of at
+    /// `--n N`: every suite at size N. The kv suite uses N keys; the engine suite uses N keys (in transactions of at
     /// most 10,000), the JSON floors N records, and the scale suite N/1000, N/100, N/10 and N
     /// (sizes below 10 dropped).
     static func uniform(_ n: Int) -> Sizes {
         var sizes = Sizes()
         sizes.crudN = n
+        sizes.kvKeys = n
         sizes.engineKeys = n
         sizes.engineTransactionSize = min(10_000, n)
         var scale: [Int] = []
