@@ -48,7 +48,9 @@ extension Persistence where Access == ReadWrite {
     }
 
     /// A read-only persistence over the same store, sharing this one's engine: for testing
-    /// read-only code in one process. Writes through it do not compile.
+    /// read-only code in one process. Writes through it do not compile. It is this process:
+    /// its ``values`` include the values set here and not yet committed, which a read-only
+    /// persistence in another process sees once they are.
     public nonisolated func readOnly() -> Persistence<ReadOnly> {
         Persistence<ReadOnly>(sharing: core)
     }
