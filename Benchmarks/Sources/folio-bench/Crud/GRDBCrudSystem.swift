@@ -31,18 +31,7 @@ final class GRDBCrudSystem: CrudSystem {
     // promise.
 
     private static func openNow(directory: String, durability: BenchDurability) throws -> GRDBCrudSystem {
-        let pool = try DatabasePool(path: directory + "/records.sqlite", configuration: Configuration())
-        // DatabasePool sets `synchronous = NORMAL` on its writer after every
-        // `prepareDatabase` hook has run, so the setting is made here, on the writer itself
-        // (one connection for the pool's life), and read back.
-        let wanted = durability.sqliteSynchronous
-        let (journal, synchronous) = try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = \(wanted.name)")
-            return (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
-        }
-        guard journal == "wal", synchronous == wanted.value else {
-            throw BenchError.harness("GRDB pool is in journal mode \(journal ?? "?"), synchronous \(synchronous ?? -1); wanted wal, \(wanted.value)")
-        }
+        let pool = try GRDBPool.open(path: directory + "/records.sqlite", durability: durability)
         try pool.write { db in
             try db.create(table: CrudRecord.databaseTableName, ifNotExists: true) { t in
                 t.primaryKey("id", .integer)

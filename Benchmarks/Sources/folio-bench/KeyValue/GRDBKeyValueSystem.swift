@@ -33,17 +33,7 @@ final class GRDBKeyValueSystem: KeyValueSystem {
     }
 
     private static func openNow(directory: String, durability: BenchDurability) throws -> GRDBKeyValueSystem {
-        let pool = try DatabasePool(path: directory + "/values.sqlite", configuration: Configuration())
-        // As GRDBCrudSystem: DatabasePool sets synchronous = NORMAL on its writer after every
-        // prepareDatabase hook, so the setting is made on the writer and read back.
-        let wanted = durability.sqliteSynchronous
-        let (journal, synchronous) = try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = \(wanted.name)")
-            return (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
-        }
-        guard journal == "wal", synchronous == wanted.value else {
-            throw BenchError.harness("GRDB pool is in journal mode \(journal ?? "?"), synchronous \(synchronous ?? -1); wanted wal, \(wanted.value)")
-        }
+        let pool = try GRDBPool.open(path: directory + "/values.sqlite", durability: durability)
         try pool.write { db in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS kv(key TEXT PRIMARY KEY, value BLOB)")
         }
