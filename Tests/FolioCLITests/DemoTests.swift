@@ -26,9 +26,10 @@ import Foundation
         let stepLines = run.lines.dropFirst(2).prefix { !$0.isEmpty }
         #expect(stepLines.count >= 15)
         #expect(stepLines.allSatisfy { $0.range(of: #"^ *[0-9.]+ (ms|s)  "#, options: .regularExpression) != nil }, "\(stepLines)")
-        #expect(Array(run.lines.suffix(5)) == [
+        #expect(Array(run.lines.suffix(6)) == [
             "Look at the store it left:", "  folio info \(path)", "  folio verify \(path)",
             "  folio dump \(path) authors --limit 3", "  folio dump \(path) books --index year --from 1990 --to 1991 --limit 5",
+            "  folio dump \(path) --values",
         ])
         #expect(elapsed < .seconds(60), "the demo must finish in seconds, took \(elapsed)")
 

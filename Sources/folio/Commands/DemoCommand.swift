@@ -210,6 +210,7 @@ enum DemoCommand: Command {
         out.line("  folio verify \(word)")
         out.line("  folio dump \(word) authors --limit 3")
         out.line("  folio dump \(word) books --index year --from 1990 --to 1991 --limit 5")
+        out.line("  folio dump \(word) --values")
         out.flush()
         return verification.isClean ? .success : .problemsFound
     }
