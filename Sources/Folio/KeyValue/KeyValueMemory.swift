@@ -122,7 +122,11 @@ final class KeyValueMemory: Sendable {
     /// This process's writes and a view of the store taken together, under the lock, so
     /// that no write is in neither (what a `read { }` scope sees). Nil writes if there are none.
     func snapshot(_ view: () throws(StorageError) -> ReadView) throws(StorageError) -> (ReadView, Pending?) {
-        try state.withLock { (state) throws(StorageError) -> (ReadView, Pending?) in
+        // No writes (always so in a read-only persistence, whose `read()` may refresh from
+        // disk): the view is taken outside the lock; a write after the check began after
+        // this read did, and may or may not be in the view.
+        if state.withLock({ $0.queued.isEmpty && $0.inFlight.isEmpty }) { return (try view(), nil) }
+        return try state.withLock { (state) throws(StorageError) -> (ReadView, Pending?) in
             let taken = try view()
             if state.queued.isEmpty && state.inFlight.isEmpty { return (taken, nil) }
             return (taken, state.pending(published: taken.generation))
