@@ -186,7 +186,13 @@ final class KeyValueMemory: Sendable {
     /// nil if nothing was queued. If the commit cannot be appended, the writes go back in
     /// the queue (nothing set is dropped) and the error is thrown.
     func commitQueued(in store: Store) throws(FolioError) -> Batch? {
-        guard hasQueued else { return nil }
+        // Nothing queued (a transaction's commit may have taken the only set): the scheduled
+        // background commit is done, and the next set must schedule another.
+        let queued = state.withLock { state in
+            if state.queued.isEmpty { state.drainScheduled = false }
+            return !state.queued.isEmpty
+        }
+        guard queued else { return nil }
         let transaction = try FolioError.wrap { () throws(StorageError) in try store.beginWrite() }
         guard var batch = takeQueued(generation: transaction.generation) else {
             transaction.rollback()

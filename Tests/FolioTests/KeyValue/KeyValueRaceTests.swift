@@ -99,3 +99,29 @@ private final class RaceFlags: Sendable {
         #expect(notDurable == 0, "flush returned before the key's value was durable")
     }
 }
+
+/// Found by the second review (fixed in the commit that adds this test).
+@Suite struct KeyValueBackgroundCommitTests {
+    /// A set made outside a transaction, of a key the transaction writes, schedules a
+    /// background commit; the transaction's commit takes that set out of the queue, so the
+    /// background commit finds nothing to do. It must still end its turn: a later set
+    /// schedules another background commit and reaches the store without any flush.
+    @Test func backgroundCommitsGoOnAfterATransactionTakesTheQueuedSet() async throws {
+        let p = Persistence.inMemory()
+        let k = ValueKey<Int>("probe/k", default: 0)
+        let other = ValueKey<Int>("probe/other", default: 0)
+        try await p.perform {
+            try p.values.set(1, for: k)
+            // Outside the transaction (detached: no task-locals): queued, schedules a commit.
+            try await Task.detached { try p.values.set(2, for: k) }.value
+        }
+        #expect(await KV.eventually(within: 5) { !p.core.values.hasQueued })
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(p.values[k] == 1)
+        try p.values.set(7, for: other)
+        let committed = try await KV.eventually(within: 10) {
+            try p.store.read().get(KeyValueLayout.key(other.name), in: KeyValueLayout.tree) != nil
+        }
+        #expect(committed, "a set after the transaction was never committed in the background")
+    }
+}
