@@ -47,18 +47,26 @@ extension Persistence where Access == ReadWrite {
     /// task's writes or keeping this one's.
     nonisolated(nonsending) private func performNested<Result>(_ body: nonisolated(nonsending) () async throws -> Result, in context: TransactionContext,
                                                                transaction: WriteTransaction) async throws -> Result {
-        let savepoint = try FolioError.wrap { () throws(StorageError) in try transaction.savepoint() }
         let prepared = context.prepared.withLock { $0 }
         let writtenValues = context.writtenValues.withLock { $0 }
-        context.nested.withLock { $0[savepoint] = false }
+        // Registered under the statement lock the savepoint is taken under: no statement of
+        // a sibling task can land after the savepoint without seeing it (and marking it
+        // overtaken: `TransactionContext.statement`).
+        let savepoint = try FolioError.wrap { () throws(StorageError) in
+            try transaction.savepoint { savepoint in context.nested.withLock { $0[savepoint] = false } }
+        }
         do {
             let result = try await NestedPerform.$chain.withValue(NestedPerform.chain + [savepoint]) { try await body() }
             context.nested.withLock { _ = $0.removeValue(forKey: savepoint) }
             transaction.release(savepoint)
             return result
         } catch {
-            let overtaken = context.nested.withLock { $0.removeValue(forKey: savepoint) } ?? false
-            let undone = transaction.rollback(to: savepoint)
+            // Whether a sibling wrote since the savepoint, read under the same statement lock
+            // as the rollback: no write can slip in between the two.
+            var overtaken = false
+            let undone = transaction.rollback(to: savepoint) {
+                overtaken = context.nested.withLock { $0.removeValue(forKey: savepoint) } ?? false
+            }
             // The preparations the savepoint undid are not done any more, and the values it
             // undid were not written by this transaction.
             if undone {

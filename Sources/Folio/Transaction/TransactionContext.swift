@@ -50,11 +50,16 @@ final class TransactionContext: Sendable {
     /// Runs one datastore write as a statement of the transaction, after noting it for the
     /// nested `perform`s the current task is not inside.
     func statement<R>(_ transaction: WriteTransaction, _ body: () throws(FolioError) -> R) throws(FolioError) -> R {
-        noteWrite()
         // The engine call returns nothing: a result of generic type crossing the module
         // boundary costs a generic-metadata lookup per call (measured: a few % of a persist).
         var result: R?
-        try transaction.atomically { () throws(FolioError) in result = try body() }
+        try transaction.atomically { () throws(FolioError) in
+            // Noted inside the statement, under the lock a nested `perform` takes its
+            // savepoint and rolls back under: a write is either before the savepoint, or
+            // marks it overtaken before the rollback can run (Persistence+Perform.swift).
+            noteWrite()
+            result = try body()
+        }
         return result!
     }
 

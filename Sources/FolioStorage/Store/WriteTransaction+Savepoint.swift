@@ -40,8 +40,17 @@ extension WriteTransaction {
     /// SAVEPOINT). Savepoints nest; release one with ``release(_:)`` when it is no longer
     /// needed (keeping one alive makes later edits copy the nodes it references).
     public func savepoint() throws(StorageError) -> Savepoint {
+        try savepoint { _ in }
+    }
+
+    /// ``savepoint()``, then `registered` with it before any statement of another task can
+    /// run: a caller that must know of every write after the savepoint (to tell whether
+    /// rolling back to it would undo another task's) records the savepoint there.
+    public func savepoint(_ registered: (Savepoint) -> Void) throws(StorageError) -> Savepoint {
         try statementLock.withLock { _ throws(StorageError) -> Savepoint in
-            try withContents { (contents) throws(StorageError) -> Savepoint in takeSavepoint(contents) }
+            let savepoint = try withContents { (contents) throws(StorageError) -> Savepoint in takeSavepoint(contents) }
+            registered(savepoint)
+            return savepoint
         }
     }
 
@@ -53,8 +62,17 @@ extension WriteTransaction {
     /// caller that needed that should ``abort(because:)``.
     @discardableResult
     public func rollback(to savepoint: Savepoint) -> Bool {
+        rollback(to: savepoint, after: {})
+    }
+
+    /// ``rollback(to:)``, with `first` run just before it, with no statement of another
+    /// task in between (what `first` finds about the writes since the savepoint is then
+    /// exactly what the rollback undoes).
+    @discardableResult
+    public func rollback(to savepoint: Savepoint, after first: () -> Void) -> Bool {
         statementLock.withLock { _ in
-            guarded.withLock { _ in
+            first()
+            return guarded.withLock { _ in
                 guard !contents.finished, savepoint.transaction == ObjectIdentifier(self) else { return false }
                 return restore(savepoint, in: contents)
             }
