@@ -95,10 +95,11 @@ final class KeyValueMemory: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Background commits waiting for or holding the writer slot: `Persistence.close()`
-    /// waits for them (a bounded time) rather than close the store under one, or miss the
-    /// slot while it is handed to one that has not run yet.
-    let backgroundCommits = Atomic<Int>(0)
+    /// Background commits scheduled and not finished, and commits of the queue running:
+    /// `Persistence.close()` waits for them (a bounded time) rather than close the store
+    /// under one, or miss the queue one has taken. A background commit is counted from the
+    /// set that schedules it (``enqueue(_:_:path:)``), not from when its task starts.
+    let commitsUnderWay = Atomic<Int>(0)
     /// Committed values by key (nil if the persistence was opened with no value cache).
     let cache: RecordCache?
 
@@ -150,6 +151,7 @@ final class KeyValueMemory: Sendable {
             state.queued[HashedKey(key)] = slot
             if state.drainScheduled { return false }
             state.drainScheduled = true
+            commitsUnderWay.add(1, ordering: .releasing)  // the caller's background commit ends it
             return true
         }
     }
@@ -186,14 +188,22 @@ final class KeyValueMemory: Sendable {
     /// nil if nothing was queued. If the commit cannot be appended, the writes go back in
     /// the queue (nothing set is dropped) and the error is thrown.
     func commitQueued(in store: Store) throws(FolioError) -> Batch? {
-        // Nothing queued (a transaction's commit may have taken the only set): the scheduled
-        // background commit is done, and the next set must schedule another.
+        // Whatever is queued, this call ends the turn of the scheduled background commit
+        // (nothing may be queued: a transaction's commit may have taken the only set).
         let queued = state.withLock { state in
-            if state.queued.isEmpty { state.drainScheduled = false }
+            state.drainScheduled = false  // this commit takes the queue: a later set schedules another
             return !state.queued.isEmpty
         }
         guard queued else { return nil }
-        let transaction = try FolioError.wrap { () throws(StorageError) in try store.beginWrite() }
+        commitsUnderWay.add(1, ordering: .releasing)
+        defer { commitsUnderWay.subtract(1, ordering: .releasing) }
+        let transaction: WriteTransaction
+        do throws(StorageError) {
+            transaction = try store.beginWrite()
+        } catch {
+            if case .needsReopen = error { noteFailure(error) }
+            throw .storage(error)
+        }
         guard var batch = takeQueued(generation: transaction.generation) else {
             transaction.rollback()
             return nil
@@ -218,6 +228,7 @@ final class KeyValueMemory: Sendable {
             return batch
         } catch {
             requeue(batch)
+            if case .needsReopen = error { noteFailure(error) }
             throw .storage(error)
         }
     }
@@ -261,7 +272,7 @@ final class KeyValueMemory: Sendable {
         do throws(StorageError) {
             try await commit.waitUntilDurable()
         } catch {
-            state.withLock { $0.failure = .storage(error) }
+            noteFailure(error)
             throw .storage(error)
         }
         published(batch)
@@ -291,6 +302,14 @@ final class KeyValueMemory: Sendable {
             cache.insert(slot, key.bytes, in: KeyValueLayout.tree, generation: batch.generation,
                          bytes: slot.cost + key.bytes.count, format: Self.slotFormat)
         }
+    }
+
+    /// A commit of this persistence (of values or of anything else) could not be made
+    /// durable, or found the store needing a reopen: every later write fails, so later sets
+    /// throw `error` rather than wait in memory for a commit that cannot happen.
+    func noteFailure(_ error: StorageError) {
+        if case .closed = error { return }  // closing: sets throw `closed` already
+        state.withLock { if $0.failure == nil { $0.failure = .storage(error) } }
     }
 
     /// Refuses later sets; returns whether writes are queued (the caller commits them).

@@ -87,10 +87,9 @@ extension KeyValueStore where Access == ReadWrite {
     /// Commits whatever is queued when the writer slot comes free. A failure leaves the
     /// writes queued (`flush` retries and reports it).
     func commitInBackground() async {
-        // Counted from before it asks for the slot until it gives it back, so that
-        // `close()` waits for this commit rather than closing the store under it.
-        memory.backgroundCommits.add(1, ordering: .releasing)
-        defer { memory.backgroundCommits.subtract(1, ordering: .releasing) }
+        // Counted since the set that scheduled it (`KeyValueMemory.enqueue`) until it gives
+        // the slot back, so that `close()` waits for it rather than closing the store under it.
+        defer { memory.commitsUnderWay.subtract(1, ordering: .releasing) }
         do {
             try await persistence.writer.acquire()
         } catch {

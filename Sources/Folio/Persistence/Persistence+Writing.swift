@@ -88,7 +88,14 @@ extension Persistence {
         // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
         // and so returned, only once durable.
         writer.release()
-        try await core.acknowledge(appended)
+        do throws(FolioError) {
+            try await core.acknowledge(appended)
+        } catch {
+            // The sync failed: the store refuses every later commit, so sets of values must
+            // not be accepted into memory any more (they would never be kept).
+            if case .storage(let cause) = error { core.values.noteFailure(cause) }
+            throw error
+        }
         if let retired { core.values.published(retired) }
     }
 

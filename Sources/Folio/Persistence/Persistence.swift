@@ -59,20 +59,20 @@ public actor Persistence<Access: AccessMode> {
     }
 
     /// Refuses later sets of ``values`` and commits the ones queued, if any: at once if the
-    /// writer slot is free; once the background commits of values are done if one waits
-    /// for or holds it (at most 2 seconds: one may wait behind a transaction). If the slot
+    /// writer slot is free; once the commits of values under way are done if one waits for
+    /// or holds it (at most 2 seconds: one may wait behind a transaction). If the slot
     /// stays held by a transaction, they are lost with it, and the log says so (call
     /// `values.flush()` before closing to be sure).
     private nonisolated func commitQueuedValuesForClose() {
         // Nothing queued may still mean a background commit took the queue and has not
         // appended it: wait for it too, or the store would close under it.
         let queued = core.values.close()
-        guard queued || core.values.backgroundCommits.load(ordering: .acquiring) > 0 else { return }
+        guard queued || core.values.commitsUnderWay.load(ordering: .acquiring) > 0 else { return }
         var waited = 0
         while !writer.tryAcquire() {
-            let background = core.values.backgroundCommits.load(ordering: .acquiring) > 0
+            let underWay = core.values.commitsUnderWay.load(ordering: .acquiring) > 0
             waited += 1
-            guard background && waited < 20_000 else {
+            guard underWay && waited < 20_000 else {
                 core.store.openOptions.log("closing \(path): values set and not yet committed are lost: a transaction holds the writer")
                 return
             }

@@ -165,4 +165,21 @@ import FolioTestSupport
         persistence = try persistence.reopened()
         #expect(try persistence.values.value(for: Self.a) == 10)
     }
+
+    /// Found by the second review: a `perform` whose sync fails leaves the store refusing
+    /// every later commit; a set after it must throw, not return and wait in memory for a
+    /// commit that cannot happen.
+    @Test func aSetAfterAPerformsFailedSyncThrows() async throws {
+        let fileSystem = FaultInjectingFileSystem(wrapping: MemoryFileSystem(), countedKinds: [.sync])
+        let persistence = try Self.open(fileSystem)
+        defer { persistence.close() }
+        try persistence.values.set(1, for: Self.a)
+        try await persistence.values.flush()
+        fileSystem.plan = FaultPlan(failingCall: fileSystem.callCount + 1, kind: .io, persistence: .persistent)
+        await #expect(throws: (any Error).self) { try await persistence.perform { try persistence.values.set(2, for: Self.a) } }
+        #expect(fileSystem.injectedFaults > 0)
+        #expect(throws: FolioError.self) { try persistence.values.set(3, for: Self.c) }
+        #expect(persistence.values[Self.c] == 0)
+        await #expect(throws: FolioError.self) { try await persistence.values.flush() }
+    }
 }
