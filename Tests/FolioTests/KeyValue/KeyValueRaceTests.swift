@@ -138,13 +138,18 @@ private final class RaceFlags: Sendable {
         let p = Persistence.inMemory()
         var lost: [String] = []
         // Two spinning threads beside the two that run the tasks: the scheduler then
-        // preempts them at arbitrary points, inside the windows this test is about.
+        // preempts them at arbitrary points, inside the windows this test is about. Bounded
+        // in time (3 s, 60 s in the long mode), since they slow every test running beside.
+        let budget: Duration = KV.isLong ? .seconds(60) : .seconds(3)
+        let deadline = ContinuousClock.now + budget
         let stop = Done()
         for _ in 0..<2 {
-            Thread.detachNewThread { while !stop.value.load(ordering: .relaxed) {} }
+            Thread.detachNewThread {
+                while !stop.value.load(ordering: .relaxed) && ContinuousClock.now < deadline {}
+            }
         }
         defer { stop.value.store(true, ordering: .relaxed) }
-        for round in 0..<(KV.isLong ? 300 : 60) {
+        for round in 0..<(KV.isLong ? 300 : 60) where ContinuousClock.now < deadline {
             let n = 400
             let done = Done()
             do {
