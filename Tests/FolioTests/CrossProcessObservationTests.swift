@@ -64,7 +64,7 @@ import LibraryExample
         #expect(changes.count == 2 * transactions, "timed out with \(changes.count) changes")
         stop.store(true, ordering: .relaxed)
         let snapshotsChecked = try await snapshots.value
-        #expect(try child.wait() == 0, "writer failed: \(child.errorOutput)")
+        #expect(try await child.waitUntilExit() == 0, "writer failed: \(child.errorOutput)")
 
         // Every transaction once, in order, both of its changes under one token.
         let byToken = Dictionary(grouping: changes, by: \.token)

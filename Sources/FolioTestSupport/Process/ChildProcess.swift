@@ -220,4 +220,24 @@ public final class ChildProcess: @unchecked Sendable {
         }
         return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
     }
+
+    /// ``wait(timeout:)`` for async tests: it waits on a thread of its own rather than
+    /// blocking one of the cooperative pool's (two on a 2-core machine: two tests blocking
+    /// both stall every other test of the process).
+    @discardableResult
+    public func waitUntilExit(timeout: Double = 120) async throws -> Int32 {
+        try await Self.offPool { try self.wait(timeout: timeout) }
+    }
+
+    /// ``waitForLine(timeout:where:)`` for async tests, off the cooperative pool.
+    @discardableResult
+    public func nextLine(timeout: Double = 60, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+        try await Self.offPool { try self.waitForLine(timeout: timeout, where: predicate) }
+    }
+
+    private static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
 }

@@ -39,7 +39,7 @@ import LibraryExample
                 newest[k] = max(newest[k], first.born)
             }
         }
-        #expect(try child.wait() == 0, "writer failed: \(child.errorOutput)")
+        #expect(try await child.waitUntilExit() == 0, "writer failed: \(child.errorOutput)")
         #expect(!newest.contains(where: { $0 < transactions - 20 }), "the reader did not follow the writer to its last transactions: \(newest)")
         let statistics = try #require(reader.core.records?.statistics)
         #expect(statistics.hits > 0, "\(reads) pair reads and never a cache hit")

@@ -52,7 +52,7 @@ import FolioTestSupport
         }
 
         let child = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["values", path, "\(count)"])
-        #expect(try await KV.offPool { try child.wait() } == 0, "writer failed: \(child.errorOutput)")
+        #expect(try await child.waitUntilExit() == 0, "writer failed: \(child.errorOutput)")
         #expect(child.output.last == "done \(count)", "\(child.output)")
 
         let reachedEnd = await KV.eventually(within: 60) { seen.withLock { $0.last } == count }

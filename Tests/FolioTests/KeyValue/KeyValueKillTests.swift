@@ -29,10 +29,10 @@ import LibraryExample
             var arguments = ["values-kill", path, String(acknowledged + 400)]
             if grouped { arguments.append("--grouped") }
             let child = try ChildProcess(tool, arguments)
-            _ = try? await KV.offPool { try child.waitForLine(timeout: 60) { $0.hasPrefix("flushed") } }
+            _ = try? await child.nextLine(timeout: 60) { $0.hasPrefix("flushed") }
             try await Task.sleep(for: .milliseconds(rng.index(30)))
             child.kill()
-            let status = try await KV.offPool { try child.wait(timeout: 120) }
+            let status = try await child.waitUntilExit(timeout: 120)
             if status == -SIGKILL { killed += 1 } else {
                 #expect(status == 0, "round \(round): the child failed: \(child.errorOutput.suffix(400))")
             }

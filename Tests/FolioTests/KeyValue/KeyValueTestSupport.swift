@@ -30,16 +30,6 @@ enum KV {
         }
         return try condition()
     }
-
-    /// Runs blocking work (waiting for a child process) on a thread of its own, not on one
-    /// of the cooperative pool's: on 2 cores the pool has 2 threads, and two tests blocking
-    /// both would stall every other test in the process (a cross-process test then timed
-    /// out waiting for its observer's first value).
-    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
 }
 
 /// A small Codable struct value (the "small Codable struct").
