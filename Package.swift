@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
         // Shares the kill-test workload (TransferWorkload) with the tests through FolioTestSupport.
         .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample", "FolioTestSupport"]),
-        .testTarget(name: "FolioJSONTests", dependencies: ["FolioJSON"]),
+        .testTarget(name: "FolioJSONTests", dependencies: ["FolioJSON", "FolioTestSupport"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioStorage", "FolioTestSupport", "LibraryExample"]),

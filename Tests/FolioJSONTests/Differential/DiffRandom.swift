@@ -1,27 +1,14 @@
 import Foundation
+import FolioTestSupport
 
-/// A seeded generator (SplitMix64): the same seed gives the same shapes, values and
-/// mutations on every platform and run, so a reported seed reproduces its failure.
-struct DiffRandom: RandomNumberGenerator {
-    private(set) var state: UInt64
+/// A seeded generator: the same seed gives the same shapes, values and mutations on every
+/// platform and run, so a reported seed reproduces its failure. The project's SplitMix64,
+/// with the one helper the differential and encoder tests call by this name.
+typealias DiffRandom = SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A number in `0..<bound` (bound > 0).
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-
-    /// True with probability `numerator / denominator`.
-    mutating func chance(_ numerator: Int, in denominator: Int) -> Bool { below(denominator) < numerator }
-
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    mutating func below(_ bound: Int) -> Int { index(bound) }
 }
 
 /// Run sizes: the default keeps a debug `swift test` short; `FOLIO_JSON_FUZZ=N` multiplies

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Testing
 import FolioJSON
 
@@ -11,7 +12,7 @@ private struct EncOrderProgram: Encodable {
     let budget: Int
 
     func encode(to encoder: any Encoder) throws {
-        var random = EncRandom(state: seed)
+        var random = SplitMix64(seed: seed)
         var keyed: [KeyedEncodingContainer<EncKey>] = []
         var unkeyed: [any UnkeyedEncodingContainer] = []
         var encoders: [any Encoder] = []
@@ -97,7 +98,7 @@ private struct EncOrderProgram: Encodable {
 
 @Suite struct EncoderOrderFuzzTests {
     @Test func randomOperationOrdersMatchFoundation() throws {
-        var random = EncRandom(state: 2024)
+        var random = SplitMix64(seed: 2024)
         for round in 0..<400 {
             let program = EncOrderProgram(seed: random.next(), budget: 4 + round % 40)
             let snakeCase = round % 3 == 0

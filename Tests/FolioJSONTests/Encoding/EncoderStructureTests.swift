@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Testing
 import FolioJSON
 
@@ -408,7 +409,7 @@ private func encParsed(_ text: String) throws -> NSObject {
     }
 
     @Test func generatedValuesRoundTrip() throws {
-        var random = EncRandom(state: 42)
+        var random = SplitMix64(seed: 42)
         func makePerson(_ depth: Int) -> EncPerson {
             let words = ["a", "b\"", "ç", "😀", "d\n", "long words here", ""]
             return EncPerson(

@@ -1,4 +1,5 @@
 import Foundation
+import FolioTestSupport
 import Testing
 import FolioJSON
 
@@ -53,7 +54,7 @@ import FolioJSON
     ]
 
     @Test func doublesAreShortestAndExact() throws {
-        var random = EncRandom(state: 7)
+        var random = SplitMix64(seed: 7)
         var values = Self.specialDoubles
         while values.count < 3000 {
             let candidate = Double(bitPattern: random.next())
@@ -69,7 +70,7 @@ import FolioJSON
     }
 
     @Test func shortDecimalsAreWrittenAsDescriptionWritesThem() throws {
-        var random = EncRandom(state: 13)
+        var random = SplitMix64(seed: 13)
         var values: [Double] = [0.0001, -0.0001, 0.0005, 0.001, 0.5, 999_999_999.9999, -999_999_999.999, 1e9 - 0.5, 1e9 + 0.5, 0.30000000000000004, 2.675, 1.005]
         for _ in 0..<20000 {
             let decimals = random.below(7)
@@ -84,7 +85,7 @@ import FolioJSON
     }
 
     @Test func floatsAreShortestAndExact() throws {
-        var random = EncRandom(state: 11)
+        var random = SplitMix64(seed: 11)
         var values: [Float] = [
             0, -0.0, 1, 0.1, 1.0 / 3, 16_777_215, 16_777_216, 16_777_218, 1e7, 1e8, 1e-7, 3.4028235e38,
             .greatestFiniteMagnitude, .leastNormalMagnitude, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .pi,
@@ -152,7 +153,7 @@ import FolioJSON
         try expectEncSameAsFoundation(strings, bytes: true)
         #expect(try encFolioText("\u{0}\u{1F}\n\t\r\u{8}\u{C}\"\\") == #""\u0000\u001f\n\t\r\b\f\"\\""#)
         // An escape at every position of an 8-byte word, and around the word boundaries.
-        var random = EncRandom(state: 3)
+        var random = SplitMix64(seed: 3)
         let pieces = ["a", "é", "😀", "\"", "\\", "\n", "\u{1}", "x", "y", "/"]
         var generated: [String] = []
         for _ in 0..<500 {
@@ -199,7 +200,7 @@ import FolioJSON
     }
 
     @Test func iso8601MatchesFoundationAcrossTheCalendar() throws {
-        var random = EncRandom(state: 5)
+        var random = SplitMix64(seed: 5)
         var dates: [Date] = [
             Date(timeIntervalSince1970: -1_000_000_000.5), Date(timeIntervalSince1970: -0.25), Date(timeIntervalSince1970: 0.999),
             Date(timeIntervalSince1970: -12_212_553_600), Date(timeIntervalSince1970: -12_212_553_601), // 1583 begins
@@ -213,7 +214,7 @@ import FolioJSON
     }
 
     @Test func everyDataStrategy() throws {
-        var random = EncRandom(state: 9)
+        var random = SplitMix64(seed: 9)
         var blobs: [Data] = []
         for length in 0..<40 { blobs.append(Data((0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) })) }
         blobs.append(Data((0..<5000).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
