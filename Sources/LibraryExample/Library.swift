@@ -62,6 +62,20 @@ public struct Library: Sendable {
         return refused
     }
 
+    /// Merges a duplicate author into the one kept: every book that names the duplicate
+    /// names the kept author instead, and the duplicate is deleted, in one transaction.
+    /// Returns how many books changed.
+    public func merge(author duplicate: Author.ID, into kept: Author.ID) async throws -> Int {
+        try await persistence.perform {
+            let changed = try await books.update(where: #Predicate { $0.authorIDs.contains(duplicate) }) { book in
+                var named = Set<Author.ID>()
+                book.authorIDs = book.authorIDs.map { $0 == duplicate ? kept : $0 }.filter { named.insert($0).inserted }
+            }
+            try await authors.delete(duplicate)
+            return changed
+        }
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

@@ -67,6 +67,16 @@ import LibraryExample
         // The many-to-many lookup is narrower than a half-open range of years.
         #expect(report.plan?.description
                 == "index authors (authorIDs contains 3), then filter by the predicate, then sort by title")
+        // update(where:) in a transaction: every book of author 39 now names author 38.
+        let old = SampleData.oldBooks(300, offset: 10_000, authors: 40)
+        let today = SampleData.books(2_000, authors: 40).dropFirst()
+        let named = { (ids: Set<Int>) in
+            old.filter { ids.contains($0.authorID) }.count + today.filter { !ids.isDisjoint(with: $0.authorIDs) }.count
+        }
+        #expect(report.mergedBooks == named([39]) && report.mergedBooks > 0)
+        #expect(report.afterMerge.duplicateBooks == 0)
+        #expect(report.afterMerge.keptBooks == named([38, 39]))
+        #expect(report.afterMerge.authors == 40, "40 authors and the newcomer, less the merged one")
         #expect(report.oldRecordsMigrated == 300)
         #expect(report.progress.first == .evaluating && report.progress.last == .complete(total: 300))
         #expect(report.booksAfterUpgrade == 2_300)

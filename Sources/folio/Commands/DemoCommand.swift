@@ -20,8 +20,9 @@ enum DemoCommand: Command {
         shape; today's app opens the store with today's formats (books and authors), upgrades \
         it (indexes rebuilt, old records migrated, with progress), writes a few thousand \
         records, queries by identifier range, unique index, many-to-many index and index \
-        ranges, runs a transaction across both datastores (and one that is refused and leaves \
-        nothing behind), deletes a range, compacts and verifies. Each step is printed with \
+        ranges, runs a #Predicate query and shows its plan, changes books by predicate in a \
+        transaction, runs a transaction across both datastores (and one that is refused and \
+        leaves nothing behind), deletes a range, compacts and verifies. Each step is printed with \
         its time, then the store's statistics and the commands to look at the store it \
         leaves behind. Takes a few seconds.
         """,
@@ -132,8 +133,20 @@ enum DemoCommand: Command {
             try await library.books.count(SampleData.bookID(0)..<SampleData.bookID(1_000))
         }
         step(elapsed, "counted an identifier range of UUIDs: \(Format.count(firstThousand, "book"))")
+        let recent: [Book]
+        (recent, elapsed) = try await timed { try await library.books(by: 3, since: 1990, limit: 10).collect() }
+        step(elapsed, "query #Predicate { $0.authorIDs.contains(3) && $0.year >= 1990 }, by title, limit 10: "
+             + "\(Format.count(recent.count, "book")), from \"\(recent.first?.title ?? "")\"")
+        let plan: QueryPlan
+        (plan, elapsed) = try await timed { try await library.explainBooks(by: 3, since: 1990) }
+        step(elapsed, "explain that query: \(plan)")
 
         // 5. Transactions across both datastores.
+        let merged: Int
+        (merged, elapsed) = try await timed { try await library.merge(author: authorCount - 1, into: authorCount - 2) }
+        step(elapsed, "merged author \(authorCount - 1) into \(authorCount - 2): update(where: #Predicate { "
+             + "$0.authorIDs.contains(\(authorCount - 1)) }) changed \(Format.count(merged, "book")), then the author "
+             + "was deleted, in one transaction")
         let newcomer = Author(id: authorCount, name: "Lena Okafor", born: 1990)
         var book = Book(id: SampleData.bookID(50_000), title: "The Orchard Engine", authorIDs: [3, newcomer.id],
                         isbn: "978-1-0050000-0", year: 2025)
@@ -200,7 +213,10 @@ enum DemoCommand: Command {
             ["live", "\(Format.bytes(statistics.liveBytes)) in \(Format.count(statistics.treeCount, "tree"))"],
             ["dead", Format.bytes(statistics.deadBytes)],
             ["files", "\(Format.count(statistics.fileCount, "snapshot file")), \(Format.bytes(statistics.totalFileBytes)) "
-                + "(the replaced one is kept for readers for the retention period)"],
+                + "(files compaction replaced are kept for readers within the retention limits: "
+                + "\(Format.duration(options.retention.gracePeriod)), "
+                + "\(Format.count(options.retention.maximumRetainedFiles, "file")), "
+                + "\(Format.bytes(options.retention.maximumRetainedBytes)))"],
         ]
         for line in Format.table(rows, indent: "  ") { out.line(line) }
         out.line()
