@@ -13,10 +13,13 @@ public struct PersistenceOptions: Sendable {
     public var retention: SnapshotRetention
     /// Where recovered problems are reported. Default: standard error.
     public var log: @Sendable (String) -> Void
-    /// A write transaction's memory budget, in bytes of changed keys and values: past it,
-    /// the transaction writes its changed pages to disk ahead of its commit, so a
-    /// `perform` of any size runs in bounded memory. Default 64 MiB (chosen by measurement: Docs/Benchmarks.md, issue 12); nil keeps every change
-    /// in memory until the commit (see `StoreOptions.transactionSpillBytes`).
+    /// A write transaction's budget for changed pages, in bytes of changed keys and values:
+    /// past it, the transaction writes its changed pages to disk ahead of its commit, so
+    /// they do not stay in memory. What a transaction still holds until its commit grows
+    /// with the number of changed keys (one entry per changed key of every tree, for the
+    /// commit's change record): split loads of millions of records into several
+    /// transactions. Default 64 MiB (chosen by measurement: Docs/Benchmarks.md); nil keeps
+    /// every change in memory until the commit (see `StoreOptions.transactionSpillBytes`).
     public var transactionSpillBytes: Int? = 64 << 20
     /// The cache of decoded records: a repeated read of an unchanged record returns the
     /// instance decoded before, without reading or decoding it again, and never a value the

@@ -8,7 +8,7 @@ import FolioStorage
 /// free slot and giving it back are plain calls: an update that finds the writer free
 /// never suspends or changes threads for the slot. Each hop costs a thread wake-up (tens of
 /// microseconds on a small machine), several times per `persist`, which was a third of a
-/// single-record commit once a commit cost one fdatasync (Docs/Benchmarks.md, issue 12).
+/// single-record commit once a commit cost one fdatasync (Docs/Benchmarks.md).
 ///
 /// A waiting writer whose task is cancelled leaves the queue and throws `CancellationError`;
 /// the writers behind it move up. A free slot is taken without looking at cancellation, and

@@ -205,7 +205,7 @@ public enum StorageLimits {
     public static let maximumPageSize = 8192
     /// The writer's policy: a leaf or branch whose encoded size exceeds this is split.
     ///
-    /// Half the format's bound, by measurement (Docs/Benchmarks.md, issue 12, item 7): a
+    /// Half the format's bound, by measurement (Docs/Benchmarks.md): a
     /// single-record commit rewrites a leaf and the branches above it, so the page size is
     /// most of its bytes; 4 KiB pages write 6.7 KB per update of a 10,000-record datastore
     /// where 8 KiB pages wrote 14.9 KB, with half the CPU per commit.

@@ -1,4 +1,4 @@
-/// How much history a read-only store replays to its observers at once (issue 13, item 21).
+/// How much history a read-only store replays to its observers at once.
 ///
 /// A follower that slept through many commits replays them in `.committed` events of at most
 /// `batch` commits, so the change records and views held at once are one batch's, not the

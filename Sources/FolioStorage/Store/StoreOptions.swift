@@ -118,10 +118,11 @@ public struct StoreOptions: Sendable {
     public var autoCompaction: AutoCompaction?
     /// How long replaced snapshot files are kept.
     public var retention: SnapshotRetention
-    /// A write transaction's memory budget: once the keys and values it changed since its
-    /// last spill pass this many bytes, its changed pages are written past the committed
-    /// end (unreachable until it commits) and dropped from memory, so a transaction of
-    /// any size runs in bounded memory. Default 64 MiB (Docs/Benchmarks.md, issue 12); nil keeps every change in memory
+    /// A write transaction's budget for changed pages: once the keys and values it changed
+    /// since its last spill pass this many bytes, its changed pages are written past the
+    /// committed end (unreachable until it commits) and dropped from memory. Its change log
+    /// (one entry per changed key, for the commit's change record) stays in memory until
+    /// the commit. Default 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory
     /// until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
     /// Where the store reports recovered problems (a damaged root slot, a truncated tail).

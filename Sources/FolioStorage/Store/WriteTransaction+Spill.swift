@@ -1,7 +1,6 @@
-/// Large transactions in bounded memory (issue 12 item 6; Docs/Architecture.md invariant
-/// 5): once the keys and values a
-/// transaction changed since its last spill pass ``StoreOptions/transactionSpillBytes``,
-/// every changed node is written to the snapshot file past the committed end, and the
+/// Large transactions keep their changed pages out of memory (Docs/Architecture.md
+/// invariant 5): once the keys and values a transaction changed since its last spill pass
+/// ``StoreOptions/transactionSpillBytes``, every changed node is written to the snapshot file past the committed end, and the
 /// trees reference those pages instead of holding the nodes.
 ///
 /// Why it is safe: the spilled pages are the first part of the transaction's run (Docs/
