@@ -31,7 +31,12 @@ public struct Records<Element: Sendable>: AsyncSequence, Sendable {
         var remaining: Int
 
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(FolioError) -> Element? {
-            guard remaining > 0 else { return nil }
+            guard remaining > 0 else {
+                // Only a caller's limit is ever negative (the count stops at 0): an error,
+                // never read as "no records".
+                if remaining < 0 { _ = try ResultWindow(limit: remaining) }
+                return nil
+            }
             if stream == nil { stream = try await open() }
             guard let element = try stream!.next() else {
                 remaining = 0

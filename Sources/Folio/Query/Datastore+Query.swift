@@ -22,12 +22,13 @@ extension Datastore {
                       limit: Int? = nil, offset: Int = 0) -> Records<Instance> {
         let datastore = self
         return Records(limit: limit) { () async throws(FolioError) -> RecordStream<Instance> in
+            let window = try ResultWindow(limit: limit, offset: offset)
             let (source, usable) = try await datastore.readSource()
             let plan = datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable)
             let execution = QueryExecution(schema: datastore.schema, core: datastore.core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)
             if plan.sorts {
-                let sorted = try execution.sorted(&matches, by: sortBy, keeping: limit.map { $0 + offset }).map(\.instance)
+                let sorted = try execution.sorted(&matches, by: sortBy, keeping: window.end).map(\.instance)
                 var position = offset
                 return RecordStream { () throws(FolioError) -> Instance? in
                     guard position < sorted.count else { return nil }
@@ -93,7 +94,8 @@ extension Datastore {
     /// built decides), without running it.
     nonisolated(nonsending) public func explain(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
                                                 limit: Int? = nil, offset: Int = 0) async throws(FolioError) -> QueryPlan {
-        try await withRead { (_, usable) throws(FolioError) -> QueryPlan in
+        _ = try ResultWindow(limit: limit, offset: offset)
+        return try await withRead { (_, usable) throws(FolioError) -> QueryPlan in
             plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable).description
         }
     }
