@@ -88,12 +88,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
         switch condition {
         case .range(let range):
             if schema.isIdentifier(range.keyPath) {
-                return Candidate(parts: [Part(index: nil, range: range)], score: range.narrowness + 3)
+                return Candidate(parts: [Part(index: nil, range: range)] + extraParts(of: range, in: nil), score: range.narrowness + 3)
             }
             let composite = compositeCandidate([range])
             guard let index = index(over: range.keyPath, manyToMany: false) else { return composite }
             let bonus = index.unique && range.kind == .equal ? 2 : 0
-            let single = Candidate(parts: [Part(index: index, range: range)], score: range.narrowness + bonus)
+            let single = Candidate(parts: [Part(index: index, range: range)] + extraParts(of: range, in: index),
+                                   score: range.narrowness + bonus)
             return (composite?.score ?? Int.min) > single.score ? composite : single
         case .contains(let keyPath, let element):
             guard let index = index(over: keyPath, manyToMany: true) else { return nil }
@@ -130,6 +131,15 @@ struct QueryPlanner<Format: DatastoreFormat> {
         }
     }
 
+    /// Scans of the values a range must read besides its key range
+    /// (``QueryValueRange/extraPoints``), one value each.
+    private func extraParts(of range: QueryValueRange, in index: SchemaIndex<Instance>?) -> [Part] {
+        range.extraPoints.map { point in
+            Part(index: index, range: QueryValueRange(range.keyPath, point: point.key,
+                                                      text: "\(QueryValueRange.describe(range.keyPath)) == \"\(point.value)\""))
+        }
+    }
+
     /// The ranges that must all hold: the range leaves of a tree of `&&`, and whether
     /// they are all its leaves (nothing else of it needs a filter).
     static func conjuncts(_ condition: QueryCondition) -> (ranges: [QueryValueRange], complete: Bool) {
@@ -162,16 +172,24 @@ struct QueryPlanner<Format: DatastoreFormat> {
             guard matched > 0 else { continue }
             var keyRange = KeyRange.prefix(prefix)
             var score = 4 * matched + 1
+            var extras: [Part] = []
             if matched < components.count,
                let next = ranges.first(where: { $0.keyPath == components[matched] && $0.kind != .equal && $0.bounds != nil }),
                let bounds = next.bounds {
                 keyRange = Self.range(after: prefix, lower: bounds.lower, upper: bounds.upper)
                 score += next.narrowness
                 used.append(next)
+                // The range's extra values, each after the equalities' prefix.
+                let matchedPrefix = prefix, equalities = used.dropLast().map(\.text)
+                extras = next.extraPoints.map { point in
+                    let text = { (equalities + ["\(QueryValueRange.describe(next.keyPath)) == \"\(point.value)\""]).joined(separator: ", ") }
+                    return Part(index: index, range: QueryValueRange(index.definition.keyPath, .equal, keyRange: .prefix(matchedPrefix + point.key),
+                                                                     covering: [], text: text()))
+                }
             }
             let range = QueryValueRange(index.definition.keyPath, matched == components.count ? .equal : .between,
                                         keyRange: keyRange, covering: used, text: used.map(\.text).joined(separator: ", "))
-            if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)], score: score) }
+            if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)] + extras, score: score) }
         }
         return best
     }
@@ -278,7 +296,8 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// The value types whose key order is exactly the order `SortDescriptor` sorts them
     /// in, so an index of them can stand for a sort step. Not strings (a `SortDescriptor`
     /// over a `String` compares with `localizedStandard` by default, not by scalars) and
-    /// not floating point (the keys order -0.0 before 0.0, which `<` calls equal).
+    /// not floating point (keys give NaN a place, above every number, where `<` orders it
+    /// with nothing; -0.0 is no exception: keys canonicalise it to 0.0, as `==` equates them).
     static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>) -> Bool {
         sortsInKeyOrder.contains(index.definition.valueType)
     }
