@@ -53,6 +53,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// path object, each kept with its key path so that the object's identifier is not
     /// reused (DatastoreSchema+PointQuery.swift).
     let identifierKeyPathObjects = Mutex<[ObjectIdentifier: (path: KeyPathKey, isIdentifier: Bool)]>([:])
+    /// The records the built indexes leave out, as plans must read them (Query/IndexGaps.swift).
+    let gapsCache = Mutex<IndexGapsCache?>(nil)
 
     init() {
         let format = Format()

@@ -74,9 +74,11 @@ extension Datastore {
                                                   limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
         _ = try ResultWindow(limit: limit)
         try await prepareForObservation(index: nil)
-        let usable = try await withRead { (_, usable) throws(FolioError) -> Set<String>? in usable }
+        let (usable, gaps) = try await withRead { (source, usable) throws(FolioError) -> (Set<String>?, IndexGaps) in
+            (usable, try indexGaps(in: source, usable: usable))
+        }
         let observer = PredicateQueryObserver(schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit,
-                                              usable: usable)
+                                              usable: usable, gaps: gaps)
         return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 

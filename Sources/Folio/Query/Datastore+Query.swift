@@ -24,7 +24,7 @@ extension Datastore {
         return Records(limit: limit) { () async throws(FolioError) -> RecordStream<Instance> in
             let window = try ResultWindow(limit: limit, offset: offset)
             let (source, usable) = try await datastore.readSource()
-            let plan = datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable)
+            let plan = try datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable)
             let execution = QueryExecution(schema: datastore.schema, core: datastore.core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)
             if plan.sorts {
@@ -53,7 +53,7 @@ extension Datastore {
     /// How many instances match `predicate`.
     nonisolated(nonsending) public func count(where predicate: Predicate<Instance>) async throws(FolioError) -> Int {
         try await withRead { (source, usable) throws(FolioError) -> Int in
-            let plan = plan(predicate, sortBy: [], limit: nil, offset: 0, usable: usable)
+            let plan = try plan(predicate, sortBy: [], limit: nil, offset: 0, source: source, usable: usable)
             let execution = QueryExecution(schema: schema, core: core)
             // An exact plan counts index entries (or identifiers): no record is decoded.
             if let identifiers = try execution.exactIdentifiers(of: plan, hasPredicate: true, source: source) {
@@ -77,7 +77,7 @@ extension Datastore {
         return try await withRead { (source, usable) throws(FolioError) -> Instance? in
             // At most one record: the sort does not matter.
             if let point { return try schema.read(point, from: source, core: core) }
-            let plan = plan(predicate, sortBy: sortBy, limit: 1, offset: 0, usable: usable)
+            let plan = try plan(predicate, sortBy: sortBy, limit: 1, offset: 0, source: source, usable: usable)
             let execution = QueryExecution(schema: schema, core: core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)
             if plan.sorts { return try execution.sorted(&matches, by: sortBy, keeping: 1).first?.instance }
@@ -95,16 +95,17 @@ extension Datastore {
     nonisolated(nonsending) public func explain(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
                                                 limit: Int? = nil, offset: Int = 0) async throws(FolioError) -> QueryPlan {
         _ = try ResultWindow(limit: limit, offset: offset)
-        return try await withRead { (_, usable) throws(FolioError) -> QueryPlan in
-            plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable).description
+        return try await withRead { (source, usable) throws(FolioError) -> QueryPlan in
+            try plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable).description
         }
     }
 
     // MARK: Machinery
 
+    /// The plan of a query over `source`, whose index availability is `usable`.
     func plan(_ predicate: Predicate<Instance>?, sortBy: [SortDescriptor<Instance>], limit: Int?, offset: Int,
-              usable: Set<String>?) -> QueryPlanner<Format>.Plan {
-        QueryPlanner(schema: schema, usable: usable)
+              source: ReadSource, usable: Set<String>?) throws(FolioError) -> QueryPlanner<Format>.Plan {
+        QueryPlanner(schema: schema, usable: usable, gaps: try indexGaps(in: source, usable: usable))
             .plan(predicate.map(QueryCondition.of), hasPredicate: predicate != nil, sortBy: sortBy, limit: limit, offset: offset)
     }
 }

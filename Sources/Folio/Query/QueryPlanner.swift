@@ -55,9 +55,12 @@ struct QueryPlanner<Format: DatastoreFormat> {
     let schema: DatastoreSchema<Format>
     /// Built indexes, by name (nil: every declared index is built).
     let usable: Set<String>?
+    /// The records built indexes leave out: read with any plan that reads their index.
+    var gaps: IndexGaps = .none
 
+    /// Whether a plan may read `index`: built, and every record it leaves out listed.
     private func isUsable(_ index: SchemaIndex<Instance>) -> Bool {
-        usable?.contains(index.name) ?? true
+        (usable?.contains(index.name) ?? true) && !gaps.unlisted.contains(index.name)
     }
 
     /// An index over `keyPath` of one of `kinds`, built.
@@ -140,6 +143,20 @@ struct QueryPlanner<Format: DatastoreFormat> {
         }
     }
 
+    /// Scans of the records the indexes `parts` read leave out (``IndexGaps``), by identifier.
+    private func gapParts(of parts: [Part]) -> [Part] {
+        var gapParts: [Part] = [], indexes: [String] = []
+        for part in parts {
+            guard let index = part.index, !indexes.contains(index.name), let missing = gaps.missing[index.name] else { continue }
+            indexes.append(index.name)
+            for identifier in missing {
+                let text = { "\(QueryValueRange.describe(schema.identifierPath)) == \(schema.describe(identifierKey: identifier)), left out of \(index.name)" }
+                gapParts.append(Part(index: nil, range: QueryValueRange(schema.identifierPath, point: identifier, text: text())))
+            }
+        }
+        return gapParts
+    }
+
     /// The ranges that must all hold: the range leaves of a tree of `&&`, and whether
     /// they are all its leaves (nothing else of it needs a filter).
     static func conjuncts(_ condition: QueryCondition) -> (ranges: [QueryValueRange], complete: Bool) {
@@ -220,6 +237,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
               offset: Int) -> Plan {
         let chosen = condition.flatMap(candidate)
         var parts = chosen?.parts ?? []
+        parts += gapParts(of: parts)
         var fullIndex: SchemaIndex<Instance>?
         var direction = ScanDirection.forward
         var sorts = true
@@ -240,7 +258,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
                     direction = reverse ? .reverse : .forward
                 }
             } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index),
-                      !reverse || (index.unique && !index.definition.nilIsDistinct) {
+                      gaps.isComplete(index.name), !reverse || (index.unique && !index.definition.nilIsDistinct) {
                 // Ties of a non-unique index come in identifier order only forwards.
                 if parts.isEmpty {
                     fullIndex = index
