@@ -9,6 +9,9 @@ import FolioStorage
 /// for try await book in books.load("A"..<"B", from: \.title) { ... }
 /// let firstTen = try await books.load(..., limit: 10).collect()
 /// ```
+///
+/// A negative limit throws ``FolioError/invalidArgument(name:reason:)`` from the first
+/// `next()`.
 public struct Records<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = FolioError
 

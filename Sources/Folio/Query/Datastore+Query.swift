@@ -6,13 +6,16 @@ import FolioStorage
 /// (``QueryPlanner``). Like every read, each runs in the enclosing transaction or snapshot
 /// if there is one, else in a snapshot of its own.
 ///
-/// The results are always those of filtering every instance with the predicate and
+/// The results are always those of evaluating the predicate on every decoded record and
 /// sorting by the descriptors (ties, and no descriptors, in identifier order): an index
 /// only decides how few records are read. ``explain(where:sortBy:limit:offset:)`` says
-/// which.
+/// which. (A record that no longer decodes throws its decoding error from a query that
+/// reads it; which records a query reads depends on its plan.)
 extension Datastore {
     /// The instances matching `predicate` (every instance if nil), sorted by `sortBy` (ties
-    /// and no descriptors: identifier order), after skipping `offset`, at most `limit`.
+    /// and no descriptors: identifier order), after skipping `offset`, at most `limit`. A
+    /// negative `limit` or `offset` throws ``FolioError/invalidArgument(name:reason:)`` when
+    /// the sequence is iterated.
     ///
     /// ```swift
     /// let recent = try await books.fetch(where: #Predicate { $0.year >= 1990 },
@@ -91,7 +94,8 @@ extension Datastore {
     }
 
     /// How ``fetch(where:sortBy:limit:offset:)`` would run this query now (which indexes are
-    /// built decides), without running it.
+    /// built decides), without running it. A negative `limit` or `offset` throws
+    /// ``FolioError/invalidArgument(name:reason:)``.
     nonisolated(nonsending) public func explain(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
                                                 limit: Int? = nil, offset: Int = 0) async throws(FolioError) -> QueryPlan {
         _ = try ResultWindow(limit: limit, offset: offset)

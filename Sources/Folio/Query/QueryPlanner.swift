@@ -5,14 +5,23 @@ import FolioStorage
 /// indexes and the requested sort, which trees and key ranges to scan, and whether the
 /// results stream in the requested order or need a sort step.
 ///
-/// Correctness never depends on the choice: the executor (Datastore+Query.swift) checks
-/// every record it reads against the whole predicate, and an access only has to read at
-/// least every matching record. The choice is about how few records are read:
-/// - a range of the identifier (no second lookup) or an equality on a one-to-one index is
-///   best, then an equality on another index, a range bounded on both sides, a string
+/// Correctness never depends on the choice: the executor (QueryExecution.swift) checks
+/// every record it reads against the whole predicate (unless the plan is exact), and an
+/// access only has to read at least every matching record. Three things uphold that last
+/// part: a condition gets an access only where key order and the value type's comparison
+/// agree (``RangeReadableKey``, ``StringRangeBound``, whose extra values are read as parts
+/// of their own); index values are those of the records as they read back
+/// (DatastoreSchema+Encoding.swift); and a plan reading an index also reads the records its
+/// build left out, or does not use it (``IndexGaps``).
+///
+/// The choice is about how few records are read:
+/// - a condition on the identifier (no second lookup) or an equality on a one-to-one index
+///   is best, then an equality on another index, a range bounded on both sides, a string
 ///   prefix, a half-open range (``QueryValueRange/narrowness``: no per-range counts are
 ///   kept, so this is a guess from the shape of the condition);
-/// - `&&` takes the better of its sides' accesses; the other side is filtered;
+/// - `&&` takes the best of its sides' own accesses, the intersection of its ranges over
+///   one key path, and a composite index (equalities on its first components, then one
+///   range); whatever the access does not cover is filtered;
 /// - `||` reads the union of both sides' accesses, without duplicates, when both have one;
 ///   otherwise every record;
 /// - `!` and anything the planner does not understand have no access of their own.
