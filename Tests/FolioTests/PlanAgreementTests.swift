@@ -44,7 +44,7 @@ import FolioTestSupport
         #expect(try await people.count(where: predicate) == want.count, "\(context)", sourceLocation: sourceLocation)
     }
 
-    /// The case: a stored `"\u{345}\u{300}"` is `>= "\u{345}"` by Swift's `<`, but its
+    /// A stored `"\u{345}\u{300}"` is `>= "\u{345}"` by Swift's `<`, but its
     /// key (the normal form, U+0300 U+0345) sorts below the bound's.
     @Test func aStringRangeFindsWhatTheRecordSaysMatches() async throws {
         let persistence = Persistence.inMemory()
