@@ -48,6 +48,10 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A key name of the key-value store is longer than ``ValueKeys/maximumNameLength``
     /// bytes of UTF-8 (`key` holds its first 64 characters). Nothing was read or written.
     case keyTooLong(key: String, length: Int, maximum: Int)
+    /// An argument of the call is outside what it accepts (a negative `limit` or `offset`):
+    /// `name` is the parameter's name, `reason` what is wrong with its value. Nothing was
+    /// read or written.
+    case invalidArgument(name: String, reason: String)
     /// An error of the storage engine (I/O, corruption, locks, format version).
     case storage(StorageError)
 
@@ -88,6 +92,8 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
             return "value stored under key \"\(key)\" cannot be decoded as \(type): \(reason)"
         case .keyTooLong(let key, let length, let maximum):
             return "key beginning \"\(key)\" is \(length) bytes of UTF-8; keys are at most \(maximum)"
+        case .invalidArgument(let name, let reason):
+            return "invalid \(name): \(reason)"
         case .storage(let error):
             return error.description
         }

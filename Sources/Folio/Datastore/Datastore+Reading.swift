@@ -70,6 +70,12 @@ extension Datastore {
     /// The instances whose value in an index lies in `range`, in index order (ties in
     /// identifier order). Through a many-to-many index an instance appears once per
     /// matching element.
+    ///
+    /// Index order is key order (Docs/Keys.md): a `String` index orders by the Unicode
+    /// scalars of the strings' normal forms, which is Swift's `<` for strings in normal form;
+    /// a stored string that is not is placed, and bounded, by its normal form (Swift's `<`
+    /// takes shortcuts there, Keys.md §9.1). A `#Predicate` over the same range answers by
+    /// Swift's `<` instead (``fetch(where:sortBy:limit:offset:)``).
     public func load<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
                                                order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance>
     where I.Instance == Instance {

@@ -61,6 +61,19 @@ public protocol DatastoreFormat: Sendable {
     static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Instance
     /// The encoder records are written with. Default: `FolioJSONEncoder()`, Foundation's
     /// default strategies. Read once, when the datastore is first used.
+    ///
+    /// A record is what it reads back as. Some settings lose information (`.iso8601` dates
+    /// keep whole seconds, `.millisecondsSince1970` whole milliseconds, and
+    /// `.secondsSince1970` can come back one unit in the last place off), and so can a
+    /// `Codable` conformance that normalises a value or leaves a property out. Folio
+    /// therefore computes a record's index values from the record decoded again with
+    /// ``recordDecoder``, as any read would decode it: `load(_:from:)`, queries and scans
+    /// all see the value a reader gets, never the one that was lost. (The default strategies
+    /// read back every `Double`, `Date`, `Data` and `String` exactly.) A record whose
+    /// identifier would read back as another value, or that would not read back at all, is
+    /// refused with ``FolioError/encodingFailed(datastore:identifier:reason:)``. The check
+    /// costs one decode per write, and is skipped for a datastore without indexes whose
+    /// identifiers are integers, `Bool`, `UUID` or `String`.
     static var recordEncoder: FolioJSONEncoder { get }
     /// The decoder records are read with; its strategies must read what ``recordEncoder``
     /// writes. Default: `FolioJSONDecoder()`. Read once, when the datastore is first used.

@@ -53,6 +53,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// path object, each kept with its key path so that the object's identifier is not
     /// reused (DatastoreSchema+PointQuery.swift).
     let identifierKeyPathObjects = Mutex<[ObjectIdentifier: (path: KeyPathKey, isIdentifier: Bool)]>([:])
+    /// The records the built indexes leave out, as plans must read them (Query/IndexGaps.swift).
+    let gapsCache = Mutex<IndexGapsCache?>(nil)
 
     init() {
         let format = Format()
@@ -118,37 +120,6 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         var decoder = KeyDecoder(bytes)
         guard let identifier = try? decoder.decode(Format.Identifier.self) else { return "\(bytes)" }
         return String(describing: identifier)
-    }
-
-    /// The stored bytes of `instance` in the current version, with its index keys;
-    /// `identifier` is its identifier key (``identifierKey(of:)``).
-    func encodeRecord(_ instance: Format.Instance, identifier: [UInt8]) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
-        // Invariant: an identifier key fits the engine's key limit (so also the u16 length of
-        // an index entry, §24) before any entry is built or written.
-        let identifierLength = identifier.count
-        guard identifierLength <= StorageLimits.maximumKeyLength else {
-            throw .storage(.keyTooLarge(length: identifierLength, maximum: StorageLimits.maximumKeyLength))
-        }
-        var keys: [[[UInt8]]] = []
-        keys.reserveCapacity(indexes.count)
-        var named: [(name: String, keys: [[UInt8]])] = []
-        named.reserveCapacity(indexes.count)
-        for index in indexes {
-            let values = indexValues(index, of: instance, identifier: identifier)
-            keys.append(values)
-            named.append((index.name, values))
-        }
-        // The header first, then the JSON appended to the same buffer: the record layout
-        // ends with the payload, which has no length field (Docs/Format.md §23).
-        var record = try encodeRecord(version: currentTag, indexKeys: named, payload: [],
-                                      identifier: { String(describing: instance[keyPath: identifierPath]) })
-        do {
-            try encoder.encode(instance, appendingTo: &record)
-        } catch {
-            throw .encodingFailed(datastore: key, identifier: String(describing: instance[keyPath: identifierPath]),
-                                  reason: "\(error)")
-        }
-        return (record, keys)
     }
 
     /// `StoredRecord.encode`, its refusals reported as ``FolioError/encodingFailed(datastore:identifier:reason:)``.

@@ -9,6 +9,9 @@ import FolioStorage
 /// for try await book in books.load("A"..<"B", from: \.title) { ... }
 /// let firstTen = try await books.load(..., limit: 10).collect()
 /// ```
+///
+/// A negative limit throws ``FolioError/invalidArgument(name:reason:)`` from the first
+/// `next()`.
 public struct Records<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = FolioError
 
@@ -31,7 +34,12 @@ public struct Records<Element: Sendable>: AsyncSequence, Sendable {
         var remaining: Int
 
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(FolioError) -> Element? {
-            guard remaining > 0 else { return nil }
+            guard remaining > 0 else {
+                // Only a caller's limit is ever negative (the count stops at 0): an error,
+                // never read as "no records".
+                if remaining < 0 { _ = try ResultWindow(limit: remaining) }
+                return nil
+            }
             if stream == nil { stream = try await open() }
             guard let element = try stream!.next() else {
                 remaining = 0

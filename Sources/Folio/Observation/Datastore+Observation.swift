@@ -72,15 +72,19 @@ extension Datastore {
     /// commit's changed records, evaluated against the predicate, not by re-running the query.
     nonisolated(nonsending) public func liveQuery(where predicate: Predicate<Instance>, sortBy: [SortDescriptor<Instance>] = [],
                                                   limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+        _ = try ResultWindow(limit: limit)
         try await prepareForObservation(index: nil)
-        let usable = try await withRead { (_, usable) throws(FolioError) -> Set<String>? in usable }
+        let (usable, gaps) = try await withRead { (source, usable) throws(FolioError) -> (Set<String>?, IndexGaps) in
+            (usable, try indexGaps(in: source, usable: usable))
+        }
         let observer = PredicateQueryObserver(schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit,
-                                              usable: usable)
+                                              usable: usable, gaps: gaps)
         return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 
     nonisolated(nonsending) private func live(index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder,
                                               limit: Int?) async throws(FolioError) -> LiveResults<Format> {
+        _ = try ResultWindow(limit: limit)
         try await prepareForObservation(index: index)
         let observer = LiveQueryObserver(schema: schema, core: core, index: index, range: range, order: order, limit: limit)
         return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)

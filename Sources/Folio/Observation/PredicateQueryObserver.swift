@@ -33,15 +33,16 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// Queue-confined state (the hub's serial queue): the results in order.
     private let results = Mutex<[(key: [UInt8], instance: Instance)]>([])
 
-    /// `usable`: the indexes built when the query starts (nil: all declared ones).
+    /// `usable`: the indexes built when the query starts (nil: all declared ones); `gaps`:
+    /// the records they leave out then.
     init(schema: DatastoreSchema<Format>, core: PersistenceCore, predicate: Predicate<Instance>,
-         sortBy: [SortDescriptor<Instance>], limit: Int?, usable: Set<String>?) {
+         sortBy: [SortDescriptor<Instance>], limit: Int?, usable: Set<String>?, gaps: IndexGaps) {
         self.schema = schema
         self.core = core
         self.predicate = predicate
         self.sortBy = sortBy
         self.limit = limit
-        plan = QueryPlanner(schema: schema, usable: usable)
+        plan = QueryPlanner(schema: schema, usable: usable, gaps: gaps)
             .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: sortBy, limit: nil, offset: 0)
         // One scan that streams in the requested order: its changed entries, read in key
         // order, are in result order too.

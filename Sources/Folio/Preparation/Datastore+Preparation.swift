@@ -26,7 +26,7 @@ extension Datastore {
             // One statement: atomic (a failing index build leaves nothing behind) and never
             // interleaved with a sibling task's statements.
             try context.statement(transaction) { () throws(FolioError) in
-                _ = try Preparation.step(transaction, schema: self.schema, core: self.core, budget: nil)
+                _ = try Preparation.step(transaction, schema: self.schema, core: self.core, budget: nil, checkStale: true)
                 context.prepared.withLock { _ = $0.insert(key) }
             }
             return .all
@@ -36,15 +36,19 @@ extension Datastore {
         // committed for it (a commit would append a page and fsync on a pure read).
         let schema = self.schema, core = self.core, persistence = self.persistence
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
-        if try Preparation.isCurrent(in: .view(view), schema: schema) {
+        if try Preparation.isCurrent(in: .view(view), schema: schema, core: core) {
             core.markReady([key])
             return .all
         }
         try await persistence.prepare(key) { () async throws(FolioError) in
+            var first = true
             while true {
+                let checkStale = first
                 let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize).finished
+                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize,
+                                         checkStale: checkStale).finished
                 }
+                first = false
                 if finished { break }
             }
             core.markReady([schema.key])
@@ -75,6 +79,9 @@ extension Datastore {
                 usable.insert(index.name)
             }
         }
+        // An index a sample finds stale is as good as unbuilt here: this persistence cannot
+        // rebuild it (the writer does, on its first use), so it refuses to read it.
+        usable.subtract(try Preparation.staleIndexes(in: source, entry: entry, schema: schema, core: core))
         core.registry.withLock { registry in
             registry[key]?.catalogBytes = bytes
             registry[key]?.usableIndexes = usable

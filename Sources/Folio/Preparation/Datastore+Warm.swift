@@ -41,7 +41,7 @@ extension Datastore where Access == ReadWrite {
         // A store whose catalog already matches the declaration needs no preparation
         // transaction: committing one would append an empty generation (an fsync, and a
         // wake-up of every observer and follower) on each launch of an app that warms.
-        if !ready, try Preparation.isCurrent(in: .view(view), schema: schema) {
+        if !ready, try Preparation.isCurrent(in: .view(view), schema: schema, core: core) {
             core.markReady([key])
             ready = true
         }
@@ -51,10 +51,13 @@ extension Datastore where Access == ReadWrite {
         let total = indexWork + migrationWork
         var done = 0
         if !ready {
+            var first = true
             while true {
+                let checkStale = first
                 let (finished, processed) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize)
+                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize, checkStale: checkStale)
                 }
+                first = false
                 done += processed
                 if total > 0 && processed > 0 { progress?(.working(current: min(done, total), total: total)) }
                 if finished { break }
@@ -81,7 +84,8 @@ extension Datastore where Access == ReadWrite {
         progress?(.complete(total: total))
     }
 
-    /// Records still to process for indexes the catalog does not have built as declared.
+    /// Records still to process for indexes the catalog does not have built as declared, or
+    /// that a sample finds stale.
     private func unbuiltIndexWork(in source: ReadSource, recordCount: Int) throws(FolioError) -> Int {
         guard recordCount > 0 else { return 0 }
         let stored = try FolioError.wrap { () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
@@ -91,6 +95,7 @@ extension Datastore where Access == ReadWrite {
             guard let state = entry.indexes[index.name] else { return true }
             return !state.built || state.fingerprint != index.definition.fingerprint
         }
-        return needsBuild ? recordCount : 0
+        if needsBuild { return recordCount }
+        return try Preparation.staleIndexes(in: source, entry: entry, schema: schema, core: core).isEmpty ? 0 : recordCount
     }
 }

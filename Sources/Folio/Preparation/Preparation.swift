@@ -7,7 +7,7 @@ enum Preparation {
     /// Records processed per transaction when building an index outside a transaction.
     static let batchSize = 1_000
 
-    /// Counts the runs of ``step(_:schema:core:budget:)`` in the task that binds it and its
+    /// Counts the runs of ``step(_:schema:core:budget:checkStale:)`` in the task that binds it and its
     /// child tasks: how a test sees that a datastore already prepared skips the step (no
     /// wall-clock timing). Nil outside such tests.
     @TaskLocal static var stepRuns: StepCounter?
@@ -18,10 +18,12 @@ enum Preparation {
         let runs = Mutex(0)
     }
 
-    /// Whether ``step(_:schema:core:budget:)`` would change nothing in `source`: the catalog
-    /// entry exists, matches the declaration, and every declared index (and no other) is
-    /// built with the declared fingerprint.
-    static func isCurrent<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>) throws(FolioError) -> Bool {
+    /// Whether ``step(_:schema:core:budget:checkStale:)`` would change nothing in `source`:
+    /// the catalog entry exists, matches the declaration, every declared index (and no
+    /// other) is built with the declared fingerprint, and a sample of records lists the
+    /// values the declaration computes (IndexSample.swift).
+    static func isCurrent<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>,
+                                                   core: PersistenceCore) throws(FolioError) -> Bool {
         let key = schema.key
         guard let stored = try FolioError.wrap({ () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) })
         else { return false }
@@ -31,6 +33,8 @@ enum Preparation {
         for index in schema.indexes {
             guard let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint else { return false }
         }
+        // The sample is read only once the entry matches: otherwise `step` runs anyway.
+        guard try staleIndexes(in: source, entry: entry, schema: schema, core: core).isEmpty else { return false }
         // What `step` would store: the declaration's types and versions over the same indexes.
         entry.instanceType = signature.instanceType
         entry.versions = signature.versions
@@ -44,15 +48,26 @@ enum Preparation {
     ///
     /// Five jobs, in this order: read the stored entry and count the records, bring the
     /// entry's declaration up to date (`declaredEntry`), drop and register indexes
-    /// (`reconcileIndexes`), build what is unbuilt (`buildIndexes`), and write the entry
-    /// back if it changed (`saveEntry`).
+    /// (`reconcileIndexes`; with `checkStale`, also those a sample of records finds stale,
+    /// IndexSample.swift), build what is unbuilt (`buildIndexes`), and write the entry back
+    /// if it changed (`saveEntry`). A preparation checks staleness in its first step only,
+    /// so an index whose values are not a function of the record (a computed property that
+    /// reads the clock) is rebuilt once, never in a loop.
     static func step<Format: DatastoreFormat>(_ transaction: WriteTransaction, schema: DatastoreSchema<Format>,
-                                              core: PersistenceCore, budget: Int?) throws(FolioError) -> (finished: Bool, processed: Int) {
+                                              core: PersistenceCore, budget: Int?,
+                                              checkStale: Bool) throws(FolioError) -> (finished: Bool, processed: Int) {
         stepRuns?.runs.withLock { $0 += 1 }
         let nameKey = Array(schema.key.utf8)
         let stored = try FolioError.wrap { () throws(StorageError) in try transaction.get(nameKey, in: DatastoreLayout.catalogTree) }
         let recordCount = try FolioError.wrap { () throws(StorageError) in try transaction.count(in: schema.recordsTree) }
         var entry = try declaredEntry(stored, schema: schema, recordCount: recordCount)
+        if checkStale {
+            // A stale index is dropped from the entry, so `reconcileIndexes` drops its tree and
+            // registers it to be built again, as if newly declared.
+            for name in try staleIndexes(in: .transaction(transaction), entry: entry, schema: schema, core: core) {
+                entry.indexes[name] = nil
+            }
+        }
         try reconcileIndexes(&entry, schema: schema, recordCount: recordCount, in: transaction)
         let processed = try buildIndexes(&entry, schema: schema, core: core, budget: budget, in: transaction)
         try saveEntry(entry, replacing: stored, key: nameKey, in: transaction)

@@ -37,7 +37,7 @@ extension Datastore where Access == ReadWrite {
         try await withWrite { (transaction) throws(FolioError) -> Int in
             // An exact plan names the matches without decoding a record; a delete reads only
             // each record's header (its stored index keys).
-            let plan = self.plan(predicate, sortBy: [], limit: nil, offset: 0, usable: nil)
+            let plan = try self.plan(predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
             var exact = try QueryExecution(schema: schema, core: core)
                 .exactIdentifiers(of: plan, hasPredicate: true, source: .transaction(transaction))
             if exact == nil { exact = try matching(predicate, in: transaction).map(\.key) }
@@ -60,7 +60,7 @@ extension Datastore where Access == ReadWrite {
 
     /// Every match of `predicate` in the transaction as it is, read before anything changes.
     private func matching(_ predicate: Predicate<Instance>, in transaction: WriteTransaction) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
-        let plan = self.plan(predicate, sortBy: [], limit: nil, offset: 0, usable: nil)
+        let plan = try self.plan(predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
         let next = try QueryExecution(schema: schema, core: core).matches(of: plan, predicate: predicate, source: .transaction(transaction))
         var matches: [(key: [UInt8], instance: Instance)] = []
         while let match = try next() { matches.append(match) }

@@ -6,13 +6,16 @@ import FolioStorage
 /// (``QueryPlanner``). Like every read, each runs in the enclosing transaction or snapshot
 /// if there is one, else in a snapshot of its own.
 ///
-/// The results are always those of filtering every instance with the predicate and
+/// The results are always those of evaluating the predicate on every decoded record and
 /// sorting by the descriptors (ties, and no descriptors, in identifier order): an index
 /// only decides how few records are read. ``explain(where:sortBy:limit:offset:)`` says
-/// which.
+/// which. (A record that no longer decodes throws its decoding error from a query that
+/// reads it; which records a query reads depends on its plan.)
 extension Datastore {
     /// The instances matching `predicate` (every instance if nil), sorted by `sortBy` (ties
-    /// and no descriptors: identifier order), after skipping `offset`, at most `limit`.
+    /// and no descriptors: identifier order), after skipping `offset`, at most `limit`. A
+    /// negative `limit` or `offset` throws ``FolioError/invalidArgument(name:reason:)`` when
+    /// the sequence is iterated.
     ///
     /// ```swift
     /// let recent = try await books.fetch(where: #Predicate { $0.year >= 1990 },
@@ -22,12 +25,13 @@ extension Datastore {
                       limit: Int? = nil, offset: Int = 0) -> Records<Instance> {
         let datastore = self
         return Records(limit: limit) { () async throws(FolioError) -> RecordStream<Instance> in
+            let window = try ResultWindow(limit: limit, offset: offset)
             let (source, usable) = try await datastore.readSource()
-            let plan = datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable)
+            let plan = try datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable)
             let execution = QueryExecution(schema: datastore.schema, core: datastore.core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)
             if plan.sorts {
-                let sorted = try execution.sorted(&matches, by: sortBy, keeping: limit.map { $0 + offset }).map(\.instance)
+                let sorted = try execution.sorted(&matches, by: sortBy, keeping: window.end).map(\.instance)
                 var position = offset
                 return RecordStream { () throws(FolioError) -> Instance? in
                     guard position < sorted.count else { return nil }
@@ -52,7 +56,7 @@ extension Datastore {
     /// How many instances match `predicate`.
     nonisolated(nonsending) public func count(where predicate: Predicate<Instance>) async throws(FolioError) -> Int {
         try await withRead { (source, usable) throws(FolioError) -> Int in
-            let plan = plan(predicate, sortBy: [], limit: nil, offset: 0, usable: usable)
+            let plan = try plan(predicate, sortBy: [], limit: nil, offset: 0, source: source, usable: usable)
             let execution = QueryExecution(schema: schema, core: core)
             // An exact plan counts index entries (or identifiers): no record is decoded.
             if let identifiers = try execution.exactIdentifiers(of: plan, hasPredicate: true, source: source) {
@@ -76,7 +80,7 @@ extension Datastore {
         return try await withRead { (source, usable) throws(FolioError) -> Instance? in
             // At most one record: the sort does not matter.
             if let point { return try schema.read(point, from: source, core: core) }
-            let plan = plan(predicate, sortBy: sortBy, limit: 1, offset: 0, usable: usable)
+            let plan = try plan(predicate, sortBy: sortBy, limit: 1, offset: 0, source: source, usable: usable)
             let execution = QueryExecution(schema: schema, core: core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)
             if plan.sorts { return try execution.sorted(&matches, by: sortBy, keeping: 1).first?.instance }
@@ -90,19 +94,22 @@ extension Datastore {
     }
 
     /// How ``fetch(where:sortBy:limit:offset:)`` would run this query now (which indexes are
-    /// built decides), without running it.
+    /// built decides), without running it. A negative `limit` or `offset` throws
+    /// ``FolioError/invalidArgument(name:reason:)``.
     nonisolated(nonsending) public func explain(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
                                                 limit: Int? = nil, offset: Int = 0) async throws(FolioError) -> QueryPlan {
-        try await withRead { (_, usable) throws(FolioError) -> QueryPlan in
-            plan(predicate, sortBy: sortBy, limit: limit, offset: offset, usable: usable).description
+        _ = try ResultWindow(limit: limit, offset: offset)
+        return try await withRead { (source, usable) throws(FolioError) -> QueryPlan in
+            try plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable).description
         }
     }
 
     // MARK: Machinery
 
+    /// The plan of a query over `source`, whose index availability is `usable`.
     func plan(_ predicate: Predicate<Instance>?, sortBy: [SortDescriptor<Instance>], limit: Int?, offset: Int,
-              usable: Set<String>?) -> QueryPlanner<Format>.Plan {
-        QueryPlanner(schema: schema, usable: usable)
+              source: ReadSource, usable: Set<String>?) throws(FolioError) -> QueryPlanner<Format>.Plan {
+        QueryPlanner(schema: schema, usable: usable, gaps: try indexGaps(in: source, usable: usable))
             .plan(predicate.map(QueryCondition.of), hasPredicate: predicate != nil, sortBy: sortBy, limit: limit, offset: offset)
     }
 }

@@ -88,8 +88,8 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
         guard let (path, constant) = equality(root: root), let value = component(constant, as: LHS.Output.self) else {
             return .opaque
         }
-        return .range(QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
-                                      text: "\(describe(path)) == \(value)"))
+        return QueryValueRange(path, .equal, lower: .included(value), upper: .included(value), text: "\(describe(path)) == \(value)")
+            .map(QueryCondition.range) ?? .opaque
     }
 }
 
@@ -116,16 +116,18 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
         }
         guard let value = component(constant, as: LHS.Output.self) else { return .opaque }
         let name = describe(path)
+        let range: QueryValueRange?
         switch op {
-        case .lessThan: return .range(QueryValueRange(path, .lessThan, lower: .unbounded, upper: .excluded(value), text: "\(name) < \(value)"))
+        case .lessThan: range = QueryValueRange(path, .lessThan, lower: .unbounded, upper: .excluded(value), text: "\(name) < \(value)")
         case .lessThanOrEqual:
-            return .range(QueryValueRange(path, .lessThanOrEqual, lower: .unbounded, upper: .included(value), text: "\(name) <= \(value)"))
+            range = QueryValueRange(path, .lessThanOrEqual, lower: .unbounded, upper: .included(value), text: "\(name) <= \(value)")
         case .greaterThan:
-            return .range(QueryValueRange(path, .greaterThan, lower: .excluded(value), upper: .unbounded, text: "\(name) > \(value)"))
+            range = QueryValueRange(path, .greaterThan, lower: .excluded(value), upper: .unbounded, text: "\(name) > \(value)")
         case .greaterThanOrEqual:
-            return .range(QueryValueRange(path, .greaterThanOrEqual, lower: .included(value), upper: .unbounded, text: "\(name) >= \(value)"))
+            range = QueryValueRange(path, .greaterThanOrEqual, lower: .included(value), upper: .unbounded, text: "\(name) >= \(value)")
         @unknown default: return .opaque
         }
+        return range.map(QueryCondition.range) ?? .opaque
     }
 }
 
@@ -135,8 +137,8 @@ where RangeExpression: PlannableRange, Element: PlannableOperand, Element.Output
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
         guard let path = element.keyPath(root: root),
               let bounds = range.bounds(as: Element.Output.self) else { return .opaque }
-        return .range(QueryValueRange(path, .between, lower: bounds.lower, upper: bounds.upper,
-                                      text: "\(describe(path)) in \(bounds.text)"))
+        return QueryValueRange(path, .between, lower: bounds.lower, upper: bounds.upper, text: "\(describe(path)) in \(bounds.text)")
+            .map(QueryCondition.range) ?? .opaque
     }
 }
 
@@ -174,10 +176,10 @@ where Base: PlannableOperand, Prefix: PlannableOperand, Base.Output == String {
 extension PredicateExpressions.SequenceContains: PlannableExpression
 where LHS: PlannableOperand, RHS: PlannableOperand, RHS.Output: KeyComponent {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
-        guard let path = sequence.keyPath(root: root), let value = component(element.constant, as: RHS.Output.self) else {
-            return .opaque
-        }
-        return .contains(keyPath: path, element: QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
-                                                                 text: "\(describe(path)) contains \(value)"))
+        guard let path = sequence.keyPath(root: root), let value = component(element.constant, as: RHS.Output.self),
+              let element = QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
+                                            text: "\(describe(path)) contains \(value)")
+        else { return .opaque }
+        return .contains(keyPath: path, element: element)
     }
 }

@@ -49,6 +49,11 @@ final class QueryValueRange {
     /// all but strings (the two orders differ in corners, Docs/Keys.md) and floating point
     /// (NaN has a key but no order). Not for prefixes (a combining mark can follow one).
     let exact: Bool
+    /// Values a scan must read besides the key range (their keys, and how `explain` shows
+    /// them): records whose key lies below the range although the condition holds for them
+    /// (``StringRangeBound``). They are read as ranges of one value each, and the predicate
+    /// filters them.
+    private(set) var extraPoints: [(key: [UInt8], value: String)] = []
 
     /// A key path as `explain` names it: `year` for `\Book.year`. A computed property
     /// prints as `<computed 0x… (Type)>`; the plan names it by its index instead
@@ -88,14 +93,34 @@ final class QueryValueRange {
         }
     }
 
-    init<Value: KeyComponent>(_ keyPath: AnyKeyPath, _ kind: Kind, lower: RangeBound<Value>, upper: RangeBound<Value>,
-                              text: @autoclosure @escaping () -> String) {
+    /// The values of `keyPath` from `lower` to `upper`; nil when the index's key order cannot
+    /// stand for the predicate's comparison (see ``RangeReadableKey``, ``StringRangeBound``):
+    /// then the condition has no access of its own and is evaluated on the records.
+    init?<Value: KeyComponent>(_ keyPath: AnyKeyPath, _ kind: Kind, lower: RangeBound<Value>, upper: RangeBound<Value>,
+                               text: @autoclosure @escaping () -> String) {
+        if kind != .equal {
+            if let strings = StringRangeBound(lower: lower, upper: upper) {
+                extraPoints = strings.extraPoints
+            } else if !(Value.self is any RangeReadableKey.Type) {
+                return nil
+            }
+        }
         self.keyPath = keyPath
         self.kind = kind
         self.describeText = text
         madeRange = nil
         bounds = (lower.encoded, upper.encoded)
         exact = kind == .equal ? Value.self is any EqualityExactKey.Type : Value.self is any OrderExactKey.Type
+    }
+
+    /// One value, given as its key: what ``extraPoints`` are read as.
+    init(_ keyPath: AnyKeyPath, point key: [UInt8], text: @autoclosure @escaping () -> String) {
+        self.keyPath = keyPath
+        kind = .equal
+        describeText = text
+        madeRange = nil
+        bounds = (.included(key), .included(key))
+        exact = false
     }
 
     /// The intersection of ranges of one key path (`year >= 1990 && year < 2000`), from
@@ -116,6 +141,11 @@ final class QueryValueRange {
         bounds = (lower, upper)
         exact = ranges.allSatisfy(\.exact)
         madeRange = nil
+        // Each lower bound's extra values, all of them: a record below the merged (tightest)
+        // lower bound that matches is below that bound, so among its extra values.
+        var extras: [(key: [UInt8], value: String)] = []
+        for point in ranges.flatMap(\.extraPoints) where !extras.contains(where: { $0.key == point.key }) { extras.append(point) }
+        extraPoints = extras
     }
 
     /// The tighter of two lower (or upper) bounds.
@@ -137,7 +167,7 @@ final class QueryValueRange {
         return (order > 0) == lower ? a : b
     }
 
-    /// A range already made (a composite index's).
+    /// A range already made (a composite index's, or a prefix of one).
     init(_ keyPath: AnyKeyPath, _ kind: Kind, keyRange: KeyRange, covering leaves: [QueryValueRange],
          text: @autoclosure @escaping () -> String) {
         self.keyPath = keyPath
@@ -168,7 +198,7 @@ final class QueryValueRange {
 }
 
 /// Key components whose key order is exactly their `<` order (see ``QueryValueRange/exact``).
-protocol OrderExactKey: EqualityExactKey {}
+protocol OrderExactKey: EqualityExactKey, RangeReadableKey {}
 /// Key components whose key equality is exactly their `==`.
 protocol EqualityExactKey {}
 

@@ -5,14 +5,23 @@ import FolioStorage
 /// indexes and the requested sort, which trees and key ranges to scan, and whether the
 /// results stream in the requested order or need a sort step.
 ///
-/// Correctness never depends on the choice: the executor (Datastore+Query.swift) checks
-/// every record it reads against the whole predicate, and an access only has to read at
-/// least every matching record. The choice is about how few records are read:
-/// - a range of the identifier (no second lookup) or an equality on a one-to-one index is
-///   best, then an equality on another index, a range bounded on both sides, a string
+/// Correctness never depends on the choice: the executor (QueryExecution.swift) checks
+/// every record it reads against the whole predicate (unless the plan is exact), and an
+/// access only has to read at least every matching record. Three things uphold that last
+/// part: a condition gets an access only where key order and the value type's comparison
+/// agree (``RangeReadableKey``, ``StringRangeBound``, whose extra values are read as parts
+/// of their own); index values are those of the records as they read back
+/// (DatastoreSchema+Encoding.swift); and a plan reading an index also reads the records its
+/// build left out, or does not use it (``IndexGaps``).
+///
+/// The choice is about how few records are read:
+/// - a condition on the identifier (no second lookup) or an equality on a one-to-one index
+///   is best, then an equality on another index, a range bounded on both sides, a string
 ///   prefix, a half-open range (``QueryValueRange/narrowness``: no per-range counts are
 ///   kept, so this is a guess from the shape of the condition);
-/// - `&&` takes the better of its sides' accesses; the other side is filtered;
+/// - `&&` takes the best of its sides' own accesses, the intersection of its ranges over
+///   one key path, and a composite index (equalities on its first components, then one
+///   range); whatever the access does not cover is filtered;
 /// - `||` reads the union of both sides' accesses, without duplicates, when both have one;
 ///   otherwise every record;
 /// - `!` and anything the planner does not understand have no access of their own.
@@ -55,9 +64,12 @@ struct QueryPlanner<Format: DatastoreFormat> {
     let schema: DatastoreSchema<Format>
     /// Built indexes, by name (nil: every declared index is built).
     let usable: Set<String>?
+    /// The records built indexes leave out: read with any plan that reads their index.
+    var gaps: IndexGaps = .none
 
+    /// Whether a plan may read `index`: built, and every record it leaves out listed.
     private func isUsable(_ index: SchemaIndex<Instance>) -> Bool {
-        usable?.contains(index.name) ?? true
+        (usable?.contains(index.name) ?? true) && !gaps.unlisted.contains(index.name)
     }
 
     /// An index over `keyPath` of one of `kinds`, built.
@@ -88,12 +100,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
         switch condition {
         case .range(let range):
             if schema.isIdentifier(range.keyPath) {
-                return Candidate(parts: [Part(index: nil, range: range)], score: range.narrowness + 3)
+                return Candidate(parts: [Part(index: nil, range: range)] + extraParts(of: range, in: nil), score: range.narrowness + 3)
             }
             let composite = compositeCandidate([range])
             guard let index = index(over: range.keyPath, manyToMany: false) else { return composite }
             let bonus = index.unique && range.kind == .equal ? 2 : 0
-            let single = Candidate(parts: [Part(index: index, range: range)], score: range.narrowness + bonus)
+            let single = Candidate(parts: [Part(index: index, range: range)] + extraParts(of: range, in: index),
+                                   score: range.narrowness + bonus)
             return (composite?.score ?? Int.min) > single.score ? composite : single
         case .contains(let keyPath, let element):
             guard let index = index(over: keyPath, manyToMany: true) else { return nil }
@@ -130,6 +143,29 @@ struct QueryPlanner<Format: DatastoreFormat> {
         }
     }
 
+    /// Scans of the values a range must read besides its key range
+    /// (``QueryValueRange/extraPoints``), one value each.
+    private func extraParts(of range: QueryValueRange, in index: SchemaIndex<Instance>?) -> [Part] {
+        range.extraPoints.map { point in
+            Part(index: index, range: QueryValueRange(range.keyPath, point: point.key,
+                                                      text: "\(QueryValueRange.describe(range.keyPath)) == \"\(point.value)\""))
+        }
+    }
+
+    /// Scans of the records the indexes `parts` read leave out (``IndexGaps``), by identifier.
+    private func gapParts(of parts: [Part]) -> [Part] {
+        var gapParts: [Part] = [], indexes: [String] = []
+        for part in parts {
+            guard let index = part.index, !indexes.contains(index.name), let missing = gaps.missing[index.name] else { continue }
+            indexes.append(index.name)
+            for identifier in missing {
+                let text = { "\(QueryValueRange.describe(schema.identifierPath)) == \(schema.describe(identifierKey: identifier)), left out of \(index.name)" }
+                gapParts.append(Part(index: nil, range: QueryValueRange(schema.identifierPath, point: identifier, text: text())))
+            }
+        }
+        return gapParts
+    }
+
     /// The ranges that must all hold: the range leaves of a tree of `&&`, and whether
     /// they are all its leaves (nothing else of it needs a filter).
     static func conjuncts(_ condition: QueryCondition) -> (ranges: [QueryValueRange], complete: Bool) {
@@ -162,16 +198,24 @@ struct QueryPlanner<Format: DatastoreFormat> {
             guard matched > 0 else { continue }
             var keyRange = KeyRange.prefix(prefix)
             var score = 4 * matched + 1
+            var extras: [Part] = []
             if matched < components.count,
                let next = ranges.first(where: { $0.keyPath == components[matched] && $0.kind != .equal && $0.bounds != nil }),
                let bounds = next.bounds {
                 keyRange = Self.range(after: prefix, lower: bounds.lower, upper: bounds.upper)
                 score += next.narrowness
                 used.append(next)
+                // The range's extra values, each after the equalities' prefix.
+                let matchedPrefix = prefix, equalities = used.dropLast().map(\.text)
+                extras = next.extraPoints.map { point in
+                    let text = { (equalities + ["\(QueryValueRange.describe(next.keyPath)) == \"\(point.value)\""]).joined(separator: ", ") }
+                    return Part(index: index, range: QueryValueRange(index.definition.keyPath, .equal, keyRange: .prefix(matchedPrefix + point.key),
+                                                                     covering: [], text: text()))
+                }
             }
             let range = QueryValueRange(index.definition.keyPath, matched == components.count ? .equal : .between,
                                         keyRange: keyRange, covering: used, text: used.map(\.text).joined(separator: ", "))
-            if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)], score: score) }
+            if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)] + extras, score: score) }
         }
         return best
     }
@@ -202,6 +246,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
               offset: Int) -> Plan {
         let chosen = condition.flatMap(candidate)
         var parts = chosen?.parts ?? []
+        parts += gapParts(of: parts)
         var fullIndex: SchemaIndex<Instance>?
         var direction = ScanDirection.forward
         var sorts = true
@@ -222,7 +267,7 @@ struct QueryPlanner<Format: DatastoreFormat> {
                     direction = reverse ? .reverse : .forward
                 }
             } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index),
-                      !reverse || (index.unique && !index.definition.nilIsDistinct) {
+                      gaps.isComplete(index.name), !reverse || (index.unique && !index.definition.nilIsDistinct) {
                 // Ties of a non-unique index come in identifier order only forwards.
                 if parts.isEmpty {
                     fullIndex = index
@@ -278,7 +323,8 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// The value types whose key order is exactly the order `SortDescriptor` sorts them
     /// in, so an index of them can stand for a sort step. Not strings (a `SortDescriptor`
     /// over a `String` compares with `localizedStandard` by default, not by scalars) and
-    /// not floating point (the keys order -0.0 before 0.0, which `<` calls equal).
+    /// not floating point (keys give NaN a place, above every number, where `<` orders it
+    /// with nothing; -0.0 is no exception: keys canonicalise it to 0.0, as `==` equates them).
     static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>) -> Bool {
         sortsInKeyOrder.contains(index.definition.valueType)
     }

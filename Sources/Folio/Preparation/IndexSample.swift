@@ -1,0 +1,121 @@
+import FolioStorage
+import Synchronization
+
+// Finding an index whose entries no longer follow its declaration although its fingerprint
+// does. The catalog knows a computed key path by its type alone (IndexDefinition.fingerprint),
+// so `Index(\Card.upper)` changed to `Index(\Card.lower)` keeps the fingerprint and the old
+// entries; so does anything else that changes the values without changing the declaration
+// (a Codable conformance that now normalises, records written before index values were
+// computed from the record as it reads back, other Unicode data for string keys). Each
+// record lists its index values in its header (Docs/Format.md §23): preparation recomputes
+// the declared values of a sample of records and compares. A difference rebuilds the index.
+//
+// The sample is bounded, so a first use stays cheap whatever the store's size (invariant 4):
+// the first and last `sampleEdge` records by identifier, and `sampleSpread` more found by
+// seeking to keys spread evenly between the first and the last: at most 16 records read
+// and decoded, in 2 + 8 cursor descents, once per process (a prepared datastore skips
+// preparation). A change that alters the values of only a few records can escape the
+// sample; raising the index's `version` is the way to say so for certain.
+
+extension Preparation {
+    /// Records sampled from each end of the identifier order.
+    static let sampleEdge = 4
+    /// Records sampled between the ends.
+    static let sampleSpread = 8
+
+    /// Counts the records ``staleIndexes(in:entry:schema:core:)`` decodes in the task that
+    /// binds it: how a test sees that the check reads a bounded sample, once (never timed).
+    /// Nil outside such tests.
+    @TaskLocal static var sampledRecords: SampleCounter?
+
+    /// The count behind ``sampledRecords``.
+    final class SampleCounter: Sendable {
+        /// Records sampled so far.
+        let records = Mutex(0)
+    }
+
+    /// The declared indexes built as declared in `entry` (the catalog entry `source` holds)
+    /// whose values, recomputed from a sample of records, differ from the values those
+    /// records list for them. Records that do not decode, and records the index's build
+    /// left out, say nothing and are passed over.
+    static func staleIndexes<Format: DatastoreFormat>(in source: ReadSource, entry: CatalogEntry, schema: DatastoreSchema<Format>,
+                                                      core: PersistenceCore) throws(FolioError) -> Set<String> {
+        let checked = schema.indexes.filter { index in
+            guard let state = entry.indexes[index.name] else { return false }
+            return state.built && state.fingerprint == index.definition.fingerprint
+        }
+        guard !checked.isEmpty else { return [] }
+        var stale = Set<String>()
+        for item in try sample(of: schema.recordsTree, in: source) {
+            sampledRecords?.records.withLock { $0 += 1 }
+            let record = try schema.parseRecord(item.value, identifier: item.key)
+            guard let instance = try schema.decodeIfReadable(record, identifier: item.key, core: core) else { continue }
+            for index in checked where !stale.contains(index.name) {
+                guard let state = entry.indexes[index.name], !(state.unindexed ?? []).contains(item.key) else { continue }
+                let listed = record.indexKeys[index.name] ?? []
+                // A record the build left out lists no values; when the catalog does not list
+                // every such record, one listing none may be one of them.
+                if listed.isEmpty, (state.unindexedCount ?? 0) > (state.unindexed?.count ?? 0) { continue }
+                if schema.indexValues(index, of: instance, identifier: item.key) != listed { stale.insert(index.name) }
+            }
+        }
+        return stale
+    }
+
+    /// ``staleIndexes(in:entry:schema:core:)`` with the catalog entry `source` holds (none
+    /// when the datastore has no entry, or no indexes).
+    static func staleIndexes<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>,
+                                                      core: PersistenceCore) throws(FolioError) -> Set<String> {
+        guard !schema.indexes.isEmpty,
+              let stored = try FolioError.wrap({ () throws(StorageError) in
+                  try source.get(Array(schema.key.utf8), in: DatastoreLayout.catalogTree)
+              })
+        else { return [] }
+        return try staleIndexes(in: source, entry: try CatalogEntry.decode(stored, datastore: schema.key), schema: schema, core: core)
+    }
+
+    /// The sampled records of `tree`: its first and last ``sampleEdge``, and the first record
+    /// at or after each of ``sampleSpread`` keys spread evenly between those two.
+    static func sample(of tree: String, in source: ReadSource) throws(FolioError) -> [Cursor.Entry] {
+        var picked: [Cursor.Entry] = []
+        func read(_ range: KeyRange, _ direction: ScanDirection, count: Int) throws(FolioError) -> [Cursor.Entry] {
+            try FolioError.wrap { () throws(StorageError) -> [Cursor.Entry] in
+                var cursor = try source.cursor(in: tree, range: range, direction: direction)
+                var entries: [Cursor.Entry] = []
+                while entries.count < count, let entry = try cursor.next() { entries.append(entry) }
+                return entries
+            }
+        }
+        func add(_ entries: [Cursor.Entry]) {
+            for entry in entries where !picked.contains(where: { $0.key == entry.key }) { picked.append(entry) }
+        }
+        let head = try read(.all, .forward, count: sampleEdge)
+        add(head)
+        guard head.count == sampleEdge else { return picked }
+        let tail = try read(.all, .reverse, count: sampleEdge)
+        add(tail)
+        guard let first = head.first?.key, let last = tail.first?.key else { return picked }
+        for step in 1...sampleSpread {
+            let probe = spreadKey(from: first, to: last, step: step, of: sampleSpread + 1)
+            add(try read(KeyRange(lower: .included(probe)), .forward, count: 1))
+        }
+        return picked
+    }
+
+    /// A key `step / steps` of the way from `first` to `last`, reading the 8 bytes after
+    /// their common prefix as a number (enough to spread integer, UUID and text keys).
+    static func spreadKey(from first: [UInt8], to last: [UInt8], step: Int, of steps: Int) -> [UInt8] {
+        var common = 0
+        while common < first.count, common < last.count, first[common] == last[common] { common += 1 }
+        func number(_ key: [UInt8]) -> UInt64 {
+            var value: UInt64 = 0
+            for position in common..<(common + 8) { value = value << 8 | UInt64(position < key.count ? key[position] : 0) }
+            return value
+        }
+        let low = number(first), high = max(number(last), low)
+        let offset = (high - low).multipliedFullWidth(by: UInt64(step))
+        let (quotient, _) = UInt64(steps).dividingFullWidth(offset)
+        let value = low + quotient
+        return Array(first[..<common]) + (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * (7 - $0))) }
+    }
+}
