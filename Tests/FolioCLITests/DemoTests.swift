@@ -32,6 +32,12 @@ import Foundation
             "  folio dump \(path) authors --limit 3", "  folio dump \(path) books --index year --from 1990 --to 1991 --limit 5",
             "  folio dump \(path) --values",
         ])
+        // The statistics name the snapshot files the store holds, and say a replaced one is
+        // kept only when it is.
+        let snapshots = try FileManager.default.contentsOfDirectory(atPath: path + "/snapshots").filter { $0.hasSuffix(".folio") }
+        let files = try #require(run.lines.first { $0.hasPrefix("  files ") })
+        #expect(files.contains(" \(snapshots.count) snapshot file"), "\(files), on disk: \(snapshots)")
+        #expect(files.contains("the replaced one is kept") == (snapshots.count > 1), "\(files), on disk: \(snapshots)")
 
         let verify = try folio("verify", path)
         #expect(verify.status == 0, "\(verify)")

@@ -79,6 +79,39 @@ import FolioTestSupport
         #expect(run.errors.contains("is unusable"), "the opening is reported too: \(run)")
     }
 
+    /// A store written by the engine alone (the shipped engine-basic fixtures) is not a
+    /// broken Folio store: verify says what it is, runs the engine's checks and passes.
+    @Test(arguments: ["v1", "v2"])
+    func anEngineLevelStoreVerifies(version: String) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("engine-basic")
+        try FileManager.default.copyItem(atPath: ProjectExecutable.packageRoot() + "/Fixtures/\(version)/engine-basic", toPath: path)
+        let run = try folio("verify", path)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.lines.contains("engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply"),
+                "\(run)")
+        #expect(!run.output.contains("problem:"), "\(run)")
+        #expect(run.lines.contains { $0.hasPrefix("checked ") && $0.contains("in 2 trees") }, "\(run)")
+        #expect(run.lines.last == "no problems found")
+    }
+
+    /// A Folio store with a tree of no datastore stays a finding: only a store with no
+    /// Folio tree at all is engine-level.
+    @Test func aStrayTreeInAFolioStoreIsStillAProblem() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("library")
+        let persistence = try Persistence(at: path, options: quietOptions)
+        try await persistence.datastore(for: BlobFormat.self).persist(Blob(id: 1, text: "one"))
+        try persistence.store.write { try $0.put([1], for: [1], in: "stray") }
+        persistence.close()
+        let run = try folio("verify", path)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.lines.contains("problem: datastore stray: tree stray belongs to no datastore in the catalog"), "\(run)")
+        #expect(!run.output.contains("engine-level"), "\(run)")
+    }
+
     /// Verify is read-only: it runs while another process writes, and passes.
     @Test func verifyBesideAWriterInAnotherProcess() throws {
         let directory = TemporaryDirectory()

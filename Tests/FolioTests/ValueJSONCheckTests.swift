@@ -26,6 +26,41 @@ import Testing
         #expect(problem?.hasPrefix("the value is not valid JSON: ") == true, "\(text): \(problem ?? "accepted")")
     }
 
+    /// Nesting is counted in arrays and objects open at once, as the decoder counts it: 512
+    /// of them pass, with or without a value inside, and a 513th is refused, by the check
+    /// and by the decoder alike.
+    @Test(arguments: [true, false])
+    func nestingOf512PassesAnd513IsAProblem(arrays: Bool) throws {
+        func nested(_ depth: Int) -> String {
+            arrays ? String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+                : String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
+        }
+        #expect(KeyValueVerifier.problem(with: [1] + Array(nested(512).utf8)) == nil)
+        #expect(KeyValueVerifier.problem(with: [1] + Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)) == nil)
+        let problem = KeyValueVerifier.problem(with: [1] + Array(nested(513).utf8))
+        #expect(problem == "the value is not valid JSON: nesting deeper than 512 levels at byte \(arrays ? 512 : 512 * 5)", "\(problem ?? "accepted")")
+        #expect(throws: Never.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(512).utf8)) }
+        #expect(throws: DecodingError.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(513).utf8)) }
+    }
+
+    /// Any nesting of arrays and single-member objects around an integer.
+    indirect enum Nested: Decodable {
+        case leaf(Int)
+        case list([Nested])
+        case object([String: Nested])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Int.self) {
+                self = .leaf(value)
+            } else if let list = try? container.decode([Nested].self) {
+                self = .list(list)
+            } else {
+                self = .object(try container.decode([String: Nested].self))
+            }
+        }
+    }
+
     /// The decoders (Foundation's and Folio's) read a trailing comma; the check does not: a
     /// value it passes is JSON to every reader. Problems say where.
     @Test func problemsSayWhere() {

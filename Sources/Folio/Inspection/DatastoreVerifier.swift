@@ -29,6 +29,12 @@ public struct PersistenceVerificationReport: Sendable {
     public var entriesChecked: Int
     /// Values of the key-value store checked (entries of `folio/values`, Docs/Format.md §25).
     public var valuesChecked: Int = 0
+    /// True if the store was written by the engine alone: it holds trees, and none of them
+    /// has a name of the Folio layer (`folio/…`, `records/…`, `index/…`; Docs/Format.md
+    /// §22). Only the engine's checks apply to such a store; its trees are not reported as
+    /// belonging to no datastore. A store with a Folio tree is checked as a Folio store,
+    /// and every other tree in it is reported.
+    public var isEngineLevel: Bool = false
 
     /// True if neither the engine nor the datastore checks found anything.
     public var isClean: Bool { storage.isClean && problems.isEmpty }
@@ -55,6 +61,11 @@ enum DatastoreVerifier {
         var report = PersistenceVerificationReport(storage: storage, problems: [], recordsChecked: 0, entriesChecked: 0)
         do throws(StorageError) {
             let view = try store.read()
+            let trees = try view.trees().map(\.name)
+            if !trees.isEmpty && !trees.contains(where: isFolioTreeName) {
+                report.isEngineLevel = true
+                return report
+            }
             var catalog = try view.cursor(in: DatastoreLayout.catalogTree)
             var known = Set<String>([DatastoreLayout.catalogTree, KeyValueLayout.tree])
             while let item = try catalog.next() {
@@ -68,13 +79,18 @@ enum DatastoreVerifier {
                 try check(key, entry, in: view, into: &report)
             }
             try KeyValueVerifier.check(in: view, into: &report)
-            for (tree, _) in try view.trees() where !known.contains(tree) {
+            for tree in trees where !known.contains(tree) {
                 report.problems.append(DatastoreProblem(datastore: tree, detail: "tree \(tree) belongs to no datastore in the catalog"))
             }
         } catch {
             report.problems.append(DatastoreProblem(datastore: "(store)", detail: "\(error)"))
         }
         return report
+    }
+
+    /// A name the Folio layer writes or reserves (Docs/Format.md §22, §25).
+    static func isFolioTreeName(_ name: String) -> Bool {
+        name.hasPrefix("folio/") || name.hasPrefix("records/") || name.hasPrefix("index/")
     }
 
     private static func check(_ key: String, _ entry: CatalogEntry, in view: ReadView,

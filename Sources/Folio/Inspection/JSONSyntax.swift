@@ -14,7 +14,9 @@ struct JSONSyntax {
         var description: String { "\(reason) at byte \(offset)" }
     }
 
-    /// Deeper nesting is refused, as `FolioJSONDecoder` (whose limit this is) refuses it.
+    /// The most arrays and objects open at once: a value nested in 512 of them passes, a
+    /// 513th array or object is refused, exactly as `FolioJSONDecoder` (whose limit this is)
+    /// and Foundation's decoder count. Scalars add no level.
     static let maximumDepth = 512
 
     private let bytes: ArraySlice<UInt8>
@@ -42,11 +44,14 @@ struct JSONSyntax {
         while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
+    /// A value inside `depth` open arrays and objects.
     private mutating func value(depth: Int) throws(Failure) {
-        guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
         switch current {
-        case UInt8(ascii: "{"): try container(closing: UInt8(ascii: "}"), members: true, depth: depth)
-        case UInt8(ascii: "["): try container(closing: UInt8(ascii: "]"), members: false, depth: depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // This container would be level `depth + 1`.
+            guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth) levels") }
+            let members = current == UInt8(ascii: "{")
+            try container(closing: UInt8(ascii: members ? "}" : "]"), members: members, depth: depth)
         case UInt8(ascii: "\""): try string()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")

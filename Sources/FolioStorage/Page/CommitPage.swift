@@ -171,6 +171,13 @@ struct CommitRecord: Sendable, Equatable {
         guard catalogRoot.isNone || catalogRoot.ends(atOrBefore: address.offset) else {
             throw corrupt("catalog root \(catalogRoot) is not before the commit page")
         }
+        // The file number alone says whether there is a previous commit (Docs/Format.md §7):
+        // a link that names a file names a commit page, which can never lie inside the
+        // snapshot header. Reading it anyway would read the header as a page.
+        guard previousFile == 0 || (previousOffset >= UInt64(SnapshotHeader.size) && previousLength >= UInt32(PageHeader.size)) else {
+            throw corrupt("previous commit link (file \(previousFile), offset \(previousOffset), length \(previousLength)) "
+                          + "points into the snapshot header")
+        }
         var trees: [ChangeRecord.TreeChanges] = []
         for _ in 0..<treeCount {
             guard let nameLength = reader.readUInt16(), let name = reader.readBytes(Int(nameLength)),

@@ -17,26 +17,40 @@ struct InfoFile: Equatable, Sendable {
         Array("{\"format\":\"\(Self.formatName)\",\"formatVersion\":\(formatVersion),\"created\":\"\(created)\"}\n".utf8)
     }
 
-    /// The members a reader requires, decoded strictly: `formatVersion` must be a whole
-    /// number that fits in 32 bits (not `true`, not `1.9`), and at least 1.
-    private struct Members: Decodable {
-        var format: String
-        var formatVersion: UInt32
-        var created: String?
-    }
-
+    /// Reads an info file exactly as Docs/Format.md §2 says: one JSON object (RFC 8259) with
+    /// no member name twice, `format` the string "folio-store", `formatVersion` a number
+    /// whose exact value is a whole number from 1 to 4294967295 (`2`, `2.0` and `20e-1` are
+    /// 2; `2.00000000000000000001` is not whole) and at most the version this engine reads.
+    /// `created` is informative: any value, or none, is accepted. Unknown members are ignored.
     static func decode(_ bytes: [UInt8], path: String) throws(StorageError) -> InfoFile {
         let directory = StoragePath.parent(of: path)
-        guard let members = try? JSONDecoder().decode(Members.self, from: Data(bytes)), members.format == formatName else {
-            throw .notAStore(path: directory, reason: "info file is not a Folio info file")
+        func notAStore(_ reason: String) -> StorageError { .notAStore(path: directory, reason: "info file \(reason)") }
+        let members: [(name: [UInt8], value: InfoFileJSON.Value)]
+        do throws(InfoFileJSON.Failure) {
+            members = try InfoFileJSON.members(of: bytes)
+        } catch {
+            throw notAStore("is not a Folio info file (\(error))")
         }
-        guard members.formatVersion >= 1 else {
-            throw .notAStore(path: directory, reason: "info file has format version 0")
+        func member(_ name: String) -> InfoFileJSON.Value? { members.first { $0.name.elementsEqual(name.utf8) }?.value }
+        guard case .string(let format)? = member("format"), format.elementsEqual(formatName.utf8) else {
+            throw notAStore("is not a Folio info file")
         }
-        guard members.formatVersion <= StorageFormat.version else {
-            throw .unsupportedFormatVersion(path: directory, found: members.formatVersion, supported: StorageFormat.version)
+        guard case .number(let number)? = member("formatVersion") else {
+            throw notAStore("has no numeric formatVersion")
         }
-        return InfoFile(formatVersion: members.formatVersion, created: members.created ?? "")
+        let version: UInt32
+        switch number.wholeValue {
+        case .notWhole: throw notAStore("has a formatVersion that is not a whole number")
+        case .outOfRange: throw notAStore("has a formatVersion out of range")
+        case .value(let value): version = value
+        }
+        guard version >= 1 else { throw notAStore("has format version 0") }
+        guard version <= StorageFormat.version else {
+            throw .unsupportedFormatVersion(path: directory, found: version, supported: StorageFormat.version)
+        }
+        var created = ""
+        if case .string(let text)? = member("created") { created = String(decoding: text, as: UTF8.self) }
+        return InfoFile(formatVersion: version, created: created)
     }
 
     static func now() -> InfoFile {

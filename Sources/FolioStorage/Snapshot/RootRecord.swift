@@ -87,10 +87,13 @@ struct RootRecord: Equatable, Sendable {
     /// True if a root file of `fileLength` bytes has the version 1 layout.
     static func isVersionOneLayout(fileLength: Int) -> Bool { fileLength == versionOneFileSize }
 
-    /// True if the slot holds nothing at all (a version 2 file's slot never yet written).
+    /// True if the slot was never written: slot 1 holding 128 zero bytes (a new or just
+    /// upgraded store). Slot 0 is written when the root file is, so it is never empty, and
+    /// a slot the file does not wholly hold (a file cut short) is damaged, not empty
+    /// (Docs/Format.md §8).
     static func slotIsEmpty(_ bytes: [UInt8], slot: Int) -> Bool {
         let base = slotOffset(slot, fileLength: bytes.count)
-        guard bytes.count >= base + slotSize else { return true }
+        guard slot == 1, bytes.count >= base + slotSize else { return false }
         return bytes[base..<(base + slotSize)].allSatisfy { $0 == 0 }
     }
 
@@ -115,6 +118,14 @@ struct RootRecord: Equatable, Sendable {
         guard version >= 1 else { throw corrupt("format version 0") }
         guard version <= StorageFormat.version else {
             throw .unsupportedFormatVersion(path: file, found: version, supported: StorageFormat.version)
+        }
+        // A root file's layout and its slots' version go together: no writer puts a version 2
+        // slot in a 256-byte file or a version 1 slot in a version 2 one. A mismatch is a file
+        // cut or spliced, and a version 2 slot read as version 1 would be opened without
+        // following the runs after it (Docs/Format.md §8).
+        let layoutVersion: UInt32 = isVersionOneLayout(fileLength: bytes.count) ? 1 : 2
+        guard version == layoutVersion else {
+            throw corrupt("format version \(version) in a version \(layoutVersion) root file (\(bytes.count) bytes)")
         }
         guard slotBytes.littleEndianUInt32(at: 12) == UInt32(slotSize) else { throw corrupt("unexpected slot length") }
         let commitPage = PageAddress(offset: slotBytes.littleEndianUInt64(at: 40), length: slotBytes.littleEndianUInt32(at: 48))

@@ -8,6 +8,11 @@
 /// `previous`, and carries the checksum of the run's bytes seeded with the previous commit
 /// page's checksum. Zeros (preallocation), a torn page, an abandoned run or a stale run
 /// from an earlier use of the tail all fail one of these, and the walk stops there.
+///
+/// The walk reads only bytes of the slot's file from the slot's committed length up to the
+/// file's length when it starts (Docs/Format.md §7, "What following runs reads"), and looks
+/// only at kinds, lengths, the first commit page and the run checksum: never at the other
+/// pages' generations, so that every reader of the same bytes reaches the same generation.
 enum RunRecovery {
     /// The newest root reachable from `root` by complete runs, and how many runs that is.
     /// I/O errors are thrown, never taken for the end of the runs: stopping early would

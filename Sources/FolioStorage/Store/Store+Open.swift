@@ -186,7 +186,8 @@ extension Store {
                 firstProblem = firstProblem ?? error
             }
         }
-        candidates.sort { $0.record.generation > $1.record.generation }
+        // Equal generations (a compaction writes its root into both slots): slot 0 first.
+        candidates.sort { ($0.record.generation, 1 - $0.slot) > ($1.record.generation, 1 - $1.slot) }
         var shortFile: StorageError?
         for (index, candidate) in candidates.enumerated() {
             do throws(StorageError) {

@@ -18,7 +18,9 @@ enum VerifyCommand: Command {
         that each record is well formed with a declared version, that every index entry \
         points to a record that lists it, and that every record has its entries in every \
         built index; and that every value of the key-value store (the tree folio/values) is \
-        stored in layout 1 as valid JSON.
+        stored in layout 1 as valid JSON. A store written by the engine alone (no tree of \
+        the Folio layer: folio/..., records/..., index/...) is an engine-level store: verify \
+        says so and runs the engine's checks only.
         """,
         """
         Prints each problem on its own line, starting "problem: ", with its location (file \
@@ -58,6 +60,10 @@ enum VerifyCommand: Command {
         let elapsed = clock.now - start
         for line in report.lines {
             out.line("problem: " + CommandFailure.oneLine(line))
+        }
+        if report.isEngineLevel {
+            // Not a finding: a store written through FolioStorage alone has no datastores.
+            out.line("engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply")
         }
         let storage = report.storage
         out.line("checked \(Format.count(storage.pagesChecked, "page")) (\(Format.bytes(storage.bytesChecked))) in "
