@@ -64,6 +64,19 @@ extension Store {
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
         let retention = options.retention
+        // Every commit calls this while it holds the writer slot: when nothing is due (no
+        // retired file, or none past its grace period or the limits) it returns without the
+        // root file lock, which a sync in flight holds. Waiting for it would keep the next
+        // transaction from appending while the previous one's sync runs (group commit,
+        // Docs/Durability.md §1.4). Only writer-slot holders change `retired`.
+        let due = state.withLock { state -> Bool in
+            guard let writer = state.writer, !writer.retired.isEmpty else { return false }
+            let waiting = writer.retired.filter { $0.removeAfter > now }
+            let bytes = waiting.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
+            return waiting.count < writer.retired.count || waiting.count > retention.maximumRetainedFiles
+                || bytes > retention.maximumRetainedBytes
+        }
+        guard due else { return }
         // Taken before `state` (lock order: rootFileLock, then state).
         let namedBySlots = rootFileLock.withLock { $0?.namedFiles ?? [] }
         let expired = state.withLock { state -> [UInt64] in
