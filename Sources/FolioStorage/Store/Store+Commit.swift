@@ -156,18 +156,18 @@ extension Store {
         try flushQueuingEvents()
     }
 
-    /// Steps 2-4 of a commit appended in full durability (a no-op in grouped mode, whose
+    /// Steps 2-5 of a commit appended in full durability (a no-op in grouped mode, whose
     /// commits are made durable by ``flush()``): returns once the commit of `generation` is
     /// durable and published, its event queued for ``deliverQueued()``.
     ///
     /// Group commit, with `rootFileLock` as the queue: the first waiter takes the lock and
     /// syncs everything appended so far; those that arrive meanwhile wait for the lock, and
-    /// then either find their commit made durable by that sync (and return without one of
-    /// their own) or sync, at once, every commit appended while the previous sync ran.
-    /// Called without `writeSection`, so the writer appends the next transaction while a
-    /// sync is in flight. A sync that fails poisons the store, so every commit waiting
-    /// behind it fails too, with `StorageError.needsReopen(path:cause:)`: none of them was
-    /// acknowledged.
+    /// once they hold it either find their commit published by that sync (and return at
+    /// once, without a sync of their own) or sync, at once, every commit appended while the
+    /// previous sync ran. Called without `writeSection`, so the writer appends the next
+    /// transaction while a sync is in flight. A sync that fails poisons the store, so every
+    /// commit waiting behind it that it did not publish fails too, with
+    /// `StorageError.needsReopen(path:cause:)`: none of them was acknowledged.
     func waitUntilDurable(_ generation: UInt64) throws(StorageError) {
         guard case .full = options.durability else { return }
         if !isPublished(generation) { try flush(toPublish: generation) }
@@ -175,13 +175,19 @@ extension Store {
     }
 
     /// One group-commit sync of everything appended so far (`flushQueuingEvents`), for the
-    /// commit of `generation`. A store closed meanwhile is success if close's own flush
-    /// published the commit.
+    /// commit of `generation`, unless a sync published it while this caller waited for the
+    /// root file lock.
+    ///
+    /// Invariant: a commit that is published is durable and delivered, so no error is
+    /// reported for it: a later sync's failure (of commits appended after it) or a close
+    /// that ran meanwhile is not its caller's error. Reporting it would tell the caller
+    /// that a durable commit failed, and a caller that retried after reopening would apply
+    /// it twice.
     private func flush(toPublish generation: UInt64) throws(StorageError) {
         do throws(StorageError) {
-            try flushQueuingEvents()
+            try flushQueuingEvents(unlessPublished: generation)
         } catch {
-            guard case .closed = error, isPublished(generation) else { throw error }
+            guard isPublished(generation) else { throw error }
         }
     }
 
@@ -235,10 +241,16 @@ extension Store {
     /// What it syncs is the tip, the newest appended commit, taken with the pending events
     /// under one `state` lock, so the events are exactly those of the commits up to it. A
     /// commit appended after that waits for the next flush (it holds the lock behind this).
-    func flushQueuingEvents() throws(StorageError) {
+    ///
+    /// `unlessPublished`: a group-commit waiter's generation. If it is published by the
+    /// time the lock is held (a sync that ran while the waiter queued for the lock covered
+    /// it), nothing is done: the commits appended since are their own waiters' to sync
+    /// (Docs/Durability.md §1.4 step 3).
+    func flushQueuingEvents(unlessPublished waiter: UInt64? = nil) throws(StorageError) {
         guard !isReadOnly else { return }
         try rootFileLock.withLock { (slots) throws(StorageError) in
-            let (tip, durable, pending) = try state.withLock { (state) throws(StorageError) in
+            let taken = try state.withLock { (state) throws(StorageError) -> (CommittedRoot, RootRecord, [CommitNotification])? in
+                if let waiter, state.current.record.generation >= waiter { return nil }
                 guard var writer = state.writer else { throw StorageError.closed(path: path) }
                 let pending = writer.pendingNotifications
                 writer.pendingNotifications = []
@@ -246,6 +258,7 @@ extension Store {
                 state.writer = writer
                 return (state.tip, writer.durableRecord, pending)
             }
+            guard let (tip, durable, pending) = taken else { return }
             guard tip.record != durable else {
                 enqueue(.committed(pending))
                 return
