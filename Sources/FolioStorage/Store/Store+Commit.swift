@@ -304,21 +304,23 @@ extension Store {
             do throws(StorageError) {
                 try self.flush()
             } catch {
-                switch error {
-                case .closed:
-                    return  // close() flushed already
-                case .needsReopen:
-                    self.options.log("grouped commit flush failed for \(self.path): \(error)")
-                default:
-                    // Not poisoned (say, the root file could not be written): the commits are
-                    // still pending; try again after another window.
+                if case .closed = error { return }  // close() flushed already
+                // Whether to try again depends on the store, not on the error: a failed sync
+                // or slot write throws the I/O error itself and poisons, and a poisoned store
+                // must not be flushed again (never retry a sync; Docs/Durability.md §7).
+                let (poisoned, schedule) = self.state.withLock { state -> (Bool, Bool) in
+                    guard let writer = state.writer, writer.poisoned == nil else { return (true, false) }
+                    if writer.flushScheduled { return (false, false) }  // a later commit scheduled one
+                    state.writer?.flushScheduled = true
+                    return (false, true)
+                }
+                if poisoned {
+                    self.options.log("grouped commit flush failed for \(self.path); the store must be reopened: \(error)")
+                } else {
+                    // Not poisoned (a failure before anything was synced or written): the
+                    // commits are still pending; try again after another window.
                     self.options.log("grouped commit flush failed for \(self.path), retrying: \(error)")
-                    let retry = self.state.withLock { state -> Bool in
-                        guard state.writer?.flushScheduled == false else { return false }
-                        state.writer?.flushScheduled = true
-                        return true
-                    }
-                    if retry { self.scheduleFlush(after: window) }
+                    if schedule { self.scheduleFlush(after: window) }
                 }
             }
         }
