@@ -31,6 +31,9 @@ struct RootSlots {
     /// A slot held bytes that do not decode when the file was opened (a torn write): the
     /// opener rewrites it, so that verification finds both slots sound.
     private(set) var foundDamagedSlot = false
+    /// The snapshot files the slots named when the file was opened (every slot that
+    /// decoded, whichever the store opened at), before this writer wrote any.
+    private(set) var namedAtOpen: Set<UInt64> = []
 
     /// Opens the root file of a store whose writer lock the caller holds. `opened` is the
     /// root the store opened at. A version 1 root file is left as it is until
@@ -42,6 +45,7 @@ struct RootSlots {
         let file = try fileSystem.open(layout.root, mode: .readWrite)
         do throws(StorageError) {
             let bytes = try file.readAll()
+            namedAtOpen = Set((0..<2).compactMap { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root).snapshotFile })
             if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
                 file.close()
                 // Slot 1 of a version 1 file: the root before the last, perhaps in the file

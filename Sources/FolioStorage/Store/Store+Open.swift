@@ -70,7 +70,8 @@ extension Store {
             // The same counters the root's page source counts into (ioStatistics).
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
                               counters: counters, state: State(current: root, writer: writer), slots: slots)
-            try store.retireStaleSnapshots(current: root.record.snapshotFile, openedFromPreviousSlot: root.openedFromPreviousSlot)
+            try store.retireStaleSnapshots(current: root.record.snapshotFile, namedAtOpen: slots.namedAtOpen,
+                                           openedFromPreviousSlot: root.openedFromPreviousSlot)
             return store
         } catch {
             lock.unlock()
