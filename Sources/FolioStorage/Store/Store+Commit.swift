@@ -352,8 +352,11 @@ extension Store {
             poison("writing the root slot failed: \(error)")
             throw error
         }
-        // The periodic root file sync. The commit is durable already (its run is synced),
-        // so a failure here does not fail it: it poisons, and the next open recovers.
+        // Step 4, the root file sync. Invariant: the anchor is never more than
+        // RootSlots.maximumAnchorLag generations behind the newest slot written, so the sync
+        // runs as soon as this write reaches the bound. The commit is durable already (its
+        // run is synced), so a failure here does not fail it: it poisons, and the next open
+        // recovers.
         if slots!.syncIsDue {
             do throws(StorageError) {
                 try slots!.sync()
