@@ -268,6 +268,12 @@ extension Store {
         opened.file.allocatedLength = try opened.file.handle.size()
         guard !slots.isVersionOneLayout else { return opened }
         let (record, runs) = try RunRecovery.followRuns(from: opened.record, chain: opened.record.chain, in: opened.file)
+        // Said, not repaired: the next commit writes over what lies past `record`. (A read
+        // error here leaves the diagnosis unsaid rather than failing the open: the walk
+        // above read every byte recovery depends on.)
+        if let damage = try? RunRecovery.damagedRun(after: record, in: opened.file) {
+            log("recovering \(layout.directory): \(damage.description) (Docs/Durability.md §1.5)")
+        }
         guard runs > 0 else {
             // A torn slot and no run after the other: rewrite it with the root we opened at.
             if slots.foundDamagedSlot { try slots.writeDurably(opened.record) }
