@@ -4,7 +4,7 @@ import Dispatch
 // commit's shared sync and slot write, grouped flushes, and the sync failures that poison.
 extension Store {
     /// Commits a transaction's changes: the protocol of Docs/Durability.md §1 (format
-    /// version 2).
+    /// version 2), whose five steps are these.
     ///
     ///  1. Append the run after the committed end: every changed page, children before
     ///     parents, then the catalog's changed pages, then the commit page (change record
@@ -13,10 +13,13 @@ extension Store {
     ///  2. fdatasync the snapshot file. The commit is durable here: recovery follows
     ///     complete runs forward from the root slots, so it finds this one.
     ///  3. Write the new root into the root file's free slot, in place, without a sync
-    ///     (``RootSlots``); the root file is synced every so many commits.
-    ///  4. Publish the new root to readers, warm the cache, queue the observers' event.
+    ///     (``RootSlots``).
+    ///  4. fdatasync the root file when the slot just written is ``RootSlots/maximumAnchorLag``
+    ///     generations ahead of the anchor: it becomes the anchor. Not a condition of the
+    ///     commit's durability: a failure here poisons but does not fail the commit.
+    ///  5. Publish the new root to readers, warm the cache, queue the observers' event.
     ///
-    /// This function does step 1 only and returns; steps 2-4 are ``waitUntilDurable(_:)``'s
+    /// This function does step 1 only and returns; steps 2-5 are ``waitUntilDurable(_:)``'s
     /// (group commit, Docs/Durability.md §1.4): the writer slot is free again once the run
     /// is appended, and a transaction that appends while another's sync is in flight shares
     /// the next sync with every commit appended before it.
@@ -26,12 +29,13 @@ extension Store {
     /// poisons the store: the kernel may have dropped the pages it could not write, so no
     /// later commit may build on them; reopen. A failed slot write in 3 also poisons: the run
     /// is durable, so only a reopen (whose recovery finds it) can tell what the root is. In
-    /// grouped mode steps 2 and 3 run for several commits at once, in ``flush()``.
+    /// grouped mode steps 2-4 run for several commits at once, in ``flush()``.
     ///
     /// Step 1 runs in the write critical section (`writeSection`), which ``close()`` also
     /// takes, and close flushes: a commit either is appended before close goes on, and
-    /// close makes it durable, or finds the store closed and writes nothing. Observers are not called here: the event is queued
-    /// in order and the caller delivers it with ``deliverQueued()`` once it holds no lock.
+    /// close makes it durable, or finds the store closed and writes nothing. Observers are
+    /// not called here: the event is queued in order and the caller delivers it with
+    /// ``deliverQueued()`` once it holds no lock.
     func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
                 spill: SpillState = SpillState()) throws(StorageError) -> CommitNotification {
         try writeSection.withLock { _ throws(StorageError) -> CommitNotification in

@@ -4,9 +4,12 @@ extension Store {
     /// Opens the store at `path` for writing, creating it if `options.createIfMissing`.
     ///
     /// Takes the store's write lock at once or throws `StorageError.lockedByAnotherWriter(path:)`
-    /// (never waits). Recovery is this and nothing more: bytes past the committed root are
-    /// discarded (an interrupted commit), a leftover `root.tmp` is removed. If the current
-    /// root slot is damaged, the store opens at the previous one and says so in the log.
+    /// (never waits). Recovery is this and nothing more (Docs/Durability.md §3): from the
+    /// newest usable root slot, complete runs written after it (commits whose slot write a
+    /// crash prevented) are followed and adopted; bytes past the last complete run are left
+    /// for the next commit to overwrite, nothing is truncated; a leftover `root.tmp` is
+    /// removed. The other root slot is used only if the newest one, or what it names, is
+    /// damaged, and the log says so.
     ///
     /// A store this process may read but not write (permissions, a read-only volume) throws
     /// `StorageError.notWritable(path:cause:)`, which says to open it read-only instead.
@@ -144,9 +147,10 @@ extension Store {
 
     // MARK: Loading the root
 
-    /// Reads the root file and opens the generation it names: slot 0, or slot 1 if slot 0
-    /// is damaged. A reader that finds the named snapshot file gone (a compaction between
-    /// reading the root and opening the file) reads the root again.
+    /// Reads the root file and opens the generation it names: the valid slot with the higher
+    /// generation, or the other slot if that one or what it names is damaged (Docs/Format.md
+    /// §8). A reader that finds the named snapshot file gone (a compaction between reading
+    /// the root and opening the file) reads the root again.
     static func loadRoot(_ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache, counters: IOCounters,
                          writable: Bool, log: @Sendable (String) -> Void,
                          reusing existing: SnapshotFile? = nil) throws(StorageError) -> CommittedRoot {

@@ -102,8 +102,8 @@ extension Store {
 
     /// Removes retired snapshot files whose grace period has passed, then the oldest beyond
     /// the retention's file limit and beyond its byte limit. `retired` is in retirement
-    /// order, so the newest (the file root slot 1 may name) is the last to go: see
-    /// Docs/Format.md §17.
+    /// order, so the newest (the file a version 1 store's slot 1 may name) is the last to
+    /// go: see Docs/Format.md §17.
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
         let retention = options.retention
