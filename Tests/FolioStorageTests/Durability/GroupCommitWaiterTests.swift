@@ -44,12 +44,30 @@ import FolioTestSupport
         return try transaction.commitAppending()
     }
 
+    /// What the timeline left: A's and B's outcomes, the commit appended meanwhile (nil if
+    /// it could not be), and whether appending it had to wait for A's sync.
+    struct Outcome: Sendable {
+        var a: Result<Void, StorageError>
+        var b: Result<Void, StorageError>
+        var t3: AppendedCommit?
+        var t3WaitedForTheSync: Bool
+    }
+
+    /// Runs the timeline on a thread of its own, off the cooperative pool: it blocks on
+    /// the gate and on the other threads, and B's async wait needs a pool thread to run.
+    func timeline(_ store: Store, _ stack: Stack, asyncWaiter: Bool, failSecondSync: Bool) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    try runTimeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: failSecondSync)
+                })
+            }
+        }
+    }
+
     /// Runs the timeline up to the point where A has published T2 and B has returned.
-    /// `failSecondSync`: the next sync after A's fails. Returns B's outcome and the commit
-    /// C appended meanwhile.
-    func runTimeline(_ store: Store, _ stack: Stack, asyncWaiter: Bool, failSecondSync: Bool)
-        throws -> (a: Result<Void, StorageError>, b: Result<Void, StorageError>, c: AppendedCommit)
-    {
+    /// `failSecondSync`: the next sync after A's fails.
+    func runTimeline(_ store: Store, _ stack: Stack, asyncWaiter: Bool, failSecondSync: Bool) throws -> Outcome {
         let t1 = try append(store, "t1")
         let t2 = try append(store, "t2")
         stack.recording.reset()
@@ -104,16 +122,15 @@ import FolioTestSupport
         let t3 = Mutex<AppendedCommit?>(nil)
         let appended = onThread { t3.withLock { $0 = try? self.append(store, "t3") } }
         let waitedForTheSync = appended.wait(timeout: .now() + 30) == .timedOut
-        if waitedForTheSync { Issue.record("appending T3 waited for A's sync") }
         stack.gate.release()
         if waitedForTheSync { appended.wait() }
         aDone.wait()
         bDone.wait()
-        return (a.withLock { $0! }, b.withLock { $0! }, try #require(t3.withLock { $0 }))
+        return Outcome(a: a.withLock { $0! }, b: b.withLock { $0! }, t3: t3.withLock { $0 }, t3WaitedForTheSync: waitedForTheSync)
     }
 
     @Test(arguments: [false, true])
-    func aWaiterWhoseCommitWasPublishedIsNotToldOfALaterFailure(asyncWaiter: Bool) throws {
+    func aWaiterWhoseCommitWasPublishedIsNotToldOfALaterFailure(asyncWaiter: Bool) async throws {
         let stack = try Stack()
         let store = try Store.open(at: "/stores/s", options: testOptions(stack.recording))
         let delivered = Mutex<[UInt64]>([])
@@ -121,10 +138,11 @@ import FolioTestSupport
             if case .committed(let list) = event { delivered.withLock { $0 += list.map(\.generation) } }
         }
         let start = store.generation
-        let (a, b, t3) = try runTimeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: true)
-
-        #expect(throws: Never.self) { try a.get() }
-        #expect(throws: Never.self, "T2 is durable and published: its waiter succeeds") { try b.get() }
+        let outcome = try await timeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: true)
+        #expect(!outcome.t3WaitedForTheSync, "appending T3 waited for A's sync")
+        let t3 = try #require(outcome.t3)
+        #expect(throws: Never.self) { try outcome.a.get() }
+        #expect(throws: Never.self, "T2 is durable and published: its waiter succeeds") { try outcome.b.get() }
         #expect(stack.snapshotSyncs == 1, "B synced nothing: \(stack.recording.summaries(relativeTo: "/stores/s"))")
         #expect(store.generation == start + 2)
         #expect(delivered.withLock { $0 } == [start + 1, start + 2])
@@ -147,17 +165,19 @@ import FolioTestSupport
     /// Without a fault: B does no sync at all (Docs/Durability.md §1.4: one sync covers
     /// every commit appended before it; B's was covered), and T3 gets its own.
     @Test(arguments: [false, true])
-    func aWaiterWhoseCommitWasPublishedDoesNoSync(asyncWaiter: Bool) throws {
+    func aWaiterWhoseCommitWasPublishedDoesNoSync(asyncWaiter: Bool) async throws {
         let stack = try Stack()
         let store = try Store.open(at: "/stores/s", options: testOptions(stack.recording))
         defer { store.close() }
         let start = store.generation
-        let (a, b, t3) = try runTimeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: false)
-        #expect(throws: Never.self) { try a.get() }
-        #expect(throws: Never.self) { try b.get() }
+        let outcome = try await timeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: false)
+        #expect(!outcome.t3WaitedForTheSync, "appending T3 waited for A's sync")
+        let t3 = try #require(outcome.t3)
+        #expect(throws: Never.self) { try outcome.a.get() }
+        #expect(throws: Never.self) { try outcome.b.get() }
         #expect(stack.snapshotSyncs == 1, "one sync for T1 and T2, none by B: \(stack.recording.summaries(relativeTo: "/stores/s"))")
         #expect(store.generation == start + 2, "T3 is not published before its own sync")
-        try t3.waitUntilDurable()
+        try await t3.waitUntilDurable()
         #expect(stack.snapshotSyncs == 2)
         #expect(store.generation == start + 3)
         #expect(store.verify().isClean)

@@ -1,5 +1,4 @@
 import Testing
-import Foundation
 import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
@@ -49,7 +48,7 @@ import FolioTestSupport
     /// poisoned, and the flush is not scheduled again (a poisoned store must not be flushed:
     /// never retry a sync). The failed sync throws the I/O error, not `needsReopen`, so the
     /// decision must look at the store's state, not at the error.
-    @Test func aScheduledFlushWhoseSyncFailedIsNotRetried() throws {
+    @Test func aScheduledFlushWhoseSyncFailedIsNotRetried() async throws {
         let faulty = FaultInjectingFileSystem(wrapping: try memoryFileSystem(), countedKinds: [.sync])
         let messages = Mutex<[String]>([])
         let options = testOptions(faulty, durability: .grouped(window: .milliseconds(5)),
@@ -58,11 +57,11 @@ import FolioTestSupport
         defer { store.close() }
         faulty.plan = FaultPlan(failingCall: faulty.callCount + 1)
         try store.write { try $0.put([1], for: [1], in: "t") }
-        // The window's flush runs on its own; wait (bounded) for its log line.
+        // The window's flush runs on its own; wait (bounded, holding no thread) for its log line.
         var failure: String?
         for _ in 0..<10_000 where failure == nil {
             failure = messages.withLock { $0.first { $0.contains("grouped commit flush failed") } }
-            if failure == nil { usleep(1000) }
+            if failure == nil { try await Task.sleep(for: .milliseconds(1)) }
         }
         guard let failure else {
             Issue.record("the scheduled flush never failed: \(messages.withLock { $0 })")
