@@ -41,7 +41,7 @@ import Synchronization
     public static let createBeforeRootRename = CrashPoint("create.beforeRootRename")
     /// Creation: the root is renamed into place; directory not yet synced.
     public static let createAfterRootRename = CrashPoint("create.afterRootRename")
-    /// Open: the write lock is held, recovery (truncation) not yet done.
+    /// Open: the write lock is held, recovery not yet done.
     public static let openAfterLock = CrashPoint("open.afterLock")
     /// Commit: some pages appended to the snapshot file (after the first chunk).
     public static let commitMidAppend = CrashPoint("commit.midAppend")

@@ -1,8 +1,9 @@
 /// The files of a store in its directory (Docs/Format.md §2):
 ///
 ///     <store>/info                    format version and creation date (JSON)
-///     <store>/root                    the root pointer: current and previous root slots
-///     <store>/root.tmp                a root being written (removed by the next writer)
+///     <store>/root                    the root file: two root slots, written in place (§8)
+///     <store>/root.tmp                a root file being created or upgraded from version 1
+///                                     (removed by the next writer)
 ///     <store>/lock                    the writer's advisory lock; never renamed or replaced
 ///     <store>/snapshots/<n>.folio     append-only snapshot files, n in 16 lower-case hex digits
 struct StoreLayout: Sendable {

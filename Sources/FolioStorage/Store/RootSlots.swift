@@ -4,10 +4,18 @@
 ///
 /// The anchor invariant: one slot, the anchor, is known to be durable, and only the other
 /// slot is ever written. Its writes are not synced one by one; the root file is
-/// fdatasync'd every ``syncInterval`` writes (and at close, around a compaction, and after
-/// recovery), and only then does the written slot become the anchor, so that the next
-/// writes go to the other one. A power cut during a slot write can tear that slot, never
-/// the anchor: some slot always names a durable root.
+/// fdatasync'd once the slot written is ``maximumAnchorLag`` generations ahead of the
+/// anchor (and at close, around a compaction, and after recovery), and only then does the
+/// written slot become the anchor, so that the next writes go to the other one. A power cut
+/// during a slot write can tear that slot, never the anchor: some slot always names a
+/// durable root.
+///
+/// The lag bound: the anchor is never more than ``maximumAnchorLag`` generations behind the
+/// newest slot written. It bounds what a torn or lost slot costs: a reader that opens
+/// after a power cut sees the anchor until a writer recovers the runs after it, and a
+/// damaged run after the anchor cuts off at most the commits up to the newest
+/// (Docs/Durability.md §1.5). Counted in generations, not slot writes: one slot write can
+/// cover many commits (group commit, a grouped flush).
 ///
 /// Why an unsynced slot loses nothing: a slot is written only after its commit's run is
 /// fdatasync'd (Store+Commit), and recovery follows complete runs forward from whichever
@@ -15,8 +23,9 @@
 ///
 /// Every use holds the store's `rootFileLock`, which owns this value.
 struct RootSlots {
-    /// Root file syncs: one per this many slot writes.
-    static let syncInterval = 64
+    /// The most generations the anchor may lag the newest slot written: the slot write that
+    /// reaches it is synced at once.
+    static let maximumAnchorLag: UInt64 = 64
 
     private let layout: StoreLayout
     private let fileSystem: any FileSystem
@@ -28,9 +37,16 @@ struct RootSlots {
     private var contents: [RootRecord?] = [nil, nil]
     /// Slot writes since the root file was last synced.
     private(set) var unsyncedWrites = 0
+    /// The generation the anchor names.
+    private(set) var anchorGeneration: UInt64
+    /// The generation of the newest root written (or, before any write, the anchor's).
+    private var newestWritten: UInt64
     /// A slot held bytes that do not decode when the file was opened (a torn write): the
     /// opener rewrites it, so that verification finds both slots sound.
     private(set) var foundDamagedSlot = false
+    /// The snapshot files the slots named when the file was opened (every slot that
+    /// decoded, whichever the store opened at), before this writer wrote any.
+    private(set) var namedAtOpen: Set<UInt64> = []
 
     /// Opens the root file of a store whose writer lock the caller holds. `opened` is the
     /// root the store opened at. A version 1 root file is left as it is until
@@ -39,9 +55,12 @@ struct RootSlots {
     init(layout: StoreLayout, fileSystem: any FileSystem, opened: RootRecord) throws(StorageError) {
         self.layout = layout
         self.fileSystem = fileSystem
+        anchorGeneration = opened.generation
+        newestWritten = opened.generation
         let file = try fileSystem.open(layout.root, mode: .readWrite)
         do throws(StorageError) {
             let bytes = try file.readAll()
+            namedAtOpen = Set((0..<2).compactMap { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root).snapshotFile })
             if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
                 file.close()
                 // Slot 1 of a version 1 file: the root before the last, perhaps in the file
@@ -84,10 +103,13 @@ struct RootSlots {
         anchor = 0
         contents = [record, nil]
         unsyncedWrites = 0
+        anchorGeneration = record.generation
+        newestWritten = record.generation
     }
 
-    /// True once ``syncInterval`` slot writes have not been synced.
-    var syncIsDue: Bool { unsyncedWrites >= Self.syncInterval }
+    /// True once the slot written last is ``maximumAnchorLag`` generations ahead of the
+    /// anchor: the caller syncs at once, so the lag never passes the bound.
+    var syncIsDue: Bool { unsyncedWrites > 0 && newestWritten >= anchorGeneration + Self.maximumAnchorLag }
 
     /// Writes `record` into the slot that is not the anchor, in place, without a sync (the
     /// caller syncs when ``syncIsDue``). The caller has made `record`'s run durable.
@@ -98,6 +120,7 @@ struct RootSlots {
         try handle.write(record.encodedSlot(), at: UInt64(slot * RootRecord.slotStride))
         contents[slot] = record
         unsyncedWrites += 1
+        newestWritten = record.generation
     }
 
     /// Makes the last slot written durable; it becomes the anchor.
@@ -105,6 +128,7 @@ struct RootSlots {
         guard let handle, unsyncedWrites > 0 else { return }
         try handle.syncData()
         anchor = 1 - anchor
+        anchorGeneration = newestWritten
         unsyncedWrites = 0
     }
 

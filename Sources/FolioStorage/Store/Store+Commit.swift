@@ -4,7 +4,7 @@ import Dispatch
 // commit's shared sync and slot write, grouped flushes, and the sync failures that poison.
 extension Store {
     /// Commits a transaction's changes: the protocol of Docs/Durability.md §1 (format
-    /// version 2).
+    /// version 2), whose five steps are these.
     ///
     ///  1. Append the run after the committed end: every changed page, children before
     ///     parents, then the catalog's changed pages, then the commit page (change record
@@ -13,10 +13,13 @@ extension Store {
     ///  2. fdatasync the snapshot file. The commit is durable here: recovery follows
     ///     complete runs forward from the root slots, so it finds this one.
     ///  3. Write the new root into the root file's free slot, in place, without a sync
-    ///     (``RootSlots``); the root file is synced every so many commits.
-    ///  4. Publish the new root to readers, warm the cache, queue the observers' event.
+    ///     (``RootSlots``).
+    ///  4. fdatasync the root file when the slot just written is ``RootSlots/maximumAnchorLag``
+    ///     generations ahead of the anchor: it becomes the anchor. Not a condition of the
+    ///     commit's durability: a failure here poisons but does not fail the commit.
+    ///  5. Publish the new root to readers, warm the cache, queue the observers' event.
     ///
-    /// This function does step 1 only and returns; steps 2-4 are ``waitUntilDurable(_:)``'s
+    /// This function does step 1 only and returns; steps 2-5 are ``waitUntilDurable(_:)``'s
     /// (group commit, Docs/Durability.md §1.4): the writer slot is free again once the run
     /// is appended, and a transaction that appends while another's sync is in flight shares
     /// the next sync with every commit appended before it.
@@ -26,12 +29,13 @@ extension Store {
     /// poisons the store: the kernel may have dropped the pages it could not write, so no
     /// later commit may build on them; reopen. A failed slot write in 3 also poisons: the run
     /// is durable, so only a reopen (whose recovery finds it) can tell what the root is. In
-    /// grouped mode steps 2 and 3 run for several commits at once, in ``flush()``.
+    /// grouped mode steps 2-4 run for several commits at once, in ``flush()``.
     ///
     /// Step 1 runs in the write critical section (`writeSection`), which ``close()`` also
     /// takes, and close flushes: a commit either is appended before close goes on, and
-    /// close makes it durable, or finds the store closed and writes nothing. Observers are not called here: the event is queued
-    /// in order and the caller delivers it with ``deliverQueued()`` once it holds no lock.
+    /// close makes it durable, or finds the store closed and writes nothing. Observers are
+    /// not called here: the event is queued in order and the caller delivers it with
+    /// ``deliverQueued()`` once it holds no lock.
     func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
                 spill: SpillState = SpillState()) throws(StorageError) -> CommitNotification {
         try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
@@ -156,18 +160,18 @@ extension Store {
         try flushQueuingEvents()
     }
 
-    /// Steps 2-4 of a commit appended in full durability (a no-op in grouped mode, whose
+    /// Steps 2-5 of a commit appended in full durability (a no-op in grouped mode, whose
     /// commits are made durable by ``flush()``): returns once the commit of `generation` is
     /// durable and published, its event queued for ``deliverQueued()``.
     ///
     /// Group commit, with `rootFileLock` as the queue: the first waiter takes the lock and
     /// syncs everything appended so far; those that arrive meanwhile wait for the lock, and
-    /// then either find their commit made durable by that sync (and return without one of
-    /// their own) or sync, at once, every commit appended while the previous sync ran.
-    /// Called without `writeSection`, so the writer appends the next transaction while a
-    /// sync is in flight. A sync that fails poisons the store, so every commit waiting
-    /// behind it fails too, with `StorageError.needsReopen(path:cause:)`: none of them was
-    /// acknowledged.
+    /// once they hold it either find their commit published by that sync (and return at
+    /// once, without a sync of their own) or sync, at once, every commit appended while the
+    /// previous sync ran. Called without `writeSection`, so the writer appends the next
+    /// transaction while a sync is in flight. A sync that fails poisons the store, so every
+    /// commit waiting behind it that it did not publish fails too, with
+    /// `StorageError.needsReopen(path:cause:)`: none of them was acknowledged.
     func waitUntilDurable(_ generation: UInt64) throws(StorageError) {
         guard case .full = options.durability else { return }
         if !isPublished(generation) { try flush(toPublish: generation) }
@@ -175,13 +179,19 @@ extension Store {
     }
 
     /// One group-commit sync of everything appended so far (`flushQueuingEvents`), for the
-    /// commit of `generation`. A store closed meanwhile is success if close's own flush
-    /// published the commit.
+    /// commit of `generation`, unless a sync published it while this caller waited for the
+    /// root file lock.
+    ///
+    /// Invariant: a commit that is published is durable and delivered, so no error is
+    /// reported for it: a later sync's failure (of commits appended after it) or a close
+    /// that ran meanwhile is not its caller's error. Reporting it would tell the caller
+    /// that a durable commit failed, and a caller that retried after reopening would apply
+    /// it twice.
     private func flush(toPublish generation: UInt64) throws(StorageError) {
         do throws(StorageError) {
-            try flushQueuingEvents()
+            try flushQueuingEvents(unlessPublished: generation)
         } catch {
-            guard case .closed = error, isPublished(generation) else { throw error }
+            guard isPublished(generation) else { throw error }
         }
     }
 
@@ -235,10 +245,16 @@ extension Store {
     /// What it syncs is the tip, the newest appended commit, taken with the pending events
     /// under one `state` lock, so the events are exactly those of the commits up to it. A
     /// commit appended after that waits for the next flush (it holds the lock behind this).
-    func flushQueuingEvents() throws(StorageError) {
+    ///
+    /// `unlessPublished`: a group-commit waiter's generation. If it is published by the
+    /// time the lock is held (a sync that ran while the waiter queued for the lock covered
+    /// it), nothing is done: the commits appended since are their own waiters' to sync
+    /// (Docs/Durability.md §1.4 step 3).
+    func flushQueuingEvents(unlessPublished waiter: UInt64? = nil) throws(StorageError) {
         guard !isReadOnly else { return }
         try rootFileLock.withLock { (slots) throws(StorageError) in
-            let (tip, durable, pending) = try state.withLock { (state) throws(StorageError) in
+            let taken = try state.withLock { (state) throws(StorageError) -> (CommittedRoot, RootRecord, [CommitNotification])? in
+                if let waiter, state.current.record.generation >= waiter { return nil }
                 guard var writer = state.writer else { throw StorageError.closed(path: path) }
                 let pending = writer.pendingNotifications
                 writer.pendingNotifications = []
@@ -246,6 +262,7 @@ extension Store {
                 state.writer = writer
                 return (state.tip, writer.durableRecord, pending)
             }
+            guard let (tip, durable, pending) = taken else { return }
             guard tip.record != durable else {
                 enqueue(.committed(pending))
                 return
@@ -291,21 +308,23 @@ extension Store {
             do throws(StorageError) {
                 try self.flush()
             } catch {
-                switch error {
-                case .closed:
-                    return  // close() flushed already
-                case .needsReopen:
-                    self.options.log("grouped commit flush failed for \(self.path): \(error)")
-                default:
-                    // Not poisoned (say, the root file could not be written): the commits are
-                    // still pending; try again after another window.
+                if case .closed = error { return }  // close() flushed already
+                // Whether to try again depends on the store, not on the error: a failed sync
+                // or slot write throws the I/O error itself and poisons, and a poisoned store
+                // must not be flushed again (never retry a sync; Docs/Durability.md §7).
+                let (poisoned, schedule) = self.state.withLock { state -> (Bool, Bool) in
+                    guard let writer = state.writer, writer.poisoned == nil else { return (true, false) }
+                    if writer.flushScheduled { return (false, false) }  // a later commit scheduled one
+                    state.writer?.flushScheduled = true
+                    return (false, true)
+                }
+                if poisoned {
+                    self.options.log("grouped commit flush failed for \(self.path); the store must be reopened: \(error)")
+                } else {
+                    // Not poisoned (a failure before anything was synced or written): the
+                    // commits are still pending; try again after another window.
                     self.options.log("grouped commit flush failed for \(self.path), retrying: \(error)")
-                    let retry = self.state.withLock { state -> Bool in
-                        guard state.writer?.flushScheduled == false else { return false }
-                        state.writer?.flushScheduled = true
-                        return true
-                    }
-                    if retry { self.scheduleFlush(after: window) }
+                    if schedule { self.scheduleFlush(after: window) }
                 }
             }
         }
@@ -337,8 +356,11 @@ extension Store {
             poison("writing the root slot failed: \(error)")
             throw error
         }
-        // The periodic root file sync. The commit is durable already (its run is synced),
-        // so a failure here does not fail it: it poisons, and the next open recovers.
+        // Step 4, the root file sync. Invariant: the anchor is never more than
+        // RootSlots.maximumAnchorLag generations behind the newest slot written, so the sync
+        // runs as soon as this write reaches the bound. The commit is durable already (its
+        // run is synced), so a failure here does not fail it: it poisons, and the next open
+        // recovers.
         if slots!.syncIsDue {
             do throws(StorageError) {
                 try slots!.sync()

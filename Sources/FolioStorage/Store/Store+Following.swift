@@ -1,15 +1,25 @@
 import Synchronization
 
-/// A read-only store's follower: the watch, and the last generation observers were told of.
+/// A read-only store's follower: the watch, and the last commit observers were told of.
 final class Follower: Sendable {
     let watch: any FileWatch
-    /// Also serialises catching up, so observers get events in order.
-    let delivered: Mutex<UInt64>
+    /// The last commit delivered, by generation and by where its commit page is: a writer
+    /// that fell back to an older root (a damaged slot) and committed past this generation
+    /// wrote other commits with the same generations, so a generation alone cannot tell a
+    /// continuation from another history. Also serialises catching up, so observers get
+    /// events in order.
+    let delivered: Mutex<DeliveredCommit>
 
-    init(watch: any FileWatch, delivered: UInt64) {
+    init(watch: any FileWatch, delivered: DeliveredCommit) {
         self.watch = watch
         self.delivered = Mutex(delivered)
     }
+}
+
+/// The commit a follower last told its observers of.
+struct DeliveredCommit: Sendable, Equatable {
+    var generation: UInt64
+    var location: CommitLocation
 }
 
 extension Store {
@@ -23,7 +33,7 @@ extension Store {
         guard isReadOnly else { return }
         let started = follower.withLock { $0 != nil }
         if started { return }
-        let start = generation
+        let start = state.withLock { DeliveredCommit(generation: $0.current.record.generation, location: $0.current.record.location) }
         let watch = try fileSystem.watch(layout.directory, pollInterval: pollInterval) { [weak self] in
             self?.catchUp()
         }
@@ -51,19 +61,21 @@ extension Store {
                 try refresh()
                 let newest = try read().root
                 let now = newest.record.generation
-                if now == delivered { return }
-                if now < delivered {
+                if newest.record.location == delivered.location { return }
+                if now <= delivered.generation {
                     // The writer fell back to an older root: what observers saw is gone.
-                    enqueue(.historyUnavailable(from: delivered, to: now))
+                    enqueue(.historyUnavailable(from: delivered.generation, to: now))
                 } else {
                     // Replayed in bounded batches (``ReplayBounds``); a history too long or
-                    // gone, or an error part-way, ends with `historyUnavailable` from the last
-                    // generation delivered: observers miss nothing without being told.
-                    var reached = delivered
+                    // gone, one that does not continue the commit delivered, or an error
+                    // part-way, ends with `historyUnavailable` from the last generation
+                    // delivered: observers miss nothing without being told.
+                    var reached = delivered.generation
                     do throws(StorageError) {
                         // Held until the lock is released: at most ReplayBounds' cap of
                         // commits (beyond it the replay refuses, and observers reload).
-                        try replay(after: delivered, upTo: newest, bounds: options.replay) { batch in
+                        try replay(after: delivered.generation, continuing: delivered.location, upTo: newest,
+                                   bounds: options.replay) { batch in
                             enqueue(.committed(batch))
                             reached = batch.last?.generation ?? reached
                         }
@@ -71,7 +83,7 @@ extension Store {
                         enqueue(.historyUnavailable(from: reached, to: now))
                     }
                 }
-                delivered = now
+                delivered = DeliveredCommit(generation: now, location: newest.record.location)
             } catch {
                 options.log("following \(path) failed for now (will retry): \(error)")
             }

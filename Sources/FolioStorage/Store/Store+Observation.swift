@@ -93,9 +93,11 @@ extension Store {
     }
 
     /// Replays in two passes so memory stays bounded: back along the chain keeping only each
-    /// commit's location, then forward, reading `bounds.batch` commits at a time.
-    func replay(after generation: UInt64, upTo newest: CommittedRoot, bounds: ReplayBounds,
-                _ body: ([CommitNotification]) -> Void) throws(StorageError) {
+    /// commit's location, then forward, reading `bounds.batch` commits at a time. With
+    /// `continuing`, the commit of `generation` the chain reaches must be the one at that
+    /// location, or the history is unavailable.
+    func replay(after generation: UInt64, continuing expected: CommitLocation? = nil, upTo newest: CommittedRoot,
+                bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void) throws(StorageError) {
         guard newest.record.generation > generation else { return }
         var history = HistoryReader(store: self, newest: newest, generation: generation)
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
@@ -115,6 +117,13 @@ extension Store {
             guard previousCommit.generation + 1 == commit.generation else { throw .historyUnavailable(from: generation) }
             chain.append((location, previous))
             (location, commit) = (previous, previousCommit)
+        }
+        // Invariant: what is replayed continues the commit the caller holds. A writer that fell
+        // back to an older root slot (damage) and committed past `generation` wrote another
+        // history whose commits carry the same generations; spliced onto the first, it would
+        // reach observers as a continuation of commits it never followed.
+        if let expected, commit.generation == generation, location != expected {
+            throw .historyUnavailable(from: generation)
         }
         // Pass 2: oldest first, one batch of notifications (changes and views) at a time.
         var batch: [CommitNotification] = []

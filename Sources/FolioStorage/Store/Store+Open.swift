@@ -4,9 +4,12 @@ extension Store {
     /// Opens the store at `path` for writing, creating it if `options.createIfMissing`.
     ///
     /// Takes the store's write lock at once or throws `StorageError.lockedByAnotherWriter(path:)`
-    /// (never waits). Recovery is this and nothing more: bytes past the committed root are
-    /// discarded (an interrupted commit), a leftover `root.tmp` is removed. If the current
-    /// root slot is damaged, the store opens at the previous one and says so in the log.
+    /// (never waits). Recovery is this and nothing more (Docs/Durability.md §3): from the
+    /// newest usable root slot, complete runs written after it (commits whose slot write a
+    /// crash prevented) are followed and adopted; bytes past the last complete run are left
+    /// for the next commit to overwrite, nothing is truncated; a leftover `root.tmp` is
+    /// removed. The other root slot is used only if the newest one, or what it names, is
+    /// damaged, and the log says so.
     ///
     /// A store this process may read but not write (permissions, a read-only volume) throws
     /// `StorageError.notWritable(path:cause:)`, which says to open it read-only instead.
@@ -70,7 +73,8 @@ extension Store {
             // The same counters the root's page source counts into (ioStatistics).
             let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
                               counters: counters, state: State(current: root, writer: writer), slots: slots)
-            try store.retireStaleSnapshots(current: root.record.snapshotFile, openedFromPreviousSlot: root.openedFromPreviousSlot)
+            try store.retireStaleSnapshots(current: root.record.snapshotFile, namedAtOpen: slots.namedAtOpen,
+                                           openedFromPreviousSlot: root.openedFromPreviousSlot)
             return store
         } catch {
             lock.unlock()
@@ -143,9 +147,10 @@ extension Store {
 
     // MARK: Loading the root
 
-    /// Reads the root file and opens the generation it names: slot 0, or slot 1 if slot 0
-    /// is damaged. A reader that finds the named snapshot file gone (a compaction between
-    /// reading the root and opening the file) reads the root again.
+    /// Reads the root file and opens the generation it names: the valid slot with the higher
+    /// generation, or the other slot if that one or what it names is damaged (Docs/Format.md
+    /// §8). A reader that finds the named snapshot file gone (a compaction between reading
+    /// the root and opening the file) reads the root again.
     static func loadRoot(_ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache, counters: IOCounters,
                          writable: Bool, log: @Sendable (String) -> Void,
                          reusing existing: SnapshotFile? = nil) throws(StorageError) -> CommittedRoot {
@@ -268,6 +273,12 @@ extension Store {
         opened.file.allocatedLength = try opened.file.handle.size()
         guard !slots.isVersionOneLayout else { return opened }
         let (record, runs) = try RunRecovery.followRuns(from: opened.record, chain: opened.record.chain, in: opened.file)
+        // Said, not repaired: the next commit writes over what lies past `record`. (A read
+        // error here leaves the diagnosis unsaid rather than failing the open: the walk
+        // above read every byte recovery depends on.)
+        if let damage = try? RunRecovery.damagedRun(after: record, in: opened.file) {
+            log("recovering \(layout.directory): \(damage.description) (Docs/Durability.md §1.5)")
+        }
         guard runs > 0 else {
             // A torn slot and no run after the other: rewrite it with the root we opened at.
             if slots.foundDamagedSlot { try slots.writeDurably(opened.record) }

@@ -2,35 +2,46 @@
 // when kept ones go (by time, count and bytes; Docs/Durability.md §3, Docs/Format.md §17).
 
 extension Store {
-    /// At writer open: snapshot files numbered above the current one are kept, never
-    /// removed, unless they are provably an abandoned compaction's output: a file whose
-    /// header does not name it (a compaction killed before its header was written; no root
-    /// can ever have opened it). A newer complete file is either an interrupted compaction's
-    /// copy or, after an open at root slot 1 (slot 0 damaged), the file holding slot 0's
-    /// generation: the two cannot be told apart once a commit has rewritten the root file,
-    /// so each open keeps it and says so in the log (Docs/Durability.md §3). Compaction
-    /// numbers its file above all of them. Of the older files, the newest (the file the
-    /// last compaction replaced, which root slot 1 may name) is kept for the retention
-    /// grace period, for readers in other processes and for history replay; older ones go
-    /// at once, so that short-lived writers (a `folio compact`) do not leave replaced files
-    /// behind. Readers pinned to a removed file keep reading it through their open
-    /// descriptor; a reader opening a removed file re-reads the root.
-    func retireStaleSnapshots(current: UInt64, openedFromPreviousSlot: Bool) throws(StorageError) {
+    /// At writer open: what to do with the snapshot files other than the current one.
+    ///
+    /// Files numbered above the current one are an interrupted compaction's copy (a crash
+    /// before its root switch) or, after an open that fell back to an older root slot, the
+    /// file the unusable slot named. One a slot names (as read at this open, `namedAtOpen`)
+    /// is kept and logged. One no slot names is reclaimed (``reclaimNewerSnapshot(_:)``),
+    /// except at an open that fell back from an unusable slot, which keeps it and says so:
+    /// the slot it may belong to is what the log reports, so the file stays for a look
+    /// until the next writer open. A file whose header does not name it (a compaction
+    /// killed before writing its header; no root can ever have opened it) is removed.
+    ///
+    /// Of the older files, the newest (the file the last compaction replaced, which a
+    /// version 1 store's slot 1 may name) is kept for the retention grace period, for
+    /// readers in other processes and for history replay; older ones go at once, so that
+    /// short-lived writers (a `folio compact`) do not leave replaced files behind. Readers
+    /// pinned to a removed file keep reading it through their open descriptor; a reader
+    /// opening a removed file re-reads the root.
+    func retireStaleSnapshots(current: UInt64, namedAtOpen: Set<UInt64>, openedFromPreviousSlot: Bool) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [RetiredSnapshot] = []
         let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
         let newestOlder = numbers.filter { $0 < current }.max()
         for number in numbers where number != current {
             let name = StoreLayout.snapshotName(number)
-            if number > current && openedFromPreviousSlot {
-                options.log("keeping \(name): it may hold the generation of the damaged root slot")
-            } else if number > current {
-                if hasSnapshotHeader(number) {
+            if number > current {
+                if namedAtOpen.contains(number) {
                     options.log("keeping \(name), newer than the current file \(StoreLayout.snapshotName(current)): "
-                                + "an interrupted compaction's copy or the generation of a damaged root slot; remove it by hand once checked")
-                } else {
+                                + "a root slot names it, but it could not be used")
+                    continue
+                }
+                guard let header = newerSnapshotHeader(number) else {
                     options.log("removing \(name), left by an interrupted compaction before its header")
                     try fileSystem.remove(layout.snapshot(number))
+                    continue
+                }
+                if openedFromPreviousSlot {
+                    options.log("keeping \(name) until the next writer open: it may hold the generation of the unusable root slot")
+                } else if header.length > UInt64(SnapshotHeader.size) {
+                    options.log("reclaiming \(name), an interrupted compaction's copy that no root slot names")
+                    try reclaimNewerSnapshot(number, header: header.bytes)
                 }
             } else if number == newestOlder {
                 // Its length is not known without opening it (no stat at open): it counts
@@ -44,26 +55,71 @@ extension Store {
         removeExpiredSnapshots()
     }
 
-    /// True if snapshot file `number` starts with a valid header naming it. I/O errors
-    /// count as true: only a file read and found wrong is provably no snapshot.
-    private func hasSnapshotHeader(_ number: UInt64) -> Bool {
+    /// Replaces snapshot file `number`, newer than the current one and named by no root
+    /// slot, with a file holding only its header: its space is reclaimed, its number stays
+    /// taken.
+    ///
+    /// Why no commit is lost. Commits go into the file the newest root names, and a
+    /// compaction writes its root into both slots, each write synced (Docs/Durability.md
+    /// §1.3 steps 5-6), before any commit can go into its file; every later root names that
+    /// file or a newer one. So a file above the current one that no slot names never
+    /// received a commit: it is a copy of a generation whose contents the current file
+    /// holds. (A version 1 root file names the root before the newest in slot 1; a slot 1
+    /// in an older file means slot 0 is that file's compaction root, with no commit after
+    /// it. An unusable slot that might have named the file leaves the other slot naming an
+    /// older file, which by the same argument means no commit went into this one.)
+    ///
+    /// Why no reader is hurt. Readers in other processes open only files a slot names (and
+    /// older ones along the chain of commits), so none opened a copy that was never
+    /// switched to. One that did open this file before a damaged slot made the writer fall
+    /// back keeps reading it through its descriptor: the file is unlinked, not truncated.
+    /// The number stays taken (by the header-only file that replaces it) so that no later
+    /// compaction gives another file the number such a reader, and its page cache, know
+    /// this one by. Nothing is synced: a power cut that undoes this leaves the copy for the
+    /// next open to reclaim again, and leaves no reader alive. A read-only open never gets
+    /// here: it deletes nothing.
+    private func reclaimNewerSnapshot(_ number: UInt64, header: [UInt8]) throws(StorageError) {
+        let path = layout.snapshot(number)
+        try fileSystem.remove(path)
+        let placeholder = try fileSystem.open(path, mode: .truncate)
+        defer { placeholder.close() }
+        try placeholder.write(header, at: 0)
+    }
+
+    /// The header bytes and length of snapshot file `number`, if it starts with a valid
+    /// header naming it. I/O errors count as a header of unknown length (kept): only a file
+    /// read and found wrong is provably no snapshot.
+    private func newerSnapshotHeader(_ number: UInt64) -> (bytes: [UInt8], length: UInt64)? {
         do throws(StorageError) {
             let file = try Store.openSnapshot(number, layout: layout, fileSystem: fileSystem, writable: false)
-            file.handle.close()
-            return true
+            defer { file.handle.close() }
+            return (try file.handle.read(at: 0, count: SnapshotHeader.size), try file.handle.size())
         } catch {
-            if case .corruption = error { return false }
-            return true
+            if case .corruption = error { return nil }
+            return ([], 0)
         }
     }
 
     /// Removes retired snapshot files whose grace period has passed, then the oldest beyond
     /// the retention's file limit and beyond its byte limit. `retired` is in retirement
-    /// order, so the newest (the file root slot 1 may name) is the last to go: see
-    /// Docs/Format.md §17.
+    /// order, so the newest (the file a version 1 store's slot 1 may name) is the last to
+    /// go: see Docs/Format.md §17.
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
         let retention = options.retention
+        // Every commit calls this while it holds the writer slot: when nothing is due (no
+        // retired file, or none past its grace period or the limits) it returns without the
+        // root file lock, which a sync in flight holds. Waiting for it would keep the next
+        // transaction from appending while the previous one's sync runs (group commit,
+        // Docs/Durability.md §1.4). Only writer-slot holders change `retired`.
+        let due = state.withLock { state -> Bool in
+            guard let writer = state.writer, !writer.retired.isEmpty else { return false }
+            let waiting = writer.retired.filter { $0.removeAfter > now }
+            let bytes = waiting.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
+            return waiting.count < writer.retired.count || waiting.count > retention.maximumRetainedFiles
+                || bytes > retention.maximumRetainedBytes
+        }
+        guard due else { return }
         // Taken before `state` (lock order: rootFileLock, then state).
         let namedBySlots = rootFileLock.withLock { $0?.namedFiles ?? [] }
         let expired = state.withLock { state -> [UInt64] in

@@ -76,19 +76,19 @@ public struct AutoCompaction: Sendable, Equatable {
 ///
 /// Replaced files count toward the store's size on disk, so they are bounded three ways:
 /// by time (`gracePeriod`), by number (`maximumRetainedFiles`) and by bytes
-/// (`maximumRetainedBytes`). Beyond either limit the oldest go at once, except the file
-/// root slot 1 names (the one the last compaction replaced, until the next root is
-/// written), which is kept whatever its size: a fallback to slot 1 needs it.
+/// (`maximumRetainedBytes`). Beyond either limit the oldest go at once, except a file a
+/// root slot names, which is kept whatever its size: a fallback to that slot needs it. (A
+/// format version 2 compaction writes its root into both slots, so only a version 1 store's
+/// slot 1 names a replaced file.)
 public struct SnapshotRetention: Sendable, Equatable {
     /// How long a replaced snapshot file stays after compaction replaced it.
     public var gracePeriod: Duration
     /// At most this many replaced files are kept, however recent: when compactions follow
     /// each other faster than the grace period (a bulk load), the oldest go at once, so
-    /// retention never multiplies the store's size on disk. At least 1 (the file root slot
-    /// 1 names is always kept).
+    /// retention never multiplies the store's size on disk. At least 1.
     public var maximumRetainedFiles: Int
-    /// At most this many bytes of replaced files are kept, however recent (the file root
-    /// slot 1 names excepted). The default, 4 MiB, keeps small stores' replaced files for
+    /// At most this many bytes of replaced files are kept, however recent (a file a root
+    /// slot names excepted). The default, 4 MiB, keeps small stores' replaced files for
     /// the grace period, while a large store's go once the root no longer names them.
     public var maximumRetainedBytes: UInt64
 
@@ -125,8 +125,10 @@ public struct StoreOptions: Sendable {
     /// the commit. Default 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory
     /// until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
-    /// Where the store reports recovered problems (a damaged root slot, a truncated tail).
-    /// Default: standard error.
+    /// Where the store reports what it recovered from (a damaged root slot, commits
+    /// recovered past the slot, a damaged run that cut commits off, an interrupted
+    /// compaction's copy reclaimed). Called while the store holds its locks: it must not
+    /// call into the store. Default: standard error.
     public var log: @Sendable (String) -> Void
     /// How a read-only store replays history to observers (internal: tests narrow it).
     var replay = ReplayBounds()

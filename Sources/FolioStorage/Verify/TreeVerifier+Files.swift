@@ -41,9 +41,10 @@ extension TreeVerifier {
         }
     }
 
-    /// The store opened at root slot 1: the generation slot 0 names could not be read (its
-    /// slot is damaged, which `checkRootFile` reports, or its snapshot file cannot be opened,
-    /// reported here), so the newest commit is out of reach even if everything else is sound.
+    /// The store opened at the older root slot: the generation the newer slot names could
+    /// not be read (its slot is damaged, which `checkRootFile` reports, or its snapshot file
+    /// cannot be opened, reported here), so the newest commit is out of reach even if
+    /// everything else is sound.
     mutating func checkUnusableCurrentSlot(_ opened: RootRecord, layout: StoreLayout, fileSystem: any FileSystem) {
         guard let handle = try? fileSystem.open(layout.root, mode: .readOnly) else { return }
         defer { handle.close() }

@@ -18,6 +18,19 @@ public struct VerificationProblem: Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+/// Something verification found that is not damage to the generation it checked: what a
+/// writer's next open will do with the bytes past the newest root slot.
+public struct VerificationNote: Sendable, Equatable, CustomStringConvertible {
+    /// The file it is about.
+    public var file: String
+    /// Byte offset in that file.
+    public var offset: UInt64
+    /// What was found.
+    public var detail: String
+
+    public var description: String { "\(file) @\(offset): \(detail)" }
+}
+
 /// The result of ``Store/verify(progress:)``.
 public struct VerificationReport: Sendable {
     /// The generation checked.
@@ -32,8 +45,12 @@ public struct VerificationReport: Sendable {
     public var treesChecked: Int
     /// Commit pages checked along the commit chain.
     public var commitsChecked: Int
+    /// What lies past the newest root slot and does not make the store unsound: complete
+    /// runs of commits that a writer's next open recovers (until then, readers see the
+    /// slot's generation). Empty for a store opened for writing, whose open recovered them.
+    public var notes: [VerificationNote] = []
 
-    /// True if nothing is wrong.
+    /// True if nothing is wrong (``notes`` do not count).
     public var isClean: Bool { problems.isEmpty }
 }
 

@@ -8,6 +8,11 @@ extension Store {
     /// bounds; key counts and byte totals against the catalog; that no two reachable pages
     /// overlap and that live bytes match the root; the commit chain back to the start of
     /// the current snapshot file. Reads only: safe beside a writer in another process.
+    ///
+    /// On a read-only store it also looks past the root slot it opened at, as a writer's
+    /// recovery would: complete runs there are reported in ``VerificationReport/notes``
+    /// (pending recovery, not a problem), and a damaged run that later complete runs chain
+    /// to is a problem naming the generations recovery will lose (Docs/Durability.md §1.5).
     public func verify(progress: ((VerificationProgress) -> Void)? = nil) -> VerificationReport {
         let root: CommittedRoot
         do throws(StorageError) {
@@ -27,8 +32,13 @@ extension Store {
         verifier.checkFile(root.record)
         verifier.checkTrees(root.record)
         verifier.checkCommitChain(root.record)
+        // A writer's open recovered whatever lay past its slot (and logged a damaged run);
+        // a read-only store says what that open will find.
+        var notes: [VerificationNote] = []
+        if isReadOnly { verifier.checkRunsPastRoot(root.record, layout: layout, fileSystem: fileSystem, notes: &notes) }
         return VerificationReport(generation: root.record.generation, problems: verifier.problems,
                                   pagesChecked: verifier.pagesChecked, bytesChecked: verifier.bytesChecked,
-                                  treesChecked: verifier.treesChecked, commitsChecked: verifier.commitsChecked)
+                                  treesChecked: verifier.treesChecked, commitsChecked: verifier.commitsChecked,
+                                  notes: notes)
     }
 }

@@ -26,6 +26,12 @@ enum VerifyCommand: Command {
         Prints each problem on its own line, starting "problem: ", with its location (file \
         and byte offset, and tree; or datastore, index and record; or the key-value store's \
         key), then a summary line. \
+        It also looks past the newest root slot, as a writer's open would: commits in \
+        complete runs there (a writer killed or a power cut before the slot was written) \
+        are printed as a line starting "note: pending recovery", which is not a problem: \
+        the next writer's open adopts them, and until then readers see the slot's \
+        generation. A damaged run there that later complete runs chain to is a problem, \
+        naming the generations that open will lose. \
         Read-only: takes no lock and writes nothing, so it is safe on a store another \
         process is writing (it checks the generation committed when it starts). Progress \
         goes to standard error.
@@ -64,6 +70,10 @@ enum VerifyCommand: Command {
         if report.isEngineLevel {
             // Not a finding: a store written through FolioStorage alone has no datastores.
             out.line("engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply")
+        }
+        // Not problems: they do not change the exit status.
+        for note in report.storage.notes {
+            out.line("note: " + CommandFailure.oneLine(note.detail) + " (\(note.file) @\(note.offset))")
         }
         let storage = report.storage
         out.line("checked \(Format.count(storage.pagesChecked, "page")) (\(Format.bytes(storage.bytesChecked))) in "

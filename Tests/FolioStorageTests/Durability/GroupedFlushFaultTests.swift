@@ -1,6 +1,6 @@
 import Testing
 import Synchronization
-import FolioStorage
+@testable import FolioStorage
 import FolioTestSupport
 
 /// Grouped durability acknowledges commits through the commit observers once a flush has
@@ -42,5 +42,34 @@ import FolioTestSupport
         }
         #expect(reopened.verify().isClean)
         reopened.close()
+    }
+
+    /// The flush the grouped window schedules by itself: when its sync fails, the store is
+    /// poisoned, and the flush is not scheduled again (a poisoned store must not be flushed:
+    /// never retry a sync). The failed sync throws the I/O error, not `needsReopen`, so the
+    /// decision must look at the store's state, not at the error.
+    @Test func aScheduledFlushWhoseSyncFailedIsNotRetried() async throws {
+        let faulty = FaultInjectingFileSystem(wrapping: try memoryFileSystem(), countedKinds: [.sync])
+        let messages = Mutex<[String]>([])
+        let options = testOptions(faulty, durability: .grouped(window: .milliseconds(5)),
+                                  log: { line in messages.withLock { $0.append(line) } })
+        let store = try Store.open(at: "/stores/s", options: options)
+        defer { store.close() }
+        faulty.plan = FaultPlan(failingCall: faulty.callCount + 1)
+        try store.write { try $0.put([1], for: [1], in: "t") }
+        // The window's flush runs on its own; wait (bounded, holding no thread) for its log line.
+        var failure: String?
+        for _ in 0..<10_000 where failure == nil {
+            failure = messages.withLock { $0.first { $0.contains("grouped commit flush failed") } }
+            if failure == nil { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        guard let failure else {
+            Issue.record("the scheduled flush never failed: \(messages.withLock { $0 })")
+            return
+        }
+        #expect(!failure.contains("retrying"), "a poisoned store's flush is not retried: \(failure)")
+        #expect(store.state.withLock { $0.writer?.flushScheduled } == false, "no flush scheduled after the failure")
+        #expect(faulty.injectedFaults == 1)
+        #expect(throws: StorageError.self) { try store.write { try $0.put([2], for: [2], in: "t") } }
     }
 }

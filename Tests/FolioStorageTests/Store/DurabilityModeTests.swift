@@ -4,8 +4,9 @@ import FolioTestSupport
 
 @Suite struct DurabilityModeTests {
     /// Full durability (format version 2): every commit syncs its run, once, and writes its
-    /// root slot in place; the root file is synced once per `RootSlots.syncInterval` (64)
-    /// slot writes; nothing is renamed and no directory synced.
+    /// root slot in place; the root file is synced once the slot written is
+    /// `RootSlots.maximumAnchorLag` (64) generations ahead of the anchor; nothing is renamed
+    /// and no directory synced.
     @Test func fullDurabilitySyncsEveryCommitOnce() throws {
         let recording = RecordingFileSystem(wrapping: try memoryFileSystem())
         let store = try Store.open(at: "/stores/s", options: testOptions(recording))
@@ -18,7 +19,7 @@ import FolioTestSupport
         recording.reset()
         for i in 0..<64 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i), 1], in: "t") } }
         counts = recording.statistics
-        #expect(counts.syncs == 65, "64 runs, and the root file once: at the 64th slot write since open")
+        #expect(counts.syncs == 65, "64 runs, and the root file once: 64 generations past the anchor, the open's")
         store.close()
     }
 

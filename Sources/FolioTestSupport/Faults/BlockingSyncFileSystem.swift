@@ -1,0 +1,139 @@
+import Dispatch
+import FolioStorage
+import Synchronization
+
+/// A file system that forwards every call to another one, but holds one chosen sync until
+/// the test lets it go: for timelines in which something must happen while a sync is in
+/// flight (a commit appended, another thread waiting for the root file lock).
+///
+/// Syncs (`sync()` and `syncData()` of any handle it returned, on a path `paths` accepts)
+/// are forwarded at once, except the first to start after ``holdNextSync()``: it signals
+/// ``waitUntilBlocked()`` and then waits for ``release()`` before it is forwarded. Put it
+/// under a ``FaultInjectingFileSystem`` or a ``RecordingFileSystem`` to fail or count the
+/// syncs as well.
+public final class BlockingSyncFileSystem: FileSystem {
+    /// The file system every call is forwarded to.
+    public let wrapped: any FileSystem
+    let gate: SyncGate
+
+    /// Wraps `fileSystem`; only syncs of paths `paths` accepts (every path by default) are
+    /// counted and can be held.
+    public init(wrapping fileSystem: any FileSystem, paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
+        wrapped = fileSystem
+        gate = SyncGate(paths: paths)
+    }
+
+    /// Holds the next sync that starts (on an accepted path) until ``release()``.
+    public func holdNextSync() { gate.count.withLock { $0.held = $0.started + 1 } }
+
+    /// Returns once the held sync has started and is being held.
+    public func waitUntilBlocked() { gate.blocked.wait() }
+
+    /// Lets the held sync go on (or, if it has not started yet, lets it pass when it does).
+    public func release() { gate.released.signal() }
+
+    /// Syncs started so far on accepted paths.
+    public var syncCount: Int { gate.count.withLock { $0.started } }
+
+    /// Forwards the open; the returned handle passes its syncs through the gate.
+    public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
+        GatedFile(wrapping: try wrapped.open(path, mode: mode), gate: gate)
+    }
+
+    /// Forwards.
+    public func rename(_ source: String, to destination: String) throws(StorageError) {
+        try wrapped.rename(source, to: destination)
+    }
+
+    /// Forwards.
+    public func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
+
+    /// Forwards.
+    public func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
+
+    /// Forwards.
+    public func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
+
+    /// Forwards.
+    public func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
+        try wrapped.contentsOfDirectory(path)
+    }
+
+    /// Forwards.
+    public func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
+
+    /// Forwards.
+    public func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
+
+    /// Forwards.
+    public func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
+}
+
+/// The numbering of syncs and the hold on the chosen one, shared by the file system and its
+/// handles.
+final class SyncGate: Sendable {
+    struct Count {
+        /// Syncs started so far.
+        var started = 0
+        /// The number of the sync to hold, if any.
+        var held: Int?
+    }
+
+    let paths: @Sendable (String) -> Bool
+    let count = Mutex(Count())
+    let blocked = DispatchSemaphore(value: 0)
+    let released = DispatchSemaphore(value: 0)
+
+    init(paths: @escaping @Sendable (String) -> Bool) {
+        self.paths = paths
+    }
+
+    /// Numbers a sync of `path` and, if it is the one to hold, holds it until released.
+    func pass(_ path: String) {
+        guard paths(path) else { return }
+        let holds = count.withLock { count -> Bool in
+            count.started += 1
+            return count.started == count.held
+        }
+        guard holds else { return }
+        blocked.signal()
+        released.wait()
+    }
+}
+
+/// A handle of ``BlockingSyncFileSystem``: forwards everything, its syncs through the gate.
+final class GatedFile: StorageFile {
+    private let wrapped: any StorageFile
+    private let gate: SyncGate
+
+    init(wrapping file: any StorageFile, gate: SyncGate) {
+        wrapped = file
+        self.gate = gate
+    }
+
+    var path: String { wrapped.path }
+
+    func read(at offset: UInt64, count: Int) throws(StorageError) -> [UInt8] {
+        try wrapped.read(at: offset, count: count)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(StorageError) {
+        try wrapped.write(bytes, at: offset)
+    }
+
+    func sync() throws(StorageError) {
+        gate.pass(path)
+        try wrapped.sync()
+    }
+
+    func syncData() throws(StorageError) {
+        gate.pass(path)
+        try wrapped.syncData()
+    }
+
+    func truncate(to length: UInt64) throws(StorageError) { try wrapped.truncate(to: length) }
+
+    func size() throws(StorageError) -> UInt64 { try wrapped.size() }
+
+    func close() { wrapped.close() }
+}
