@@ -76,9 +76,17 @@ public protocol DatastoreFormat: Sendable {
     /// refused with ``FolioError/encodingFailed(datastore:identifier:reason:)``. The check
     /// costs one decode per write, and is skipped for a datastore without indexes whose
     /// identifiers are integers, `Bool`, `UUID` or `String`.
+    ///
+    /// Its `maximumDepth` (100 levels of arrays and objects by default) refuses a record
+    /// nested deeper than ``recordDecoder`` reads: `persist` throws
+    /// ``FolioError/encodingFailed(datastore:identifier:reason:)``.
     static var recordEncoder: FolioJSONEncoder { get }
     /// The decoder records are read with; its strategies must read what ``recordEncoder``
-    /// writes. Default: `FolioJSONDecoder()`. Read once, when the datastore is first used.
+    /// writes, and its `maximumDepth` must be at least the encoder's. Default:
+    /// `FolioJSONDecoder()`. Read once, when the datastore is first used. Decoding uses the
+    /// reading thread's stack in proportion to a record's nesting: raise `maximumDepth` (on
+    /// both coders) only for records read on threads with stack to match (Docs/JSON.md,
+    /// "Nesting and the stack").
     static var recordDecoder: FolioJSONDecoder { get }
 
     /// Formats are created with no arguments; their stored properties declare the indexes.
