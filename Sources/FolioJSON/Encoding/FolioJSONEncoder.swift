@@ -119,9 +119,9 @@ public struct FolioJSONEncoder: Sendable {
             try checkDepth(of: tree.out.bytes, value)
             return body(tree.out.bytes)
         }
-        // Every open array or object of the stream has a frame, except a collection of
-        // primitives written inside the last one: the JSON is at most one level deeper
-        // than the frames went, and only then needs counting.
+        // Every open array or object of the stream has a frame, except the byte array of a
+        // `Data` under `deferredToData`, which holds only numbers: the JSON is at most one
+        // level deeper than the frames went, so only then does it need counting.
         if state.deepestFrames >= maximumDepth { try checkDepth(of: state.out.bytes, value) }
         return body(state.out.bytes)
     }

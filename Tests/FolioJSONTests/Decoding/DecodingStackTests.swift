@@ -97,6 +97,20 @@ enum Nest {
         init(levels: Int) { self = levels > 2 ? .node(Choice(levels: levels - 2)) : .leaf(Mark()) }
     }
 
+    /// `[[[1,2]]]`: arrays around a `Data` written as an array of its bytes, the innermost
+    /// encoded straight into the last array.
+    struct DataInArrays: Encodable {
+        let levels: Int
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.unkeyedContainer()
+            if levels > 2 {
+                try container.encode(DataInArrays(levels: levels - 1))
+            } else {
+                try container.encode(Data([1, 2]))
+            }
+        }
+    }
+
     /// A shape's name, a value nested exactly `depth` deep (in arrays and objects), and a
     /// decode of its JSON.
     struct Shape: Sendable {
@@ -221,5 +235,11 @@ enum Nest {
             deeper.maximumDepth = limit + 1
             #expect(throws: Never.self, "\(shape.name)") { try shape.decode(deeper, json) }
         }
+        // `Data` as an array of bytes is written without a frame of the encoder's own: it
+        // still counts as a level.
+        var bytes = FolioJSONEncoder()
+        bytes.dataEncodingStrategy = .deferredToData
+        #expect(Nest.depth(of: try bytes.encode(Nest.DataInArrays(levels: limit))) == limit)
+        #expect(throws: EncodingError.self) { try bytes.encode(Nest.DataInArrays(levels: limit + 1)) }
     }
 }
