@@ -7,12 +7,13 @@ import Testing
     static let valid = [
         "5", "-0.5e3", "12345678901234567890123", "1e400", #""text""#, "null", "true", "false", "[]", "{}", "[[[]]]",
         #" {"a": [1, {"b": null}], "c": "\u00e9\n"} "#, #"{"a":1,"a":2}"#, "\t[0, -0, 1E+2, 0.5e-1]\r\n", #""süß ☕""#,
-        String(repeating: "[", count: 511) + String(repeating: "]", count: 511),
+        // As deep as the key-value store's decoder reads (FolioJSONDecoder's default limit).
+        String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
     ]
     static let invalid = [
         "", " ", "[1,]", "5 5", #"{"a": "#, "nul", "tru", #""unterminated"#, #"{"a" 1}"#, "[1 2]", "{'a':1}",
         #""\x""#, "01", "1.", "+1", "[", "}", #"{"a":1,}"#, "NaN", #""\u12""#, "\"tab\there\"", "-", "1e", ".5",
-        String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+        String(repeating: "[", count: 101) + String(repeating: "]", count: 101),
     ]
 
     @Test(arguments: valid)
@@ -26,21 +27,22 @@ import Testing
         #expect(problem?.hasPrefix("the value is not valid JSON: ") == true, "\(text): \(problem ?? "accepted")")
     }
 
-    /// Nesting is counted in arrays and objects open at once, as the decoder counts it: 512
-    /// of them pass, with or without a value inside, and a 513th is refused, by the check
-    /// and by the decoder alike.
+    /// Nesting is counted in arrays and objects open at once, as the decoder counts it: as
+    /// many as the decoder's default limit (100) pass, with or without a value inside, and
+    /// one more is refused, by the check and by the decoder alike.
     @Test(arguments: [true, false])
-    func nestingOf512PassesAnd513IsAProblem(arrays: Bool) throws {
+    func nestingAtTheLimitPassesAndOneMoreIsAProblem(arrays: Bool) throws {
+        let limit = FolioJSONDecoder.defaultMaximumDepth
         func nested(_ depth: Int) -> String {
             arrays ? String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
                 : String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
         }
-        #expect(KeyValueVerifier.problem(with: [1] + Array(nested(512).utf8)) == nil)
-        #expect(KeyValueVerifier.problem(with: [1] + Array((String(repeating: "[", count: 512) + String(repeating: "]", count: 512)).utf8)) == nil)
-        let problem = KeyValueVerifier.problem(with: [1] + Array(nested(513).utf8))
-        #expect(problem == "the value is not valid JSON: nesting deeper than 512 levels at byte \(arrays ? 512 : 512 * 5)", "\(problem ?? "accepted")")
-        #expect(throws: Never.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(512).utf8)) }
-        #expect(throws: DecodingError.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(513).utf8)) }
+        #expect(KeyValueVerifier.problem(with: [1] + Array(nested(limit).utf8)) == nil)
+        #expect(KeyValueVerifier.problem(with: [1] + Array((String(repeating: "[", count: limit) + String(repeating: "]", count: limit)).utf8)) == nil)
+        let problem = KeyValueVerifier.problem(with: [1] + Array(nested(limit + 1).utf8))
+        #expect(problem == "the value is not valid JSON: nesting deeper than \(limit) levels at byte \(arrays ? limit : limit * 5)", "\(problem ?? "accepted")")
+        #expect(throws: Never.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(limit).utf8)) }
+        #expect(throws: DecodingError.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(limit + 1).utf8)) }
     }
 
     /// Any nesting of arrays and single-member objects around an integer.

@@ -55,7 +55,9 @@ public protocol DatastoreFormat: Sendable {
     static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Instance
     /// The form of ``decode(_:from:using:)-(_,ArraySlice<UInt8>,_)`` that earlier releases
     /// called, with Foundation's coder: still called for records stored in a version other
-    /// than the current one when a format implements it and not the new form. New formats
+    /// than the current one when a format implements it and not the new form. `decoder` is
+    /// a `JSONDecoder` with ``recordDecoder``'s strategies and `userInfo` (its nesting limit
+    /// is Foundation's fixed 512, whatever `recordDecoder.maximumDepth` says). New formats
     /// implement the new form, which reads with Folio's faster decoder and no copy. The
     /// default decodes every version as `Instance` with ``recordDecoder``.
     static func decode(_ version: Version, from data: Data, using decoder: JSONDecoder) throws -> Instance
@@ -74,9 +76,17 @@ public protocol DatastoreFormat: Sendable {
     /// refused with ``FolioError/encodingFailed(datastore:identifier:reason:)``. The check
     /// costs one decode per write, and is skipped for a datastore without indexes whose
     /// identifiers are integers, `Bool`, `UUID` or `String`.
+    ///
+    /// Its `maximumDepth` (100 levels of arrays and objects by default) refuses a record
+    /// nested deeper than ``recordDecoder`` reads: `persist` throws
+    /// ``FolioError/encodingFailed(datastore:identifier:reason:)``.
     static var recordEncoder: FolioJSONEncoder { get }
     /// The decoder records are read with; its strategies must read what ``recordEncoder``
-    /// writes. Default: `FolioJSONDecoder()`. Read once, when the datastore is first used.
+    /// writes, and its `maximumDepth` must be at least the encoder's. Default:
+    /// `FolioJSONDecoder()`. Read once, when the datastore is first used. Decoding uses the
+    /// reading thread's stack in proportion to a record's nesting: raise `maximumDepth` (on
+    /// both coders) only for records read on threads with stack to match (Docs/JSON.md,
+    /// "Nesting and the stack").
     static var recordDecoder: FolioJSONDecoder { get }
 
     /// Formats are created with no arguments; their stored properties declare the indexes.
@@ -89,10 +99,15 @@ extension DatastoreFormat where Instance: Identifiable, Identifier == Instance.I
 
 extension DatastoreFormat {
     /// Decodes the current version as `Instance`; any other version goes to the Foundation
-    /// form of the hook (whose default decodes it as `Instance` too).
+    /// form of the hook (whose default decodes it as `Instance` too), with a `JSONDecoder`
+    /// configured as `decoder`: the same date, data, non-finite float and key strategies and
+    /// the same `userInfo`. Only `maximumDepth` has no Foundation setting: that decoder
+    /// accepts 512 levels of nesting.
     public static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Instance {
         if version == currentVersion { return try decoder.decode(Instance.self, from: data) }
-        return try decode(version, from: Data(data), using: JSONDecoder())
+        // The record was written with the format's strategies: a default JSONDecoder would
+        // not read its ISO 8601 dates, snake-case keys or converted non-finite floats.
+        return try decode(version, from: Data(data), using: decoder.foundationDecoder)
     }
 
     /// Decodes every version as `Instance`, with ``recordDecoder`` (not the Foundation

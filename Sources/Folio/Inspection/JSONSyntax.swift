@@ -1,3 +1,5 @@
+import FolioJSON
+
 /// Whether bytes are exactly one JSON text as RFC 8259 defines it (UTF-8; any value at the
 /// top level, surrounded by optional whitespace), checked without building the value. The
 /// verifier uses it for the key-value store's values (Docs/Format.md §25): strict, so a
@@ -14,10 +16,10 @@ struct JSONSyntax {
         var description: String { "\(reason) at byte \(offset)" }
     }
 
-    /// The most arrays and objects open at once: a value nested in 512 of them passes, a
-    /// 513th array or object is refused, exactly as `FolioJSONDecoder` (whose limit this is)
-    /// and Foundation's decoder count. Scalars add no level.
-    static let maximumDepth = 512
+    /// The most arrays and objects open at once: a value nested in 100 of them passes, a
+    /// 101st array or object is refused, exactly as `FolioJSONDecoder` with its default
+    /// limit (the key-value store's) counts. Scalars add no level.
+    static let maximumDepth = FolioJSONDecoder.defaultMaximumDepth
 
     private let bytes: ArraySlice<UInt8>
     private var index: Int

@@ -48,6 +48,13 @@ extension Datastore where Access == ReadWrite {
     }
 
     /// Deletes the instances with these identifiers (those that exist); returns how many.
+    ///
+    /// A range of identifiers (`delete(1...250)`, `delete(5...)`) is a range, not a list:
+    /// it calls the ``IndexRange`` form of `delete`, which deletes what lies in the range
+    /// without enumerating it.
+    // Integer ranges are sequences too; disfavoured, this overload yields to the range one,
+    // so `delete(a..<b)` keeps its meaning and `delete(5...)` never enumerates forever.
+    @_disfavoredOverload
     @discardableResult
     nonisolated(nonsending) public func delete(_ identifiers: some Sequence<Identifier>) async throws(FolioError) -> Int {
         let keys = identifiers.map(\.keyBytes)

@@ -141,7 +141,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try presentValue(key).map { try state.decodeValue(type, at: $0, node, key) } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        // Not `Optional.map`: its frame and its closure's would be on the stack once per
+        // level of a recursive type.
+        guard let p = presentValue(key) else { return nil }
+        return try state.decodeValue(type, at: p, node, key)
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let p = try value(key)
@@ -288,8 +293,15 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         let p = try next(type)
         state.lastEnd = -1
         let value = try state.decodeValue(type, at: p, node, IndexKey(currentIndex))
-        // Primitives read in place leave their end, so do objects a keyed container
-        // scanned; anything else is skipped.
+        moveOn(after: p)
+        return value
+    }
+
+    /// Moves past the element at `p`, just decoded. Primitives read in place leave their
+    /// end, so do objects a keyed container scanned; anything else is skipped. (A function
+    /// of its own: `decode` is on the stack once per level of nested arrays.)
+    @inline(__always)
+    private mutating func moveOn(after p: Int) {
         if state.lastEnd > p {
             advance(after: state.lastEnd)
         } else if state.scannedStart == p {
@@ -297,7 +309,6 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         } else {
             advance(after: state.input.skipValue(p))
         }
-        return value
     }
 
     mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try primitiveIfPresent(type) { $0.readBool(at: $1) } }

@@ -3,38 +3,111 @@ import Foundation
 // Any `Decodable` value: the special types (Date, Data, URL, Decimal) by strategy, and the
 // fast paths for arrays and dictionaries of primitives.
 
+/// The types `DecoderState.decodeValue` reads directly, without their `init(from:)`.
+enum KnownDecodable {
+    case string, int, double, bool, date, data, url, decimal, float, int64, uint64, int32, uint8
+    case strings, ints, doubles, stringsByString, intsByString
+    /// `[String: V]` under a key strategy (its keys are not converted).
+    case rawKeyedDictionary
+}
+
 extension DecoderState {
     /// Decodes a `T` at `p`, its path `node` + `key`.
+    ///
+    /// Decoding nests as the value does (each `init(from:)` asks for its members), so this
+    /// frame is on the stack once per level of nesting: the known types are read in a
+    /// function of their own, whose large frame is gone again before a nested `init(from:)`
+    /// runs, and the decoder is moved and restored without a closure.
     @inline(__always)
     func decodeValue<T: Decodable>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
-        // Primitives and common collections reached through generic code (an array's or
-        // a dictionary's elements, a generic wrapper) are read directly, as their own
-        // `init(from:)` would read them, without a nested decoder round trip.
-        if T.self == String.self { return unsafeBitCast(try decodeString(at: p, node, key), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try decodeInteger(Int.self, at: p, node, key), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try decodeFloat(Double.self, at: p, node, key), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try decodeBool(at: p, node, key), to: T.self) }
-        if T.self == Date.self { return unsafeBitCast(try decodeDate(at: p, node, key), to: T.self) }
-        if T.self == Data.self { return unsafeBitCast(try decodeData(at: p, node, key), to: T.self) }
-        if T.self == URL.self { return unsafeBitCast(try decodeURL(at: p, node, key), to: T.self) }
-        if T.self == Decimal.self { return unsafeBitCast(try decodeDecimal(at: p, node, key), to: T.self) }
-        if T.self == Float.self { return unsafeBitCast(try decodeFloat(Float.self, at: p, node, key), to: T.self) }
-        if T.self == Int64.self { return unsafeBitCast(try decodeInteger(Int64.self, at: p, node, key), to: T.self) }
-        if T.self == UInt64.self { return unsafeBitCast(try decodeInteger(UInt64.self, at: p, node, key), to: T.self) }
-        if T.self == Int32.self { return unsafeBitCast(try decodeInteger(Int32.self, at: p, node, key), to: T.self) }
-        if T.self == UInt8.self { return unsafeBitCast(try decodeInteger(UInt8.self, at: p, node, key), to: T.self) }
-        if T.self == [String].self { return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self) }
-        if T.self == [Int].self { return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self) }
-        if T.self == [Double].self { return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self) }
-        if T.self == [String: String].self { return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self) }
-        if T.self == [String: Int].self { return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self) }
-        if case .convertFromSnakeCase = options.keyDecodingStrategy, let dictionary = T.self as? any StringKeyedDictionaryMarker.Type {
-            return try decodeRawKeyedDictionary(dictionary.valueType, at: p, node, key) as! T
+        if let known = knownDecodable(T.self) { return try decodeKnownValue(type, known, at: p, node, key) }
+        let saved = enter(p, node, key)
+        let value: T
+        do {
+            value = try T(from: self)
+        } catch {
+            leave(saved)
+            throw error
         }
-        let child = key.map { PathNode(parent: node, key: $0) } ?? node
-        let value = try with(position: p, node: child) { try T(from: self) }
+        leave(saved)
         lastEnd = -1
         return value
+    }
+
+    /// Which of the types read directly `T` is, if any: primitives and common collections
+    /// reached through generic code (an array's or a dictionary's elements, a generic
+    /// wrapper). A constant where `T` is known at compile time.
+    @inline(__always)
+    func knownDecodable<T: Decodable>(_ type: T.Type) -> KnownDecodable? {
+        if T.self == String.self { return .string }
+        if T.self == Int.self { return .int }
+        if T.self == Double.self { return .double }
+        if T.self == Bool.self { return .bool }
+        if T.self == Date.self { return .date }
+        if T.self == Data.self { return .data }
+        if T.self == URL.self { return .url }
+        if T.self == Decimal.self { return .decimal }
+        if T.self == Float.self { return .float }
+        if T.self == Int64.self { return .int64 }
+        if T.self == UInt64.self { return .uint64 }
+        if T.self == Int32.self { return .int32 }
+        if T.self == UInt8.self { return .uint8 }
+        if T.self == [String].self { return .strings }
+        if T.self == [Int].self { return .ints }
+        if T.self == [Double].self { return .doubles }
+        if T.self == [String: String].self { return .stringsByString }
+        if T.self == [String: Int].self { return .intsByString }
+        if case .convertFromSnakeCase = options.keyDecodingStrategy, T.self is any StringKeyedDictionaryMarker.Type {
+            return .rawKeyedDictionary
+        }
+        return nil
+    }
+
+    /// `T`, one of the `known` types, read directly, as its own `init(from:)` would read it,
+    /// without a nested decoder round trip.
+    @inline(__always)
+    func decodeKnownValue<T: Decodable>(_ type: T.Type, _ known: KnownDecodable, at p: Int, _ node: PathNode?,
+                                        _ key: (any CodingKey)?) throws -> T {
+        switch known {
+        case .string: return unsafeBitCast(try decodeString(at: p, node, key), to: T.self)
+        case .int: return unsafeBitCast(try decodeInteger(Int.self, at: p, node, key), to: T.self)
+        case .double: return unsafeBitCast(try decodeFloat(Double.self, at: p, node, key), to: T.self)
+        case .bool: return unsafeBitCast(try decodeBool(at: p, node, key), to: T.self)
+        case .date: return unsafeBitCast(try decodeDate(at: p, node, key), to: T.self)
+        case .data: return unsafeBitCast(try decodeData(at: p, node, key), to: T.self)
+        case .url: return unsafeBitCast(try decodeURL(at: p, node, key), to: T.self)
+        case .decimal: return unsafeBitCast(try decodeDecimal(at: p, node, key), to: T.self)
+        case .float: return unsafeBitCast(try decodeFloat(Float.self, at: p, node, key), to: T.self)
+        case .int64: return unsafeBitCast(try decodeInteger(Int64.self, at: p, node, key), to: T.self)
+        case .uint64: return unsafeBitCast(try decodeInteger(UInt64.self, at: p, node, key), to: T.self)
+        case .int32: return unsafeBitCast(try decodeInteger(Int32.self, at: p, node, key), to: T.self)
+        case .uint8: return unsafeBitCast(try decodeInteger(UInt8.self, at: p, node, key), to: T.self)
+        case .strings: return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self)
+        case .ints: return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self)
+        case .doubles: return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self)
+        case .stringsByString: return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self)
+        case .intsByString: return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self)
+        case .rawKeyedDictionary:
+            let dictionary = T.self as! any StringKeyedDictionaryMarker.Type
+            return try decodeRawKeyedDictionary(dictionary.valueType, at: p, node, key) as! T
+        }
+    }
+
+    /// Moves this decoder to the value at `p`, path `node` + `key`; returns what `leave`
+    /// restores.
+    @inline(__always)
+    func enter(_ p: Int, _ node: PathNode?, _ key: (any CodingKey)?) -> (position: Int, node: PathNode?, arenaTop: Int) {
+        let saved = (position, self.node, arenaTop)
+        position = p
+        if let key { self.node = PathNode(parent: node, key: key) } else { self.node = node }
+        return saved
+    }
+
+    @inline(__always)
+    func leave(_ saved: (position: Int, node: PathNode?, arenaTop: Int)) {
+        position = saved.position
+        node = saved.node
+        arenaTop = saved.arenaTop
     }
 
     func decodeDate(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Date {

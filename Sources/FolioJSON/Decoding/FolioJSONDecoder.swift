@@ -68,8 +68,23 @@ public struct FolioJSONDecoder: Sendable {
     /// Values the decoded types can read from `Decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
     /// The deepest nesting of arrays and objects accepted; deeper input is
-    /// `DecodingError.dataCorrupted`. Default: 512, as Foundation's.
-    public var maximumDepth: Int = 512
+    /// `DecodingError.dataCorrupted`. Default: ``defaultMaximumDepth`` (100; Foundation's
+    /// decoder accepts 512).
+    ///
+    /// The limit is what keeps decoding from overflowing the calling thread's stack.
+    /// Checking the input's nesting costs no stack, but decoding it does: each level is a
+    /// nested `init(from:)` call, about 0.5 to 1.6 KiB of stack in an optimized build and
+    /// 1 to 3.2 KiB in a debug build, the decoded type's own `init(from:)` included (a type
+    /// with many properties costs the most). At the default that is at most about 160 KiB
+    /// optimized and 320 KiB in a debug build, which fits the smallest stacks code commonly
+    /// runs on (512 KiB: Apple platforms' secondary threads and concurrency pool threads)
+    /// with room for the caller. Raise it only where every thread that decodes has the
+    /// stack for it (Docs/JSON.md, "Nesting and the stack").
+    public var maximumDepth: Int = FolioJSONDecoder.defaultMaximumDepth
+
+    /// The default ``maximumDepth`` of the decoder and of ``FolioJSONEncoder``: 100 levels
+    /// of arrays and objects.
+    public static let defaultMaximumDepth = 100
 
     /// A decoder with Foundation's default strategies.
     public init() {}

@@ -36,6 +36,14 @@ func invalidJSON() -> DecodingError {
     DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON."))
 }
 
+/// Input nested deeper than the decoder's limit: dataCorrupted at the root, as Foundation
+/// reports it, with a message that names the limit (it is lower than Foundation's).
+func tooDeep(_ maximumDepth: Int) -> DecodingError {
+    DecodingError.dataCorrupted(DecodingError.Context(
+        codingPath: [],
+        debugDescription: "The given data was not valid JSON: it nests arrays and objects deeper than maximumDepth (\(maximumDepth))."))
+}
+
 /// The kinds of the open containers during validation: a bit each for the first 64
 /// levels, an array beyond (no allocation for ordinary documents).
 struct DepthStack {
@@ -180,7 +188,7 @@ struct JSONInput {
             let c = base[i]
             switch c {
             case ASCII.openBrace:
-                guard stack.count < maximumDepth else { throw invalidJSON() }
+                guard stack.count < maximumDepth else { throw tooDeep(maximumDepth) }
                 stack.append(true)
                 i = skipWhitespace(i + 1)
                 guard i < count else { throw invalidJSON() }
@@ -197,7 +205,7 @@ struct JSONInput {
                     continue value
                 }
             case ASCII.openBracket:
-                guard stack.count < maximumDepth else { throw invalidJSON() }
+                guard stack.count < maximumDepth else { throw tooDeep(maximumDepth) }
                 stack.append(false)
                 i = skipWhitespace(i + 1)
                 guard i < count else { throw invalidJSON() }

@@ -80,6 +80,8 @@ final class EncodingState {
         var topCount = 0
         var nextSerial = 0
         var failed = false
+        /// The most frames open at once: a bound on the output's nesting (`FolioJSONEncoder`).
+        var deepestFrames = 0
     }
 
     private let mutable: UnsafeMutablePointer<Mutable>
@@ -114,6 +116,7 @@ final class EncodingState {
         get { mutable.pointee.failed }
         set { mutable.pointee.failed = newValue }
     }
+    var deepestFrames: Int { mutable.pointee.deepestFrames }
 
     init(options: EncodingOptions, basePath: [any CodingKey], isTopLevel: Bool) {
         self.options = options
@@ -139,6 +142,7 @@ final class EncodingState {
         let serial = nextSerial
         nextSerial &+= 1
         frames.append(Frame(kind: kind, count: 0, serial: serial, key: key))
+        if count >= mutable.pointee.deepestFrames { mutable.pointee.deepestFrames = count &+ 1 }
         topSerial = serial
         topCount = 0
         return (count, serial)

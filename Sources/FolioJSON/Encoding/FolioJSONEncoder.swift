@@ -75,6 +75,12 @@ public struct FolioJSONEncoder: Sendable {
     public var keyEncodingStrategy: KeyEncodingStrategy = .useDefaultKeys
     /// Values the encoded types can read from `Encoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// The deepest nesting of arrays and objects written; a deeper value throws
+    /// `EncodingError.invalidValue`. Default: ``FolioJSONDecoder/defaultMaximumDepth``, the
+    /// decoder's, so what this encoder writes a decoder with default settings reads (a
+    /// store does not accept a record it could not read back). Encoding nests as the value
+    /// does, about as deep in the stack as decoding it (``FolioJSONDecoder/maximumDepth``).
+    public var maximumDepth: Int = FolioJSONDecoder.defaultMaximumDepth
 
     /// An encoder with Foundation's default strategies.
     public init() {}
@@ -110,8 +116,24 @@ public struct FolioJSONEncoder: Sendable {
             // through the tree encoder, which accepts any order.
             let tree = EncodingState(options: options, basePath: [], isTopLevel: true)
             try TreeEncoding.encode(value, into: tree)
+            try checkDepth(of: tree.out.bytes, value)
             return body(tree.out.bytes)
         }
+        // Every open array or object of the stream has a frame, except the byte array of a
+        // `Data` under `deferredToData`, which holds only numbers: the JSON is at most one
+        // level deeper than the frames went, so only then does it need counting.
+        if state.deepestFrames >= maximumDepth { try checkDepth(of: state.out.bytes, value) }
         return body(state.out.bytes)
+    }
+
+    /// Throws if `json` nests deeper than ``maximumDepth``, counted as the decoder counts.
+    private func checkDepth<T>(of json: UnsafeBufferPointer<UInt8>, _ value: T) throws {
+        do {
+            _ = try JSONInput(UnsafeRawBufferPointer(json)).validate(maximumDepth: maximumDepth)
+        } catch {
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: [],
+                debugDescription: "\(T.self) nests arrays and objects deeper than maximumDepth (\(maximumDepth)), which a decoder with that limit refuses."))
+        }
     }
 }

@@ -375,18 +375,38 @@ let sampleTeam = Team(
     }
 
     @Test func depthLimit() throws {
+        // With Foundation's limit, the same errors as Foundation's around it.
+        let foundationLimit = Strategies(maximumDepth: 512)
         for depth in [1, 100, 511, 512, 513, 2000, 100_000] {
             let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
-            expectSame(Int.self, arrays)
+            expectSame(Int.self, arrays, foundationLimit)
             let objects = String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
-            expectSame(Int.self, objects)
+            expectSame(Int.self, objects, foundationLimit)
         }
         // Unclosed deep nesting: an error, never a stack overflow.
-        expectSame(Int.self, String(repeating: "[", count: 1_000_000))
+        expectSame(Int.self, String(repeating: "[", count: 1_000_000), foundationLimit)
+        // The default limit, lower than Foundation's: 100 levels read, 101 refused as
+        // dataCorrupted at the root, with a message that names the limit.
+        #expect(FolioJSONDecoder().maximumDepth == 100)
+        let within = Array((String(repeating: "[", count: 100) + String(repeating: "]", count: 100)).utf8)
+        #expect(throws: Never.self) { try FolioJSONDecoder().decode(DepthProbe.self, from: within) }
+        let beyond = Array((String(repeating: "[", count: 101) + String(repeating: "]", count: 101)).utf8)
+        do {
+            _ = try FolioJSONDecoder().decode(DepthProbe.self, from: beyond)
+            Issue.record("101 levels were read")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.isEmpty && context.debugDescription.contains("maximumDepth (100)"))
+        }
         var decoder = FolioJSONDecoder()
         decoder.maximumDepth = 3
         #expect(throws: DecodingError.self) { try decoder.decode([[[[Int]]]].self, from: Array("[[[[1]]]]".utf8)) }
         #expect(try decoder.decode([[[Int]]].self, from: Array("[[[1]]]".utf8)) == [[[1]]])
+    }
+
+    /// Nested arrays of any depth: `[[[]]]`.
+    struct DepthProbe: Decodable {
+        var children: [DepthProbe]
+        init(from decoder: any Decoder) throws { children = try [DepthProbe](from: decoder) }
     }
 
     @Test func utf16AndUTF32Input() throws {

@@ -46,9 +46,12 @@ struct Strategies {
     var base64 = true
     var nonConforming: (String, String, String)? = nil
     var snakeCase = false
+    /// Folio's nesting limit (Foundation's is a fixed 512); nil: the default.
+    var maximumDepth: Int? = nil
 
     func folio() -> FolioJSONDecoder {
         var d = FolioJSONDecoder()
+        if let maximumDepth { d.maximumDepth = maximumDepth }
         switch date {
         case .deferred: d.dateDecodingStrategy = .deferredToDate
         case .seconds: d.dateDecodingStrategy = .secondsSince1970
