@@ -3,11 +3,11 @@ import Synchronization
 /// A read-only store's follower: the watch, and the last commit observers were told of.
 final class Follower: Sendable {
     let watch: any FileWatch
-    /// The last commit delivered, by generation and by where its commit page is: a writer
-    /// that fell back to an older root (a damaged slot) and committed past this generation
-    /// wrote other commits with the same generations, so a generation alone cannot tell a
-    /// continuation from another history. Also serialises catching up, so observers get
-    /// events in order.
+    /// The last commit delivered, by generation, by where its commit page is and by its
+    /// chain value: a writer that fell back to an older root (a damaged slot) and committed
+    /// past this generation wrote other commits with the same generations, so a generation
+    /// alone cannot tell a continuation from another history. Also serialises catching up,
+    /// so observers get events in order.
     let delivered: Mutex<DeliveredCommit>
 
     init(watch: any FileWatch, delivered: DeliveredCommit) {
@@ -17,9 +17,24 @@ final class Follower: Sendable {
 }
 
 /// The commit a follower last told its observers of.
+///
+/// The location alone does not name one commit: the other history of a writer that fell
+/// back to an older root is appended from the same committed end, over the bytes of the
+/// first, so a commit of the same generation can land at the same offset with the same
+/// length. Its chain value (the commit page's checksum over its run, seeded with its
+/// predecessor's: Docs/Format.md §7) differs, since the run differs (its timestamp at
+/// least) and so does every later one.
 struct DeliveredCommit: Sendable, Equatable {
     var generation: UInt64
     var location: CommitLocation
+    var chain: UInt32
+
+    /// The commit `root` names.
+    init(_ root: CommittedRoot) throws(StorageError) {
+        generation = root.record.generation
+        location = root.record.location
+        chain = try root.file.chainValue(of: root.record)
+    }
 }
 
 extension Store {
@@ -33,7 +48,7 @@ extension Store {
         guard isReadOnly else { return }
         let started = follower.withLock { $0 != nil }
         if started { return }
-        let start = state.withLock { DeliveredCommit(generation: $0.current.record.generation, location: $0.current.record.location) }
+        let start = try DeliveredCommit(state.withLock { $0.current })
         let watch = try fileSystem.watch(layout.directory, pollInterval: pollInterval) { [weak self] in
             self?.catchUp()
         }
@@ -61,7 +76,8 @@ extension Store {
                 try refresh()
                 let newest = try read().root
                 let now = newest.record.generation
-                if newest.record.location == delivered.location { return }
+                let reaching = try DeliveredCommit(newest)
+                if reaching == delivered { return }
                 if now <= delivered.generation {
                     // The writer fell back to an older root: what observers saw is gone.
                     enqueue(.historyUnavailable(from: delivered.generation, to: now))
@@ -74,7 +90,7 @@ extension Store {
                     do throws(StorageError) {
                         // Held until the lock is released: at most ReplayBounds' cap of
                         // commits (beyond it the replay refuses, and observers reload).
-                        try replay(after: delivered.generation, continuing: delivered.location, upTo: newest,
+                        try replay(after: delivered.generation, continuing: delivered, upTo: newest,
                                    bounds: options.replay) { batch in
                             enqueue(.committed(batch))
                             reached = batch.last?.generation ?? reached
@@ -83,7 +99,7 @@ extension Store {
                         enqueue(.historyUnavailable(from: reached, to: now))
                     }
                 }
-                delivered = DeliveredCommit(generation: now, location: newest.record.location)
+                delivered = reaching
             } catch {
                 options.log("following \(path) failed for now (will retry): \(error)")
             }

@@ -94,9 +94,9 @@ extension Store {
 
     /// Replays in two passes so memory stays bounded: back along the chain keeping only each
     /// commit's location, then forward, reading `bounds.batch` commits at a time. With
-    /// `continuing`, the commit of `generation` the chain reaches must be the one at that
-    /// location, or the history is unavailable.
-    func replay(after generation: UInt64, continuing expected: CommitLocation? = nil, upTo newest: CommittedRoot,
+    /// `continuing`, the commit of `generation` the chain reaches must be that one (its
+    /// location and its chain value), or the history is unavailable.
+    func replay(after generation: UInt64, continuing expected: DeliveredCommit? = nil, upTo newest: CommittedRoot,
                 bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void) throws(StorageError) {
         guard newest.record.generation > generation else { return }
         var history = HistoryReader(store: self, newest: newest, generation: generation)
@@ -122,8 +122,10 @@ extension Store {
         // back to an older root slot (damage) and committed past `generation` wrote another
         // history whose commits carry the same generations; spliced onto the first, it would
         // reach observers as a continuation of commits it never followed.
-        if let expected, commit.generation == generation, location != expected {
-            throw .historyUnavailable(from: generation)
+        if let expected, commit.generation == generation {
+            guard location == expected.location,
+                  try history.file(location.fileNumber).storedChecksum(at: location.address) == expected.chain
+            else { throw .historyUnavailable(from: generation) }
         }
         // Pass 2: oldest first, one batch of notifications (changes and views) at a time.
         var batch: [CommitNotification] = []

@@ -140,9 +140,28 @@ extension Store {
             // notification or poll reads again. So the generation never goes backwards for
             // a reader (D4); the pages of the adopted root stay readable (its file is open).
             guard newest.record.generation >= current.record.generation else { return false }
+            // Invariant: the page cache holds no page of another history. It is keyed by file
+            // and offset, which name the same bytes forever along one chain of commits; a
+            // writer that fell back to an older root (damage) appends another history from an
+            // older committed end, over bytes this reader may have cached.
+            if !(try descends(newest, from: current)) { cache.removeAll() }
             state.withLock { $0.current = newest }
             return true
         }
+    }
+
+    /// Whether `newest` continues the chain of commits through `current`, judged without
+    /// walking the chain: a later commit in the same file ends past `current`'s committed
+    /// end, which no commit rewrites, so `current`'s commit page is still there with its
+    /// chain value; a compaction's commit is in a newer file. Another history is written
+    /// from an older committed end: it ends before, or rewrote `current`'s commit page (its
+    /// chain value differs, since its run does), or lies in an older file.
+    private func descends(_ newest: CommittedRoot, from current: CommittedRoot) throws(StorageError) -> Bool {
+        if newest.record.snapshotFile != current.record.snapshotFile {
+            return newest.record.snapshotFile > current.record.snapshotFile
+        }
+        guard newest.record.committedLength > current.record.committedLength else { return false }
+        return try newest.file.storedChecksum(at: current.record.commitPage) == current.file.chainValue(of: current.record)
     }
 
     // MARK: Loading the root
