@@ -23,7 +23,7 @@ extension Store {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [RetiredSnapshot] = []
         let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
-        let newestOlder = numbers.filter { $0 < current }.max()
+        let newestOlder = newestReplacedSnapshot(among: numbers, below: current)
         for number in numbers where number != current {
             let name = StoreLayout.snapshotName(number)
             if number > current {
@@ -89,6 +89,18 @@ extension Store {
     /// The header bytes and length of snapshot file `number`, if it starts with a valid
     /// header naming it. I/O errors count as a header of unknown length (kept): only a file
     /// read and found wrong is provably no snapshot.
+    /// The newest file below `current` that holds pages (the file the last compaction
+    /// replaced), skipping header-only files: a reclaimed copy (``reclaimNewerSnapshot(_:)``)
+    /// that a later compaction numbered its file above holds nothing and keeps no number
+    /// taken any more, so it must not take the replaced file's place in retention. Opens
+    /// older files newest first until one holds pages: usually one.
+    private func newestReplacedSnapshot(among numbers: [UInt64], below current: UInt64) -> UInt64? {
+        for number in numbers.filter({ $0 < current }).sorted(by: >) {
+            guard let header = newerSnapshotHeader(number), header.length == UInt64(SnapshotHeader.size) else { return number }
+        }
+        return nil
+    }
+
     private func newerSnapshotHeader(_ number: UInt64) -> (bytes: [UInt8], length: UInt64)? {
         do throws(StorageError) {
             let file = try Store.openSnapshot(number, layout: layout, fileSystem: fileSystem, writable: false)

@@ -75,6 +75,37 @@ import FolioTestSupport
         #expect(writer.verify().isClean)
     }
 
+    /// Once a compaction numbers its file above a reclaimed copy, the header-only file is
+    /// an older file like any other, but an empty one: the next writer open keeps the file
+    /// that compaction replaced for readers (the newest older file with pages) and removes
+    /// the header-only one.
+    @Test func aReclaimedCopyDoesNotDisplaceTheReplacedFile() throws {
+        let memory = try memoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: memory, countedKinds: [.write])
+        var options = testOptions(faults)
+        options.retention = SnapshotRetention(gracePeriod: .seconds(600), maximumRetainedBytes: .max)
+        var store = try Store.open(at: Self.path, options: options)
+        try fill(store)
+        faults.faultedPaths = { $0 == "\(Self.path)/root" }
+        faults.plan = FaultPlan(failingCall: faults.callCount + 1)
+        #expect(throws: StorageError.self) { try store.compact() }
+        store.close()
+        faults.plan = nil
+        faults.faultedPaths = nil
+        store = try Store.open(at: Self.path, options: options)
+        #expect(memory.contents(of: Self.copy)?.count == 64, "file 2 reclaimed")
+        try store.compact()  // file 3 replaces file 1; file 2 is header-only below it
+        #expect(store.currentCommit.fileNumber == 3)
+        store.close()
+
+        store = try Store.open(at: Self.path, options: options)
+        defer { store.close() }
+        let names = try memory.contentsOfDirectory("\(Self.path)/snapshots").sorted()
+        #expect(names == ["0000000000000001.folio", "0000000000000003.folio"],
+                "the replaced file 1 is kept for its grace period, the empty file 2 goes: \(names)")
+        #expect(store.verify().isClean)
+    }
+
     /// A newer file that a root slot names is not an orphan: here slot 0 names file 2 but
     /// its header is damaged, so the store opens at slot 1 (file 1); file 2 is kept whole.
     @Test func aNewerFileASlotNamesIsKept() throws {
