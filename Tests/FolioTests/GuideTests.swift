@@ -10,36 +10,17 @@ import LibraryExample
 @Suite struct GuideTests {
     static let root = ProjectExecutable.packageRoot()
 
-    /// Lines with surrounding whitespace removed, blank lines dropped.
-    static func normalized(_ text: String) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-    }
-
     @Test func everyGuideBlockIsExampleCode() throws {
-        let guide = try String(contentsOfFile: "\(Self.root)/Docs/Guide.md", encoding: .utf8)
-        var blocks: [String] = []
-        var current: [Substring]? = nil
-        for line in guide.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```swift") { current = [] } else if line.hasPrefix("```"), let lines = current {
-                blocks.append(lines.joined(separator: "\n"))
-                current = nil
-            } else { current?.append(line) }
-        }
+        let blocks = try DocumentedCode.swiftBlocks(inFile: "\(Self.root)/Docs/Guide.md")
         let directory = "\(Self.root)/Sources/LibraryExample"
         let sources = try FileManager.default.contentsOfDirectory(atPath: directory).map {
-            Self.normalized(try String(contentsOfFile: "\(directory)/\($0)", encoding: .utf8))
+            DocumentedCode.normalized(try String(contentsOfFile: "\(directory)/\($0)", encoding: .utf8))
         }
         var checked = 0
         for block in blocks where !block.hasPrefix("// Package.swift") {
-            let lines = Self.normalized(block)
-            let found = sources.contains { source in
-                source.count >= lines.count && (0...(source.count - lines.count)).contains { start in
-                    Array(source[start..<(start + lines.count)]) == lines
-                }
-            }
-            #expect(found, "Guide block not found in Sources/LibraryExample:\n\(block)")
+            let lines = DocumentedCode.normalized(block)
+            #expect(sources.contains { DocumentedCode.source($0, contains: lines) },
+                    "Guide block not found in Sources/LibraryExample:\n\(block)")
             checked += 1
         }
         #expect(checked >= 15)

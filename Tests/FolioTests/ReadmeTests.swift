@@ -32,31 +32,14 @@ enum Readme {
 }
 
 @Suite struct ReadmeTests {
-    /// The Swift blocks of README.md, in order.
-    static func readmeBlocks() throws -> [String] {
-        let readme = try String(contentsOfFile: ProjectExecutable.packageRoot() + "/README.md", encoding: .utf8)
-        var blocks: [String] = []
-        var current: [Substring]? = nil
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```swift") { current = [] } else if line.hasPrefix("```"), let lines = current {
-                blocks.append(lines.joined(separator: "\n"))
-                current = nil
-            } else { current?.append(line) }
-        }
-        return blocks
-    }
-
     /// The README's format declaration is the compiled one above, line for line (indentation
     /// aside), and it shows the current migration hook.
     @Test func theFormatExampleIsCompiledCode() throws {
-        let formats = try Self.readmeBlocks().filter { $0.contains(": DatastoreFormat") }
+        let readme = ProjectExecutable.packageRoot() + "/README.md"
+        let formats = try DocumentedCode.swiftBlocks(inFile: readme).filter { $0.contains(": DatastoreFormat") }
         try #require(formats.count == 1)
-        let block = GuideTests.normalized(formats[0])
-        let source = GuideTests.normalized(try String(contentsOfFile: #filePath, encoding: .utf8))
-        let found = source.count >= block.count && (0...(source.count - block.count)).contains {
-            Array(source[$0..<($0 + block.count)]) == block
-        }
-        #expect(found, "README.md's format example is not the code compiled in ReadmeTests.swift:\n\(formats[0])")
+        let source = DocumentedCode.normalized(try String(contentsOfFile: #filePath, encoding: .utf8))
+        #expect(DocumentedCode.source(source, contains: DocumentedCode.normalized(formats[0])), "README.md's format example is not the code compiled in ReadmeTests.swift:\n\(formats[0])")
         #expect(formats[0].contains("from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder"))
     }
 

@@ -111,106 +111,124 @@ import FolioTestSupport
     /// history passes it (a generation is never adopted twice), then signals the fork, and
     /// its page cache keeps no page of the first history.
     @Test func anotherHistoryAtTheSameLocationIsNoContinuation() throws {
-        let memory = try memoryFileSystem()
-        let snapshot = "/stores/s/snapshots/0000000000000001.folio"
-        var writer = try Store.open(at: "/stores/s", options: testOptions(memory))
-        try writer.write { try $0.put([0], for: [0], in: "t") }
-        let older = writer.generation  // gM
-        let rootAtOlder = memory.contents(of: "/stores/s/root")!
-        try history(of: "a", in: writer)
-        let followed = writer.generation  // gN = gM + 3
-        let oldCommits = try writer.commits(after: older)
-        let oldLocation = try #require(oldCommits.last?.location)
-
-        let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(memory))
-        defer { reader.close() }
-        let events = Mutex<[StoreEvent]>([])
-        let observation = reader.observe { event in events.withLock { $0.append(event) } }
-        defer { observation.cancel() }
-        try reader.startFollowing(pollInterval: .seconds(600))
-        #expect(reader.generation == followed)
-        // The reader's page cache now holds pages of the first history: tree u's leaf, which
+        let fork = try SameFileFork()
+        defer { fork.close() }
+        // The reader's page cache holds pages of the first history: tree u's leaf, which
         // the other history writes at the same offset and no later commit rewrites.
-        #expect(try reader.read().get([1], in: "u") == Array("a".utf8))
-        writer.close()
-
-        // Both slots back at gM and gM+1's commit page damaged: the writer's recovery stops
-        // at gM and its next commits are written from gM's committed end again.
-        memory.setContents(rootAtOlder, of: "/stores/s/root")
-        var bytes = memory.contents(of: snapshot)!
-        bytes[Int(oldCommits[0].location.address.offset) + 30] ^= 0xFF
-        memory.setContents(bytes, of: snapshot)
-        writer = try Store.open(at: "/stores/s", options: testOptions(memory))
-        defer { writer.close() }
-        #expect(writer.generation == older, "the writer fell back to gM")
-        try history(of: "b", in: writer)
-        let newCommits = try writer.commits(after: older)
-        try #require(newCommits.last?.generation == followed && newCommits.last?.location == oldLocation,
-                     "the other history's gN is where the first one's was: \(newCommits.map(\.location)), \(oldLocation)")
-        reader.catchUp()
-        #expect(events.withLock { $0 }.isEmpty, "nothing newer than gN yet")
+        #expect(try fork.reader.read().get([1], in: "u") == Array("a".utf8))
+        let writer = try fork.fallBack()
+        try SameFileFork.history(of: "b", in: writer)
+        let newCommits = try writer.commits(after: fork.older)
+        try #require(newCommits.last?.generation == fork.followed && newCommits.last?.location == fork.oldCommits.last?.location,
+                     "the other history's gN is where the first one's was: \(newCommits.map(\.location))")
+        fork.reader.catchUp()
+        #expect(fork.takeEvents().isEmpty, "nothing newer than gN yet")
 
         try writer.write { try $0.put(Array("b".utf8), for: [4], in: "t") }
-        reader.catchUp()
-        var seen = events.withLock { events in defer { events = [] }; return events }
+        fork.reader.catchUp()
+        let seen = fork.takeEvents()
         guard seen.count == 1, case .historyUnavailable(let from, let to) = seen[0] else {
             Issue.record("passing gN: expected one historyUnavailable, got \(seen)")
             return
         }
-        #expect(from == followed && to == followed + 1)
-        #expect(try reader.read().get([1], in: "u") == Array("b".utf8), "no page of the first history is served")
+        #expect(from == fork.followed && to == fork.followed + 1)
+        #expect(try fork.reader.read().get([1], in: "u") == Array("b".utf8), "no page of the first history is served")
 
         try writer.write { try $0.put(Array("b".utf8), for: [5], in: "t") }
-        reader.catchUp()
-        seen = events.withLock { $0 }
-        #expect(committedGenerations(seen) == [followed + 2], "a continuation of the new history only: \(seen)")
-    }
-
-    /// Three commits: tree u first, then tree t twice, each value one byte long, so two
-    /// histories written from the same committed end place every page at the same offset.
-    private func history(of value: String, in writer: Store) throws {
-        try writer.write { try $0.put(Array(value.utf8), for: [1], in: "u") }
-        for key in UInt8(2)...3 { try writer.write { try $0.put(Array(value.utf8), for: [key], in: "t") } }
+        fork.reader.catchUp()
+        #expect(committedGenerations(fork.takeEvents()) == [fork.followed + 2], "a continuation of the new history only")
     }
 
     /// Passing the delivered generation at once: the replay walks back to a commit at the
     /// delivered commit's location that is not the delivered commit.
     @Test func anotherHistoryPastTheFollowerAtTheSameLocationIsSignalled() throws {
-        let memory = try memoryFileSystem()
-        let snapshot = "/stores/s/snapshots/0000000000000001.folio"
-        var writer = try Store.open(at: "/stores/s", options: testOptions(memory))
-        try writer.write { try $0.put([0], for: [0], in: "t") }
-        let older = writer.generation
-        let rootAtOlder = memory.contents(of: "/stores/s/root")!
-        for key in UInt8(1)...3 { try writer.write { try $0.put(Array("a".utf8), for: [key], in: "t") } }
-        let followed = writer.generation
-        let oldCommits = try writer.commits(after: older)
+        let fork = try SameFileFork()
+        defer { fork.close() }
+        let writer = try fork.fallBack()
+        try SameFileFork.history(of: "b", in: writer)
+        try writer.write { try $0.put(Array("b".utf8), for: [4], in: "t") }
+        let newCommits = try writer.commits(after: fork.older)
+        try #require(newCommits[newCommits.count - 2].location == fork.oldCommits.last?.location)
 
-        let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(memory))
-        defer { reader.close() }
-        let events = Mutex<[StoreEvent]>([])
-        let observation = reader.observe { event in events.withLock { $0.append(event) } }
-        defer { observation.cancel() }
-        try reader.startFollowing(pollInterval: .seconds(600))
-        writer.close()
-
-        memory.setContents(rootAtOlder, of: "/stores/s/root")
-        var bytes = memory.contents(of: snapshot)!
-        bytes[Int(oldCommits[0].location.address.offset) + 30] ^= 0xFF
-        memory.setContents(bytes, of: snapshot)
-        writer = try Store.open(at: "/stores/s", options: testOptions(memory))
-        defer { writer.close() }
-        for key in UInt8(1)...4 { try writer.write { try $0.put(Array("b".utf8), for: [key], in: "t") } }
-        let newCommits = try writer.commits(after: older)
-        try #require(newCommits[newCommits.count - 2].location == oldCommits.last?.location)
-
-        reader.catchUp()
-        let seen = events.withLock { $0 }
+        fork.reader.catchUp()
+        let seen = fork.takeEvents()
         guard seen.count == 1, case .historyUnavailable(let from, let to) = seen[0] else {
             Issue.record("expected one historyUnavailable, got \(seen)")
             return
         }
-        #expect(from == followed && to == followed + 1)
-        #expect(try reader.read().get([4], in: "t") == Array("b".utf8))
+        #expect(from == fork.followed && to == fork.followed + 1)
+        #expect(try fork.reader.read().get([4], in: "t") == Array("b".utf8))
     }
+}
+
+/// A follower at gN of a history written after gM in snapshot file 1, whose writer is then
+/// made to fall back to gM within the same file (both slots put back at gM, and gM+1's
+/// commit page damaged so that recovery stops there).
+private final class SameFileFork {
+    static let path = "/stores/s"
+    static let snapshot = "/stores/s/snapshots/0000000000000001.folio"
+    let memory: MemoryFileSystem
+    let older: UInt64
+    let followed: UInt64
+    let oldCommits: [CommitNotification]
+    let rootAtOlder: [UInt8]
+    let reader: Store
+    private let log = EventLog()
+    private var observation: StoreObservation?
+    private var writer: Store?
+
+    /// Three commits: tree u first, then tree t twice, each value one byte long, so two
+    /// histories written from the same committed end place every page at the same offset.
+    static func history(of value: String, in writer: Store) throws {
+        try writer.write { try $0.put(Array(value.utf8), for: [1], in: "u") }
+        for key in UInt8(2)...3 { try writer.write { try $0.put(Array(value.utf8), for: [key], in: "t") } }
+    }
+
+    init() throws {
+        memory = try memoryFileSystem()
+        let writer = try Store.open(at: Self.path, options: testOptions(memory))
+        defer { writer.close() }
+        try writer.write { try $0.put([0], for: [0], in: "t") }
+        older = writer.generation
+        rootAtOlder = memory.contents(of: Self.path + "/root")!
+        try Self.history(of: "a", in: writer)
+        followed = writer.generation
+        oldCommits = try writer.commits(after: older)
+        reader = try Store.openReadOnly(at: Self.path, options: testOptions(memory))
+        observation = reader.observe { [log] event in log.events.withLock { $0.append(event) } }
+        try reader.startFollowing(pollInterval: .seconds(600))
+        #expect(reader.generation == followed)
+    }
+
+    /// Reopens the writer after putting both slots back at gM and damaging gM+1's commit
+    /// page: its recovery stops at gM, and its next commits are written from there again.
+    func fallBack() throws -> Store {
+        memory.setContents(rootAtOlder, of: Self.path + "/root")
+        var bytes = memory.contents(of: Self.snapshot)!
+        bytes[Int(oldCommits[0].location.address.offset) + 30] ^= 0xFF
+        memory.setContents(bytes, of: Self.snapshot)
+        let reopened = try Store.open(at: Self.path, options: testOptions(memory))
+        writer = reopened
+        #expect(reopened.generation == older, "the writer fell back to gM")
+        return reopened
+    }
+
+    /// The events the reader's observer got since the last call.
+    func takeEvents() -> [StoreEvent] {
+        log.events.withLock { events in
+            defer { events = [] }
+            return events
+        }
+    }
+
+    func close() {
+        observation?.cancel()
+        writer?.close()
+        reader.close()
+    }
+}
+
+/// What an observer was told, shared with its handler.
+private final class EventLog: Sendable {
+    let events = Mutex<[StoreEvent]>([])
 }
