@@ -34,6 +34,8 @@ import Folio
         let byRank = [SortDescriptor(\Note.rank), SortDescriptor(\Note.id)]
         await #expect(performing: { _ = try await notes.fetch(offset: -1).collect() }, throws: Self.isInvalid("offset"))
         await #expect(performing: { _ = try await notes.fetch(sortBy: byRank, offset: -1).collect() }, throws: Self.isInvalid("offset"))
+        // A limit of 0 ends the sequence before the query runs: the offset is still checked.
+        await #expect(performing: { _ = try await notes.fetch(limit: 0, offset: -1).collect() }, throws: Self.isInvalid("offset"))
         await #expect(performing: { _ = try await notes.fetch(limit: -1).collect() }, throws: Self.isInvalid("limit"))
         await #expect(performing: { _ = try await notes.fetch(sortBy: byRank, limit: -1).collect() }, throws: Self.isInvalid("limit"))
         await #expect(performing: { _ = try await notes.explain(limit: -1) }, throws: Self.isInvalid("limit"))

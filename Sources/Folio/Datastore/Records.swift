@@ -10,21 +10,23 @@ import FolioStorage
 /// let firstTen = try await books.load(..., limit: 10).collect()
 /// ```
 ///
-/// A negative limit throws ``FolioError/invalidArgument(name:reason:)`` from the first
-/// `next()`.
+/// A negative limit or offset throws ``FolioError/invalidArgument(name:reason:)`` from the
+/// first `next()`, whatever else the query asks (a limit of 0 included).
 public struct Records<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = FolioError
 
     let open: @Sendable () async throws(FolioError) -> RecordStream<Element>
     let limit: Int?
+    let offset: Int
 
-    init(limit: Int?, open: @escaping @Sendable () async throws(FolioError) -> RecordStream<Element>) {
+    init(limit: Int?, offset: Int = 0, open: @escaping @Sendable () async throws(FolioError) -> RecordStream<Element>) {
         self.open = open
         self.limit = limit
+        self.offset = offset
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(open: open, remaining: limit ?? Int.max)
+        AsyncIterator(open: open, remaining: limit ?? Int.max, offset: offset)
     }
 
     /// Iterates records one at a time.
@@ -32,12 +34,15 @@ public struct Records<Element: Sendable>: AsyncSequence, Sendable {
         let open: @Sendable () async throws(FolioError) -> RecordStream<Element>
         var stream: RecordStream<Element>?
         var remaining: Int
+        /// The caller's offset, checked here too: a limit of 0 ends the sequence before it
+        /// opens the stream, which is where the query checks it.
+        let offset: Int
 
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(FolioError) -> Element? {
             guard remaining > 0 else {
                 // Only a caller's limit is ever negative (the count stops at 0): an error,
-                // never read as "no records".
-                if remaining < 0 { _ = try ResultWindow(limit: remaining) }
+                // never read as "no records"; so is a negative offset.
+                if remaining < 0 || offset < 0 { _ = try ResultWindow(limit: remaining, offset: offset) }
                 return nil
             }
             if stream == nil { stream = try await open() }

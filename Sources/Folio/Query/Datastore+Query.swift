@@ -24,7 +24,7 @@ extension Datastore {
     public func fetch(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
                       limit: Int? = nil, offset: Int = 0) -> Records<Instance> {
         let datastore = self
-        return Records(limit: limit) { () async throws(FolioError) -> RecordStream<Instance> in
+        return Records(limit: limit, offset: offset) { () async throws(FolioError) -> RecordStream<Instance> in
             let window = try ResultWindow(limit: limit, offset: offset)
             let (source, usable) = try await datastore.readSource()
             let plan = try datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable)
