@@ -23,6 +23,10 @@ import FolioStorage
 ///   `floor` to `S`, then `known`, then empties the cache. Entries older than `floor` are
 ///   never served, so a concurrent read of `S` cannot pick one from a shard not emptied yet.
 ///   Nothing is served for the read that found `S`.
+/// - *Another history* (a read-only store that adopts the commits of a writer that fell
+///   back to an older root after damage, whose generations may repeat ones read here):
+///   reported as `replacesHistory`, it raises `floor` past that generation and empties the
+///   cache, so nothing read in either history at that generation is served.
 /// - *One listener.* The engine's generation reports reach this cache only (the hook is
 ///   package-internal, set once per store by `PersistenceCore`).
 /// - *Closed stores.* Reads of a closed persistence fail before they reach the cache
@@ -105,6 +109,15 @@ final class RecordCache: Sendable {
     /// A generation this process created, reported before any read can see it: raise
     /// `known` first, then drop what it changed (the order the type's comment relies on).
     func generationCreated(_ created: CreatedGeneration) {
+        if created.replacesHistory {
+            // Another history's `generation` may be one this cache has entries of: none of
+            // them, nor any inserted by a read still on the first history, is ever served
+            // again (floor above it); the next generation's first read empties the rest.
+            Self.raise(floor, to: created.generation &+ 1)
+            raiseKnown(to: created.generation)
+            entries.removeAll()
+            return
+        }
         raiseKnown(to: created.generation)
         guard let changes = created.changes else { return }  // compaction: same records
         for changed in changes.trees where tracks(changed.tree) {

@@ -137,7 +137,7 @@ struct PageAppender {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
         pageCount += 1
         if collectsCacheEntries {
-            cacheEntries.append((PageCache.Key(file: file.number, offset: offset), cached, Int(address.length) + 64))
+            cacheEntries.append((PageCache.Key(file: file.cacheIdentity, offset: offset), cached, Int(address.length) + 64))
         }
         if buffer.count >= Self.chunkSize {
             try flush()

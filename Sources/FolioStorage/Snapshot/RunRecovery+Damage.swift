@@ -39,6 +39,8 @@ extension RunRecovery {
     /// Reads at most the damaged run and the runs it cuts off, page by page; I/O errors are
     /// thrown.
     static func damagedRun(after last: RootRecord, in file: SnapshotFile) throws(StorageError) -> DamagedRun? {
+        // Generations come from disk: the two after `last` must exist for a report.
+        guard last.generation <= UInt64.max - 2 else { return nil }
         let size = try file.handle.size()
         var position = last.committedLength
         var badPages: [PageAddress] = []

@@ -1,5 +1,8 @@
 import Synchronization
 
+/// The next ``SnapshotFile/cacheIdentity``.
+private let snapshotFileIdentities = Atomic<UInt64>(1)
+
 /// An open snapshot file, shared by every root that lives in it.
 ///
 /// Readers pin a root, and the root holds this object; the handle closes when the last
@@ -10,12 +13,20 @@ final class SnapshotFile: Sendable {
     let number: UInt64
     let path: String
     let handle: any StorageFile
+    /// What the page cache knows this open file by: unique to this object, never reused in
+    /// the process. Pages are cached by (file, offset) because committed bytes never change
+    /// along one chain of commits; a reader that adopts another history (a writer that fell
+    /// back to an older root appends over bytes this reader may have cached) opens the file
+    /// anew, so that neither its new views nor the old ones still reading can be served, or
+    /// fill the cache with, the other history's pages (Store+Open.swift, `refresh`).
+    let cacheIdentity: UInt64
     private let allocated: Atomic<UInt64>
 
     init(number: UInt64, path: String, handle: any StorageFile, allocatedLength: UInt64 = 0) {
         self.number = number
         self.path = path
         self.handle = handle
+        self.cacheIdentity = snapshotFileIdentities.wrappingAdd(1, ordering: .relaxed).oldValue
         self.allocated = Atomic(allocatedLength)
     }
 
@@ -52,7 +63,7 @@ struct PageSource: Sendable {
 
     /// The decoded leaf or branch page at `address`.
     func node(at address: PageAddress) throws(StorageError) -> StoredNode {
-        let key = PageCache.Key(file: file.number, offset: address.offset)
+        let key = PageCache.Key(file: file.cacheIdentity, offset: address.offset)
         if case .node(let node)? = cache.get(key) { return node }
         let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
@@ -65,7 +76,7 @@ struct PageSource: Sendable {
     /// (for whole-store walks such as compaction and verification, which would otherwise
     /// evict every hot page).
     func nodeBypassingCache(at address: PageAddress) throws(StorageError) -> StoredNode {
-        if case .node(let node)? = cache.get(PageCache.Key(file: file.number, offset: address.offset)) { return node }
+        if case .node(let node)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) { return node }
         let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
         return try TreePage.decode(bytes, address: address, file: file.path)
@@ -73,7 +84,7 @@ struct PageSource: Sendable {
 
     /// The overflow value at `address`, without adding it to the cache.
     func overflowBypassingCache(at address: PageAddress) throws(StorageError) -> [UInt8] {
-        if case .overflow(let bytes)? = cache.get(PageCache.Key(file: file.number, offset: address.offset)) { return bytes }
+        if case .overflow(let bytes)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) { return bytes }
         let raw = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: raw.count)
         return try TreePage.decodeOverflow(raw, address: address, file: file.path)
@@ -81,7 +92,7 @@ struct PageSource: Sendable {
 
     /// The value stored in the overflow page at `address`.
     func overflow(at address: PageAddress) throws(StorageError) -> [UInt8] {
-        let key = PageCache.Key(file: file.number, offset: address.offset)
+        let key = PageCache.Key(file: file.cacheIdentity, offset: address.offset)
         if case .overflow(let bytes)? = cache.get(key) { return bytes }
         let raw = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: raw.count)

@@ -6,6 +6,9 @@
 ///                                     (removed by the next writer)
 ///     <store>/lock                    the writer's advisory lock; never renamed or replaced
 ///     <store>/snapshots/<n>.folio     append-only snapshot files, n in 16 lower-case hex digits
+///     <store>/snapshots/reclaim.tmp   the header-only file that replaces an interrupted
+///                                     compaction's copy, before its rename (removed by the
+///                                     next writer)
 struct StoreLayout: Sendable {
     let directory: String
 
@@ -21,6 +24,7 @@ struct StoreLayout: Sendable {
     var infoTemporary: String { StoragePath.join(directory, "info.tmp") }
     var lock: String { StoragePath.join(directory, "lock") }
     var snapshots: String { StoragePath.join(directory, "snapshots") }
+    var reclaimTemporary: String { StoragePath.join(snapshots, "reclaim.tmp") }
 
     func snapshot(_ number: UInt64) -> String {
         StoragePath.join(snapshots, Self.snapshotName(number))

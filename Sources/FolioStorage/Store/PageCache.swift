@@ -10,11 +10,14 @@ enum CachedPage: Sendable {
 /// place reads keep pages in memory (Docs/Architecture.md invariant 5).
 ///
 /// Pages are immutable (nothing committed is rewritten, Docs/Format.md §3), so an entry
-/// never needs invalidation: a page's (file, offset) names the same bytes forever. The cache
+/// never needs invalidation: a page's (file, offset) names the same bytes forever along one
+/// chain of commits, and a file is known here by the open file object's identity, which a
+/// reader renews when it adopts another history (``SnapshotFile/cacheIdentity``). The cache
 /// is split into shards by key hash, each behind its own lock, so readers on several threads
 /// rarely contend (Dflat measured most contention gone at 12 shards; we use 16).
 final class PageCache: Sendable {
     struct Key: Hashable, Sendable {
+        /// The open file's ``SnapshotFile/cacheIdentity`` (not its number).
         var file: UInt64
         var offset: UInt64
     }

@@ -109,7 +109,10 @@ struct RootSlots {
 
     /// True once the slot written last is ``maximumAnchorLag`` generations ahead of the
     /// anchor: the caller syncs at once, so the lag never passes the bound.
-    var syncIsDue: Bool { unsyncedWrites > 0 && newestWritten >= anchorGeneration + Self.maximumAnchorLag }
+    var syncIsDue: Bool {
+        // A difference, not a sum: generations read from disk can be near UInt64.max.
+        unsyncedWrites > 0 && newestWritten >= anchorGeneration && newestWritten - anchorGeneration >= Self.maximumAnchorLag
+    }
 
     /// Writes `record` into the slot that is not the anchor, in place, without a sync (the
     /// caller syncs when ``syncIsDue``). The caller has made `record`'s run durable.

@@ -312,12 +312,14 @@ extension Store {
                 // Whether to try again depends on the store, not on the error: a failed sync
                 // or slot write throws the I/O error itself and poisons, and a poisoned store
                 // must not be flushed again (never retry a sync; Docs/Durability.md §7).
-                let (poisoned, schedule) = self.state.withLock { state -> (Bool, Bool) in
-                    guard let writer = state.writer, writer.poisoned == nil else { return (true, false) }
-                    if writer.flushScheduled { return (false, false) }  // a later commit scheduled one
+                let (closed, poisoned, schedule) = self.state.withLock { state -> (Bool, Bool, Bool) in
+                    guard let writer = state.writer else { return (true, false, false) }  // closed meanwhile
+                    guard writer.poisoned == nil else { return (false, true, false) }
+                    if writer.flushScheduled { return (false, false, false) }  // a later commit scheduled one
                     state.writer?.flushScheduled = true
-                    return (false, true)
+                    return (false, false, true)
                 }
+                if closed { return }  // close() flushed, and reported its own failure
                 if poisoned {
                     self.options.log("grouped commit flush failed for \(self.path); the store must be reopened: \(error)")
                 } else {

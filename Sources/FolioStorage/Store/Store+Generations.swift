@@ -7,6 +7,17 @@ package struct CreatedGeneration: Sendable {
     package var generation: UInt64
     /// What its commit changed; nil for a compaction (same contents, new file).
     package var changes: ChangeRecord?
+    /// True when a read-only store adopted a root of another history (a writer that fell
+    /// back to an older root after damage wrote commits with generations this store had
+    /// seen): nothing known of `generation` or any earlier one still holds.
+    package var replacesHistory = false
+
+    /// A report of `generation`.
+    package init(generation: UInt64, changes: ChangeRecord?, replacesHistory: Bool = false) {
+        self.generation = generation
+        self.changes = changes
+        self.replacesHistory = replacesHistory
+    }
 }
 
 /// The listener ``Store/onGenerationCreated(_:)`` installs.
@@ -24,7 +35,9 @@ extension Store {
     /// generation, in the write critical section or under the root file lock; it must be
     /// quick and must not call into the store. Generations written
     /// by another process are not reported: a reader sees them as a generation newer than
-    /// any reported. Package-internal and set once, by the persistence over this store: the
+    /// any reported; except when a read-only store adopts another history (a fork after
+    /// damage, ``CreatedGeneration/replacesHistory``), which may repeat a generation.
+    /// Package-internal and set once, by the persistence over this store: the
     /// record cache's exactness depends on being the one listener.
     package func onGenerationCreated(_ listener: @escaping @Sendable (CreatedGeneration) -> Void) {
         generationListener.withLock { current in
@@ -37,5 +50,12 @@ extension Store {
     func reportCreated(_ generation: UInt64, changes: ChangeRecord?) {
         guard let listener = generationListener.withLock({ $0 }) else { return }
         listener.call(CreatedGeneration(generation: generation, changes: changes))
+    }
+
+    /// Reports that a read-only store is about to adopt `generation` of another history,
+    /// before any read can see it (``refresh()``, under the root file lock).
+    func reportHistoryReplaced(at generation: UInt64) {
+        guard let listener = generationListener.withLock({ $0 }) else { return }
+        listener.call(CreatedGeneration(generation: generation, changes: nil, replacesHistory: true))
     }
 }

@@ -131,23 +131,36 @@ extension Store {
                 newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
                                             log: options.log, reusing: current.file)
             }
-            guard newest.record.generation != current.record.generation
-                    || newest.record.snapshotFile != current.record.snapshotFile
-            else { return false }
+            guard !Self.sameCommit(newest.record, current.record) else { return false }
             // A root older than the one adopted is never adopted: a slot torn by a read that
             // overlapped its in-place write can fail its checksum several times in a row
             // while the writer commits quickly, and the other slot is older. The next
             // notification or poll reads again. So the generation never goes backwards for
             // a reader (D4); the pages of the adopted root stay readable (its file is open).
             guard newest.record.generation >= current.record.generation else { return false }
-            // Invariant: the page cache holds no page of another history. It is keyed by file
-            // and offset, which name the same bytes forever along one chain of commits; a
-            // writer that fell back to an older root (damage) appends another history from an
-            // older committed end, over bytes this reader may have cached.
-            if !(try descends(newest, from: current)) { cache.removeAll() }
+            // Invariant: no cache of this process serves a page or a record of another
+            // history. A writer that fell back to an older root (damage) appends another
+            // history from an older committed end, over bytes this reader may have read, and
+            // with generations this reader may have (even this one: adopted, since reading on
+            // over the rewritten bytes would mix the two histories). The page cache knows
+            // pages by (open file, offset): the file is opened anew, so that views still on
+            // the first history neither find the new pages nor put theirs where new views
+            // look. The layer above learns that the generation no longer names what it did.
+            if !(try descends(newest, from: current)) {
+                let file = try Store.openSnapshot(newest.record.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
+                newest = CommittedRoot(record: newest.record, pages: PageSource(file: file, cache: cache, counters: counters))
+                cache.removeAll()  // memory only: no later lookup uses the old identities
+                reportHistoryReplaced(at: newest.record.generation)
+            }
             state.withLock { $0.current = newest }
             return true
         }
+    }
+
+    /// Whether two roots name the same commit: the same generation at the same place with
+    /// the same chain value (a version 1 slot carries none: then place and generation).
+    static func sameCommit(_ a: RootRecord, _ b: RootRecord) -> Bool {
+        a.generation == b.generation && a.location == b.location && (a.chain == b.chain || a.chain == 0 || b.chain == 0)
     }
 
     /// Whether `newest` continues the chain of commits through `current`, judged without
@@ -286,7 +299,7 @@ extension Store {
     /// A version 1 root file is the whole truth (version 1 wrote no chained runs).
     private static func recover(_ opened: CommittedRoot, slots: inout RootSlots, layout: StoreLayout,
                                 fileSystem fs: any FileSystem, log: @Sendable (String) -> Void) throws(StorageError) -> CommittedRoot {
-        for leftover in [layout.rootTemporary, layout.infoTemporary] where fs.itemKind(at: leftover) != nil {
+        for leftover in [layout.rootTemporary, layout.infoTemporary, layout.reclaimTemporary] where fs.itemKind(at: leftover) != nil {
             try fs.remove(leftover)
         }
         opened.file.allocatedLength = try opened.file.handle.size()

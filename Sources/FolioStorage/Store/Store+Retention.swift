@@ -71,24 +71,19 @@ extension Store {
     ///
     /// Why no reader is hurt. Readers in other processes open only files a slot names (and
     /// older ones along the chain of commits), so none opened a copy that was never
-    /// switched to. One that did open this file before a damaged slot made the writer fall
-    /// back keeps reading it through its descriptor: the file is unlinked, not truncated.
-    /// The number stays taken (by the header-only file that replaces it) so that no later
-    /// compaction gives another file the number such a reader, and its page cache, know
-    /// this one by. Nothing is synced: a power cut that undoes this leaves the copy for the
-    /// next open to reclaim again, and leaves no reader alive. A read-only open never gets
-    /// here: it deletes nothing.
+    /// switched to. One that did open this file (a slot named it, then was lost: a damaged
+    /// slot, or a root file sync at the compaction's switch that failed and dropped the slot
+    /// write) keeps reading it through its descriptor: the file is replaced by a rename,
+    /// not truncated. The number stays taken, at every instant, by the header-only file
+    /// that replaces it, so that no later compaction gives another file the number such a
+    /// reader, and its page cache, know this one by. A read-only open never gets here: it
+    /// deletes nothing.
     private func reclaimNewerSnapshot(_ number: UInt64, header: [UInt8]) throws(StorageError) {
-        let path = layout.snapshot(number)
-        try fileSystem.remove(path)
-        let placeholder = try fileSystem.open(path, mode: .truncate)
-        defer { placeholder.close() }
-        try placeholder.write(header, at: 0)
+        // Renamed over the copy, never removed first: at no instant is the number free for
+        // a compaction to take, even if this process dies here.
+        try fileSystem.replaceAtomically(layout.snapshot(number), with: header, temporaryPath: layout.reclaimTemporary)
     }
 
-    /// The header bytes and length of snapshot file `number`, if it starts with a valid
-    /// header naming it. I/O errors count as a header of unknown length (kept): only a file
-    /// read and found wrong is provably no snapshot.
     /// The newest file below `current` that holds pages (the file the last compaction
     /// replaced), skipping header-only files: a reclaimed copy (``reclaimNewerSnapshot(_:)``)
     /// that a later compaction numbered its file above holds nothing and keeps no number
@@ -101,6 +96,9 @@ extension Store {
         return nil
     }
 
+    /// The header bytes and length of snapshot file `number`, if it starts with a valid
+    /// header naming it. I/O errors count as a header of unknown length (kept): only a file
+    /// read and found wrong is provably no snapshot.
     private func newerSnapshotHeader(_ number: UInt64) -> (bytes: [UInt8], length: UInt64)? {
         do throws(StorageError) {
             let file = try Store.openSnapshot(number, layout: layout, fileSystem: fileSystem, writable: false)

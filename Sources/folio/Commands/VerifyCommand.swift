@@ -27,10 +27,10 @@ enum VerifyCommand: Command {
         and byte offset, and tree; or datastore, index and record; or the key-value store's \
         key), then a summary line. \
         It also looks past the newest root slot, as a writer's open would: commits in \
-        complete runs there (a writer killed or a power cut before the slot was written) \
-        are printed as a line starting "note: pending recovery", which is not a problem: \
-        the next writer's open adopts them, and until then readers see the slot's \
-        generation. A damaged run there that later complete runs chain to is a problem, \
+        complete runs there (normal for a moment while a writer commits; after a writer \
+        was killed or the power cut, until the next writer opens) are printed as a line \
+        starting "note: pending recovery", which is not a problem: the next writer's open \
+        adopts them, and until then readers see the slot's generation. A damaged run there that later complete runs chain to is a problem, \
         naming the generations that open will lose. \
         Read-only: takes no lock and writes nothing, so it is safe on a store another \
         process is writing (it checks the generation committed when it starts). Progress \
