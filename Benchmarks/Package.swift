@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// The benchmark harness of issue 7: a separate package, so that the root package keeps no
+// Folio's benchmark harness: a separate package, so that the root package keeps no
 // dependencies. It depends on the root package by path and on GRDB.swift for comparison.
 import PackageDescription
 

@@ -96,7 +96,7 @@ import Testing
         #expect(try file.size() == 0)
         #expect(powerLoss.pendingDataOperations == 0)
 
-        // The same through MemoryFileSystem (fixed: it used to grow the file to the offset).
+        // The same through MemoryFileSystem: an empty write past the end does not grow the file.
         let memory = MemoryFileSystem()
         let memoryFile = try memory.open("/f", mode: .create)
         try memoryFile.write([], at: 100)

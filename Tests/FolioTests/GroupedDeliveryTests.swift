@@ -4,7 +4,7 @@ import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
 
-/// Issue 13 items 2, 7 and 9 at the Folio level: grouped commits reach `observe()`
+/// Grouped durability as a datastore user sees it: grouped commits reach `observe()`
 /// streams, all of them and in order; a dropped grouped persistence keeps its last window;
 /// an overflow's reload token names a durable generation. `FOLIO_STRESS_TESTS=1` runs the
 /// stress test longer.
@@ -33,7 +33,7 @@ import FolioStorage
         persistence.close()
     }
 
-    /// Item 7: a grouped persistence dropped without close() keeps its last window.
+    /// A grouped persistence dropped without close() keeps its last window.
     @Test func droppedGroupedPersistenceKeepsItsLastWindow() async throws {
         let path = FileManager.default.temporaryDirectory.path + "/dropped-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -48,7 +48,7 @@ import FolioStorage
         for n in 0..<5 { #expect(try await authors.load(n)?.name == "n\(n)") }
     }
 
-    /// Item 9: after an overflow, the reload token names the last delivered (durable)
+    /// After an overflow, the reload token names the last delivered (durable)
     /// generation, not a grouped generation that is not on disk yet.
     @Test func reloadTokenNamesADurableGeneration() async throws {
         let persistence = Persistence.inMemory(options: PersistenceOptions(durability: .grouped(window: .seconds(60))))

@@ -3,14 +3,13 @@ import Testing
 @_spi(Engine) import Folio
 import FolioStorage
 
-/// Nested `perform`s and what their rollback may undo (found in review of issue 13's
-/// savepoints).
+/// Nested `perform`s and what their rollback may undo: never a sibling task's writes.
 @Suite struct NestedPerformTests {
     struct Boom: Error {}
 
     /// A child task's nested `perform` fails after a sibling task wrote (and its own nested
-    /// `perform` returned). Rolling back would silently discard the sibling's writes (the
-    /// first version did): instead the transaction is aborted, and nothing is committed.
+    /// `perform` returned). Rolling back would silently discard the sibling's writes: instead
+    /// the transaction is aborted, and nothing is committed.
     @Test func aNestedRollbackOvertakenByASiblingAbortsTheTransaction() async throws {
         let persistence = Persistence.inMemory()
         let books = persistence.datastore(for: BookFormat.self)
@@ -60,8 +59,8 @@ import FolioStorage
 
     /// The first use of a datastore inside a nested `perform` that throws: the preparation
     /// (catalog entry, index trees) is rolled back with the savepoint, so the datastore must
-    /// not count as prepared (the first version marked it ready with no catalog entry, and
-    /// verify found six trees that belong to no datastore).
+    /// not count as prepared (marking it ready would leave it with no catalog entry, and
+    /// verify would find index trees that belong to no datastore).
     @Test func preparationRolledBackBySavepointIsNotMarkedReady() async throws {
         let persistence = Persistence.inMemory()
         let books = persistence.datastore(for: BookFormat.self)

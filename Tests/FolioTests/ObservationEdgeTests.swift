@@ -9,9 +9,11 @@ func settle(_ hub: ObservationHub) async {
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in hub.queue.async { done.resume() } }
 }
 
-/// Issue 13, items 3 to 5: the edges of subscribing, dropping and overflowing observers.
+/// The edges of subscribing, dropping and overflowing observers: a commit racing the first
+/// subscription, sequences dropped as soon as they are made, instance observers that
+/// overflow.
 @Suite struct ObservationEdgeTests {
-    /// Item 3: a commit landing while the first observer subscribes is neither lost nor
+    /// A commit landing while the first observer subscribes is neither lost nor
     /// applied twice (the hub observes the store first, then reads it).
     @Test func aCommitRacingTheFirstSubscriptionIsNotLost() async throws {
         let persistence = Persistence.inMemory()
@@ -41,7 +43,7 @@ func settle(_ hub: ObservationHub) async {
         #expect(latest == [1, 2, 3], "the racing commit must be in the results (initial \(String(describing: initial)))")
     }
 
-    /// Item 4: sequences created and dropped at once leave no observer registered, whatever
+    /// Sequences created and dropped at once leave no observer registered, whatever
     /// order the hub's queue runs the registration and the removal in.
     @Test func droppedSequencesLeaveNoObserverBehind() async throws {
         let persistence = Persistence.inMemory()
@@ -76,7 +78,7 @@ func settle(_ hub: ObservationHub) async {
         #expect(hub.observerCount == 0)
     }
 
-    /// Item 5: with `bufferLimit: 3`, five updates and a consumer that reads only afterwards,
+    /// With `bufferLimit: 3`, five updates and a consumer that reads only afterwards,
     /// the values delivered never go back in time and end at the newest.
     @Test func anOverflowingInstanceObserverNeverGoesBackInTime() async throws {
         let persistence = Persistence.inMemory()
@@ -94,8 +96,8 @@ func settle(_ hub: ObservationHub) async {
         #expect(values.last == 5)
     }
 
-    /// Item 5 under load, with the default buffer: a slow consumer sees strictly increasing
-    /// values up to the last one, and nothing older after it.
+    /// Under load, with the default buffer: a slow consumer of an instance observer sees
+    /// strictly increasing values up to the last one, and nothing older after it.
     @Test func aSlowInstanceObserverUnderLoadSeesIncreasingValues() async throws {
         let persistence = Persistence.inMemory()
         let authors = persistence.datastore(for: AuthorFormat.self)

@@ -4,9 +4,9 @@ import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
 
-/// Issue 13 item 1 at the Folio level: `Persistence.close()` racing writers. Every persist
-/// that returned is in the reopened store, which verifies clean; writers after close fail
-/// with `.closed`. `FOLIO_STRESS_TESTS=1` runs more rounds.
+/// `Persistence.close()` racing writers (the store's own close race is in CloseRaceTests).
+/// Every persist that returned is in the reopened store, which verifies clean; writers after
+/// close fail with `.closed`. `FOLIO_STRESS_TESTS=1` runs more rounds.
 @Suite struct PersistenceCloseTests {
     @Test(arguments: [Durability.full, .grouped(window: .zero)])
     func closeRacingPersistsKeepsEveryAcknowledgedOne(durability: FolioStorage.Durability) async throws {

@@ -1,12 +1,11 @@
 import Testing
 @testable import Folio
 
-/// Issue 14 item 2: a datastore's preparation (`Preparation.step`: reading its catalog entry,
-/// counting its records, comparing indexes) runs once, not on every operation: inside a
-/// `perform`, a datastore this transaction already prepared skips it
-/// (`TransactionContext.prepared`), and once a transaction that prepared it commits, the
-/// persistence records it as ready and no later transaction runs it again. Counted through
-/// `Preparation.stepRuns`, never timed.
+/// A datastore's preparation (`Preparation.step`: reading its catalog entry, counting its
+/// records, comparing indexes) runs once, not on every operation: inside a `perform`, a
+/// datastore this transaction already prepared skips it (`TransactionContext.prepared`),
+/// and once a transaction that prepared it commits, the persistence records it as ready and
+/// no later transaction runs it again. Counted through `Preparation.stepRuns`, never timed.
 @Suite struct PreparationSkipTests {
     struct Note: Codable, Identifiable, Sendable, Equatable { var id: Int; var title: String }
 

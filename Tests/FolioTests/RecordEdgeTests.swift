@@ -3,8 +3,9 @@ import Foundation
 @_spi(Engine) @testable import Folio
 import FolioStorage
 
-/// Records that no longer decode, index changes, and the edges of the stored record format
-/// (issue 13, items 14 to 19).
+/// Records that no longer decode or whose migration throws, index changes (a new index, a new
+/// unique one, a computed key path whose body changes), unique indexes over optionals, warming
+/// an up-to-date store, and the limits of the stored record format.
 enum Priced {
     /// Release 1: the price is optional.
     struct OldItem: Codable, Identifiable, Sendable, Equatable { var id: Int; var name: String; var price: Int? }
@@ -65,7 +66,7 @@ enum Priced {
         FileManager.default.temporaryDirectory.path + "/records-\(UUID().uuidString)"
     }
 
-    /// Item 14: one record that no longer decodes, plus an index change, must not block the
+    /// One record that no longer decodes, plus an index change, must not block the
     /// datastore: reads, purge and persist work, and the index reports the record it could
     /// not index.
     @Test func undecodableRecordDoesNotBlockAnIndexBuild() async throws {
@@ -107,7 +108,7 @@ enum Priced {
         expectSound(persistence)
     }
 
-    /// Item 14: purge of the undecodable record works on the first call after the change.
+    /// Purge of the undecodable record works on the first call after the change.
     @Test func purgeWorksRightAfterAnIndexChange() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -127,7 +128,7 @@ enum Priced {
         expectSound(persistence)
     }
 
-    /// Item 15: persist replaces a record that no longer decodes, and returns nil for it.
+    /// Persist replaces a record that no longer decodes, and returns nil for it.
     @Test func persistReplacesAnUndecodableRecord() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -152,7 +153,7 @@ enum Priced {
         expectSound(persistence)
     }
 
-    /// Item 18: warm on an up-to-date store commits nothing.
+    /// `warm()` on an up-to-date store commits nothing.
     @Test func warmOnAnUpToDateStoreCommitsNothing() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -174,7 +175,7 @@ enum Priced {
         #expect(progress == [.evaluating, .complete(total: 0)])
     }
 
-    /// Item 17: more values than a record header can count is a typed error; nothing is written.
+    /// More values than a record header can count is a typed error; nothing is written.
     @Test func tooManyIndexValuesIsATypedError() async throws {
         let persistence = Persistence.inMemory()
         let bags = persistence.datastore(for: Priced.Bags.self)
@@ -193,7 +194,7 @@ enum Priced {
         expectSound(persistence)
     }
 
-    /// Item 17: a version tag longer than 255 bytes is refused with a clear error, not a trap.
+    /// A version tag longer than 255 bytes is refused with a clear error, not a trap.
     @Test func longVersionTagIsATypedError() async throws {
         let persistence = Persistence.inMemory()
         let long = persistence.datastore(for: Priced.LongTag.self)
@@ -203,7 +204,7 @@ enum Priced {
         }
     }
 
-    /// Item 17: the record codec refuses what it cannot represent, and reads what it writes.
+    /// The record codec refuses what it cannot represent, and reads what it writes.
     @Test func storedRecordCodecBounds() throws {
         let keys: [(name: String, keys: [[UInt8]])] = [("a", [[1, 2], [3]]), ("b", [[]])]
         let bytes = try StoredRecord.encode(version: "7", indexKeys: keys, payload: Array("{}".utf8))
@@ -222,7 +223,7 @@ enum Priced {
         for end in 0..<bytes.count - 2 { #expect(StoredRecord.header(Array(bytes[..<end])) == nil || end >= bytes.count - 2) }
     }
 
-    /// Item 19: a unique index over an optional constrains values, not nil (SQL's UNIQUE):
+    /// A unique index over an optional constrains values, not nil (SQL's UNIQUE):
     /// several records may have nil; `count(nil)` counts them all.
     @Test func uniqueIndexAllowsSeveralNils() async throws {
         let persistence = Persistence.inMemory()
@@ -244,7 +245,7 @@ enum Priced {
     }
 }
 
-/// Item 16: an index over a computed key path whose body changes.
+/// An index over a computed key path whose body changes.
 enum Cards {
     struct Card: Codable, Identifiable, Sendable, Equatable {
         var id: Int
@@ -295,7 +296,7 @@ extension RecordEdgeTests {
         expectSound(persistence)
     }
 
-    /// Item 19: a store written before nil became unconstrained (one nil entry keyed by nil
+    /// A store written before nil became unconstrained (one nil entry keyed by nil
     /// alone, the old fingerprint) is rebuilt on first use and then accepts several nils.
     @Test func uniqueIndexOverAnOptionalFromAnEarlierReleaseIsRebuilt() async throws {
         let path = Self.temporaryPath()
@@ -336,7 +337,7 @@ extension RecordEdgeTests {
     }
 }
 
-/// Item 14: a migration that throws for one record.
+/// A migration that throws for one record.
 enum Migrated {
     struct Item: Codable, Identifiable, Sendable, Equatable { var id: Int; var name: String }
     struct Refused: Error {}
@@ -396,7 +397,7 @@ extension RecordEdgeTests {
 }
 
 extension RecordEdgeTests {
-    /// Item 14: an index that becomes unique over records that share a value is built without
+    /// An index that becomes unique over records that share a value is built without
     /// the later duplicates (reported), instead of failing every operation of the datastore.
     @Test func duplicatesDoNotBlockANewUniqueIndex() async throws {
         let path = Self.temporaryPath()

@@ -3,20 +3,20 @@ import Testing
 @_spi(Engine) import Folio
 import FolioStorage
 
-/// Issue 13, items 6 and 10-13: each datastore call inside `perform` is atomic (a caught
-/// error leaves the transaction exactly as before the call), a nested `perform` is a
-/// savepoint, a range read iterates the state as of its start, and child tasks sharing a
-/// transaction cannot interleave a read-check-write.
+/// Each datastore call inside `perform` is atomic (a caught error leaves the transaction
+/// exactly as before the call), a nested `perform` is a savepoint, a range read iterates the
+/// state as of its start, and child tasks sharing a transaction cannot interleave a
+/// read-check-write.
 @Suite struct StatementAtomicityTests {
-    /// Item 10: one over-long title (its index key passes the 1,024-byte key limit) caught
-    /// inside the loop. Before: the record or some index entries were written and `verify`
-    /// reported "record has no entry for one of its values".
+    /// One over-long title (its index key passes the 1,024-byte key limit) caught inside the
+    /// loop writes neither the record nor any of its index entries (half written, `verify`
+    /// would report "record has no entry for one of its values").
     @Test func aCaughtFailureInsidePerformLeavesNothingHalfApplied() async throws {
         let persistence = Persistence.inMemory()
         let books = persistence.datastore(for: BookFormat.self)
         var batch = (1...10).map { makeBook($0) }
-        // The ISBN index comes after the title index: the old code had already added the
-        // title entry when the ISBN entry failed.
+        // The ISBN index comes after the title index: the title entry is written by the time
+        // the ISBN entry fails, and must not survive the failure.
         batch[4].isbn = String(repeating: "x", count: 2_000)
         var failures: [Int] = []
         try await persistence.perform {
@@ -31,8 +31,8 @@ import FolioStorage
         expectSound(persistence)
     }
 
-    /// Item 10 on a replacement: the update fails on its second index (the first was
-    /// already rewritten in the old code); the stored record and every entry stay as they were.
+    /// The same on a replacement: the update fails on its second index, after the first could
+    /// already be rewritten; the stored record and every entry stay as they were.
     @Test func aFailedReplacementKeepsTheOldRecordAndEntries() async throws {
         let persistence = Persistence.inMemory()
         let books = persistence.datastore(for: BookFormat.self)
@@ -54,7 +54,7 @@ import FolioStorage
         expectSound(persistence)
     }
 
-    /// Item 13: a unique conflict caught inside `perform` changed nothing, and the
+    /// A unique conflict caught inside `perform` changed nothing, and the
     /// transaction commits the other writes.
     @Test func aCaughtUniqueConflictChangesNothingAndTheRestCommits() async throws {
         let persistence = Persistence.inMemory()
@@ -77,7 +77,7 @@ import FolioStorage
         expectSound(persistence)
     }
 
-    /// Item 11: an inner `perform` that throws undoes its own writes; the outer one catches
+    /// An inner `perform` that throws undoes its own writes; the outer one catches
     /// the error and commits what it wrote before and after.
     @Test func aNestedPerformIsASavepoint() async throws {
         let persistence = Persistence.inMemory()
@@ -106,9 +106,9 @@ import FolioStorage
         expectSound(persistence)
     }
 
-    /// Item 12: updating the indexed value a range iterates visits each record once (the
-    /// old code revisited records without end: 201 visits for 20 records before the test
-    /// gave up).
+    /// Updating the indexed value a range iterates visits each record once (a range that
+    /// followed its own writes would revisit records without end; the test gives up after
+    /// ten times the records).
     @Test func aRangeReadInsidePerformIteratesTheStateAsOfItsStart() async throws {
         let persistence = Persistence.inMemory()
         let books = persistence.datastore(for: BookFormat.self)
@@ -140,10 +140,10 @@ import FolioStorage
         expectSound(persistence)
     }
 
-    /// Item 6: child tasks of `perform` writing the same identifier and the same unique
-    /// value concurrently. Before: both passed the uniqueness check, or a stale index entry
-    /// survived (verify: "index entry refers to a value the record no longer has"). Now
-    /// their calls run one at a time, each atomic.
+    /// Child tasks of `perform` writing the same identifier and the same unique value
+    /// concurrently: their calls run one at a time, each atomic, so both never pass the
+    /// uniqueness check and no stale index entry survives (verify would report "index entry
+    /// refers to a value the record no longer has").
     @Test func childTasksSharingATransactionNeverInterleave() async throws {
         let persistence = Persistence.inMemory()
         let books = persistence.datastore(for: BookFormat.self)

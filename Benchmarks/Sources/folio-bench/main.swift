@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-// folio-bench: the benchmark harness of issue 7. See `Arguments.usage` (or --help) and
+// folio-bench: Folio's benchmark harness. See `Arguments.usage` (or --help) and
 // Benchmarks/README.md.
 //
 // Async end to end: the top-level code awaits `runHarness`, which runs on the global

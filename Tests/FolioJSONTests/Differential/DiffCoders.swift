@@ -3,7 +3,7 @@ import FolioJSON
 
 /// Which implementation a `DiffCoder` runs. Every check takes its coders as parameters, so
 /// the same checks run Foundation against Foundation (proving the harness) and Folio
-/// against Foundation (the proof of issue 16).
+/// against Foundation (proving Folio's coder reads and writes what Foundation's does).
 enum DiffSide: String, Sendable {
     case foundation, folio
     /// Foundation with a planted bug (the first digit 1 of the JSON text read or written as

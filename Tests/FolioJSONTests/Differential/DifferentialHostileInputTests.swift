@@ -151,7 +151,7 @@ extension Array where Element == String {
     }
 }
 
-/// Issue 16: malformed and hostile input to `FolioJSONDecoder` throws (never traps), or
+/// Malformed and hostile input to `FolioJSONDecoder` throws (never traps), or
 /// decodes to what Foundation's `JSONDecoder` decodes from the same bytes.
 @Suite("Differential hostile input") struct DifferentialHostileInputTests {
     static let nestings: [(open: String, close: String)] = [("[", "]"), ("{\"a\":", "}"), ("[{\"k\":", "}]")]
@@ -252,8 +252,8 @@ extension Array where Element == String {
         recordDiff(report)
     }
 
-    /// Decimal numbers whose significant digits are a multiple of 2^64 (found by a long
-    /// mutation run: `0.018446744073709551616`): a reader that gathers digits in 64 bits and
+    /// Decimal numbers whose significant digits are a multiple of 2^64 (such as
+    /// `0.018446744073709551616`): a reader that gathers digits in 64 bits and
     /// wraps reads them as 0.
     @Test func significandsThatWrap64Bits() {
         let report = DiffReport("significands that wrap 64 bits")

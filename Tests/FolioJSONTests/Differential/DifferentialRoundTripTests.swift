@@ -15,7 +15,7 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
     }
 }
 
-/// Issue 16: Folio's coder against Foundation's on generated values of generated types.
+/// Folio's coder against Foundation's on generated values of generated types.
 /// `FOLIO_JSON_FUZZ=N` multiplies the counts, `FOLIO_JSON_SEED=S` changes the seed.
 @Suite("Differential round trips") struct DifferentialRoundTripTests {
     /// 100,000 generated values (by default), each Foundation → Folio, Folio → Foundation
@@ -107,7 +107,7 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         }
     }
 
-    /// The generator reaches what issue 16 names: every scalar kind, every container, limits.
+    /// The generator reaches every scalar kind, every container and the limits.
     @Test func generatorCoversTheCases() throws {
         var seen = Set<String>()
         func walk(_ s: DiffShape) {

@@ -3,11 +3,11 @@ import Testing
 import FolioStorage
 import FolioTestSupport
 
-/// Issue 13, item 10, one level down: a page read that fails in the middle of an edit (a
-/// merge reading a sibling, a split's path) must not leave a half-edited tree behind. The
-/// transaction then refuses everything but a rollback, and a rollback to a savepoint from
-/// before the failure puts it back exactly (before: an edited child was already linked
-/// into its parent, so a key could vanish while the count and the change log said not).
+/// Statement atomicity one level down, in the tree: a page read that fails in the middle of
+/// an edit (a merge reading a sibling, a split's path) must not leave a half-edited tree
+/// behind. The transaction then refuses everything but a rollback, and a rollback to a
+/// savepoint from before the failure puts it back exactly (an edited child already linked
+/// into its parent would make a key vanish while the count and the change log said not).
 @Suite struct EditFaultTests {
     @Test func aReadFailingMidEditIsUndoneByTheSavepoint() throws {
         let memory = MemoryFileSystem()

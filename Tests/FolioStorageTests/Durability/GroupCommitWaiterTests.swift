@@ -14,9 +14,9 @@ import FolioTestSupport
 ///     B  T2 appended ──────── wait: queued for the lock ─────────────────────── ack (no sync)
 ///     C                               T3 appended ────────────────────────────── wait: its own sync
 ///
-/// Before the fix B, once it had the lock, synced T3 (a second sync for commits not its
-/// own), and when that sync failed, its caller was told T2 failed although T2 was durable
-/// and delivered: a caller retrying after a reopen would apply T2 twice.
+/// Were B, once it has the lock, to sync T3 (a second sync for commits not its own), a
+/// failure of that sync would tell its caller T2 failed although T2 is durable and
+/// delivered: a caller retrying after a reopen would apply T2 twice.
 @Suite(.serialized) struct GroupCommitWaiterTests {
     /// The stack: memory, a gate that can hold a snapshot file's sync, a fault injector
     /// counting syncs, and a recorder on top.

@@ -5,7 +5,7 @@ import FolioTestSupport
 /// An I/O error while opening is an I/O error, not damage: the open fails with it and a
 /// second attempt opens at the newest generation. It must never fall back to root slot 1,
 /// which for a writer means truncating away the acknowledged generation slot 0 names
-/// (found by the A3 sweep; Docs/Durability.md §7).
+/// (Docs/Durability.md §7).
 @Suite struct OpenFaultTests {
     /// Every call of a writer's and a reader's open failed once (EIO, then ENOSPC): the
     /// open throws a typed I/O error or succeeds, and whenever it succeeds, now or on the

@@ -4,14 +4,14 @@ import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Issue 13 item 1: close() against in-flight commits. Set `FOLIO_STRESS_TESTS=1` for the
+/// `close()` against in-flight commits. Set `FOLIO_STRESS_TESTS=1` for the
 /// long run (more rounds and threads); the default takes a second or two.
 @Suite struct CloseRaceTests {
     static var isLong: Bool { ProcessInfo.processInfo.environment["FOLIO_STRESS_TESTS"] == "1" }
 
     /// A transaction begun before close but committed after it gets `.closed` and leaves
-    /// nothing on disk (before the fix it committed without the writer: a root written
-    /// after close, slot 1 empty).
+    /// nothing on disk (committing it without the writer would write a root after close,
+    /// slot 1 empty).
     @Test(arguments: [Durability.full, .grouped(window: .seconds(60))])
     func commitAfterCloseThrowsClosedAndKeepsNothing(durability: Durability) throws {
         let fileSystem = try memoryFileSystem()

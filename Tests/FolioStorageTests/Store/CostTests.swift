@@ -37,8 +37,8 @@ import FolioTestSupport
             let key = Int64.random(in: 0..<100_000, using: &rng)
             #expect(try view.get(KeyEncoding.encode(key), in: "numbers") != nil)
             let reads = store.ioStatistics.since(before).pagesRead
-            // At least one page: with nothing cached a lookup must read (ioStatistics counted
-            // no reads of a writer's pages before issue 13 item 20, so `<= depth` held at 0).
+            // At least one page: with nothing cached a lookup must read (were reads of a
+            // writer's pages not counted in ioStatistics, `<= depth` alone would hold at 0).
             #expect(reads >= 1 && reads <= depth, "lookup read \(reads) pages in a tree of depth \(depth)")
         }
         // A one-key commit writes the leaf-to-root path, the catalog's path and the commit

@@ -4,9 +4,9 @@ import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Issue 13 items 2, 7 and 9: observers of a store get every commit, in order, with no
-/// store lock held; a dropped grouped store keeps its last window. `FOLIO_STRESS_TESTS=1`
-/// runs the stress test longer.
+/// Observers of a store get every commit, in order, with no store lock held; the generation
+/// delivered is a durable one; a dropped grouped store keeps its last window.
+/// `FOLIO_STRESS_TESTS=1` runs the stress test longer.
 @Suite struct DeliveryOrderTests {
     /// Grouped mode, 0 ms window: the timer's flushes race an explicit flush after every
     /// commit (and a flushing thread). Every generation reaches the handler once, in order.
@@ -36,8 +36,9 @@ import FolioTestSupport
     }
 
     /// A handler that reads the store and begins, writes and commits a transaction of its
-    /// own: before the fix it ran inside the committing transaction's lock with the writer
-    /// slot taken (a second write was refused; touching the transaction deadlocked).
+    /// own: it runs outside the committing transaction's lock, with the writer slot free
+    /// (inside it, a second write would be refused and touching the transaction would
+    /// deadlock).
     /// Grouped mode with a long window: the explicit flush delivers on this thread, with
     /// the writer slot free (a timer flush racing the next commit may find it taken, and
     /// the engine refuses rather than waits: that is no deadlock).
@@ -78,8 +79,8 @@ import FolioTestSupport
         #expect(store.deliveredGeneration == start + 1)
     }
 
-    /// Item 7: dropping a grouped store without close() makes its last window durable
-    /// (before: deinit closed without flushing and the scheduled flush held it weakly).
+    /// Dropping a grouped store without close() makes its last window durable (a deinit
+    /// that closed without flushing would lose it: the scheduled flush holds it weakly).
     @Test func droppedGroupedStoreKeepsItsLastWindow() throws {
         let fileSystem = try memoryFileSystem()
         do {

@@ -4,7 +4,9 @@ import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Issue 13 items 9 (descriptors), 22 (kept newer files) and 23 (32-bit conversions).
+/// Engine edges: reused file descriptors, snapshot files the root does not name (a newer
+/// file kept, a directory that cannot be listed), and on-disk integers that do not fit the
+/// platform's types.
 @Suite struct EngineEdgeTests {
     /// Readers of one POSIX file race its close while other files are opened (reusing
     /// descriptor numbers). A read returns the file's own bytes or fails; it never returns
@@ -75,7 +77,7 @@ import FolioTestSupport
         next.close()
     }
 
-    /// Item 22: a compaction that cannot list the snapshot directory fails instead of
+    /// A compaction that cannot list the snapshot directory fails instead of
     /// guessing a file number (it could truncate a kept file).
     @Test func compactionPropagatesAListingError() throws {
         let memory = try memoryFileSystem()
@@ -89,7 +91,7 @@ import FolioTestSupport
         #expect(try store.read().get(bytes("a"), in: "t") == bytes("1"))
     }
 
-    /// Item 23: the conversion of on-disk integers refuses values over the target type
+    /// The conversion of on-disk integers refuses values over the target type
     /// (on 64-bit Linux, Int cannot be narrowed: a narrow type stands in for a 32-bit Int).
     @Test func onDiskIntegersThatDoNotFitAreRejected() {
         #expect(OnDiskInteger.narrow(UInt32(Int16.max), to: Int16.self) == Int16.max)

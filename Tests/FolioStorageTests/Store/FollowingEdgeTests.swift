@@ -51,9 +51,9 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
     }
 }
 
-/// Issue 13, items 8 and 21: a follower never moves backwards and replays in bounded batches.
+/// A follower never moves backwards and replays in bounded batches.
 @Suite(.serialized) struct FollowingEdgeTests {
-    /// Item 8: a manual refresh that read the root before a newer commit, finishing after the
+    /// A manual refresh that read the root before a newer commit, finishing after the
     /// follower's catch-up adopted that commit, must not move the store back; observers get
     /// every commit once and no spurious `historyUnavailable`.
     @Test func aManualRefreshRacingTheFollowerNeverMovesBackwards() throws {
@@ -77,8 +77,8 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         try writer.write { try $0.put([3], for: [3], in: "t") }
         let target = writer.generation
         let follower = onThread { reader.catchUp() }
-        // Give the follower's catch-up time to finish first (it does on the old code; with
-        // refreshes serialised it waits for the manual one, and the outcome is the same).
+        // Give the follower's catch-up time to finish first (it does if refreshes are not
+        // serialised; if they are, it waits for the manual one, and the outcome is the same).
         let followerFinishedFirst = follower.wait(timeout: .now() + .milliseconds(500)) == .success
         pausing.release.signal()
         manual.wait()
@@ -93,7 +93,7 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         writer.close()
     }
 
-    /// Item 21: a follower that slept through many commits replays them in batches of at
+    /// A follower that slept through many commits replays them in batches of at
     /// most ``ReplayBounds/batch`` (256) commits, every commit once and in order.
     @Test func aFollowerThatSleptReplaysInBoundedBatches() throws {
         let memory = try memoryFileSystem()
@@ -115,7 +115,7 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         writer.close()
     }
 
-    /// Item 21: with narrowed bounds, a history within the limit comes in batches of the
+    /// With narrowed bounds, a history within the limit comes in batches of the
     /// bound's size; a longer one is not replayed but signalled (observers reload), and the
     /// store still moves to the newest generation. No commit is missed without a signal.
     @Test func aHistoryLongerThanTheBoundIsSignalledNotReplayed() throws {
@@ -150,10 +150,10 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         writer.close()
     }
 
-    /// Stress for items 8 and 21: a writer commits while the follower catches up by itself
-    /// (polling every millisecond) and another thread refreshes by hand all along. The store
-    /// never moves backwards, observers get every commit once, in order, in batches of the
-    /// bound, and no `historyUnavailable`. Short by default; `FOLIO_STRESS_TESTS=1` for long.
+    /// Under stress: a writer commits while the follower catches up by itself (polling every
+    /// millisecond) and another thread refreshes by hand all along. The store never moves
+    /// backwards, observers get every commit once, in order, in batches of the bound, and no
+    /// `historyUnavailable`. Short by default; `FOLIO_STRESS_TESTS=1` for long.
     @Test func followingUnderConcurrentRefreshesNeverGoesBackOrMissesACommit() async throws {
         let commits = ProcessInfo.processInfo.environment["FOLIO_STRESS_TESTS"] == "1" ? 20_000 : 400
         let memory = try memoryFileSystem()

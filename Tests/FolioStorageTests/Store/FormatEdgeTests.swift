@@ -4,8 +4,8 @@ import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Edge cases of the on-disk format found by writing an independent reader from
-/// Docs/Format.md: each test pins one of them.
+/// Edge cases of the on-disk format that a reader written from Docs/Format.md alone must get
+/// right: each test pins one of them.
 @Suite struct FormatEdgeTests {
     let path = "/stores/s"
 

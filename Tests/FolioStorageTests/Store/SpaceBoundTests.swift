@@ -4,8 +4,8 @@ import Testing
 import FolioStorage
 import FolioTestSupport
 
-/// Issue 12 item 5: automatic compaction relative to live bytes, its backoff after
-/// failures, and retention bounded by bytes. Sizes are read from the file system.
+/// Automatic compaction relative to live bytes, its backoff after failures, and retention
+/// bounded by bytes. Sizes are read from the file system.
 @Suite struct SpaceBoundTests {
     static let slack: UInt64 = 256 << 10
 

@@ -2,7 +2,7 @@ import Testing
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Large transactions in bounded memory (issue 12 item 6, WriteTransaction+Spill.swift):
+/// Large transactions in bounded memory (WriteTransaction+Spill.swift):
 /// past `transactionSpillBytes` of changed keys and values, a transaction writes its
 /// changed pages past the committed end before it commits. (`testOptions` sets a 32 KiB
 /// budget, so every engine test with a larger transaction spills too.)

@@ -2,8 +2,8 @@ import Testing
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Issue 13 item 21: verification checks overlap in bounded windows of extents (invariant
-/// 5) and still finds overlapping and unaccounted pages, whatever the window size.
+/// Verification checks overlap in bounded windows of extents (invariant 5) and still finds
+/// overlapping and unaccounted pages, whatever the window size.
 @Suite struct VerifierWindowTests {
     private func sampleStore() throws -> Store {
         let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem()))

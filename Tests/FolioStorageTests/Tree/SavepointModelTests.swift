@@ -3,11 +3,11 @@ import Testing
 import FolioStorage
 import FolioTestSupport
 
-/// Savepoints, statements and transaction cursors against a reference model (issue 13,
-/// items 10-12): random puts, removes, drops and ranged removes, with savepoints taken,
-/// released and rolled back to at random, statements that fail part-way, and cursors made
-/// early and read late. Every read, every held cursor, every commit's change record and
-/// `verify` after every commit are checked.
+/// Savepoints, statements and transaction cursors against a reference model: random puts,
+/// removes, drops and ranged removes, with savepoints taken, released and rolled back to at
+/// random, statements that fail part-way, and cursors made early and read late. Every read,
+/// every held cursor, every commit's change record and `verify` after every commit are
+/// checked.
 ///
 /// 40 seeds x 600 operations by default; `FOLIO_MODEL_SEEDS` raises the number of seeds.
 @Suite struct SavepointModelTests {

@@ -4,8 +4,7 @@ import FolioStorage
 import FolioTestSupport
 
 /// A write from another thread while a statement runs waits for the statement to end: it
-/// is never logged in that statement's undo, nor undone by its failure (found in review:
-/// the other thread's write was undone).
+/// is never logged in that statement's undo, nor undone by its failure.
 @Suite struct StatementIsolationTests {
     struct Failure: Error {}
 

@@ -7,8 +7,8 @@ import FolioTestSupport
 /// directions, random bounds) in random-size transactions, random rollbacks and reopenings,
 /// and `verify` (checksums, order, balance, counts, byte totals) after every commit.
 ///
-/// 200 seeds x 1,000 operations (DESIGN/issue 5 A2); every read and every range is checked.
-/// `FOLIO_MODEL_SEEDS` raises the number of seeds for a longer run.
+/// 200 seeds x 1,000 operations (Docs/Durability.md §8, A2); every read and every range is
+/// checked. `FOLIO_MODEL_SEEDS` raises the number of seeds for a longer run.
 @Suite struct TreeModelTests {
     static let trees = ["alpha", "beta", "gamma"]
 

@@ -166,7 +166,7 @@ import FolioTestSupport
         #expect(try persistence.values.value(for: Self.a) == 10)
     }
 
-    /// Found by the second review: a `perform` whose sync fails leaves the store refusing
+    /// A `perform` whose sync fails leaves the store refusing
     /// every later commit; a set after it must throw, not return and wait in memory for a
     /// commit that cannot happen.
     @Test func aSetAfterAPerformsFailedSyncThrows() async throws {

@@ -28,9 +28,9 @@ import FolioTestSupport
     }
 
     /// The strict model: a `read { }` begun right after sets outside transactions (no flush
-    /// between) must see them. Guards a bug of fe61d03, fixed in e52b304: `Persistence.read` takes the store's
-    /// committed view and the key-value reads inside it ignore this process's writes not yet
-    /// published (see KeyValueVisibilityTests.aReadScopeBegunAfterASetSeesIt). The other
+    /// between) must see them: a `Persistence.read` that took the store's committed view, with
+    /// key-value reads inside it that ignored this process's writes not yet published, would
+    /// fail it (see KeyValueVisibilityTests.aReadScopeBegunAfterASetSeesIt). The other
     /// model runs flush before each `read { }` so that they keep checking everything else.
     @Test(arguments: seeds)
     func readScopesWithoutAFlushFirstMatchTheModel(seed: UInt64) async throws {

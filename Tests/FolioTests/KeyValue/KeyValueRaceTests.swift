@@ -100,7 +100,8 @@ private final class RaceFlags: Sendable {
     }
 }
 
-/// Found by the second review (fixed in the commit that adds this test).
+/// Background commits of the key-value store keep going after a transaction takes the set
+/// they were scheduled for.
 @Suite struct KeyValueBackgroundCommitTests {
     /// A set made outside a transaction, of a key the transaction writes, schedules a
     /// background commit; the transaction's commit takes that set out of the queue, so the
@@ -126,11 +127,11 @@ private final class RaceFlags: Sendable {
     }
 }
 
-/// Found by the second review: a nested `perform` that rolls back must never undo a sibling
-/// child task's writes and let the outer transaction commit without them. Either the writes
-/// are kept, or the transaction is aborted and `perform` throws. Before the fix, a sibling's
-/// statement could land between the savepoint and its registration, or between the
-/// unregistering and the rollback, and be undone silently (14 to 35 writes a round).
+/// A nested `perform` that rolls back must never undo a sibling child task's writes and let
+/// the outer transaction commit without them. Either the writes are kept, or the transaction
+/// is aborted and `perform` throws. The race it covers: a sibling's statement landing
+/// between the savepoint and its registration, or between the unregistering and the
+/// rollback, would be undone silently.
 @Suite struct NestedRollbackSiblingTests {
     private final class Done: Sendable { let value = Atomic<Bool>(false) }
 

@@ -15,12 +15,12 @@ import FolioStorage
 
     /// Writer: sets 1...N of one key, every fifth in a `perform`, the others outside
     /// transactions, flushing now and then. Reader, in a tight loop on another task: each
-    /// value read is at least the previous one, and the reader reaches N. Passes at the
-    /// default count; once, in a FOLIO_STRESS_TESTS=1 run alongside the model suites
-    /// (grouped, cached), the reader read 18490 (a perform's value) and then 18489 (the set
-    /// just before that perform) for at least five reads in a row, before e52b304; that commit
-    /// made the switch from memory to the store atomic by generation (an older set's batch
-    /// can no longer hide a perform the store already shows), and it has not recurred.
+    /// value read is at least the previous one, and the reader reaches N. It holds because
+    /// the switch from memory to the store is atomic by generation: otherwise an older set's
+    /// batch could hide a perform the store already shows, and the reader would read the
+    /// perform's value and then the set just before it. That race is rare: a
+    /// FOLIO_STRESS_TESTS=1 run alongside the model suites (grouped, cached) is likeliest
+    /// to hit it.
     @Test(arguments: durabilities, [true, false])
     func aReaderNeverSeesAValueGoBackwards(durability: FolioStorage.Durability, cached: Bool) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability, valueCache: cached ? RecordCacheLimits() : nil))
@@ -65,9 +65,9 @@ import FolioStorage
     }
 
     /// The same from a `read { }` on each iteration: a snapshot taken later never shows an
-    /// older value than one taken, or read outside, earlier. Guards a bug of fe61d03, fixed in e52b304 (`read { }`
-    /// does not see this process's sets not yet published: a read outside returns n, the
-    /// `read { }` right after returns an older value; see KeyValueVisibilityTests).
+    /// older value than one taken, or read outside, earlier (a `read { }` that did not see
+    /// this process's sets not yet published would return an older value right after a read
+    /// outside returned n; see KeyValueVisibilityTests).
     @Test(arguments: durabilities)
     func snapshotsNeverGoBackwardsEither(durability: FolioStorage.Durability) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability))
@@ -156,11 +156,11 @@ import FolioStorage
 
     /// A transaction that does not end up writing K (its only write of K was in a nested
     /// `perform` that threw and was caught) must not override a set of K made outside it
-    /// while it was open: the outside set stands. Guards a bug of fe61d03, fixed in e52b304: the key stays in
-    /// `TransactionContext.writtenValues` after the savepoint's rollback, so at commit
-    /// `valuesSuperseding` reads K's pre-transaction value from the transaction and
-    /// `KeyValueMemory.supersede` replaces the outside set with it: the set is lost and K
-    /// goes back to the value it had before either write.
+    /// while it was open: the outside set stands. Were the key left in
+    /// `TransactionContext.writtenValues` after the savepoint's rollback, at commit
+    /// `valuesSuperseding` would read K's pre-transaction value from the transaction and
+    /// `KeyValueMemory.supersede` would replace the outside set with it: the set would be
+    /// lost and K would go back to the value it had before either write.
     @Test(arguments: [false, true])
     func anOutsideSetSurvivesATransactionWhoseOnlyWriteOfTheKeyRolledBack(outsideFirst: Bool) async throws {
         let persistence = Persistence.inMemory(options: KV.options())

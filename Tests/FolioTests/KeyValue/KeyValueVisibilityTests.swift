@@ -11,9 +11,9 @@ import FolioStorage
 @Suite struct KeyValueVisibilityTests {
     /// `set` returns, then `read { }` begins: the snapshot must include the set (the
     /// documented "a read sees every value this process set before it", and the reads
-    /// outside right before and after do). Guards a bug that failed every run at fe61d03 (fixed in e52b304): `Persistence.read`
-    /// takes `core.store.read()` and `KeyValueStore.slot(named:)` answers a `.read(view)`
-    /// context from `memory.committed(_:key:in:)` only, never from `memory.pendingWrite`.
+    /// outside right before and after do). It fails every run if `Persistence.read` takes
+    /// `core.store.read()` and `KeyValueStore.slot(named:)` answers a `.read(view)` context
+    /// from `memory.committed(_:key:in:)` only, never from `memory.pendingWrite`.
     @Test(arguments: [FolioStorage.Durability.full, .grouped(window: .milliseconds(5))])
     func aReadScopeBegunAfterASetSeesIt(durability: FolioStorage.Durability) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability))
@@ -32,9 +32,9 @@ import FolioStorage
 
     /// One task sets new keys and removes old ones; after each call returns, the listing
     /// includes every key set so far and none removed, while the background commits that
-    /// take those writes publish concurrently. Guards a bug that failed most runs at fe61d03 (fixed in e52b304):
-    /// `keys(withPrefix:)` scans a store view first and reads `memory.pendingWrites` after,
-    /// so a batch published in between (its writes leave `writes`) is in neither.
+    /// take those writes publish concurrently. It fails most runs if `keys(withPrefix:)`
+    /// scans a store view first and reads `memory.pendingWrites` after: a batch published in
+    /// between (its writes leave `writes`) is then in neither.
     @Test(arguments: [FolioStorage.Durability.full, .grouped(window: .milliseconds(1))])
     func keysByPrefixNeverMissASetOrShowARemovalWhileCommitsPublish(durability: FolioStorage.Durability) async throws {
         let persistence = Persistence.inMemory(options: KV.options(durability: durability))
@@ -66,10 +66,10 @@ import FolioStorage
 
     /// Sets, then at once a reopen (no flush): close commits what is queued, so the reopened
     /// store has every value, also when the persistence's own background commit holds the
-    /// writer at the moment of close (it is not a transaction of the caller's). Guards a bug
-    /// that failed most runs at fe61d03 (fixed in e52b304): `close()`'s `writer.tryAcquire()` fails while a background
-    /// `commitInBackground` holds the slot, so close commits nothing, closes the store, and
-    /// the background commit then fails on the closed store: the sets are lost silently.
+    /// writer at the moment of close (it is not a transaction of the caller's). It fails most
+    /// runs if close gives up when its `writer.tryAcquire()` fails while a background
+    /// `commitInBackground` holds the slot: close then commits nothing, closes the store, and
+    /// the background commit fails on the closed store, so the sets are lost silently.
     @Test func reopeningRightAfterSetsKeepsThemAll() async throws {
         let path = KV.temporaryPath("reopen")
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -28,7 +28,7 @@ struct Arguments: Equatable {
     var help = false
 
     static let usage = """
-    folio-bench: Folio's benchmark harness (issue 7). Compares Folio with GRDB.swift and with
+    folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
     the floors of this machine (raw commits, Foundation JSON); every figure is the median of
     at least 3 runs, and rows whose system is not written yet say "not yet available".
 

@@ -47,7 +47,7 @@ protocol CrudSystem: AnyObject, Sendable {
     /// Deletes the records with these ids, all in one transaction.
     func delete(ids: [Int64]) async throws
 
-    // MARK: Queries (issue 15): the same questions asked through each system's query API
+    // MARK: Queries: the same questions asked through each system's query API
 
     /// `query-scan`: every record whose `color` equals `color`, through the system's query
     /// API (Folio: a `#Predicate` through `fetch(where:)`; GRDB: `filter(...)`); no index.

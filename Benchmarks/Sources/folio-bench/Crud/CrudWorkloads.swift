@@ -62,8 +62,8 @@ struct CrudWorkloads {
     }
 
     /// scan-filter's question answered by decoding every record through `Codable` and
-    /// filtering in Swift (GRDB: `fetchAll` then `filter`): the row issue 16 compares
-    /// Folio's scan-filter with.
+    /// filtering in Swift (GRDB: `fetchAll` then `filter`): the row Folio's scan-filter is
+    /// compared with.
     func scanDecodeFilter(_ dataset: CrudDataset) -> Workload {
         let shared = openShared(dataset)
         var w = workload("scan-decode-filter", n: dataset.n, operations: dataset.n,
@@ -105,7 +105,8 @@ struct CrudWorkloads {
     /// Folio only: point reads of a working set that fits the record cache. 1,000 random ids
     /// read 10 times each in a random order (10,000 reads, each a read on its own) with the
     /// record cache on (default limits, warmed by one untimed pass), then the same reads with
-    /// it off, in the same run, as a part of the row: issue 16's hot-read target.
+    /// it off, in the same run, as a part of the row: the hot-read target of
+    /// Docs/Benchmarks.md (cache on at least 5× faster).
     func getHot(_ dataset: CrudDataset) -> Workload? {
         guard system is FolioCrudSystem.Type else { return nil }
         let fixtures = fixtures, durability = durability
@@ -265,7 +266,7 @@ struct CrudWorkloads {
         }
     }
 
-    // MARK: Queries (issue 15): the same questions through each system's query API
+    // MARK: Queries: the same questions through each system's query API
 
     /// `scan-filter`'s question (color == 1, no index) through the query API: Folio
     /// `fetch(where: #Predicate { $0.color == 1 }).collect()`, GRDB

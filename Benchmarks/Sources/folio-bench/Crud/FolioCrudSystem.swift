@@ -90,7 +90,7 @@ final class FolioCrudSystem: CrudSystem {
         }
     }
 
-    // MARK: Queries (issue 15): Folio's query API, `#Predicate`s planned over the indexes
+    // MARK: Queries: Folio's query API, `#Predicate`s planned over the indexes
 
     func query(color: Int) async throws -> [CrudRecord] {
         try await records.fetch(where: #Predicate<CrudRecord> { $0.color == color }).collect()
@@ -98,8 +98,7 @@ final class FolioCrudSystem: CrudSystem {
 
     /// `lower <= priority < upper` as a range's `contains`: the planner reads exactly that
     /// range of the priority index. (Written `priority >= lower && priority < upper`, the
-    /// planner of this commit takes one side of the `&&` for the index range, `priority >=
-    /// lower`, and filters the rest: the row's notes give both plans.)
+    /// same question is a conjunction of two comparisons: the row's notes give both plans.)
     private static func priorityPredicate(from lower: Int, below upper: Int) -> Predicate<CrudRecord> {
         #Predicate<CrudRecord> { (lower..<upper).contains($0.priority) }
     }

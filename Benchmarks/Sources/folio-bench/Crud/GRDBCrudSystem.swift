@@ -94,7 +94,7 @@ final class GRDBCrudSystem: CrudSystem {
         }
     }
 
-    // MARK: Queries (issue 15): GRDB's query interface
+    // MARK: Queries: GRDB's query interface
 
     private func queryNow(color: Int) throws -> [CrudRecord] {
         try pool.read { db in try CrudRecord.filter(Column("color") == color).fetchAll(db) }

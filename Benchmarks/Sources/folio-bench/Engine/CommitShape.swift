@@ -1,7 +1,7 @@
 /// One way to make a commit durable with raw POSIX calls, measured as a floor of the engine
 /// suite: whatever else an engine does, a commit that takes these steps on this disk cannot
-/// be faster. Issue 12 compares the old protocol's shape with the one-sync shapes of
-/// format v2; ``all`` is the list, in the order the rows appear.
+/// be faster. The rows compare format v1's protocol with the one-sync shapes of format v2;
+/// ``all`` is the list, in the order the rows appear.
 struct CommitShape: Sendable {
     /// What a commit does, in order.
     enum Steps: Sendable {
@@ -17,7 +17,7 @@ struct CommitShape: Sendable {
         /// ``overwrite``, then ``slot``: two data syncs (LMDB's meta-page commit).
         case overwriteThenSyncedSlot
         /// ``overwrite``, then the root slot written in place with no sync of its own
-        /// (issue 12's format v2: the slot is made durable lazily, recovery follows the
+        /// (format v2's commit: the slot is made durable lazily, recovery follows the
         /// complete runs past it).
         case overwriteThenSlot
 
@@ -56,14 +56,14 @@ struct CommitShape: Sendable {
     /// Distance between the two root slots: a block apart, so one slot's write never
     /// touches the other's block (as LMDB's two meta pages).
     static let slotSpacing = 4096
-    /// Data bytes per commit of issue 12's floors.
+    /// Data bytes per commit of every floor but `fsync-floor` and the slot-only one.
     static let commitBytes = 16 * 1024
     /// Chunk in which a preallocated region is extended with zeros.
     static let preallocationChunk = 1 << 20
 
     /// Every commit floor, in row order: the historical `fsync-floor` (format v1's protocol
-    /// with a 100-byte commit, kept so older results stay comparable), then issue 12's
-    /// floors with 16 KiB per commit.
+    /// with a 100-byte commit, kept so older results stay comparable), then the floors with
+    /// 16 KiB per commit.
     static let all: [CommitShape] = [
         CommitShape(workload: "fsync-floor", steps: .rootReplace, payloadBytes: 100,
                     description: "format v1's protocol with a tiny commit: pwrite 100 B appended + fsync, write 256 B root.tmp + fsync, rename over root, fsync directory"),
@@ -78,7 +78,7 @@ struct CommitShape: Sendable {
         CommitShape(workload: "lmdb-commit-floor", steps: .overwriteThenSyncedSlot, payloadBytes: commitBytes,
                     description: "LMDB's shape, two syncs: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place + fdatasync"),
         CommitShape(workload: "v2-commit-floor", steps: .overwriteThenSlot, payloadBytes: commitBytes,
-                    description: "issue 12's shape (format v2), one sync: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place with no sync (durable once the run is synced: v2's recovery follows complete runs past the slot, which is made durable lazily)"),
+                    description: "format v2's shape, one sync: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place with no sync (durable once the run is synced: v2's recovery follows complete runs past the slot, which is made durable lazily)"),
     ]
 
     /// The notes of this shape's row for `commits` commits per run.

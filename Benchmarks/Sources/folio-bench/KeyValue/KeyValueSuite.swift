@@ -1,4 +1,4 @@
-/// The `kv` suite (issue 17): Dflat's key-value cases for Folio's key-value store
+/// The `kv` suite: Dflat's key-value cases for Folio's key-value store
 /// (`persistence.values`), Foundation's `UserDefaults` as it persists on this platform, and
 /// a GRDB key-value table, once with `Int` values and once with ``BenchSetting``.
 ///
