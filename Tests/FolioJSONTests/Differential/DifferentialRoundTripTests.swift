@@ -10,7 +10,7 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         Issue.record("\(report.name): \(report.failureCount - report.failures.count) more mismatches", sourceLocation: sourceLocation)
     }
     if report.findingCount > 0 {
-        print("[\(report.name)] \(report.findingCount) findings (differences issue 16 allows, not failures); first:")
+        print("[\(report.name)] \(report.findingCount) findings (differences Docs/JSON.md allows, not failures); first:")
         for finding in report.findings { print("  " + finding) }
     }
 }
