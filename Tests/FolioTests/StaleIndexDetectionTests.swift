@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// A computed key path is known to the catalog by its type only, so a changed body keeps the
 /// index's fingerprint. Preparation recomputes the declared index values of a bounded sample
@@ -106,5 +107,28 @@ import Foundation
         let sampled = counter.records.withLock { $0 }
         #expect(sampled > 8 && sampled <= 16, "first, last and spread records: \(sampled)")
         #expect(persistence.store.generation == generation, "nothing written")
+    }
+
+    /// A record whose header is malformed says nothing in the sample: one bad record among
+    /// those sampled must not make every read and write of the datastore fail, in the
+    /// writer or in a read-only helper.
+    @Test func aMalformedRecordInTheSampleIsPassedOver() async throws {
+        let path = try await Self.store(40)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let persistence = try Persistence(at: path, options: Self.options)
+            // Below every other identifier, so it is among the first records sampled.
+            try persistence.store.write { txn in _ = try txn.put([0xEE], for: KeyEncoding.encode(-1), in: "records/cards") }
+            persistence.close()
+        }
+        let helper = try Persistence(readingFrom: path, options: Self.options)
+        #expect(try await helper.datastore(for: Release1.self).load("ANN", from: \.byName).collect().count == 20)
+        helper.close()
+        let persistence = try Persistence(at: path, options: Self.options)
+        defer { persistence.close() }
+        let cards = persistence.datastore(for: Release1.self)
+        #expect(try await cards.load("ANN", from: \.byName).collect().count == 20)
+        try await cards.persist(Card(id: 100, name: "Ann"))
+        #expect(try await cards.count("ANN", from: \.byName) == 21)
     }
 }

@@ -36,8 +36,10 @@ extension Preparation {
 
     /// The declared indexes built as declared in `entry` (the catalog entry `source` holds)
     /// whose values, recomputed from a sample of records, differ from the values those
-    /// records list for them. Records that do not decode, and records the index's build
-    /// left out, say nothing and are passed over.
+    /// records list for them. Records the index's build left out say nothing, and so does a
+    /// record that cannot be parsed or decoded: reading it reports its error, but one bad
+    /// record must not fail the preparation, and with it every read and write of the
+    /// datastore.
     static func staleIndexes<Format: DatastoreFormat>(in source: ReadSource, entry: CatalogEntry, schema: DatastoreSchema<Format>,
                                                       core: PersistenceCore) throws(FolioError) -> Set<String> {
         let checked = schema.indexes.filter { index in
@@ -48,8 +50,8 @@ extension Preparation {
         var stale = Set<String>()
         for item in try sample(of: schema.recordsTree, in: source) {
             sampledRecords?.records.withLock { $0 += 1 }
-            let record = try schema.parseRecord(item.value, identifier: item.key)
-            guard let instance = try schema.decodeIfReadable(record, identifier: item.key, core: core) else { continue }
+            guard let record = StoredRecord.decode(item.value),
+                  let instance = try? schema.decode(record, identifier: item.key, core: core) else { continue }
             for index in checked where !stale.contains(index.name) {
                 guard let state = entry.indexes[index.name], !(state.unindexed ?? []).contains(item.key) else { continue }
                 let listed = record.indexKeys[index.name] ?? []
