@@ -131,4 +131,23 @@ import FolioStorage
         try await cards.persist(Card(id: 100, name: "Ann"))
         #expect(try await cards.count("ANN", from: \.byName) == 21)
     }
+
+    /// One preparation reads the sample once, however many of its steps need the verdict
+    /// (the check whether anything is to do, the work `warm` reports, the rebuild).
+    @Test func aStaleIndexIsSampledOncePerPreparation() async throws {
+        for warm in [false, true] {
+            let path = try await Self.store(40)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let persistence = try Persistence(at: path, options: Self.options)
+            defer { persistence.close() }
+            let cards = persistence.datastore(for: Release2.self)
+            let counter = Preparation.SampleCounter()
+            try await Preparation.$sampledRecords.withValue(counter) {
+                if warm { try await cards.warm() }
+                #expect(try await cards.count("ann", from: \.byName) == 20)
+            }
+            let sampled = counter.records.withLock { $0 }
+            #expect(sampled > 8 && sampled <= 16, "warm \(warm): \(sampled) records sampled")
+        }
+    }
 }
