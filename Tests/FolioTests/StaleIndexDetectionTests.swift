@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
 
@@ -130,6 +131,27 @@ import FolioStorage
         #expect(try await cards.load("ANN", from: \.byName).collect().count == 20)
         try await cards.persist(Card(id: 100, name: "Ann"))
         #expect(try await cards.count("ANN", from: \.byName) == 21)
+    }
+
+    /// A rebuild caused by the sample says so in the persistence's log, once, naming the
+    /// datastore, the index and a record with its stored and recomputed values: an index
+    /// whose values are not a function of the record is rebuilt at every launch, and this
+    /// line is how its author finds out.
+    @Test func aRebuildForChangedValuesIsLogged() async throws {
+        let path = try await Self.store(40)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lines = Mutex<[String]>([])
+        let options = PersistenceOptions(autoCompaction: nil, log: { line in lines.withLock { $0.append(line) } })
+        let persistence = try Persistence(at: path, options: options)
+        defer { persistence.close() }
+        let cards = persistence.datastore(for: Release2.self)
+        #expect(try await cards.count("ann", from: \.byName) == 20)
+        let logged = lines.withLock { $0 }
+        try #require(logged.count == 1, "\(logged)")
+        let line = logged[0]
+        for part in ["cards", "byName", "record 0", "\"ANN\"", "\"ann\"", "every launch"] {
+            #expect(line.contains(part), "\(part) in: \(line)")
+        }
     }
 
     /// One preparation reads the sample once, however many of its steps need the verdict

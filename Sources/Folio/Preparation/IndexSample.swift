@@ -70,6 +70,24 @@ extension Preparation {
         return IndexSampleVerdict(stale: stale, generation: generation, catalog: catalog)
     }
 
+    /// Says in the persistence's log why `index` is rebuilt. An index whose values are not a
+    /// function of the record (a computed property that reads the clock, or a new `UUID`)
+    /// differs from its records at every launch and is rebuilt at every launch: the catalog
+    /// knows a computed key path by its type alone, so no mark it could keep tells the same
+    /// declaration from a changed one, and skipping a rebuild could hide a real change.
+    /// The line is how the index's author finds out.
+    static func logRebuild<Format: DatastoreFormat>(of index: SchemaIndex<Format.Instance>, _ difference: IndexSampleVerdict.Difference,
+                                                    schema: DatastoreSchema<Format>, core: PersistenceCore) {
+        func describe(_ values: [[UInt8]]) -> String {
+            values.isEmpty ? "no value" : values.map { "\"\(index.definition.describeValue($0))\"" }.joined(separator: ", ")
+        }
+        core.store.openOptions.log(
+            "\(schema.key): rebuilding index \(index.name): record \(schema.describe(identifierKey: difference.identifier)) "
+                + "is indexed under \(describe(difference.listed)), but its key path now gives \(describe(difference.recomputed)). "
+                + "If this is logged at every launch, the index's key path does not give the same value for the same record "
+                + "(it reads something the record does not hold, such as the clock), and queries through it cannot be right.")
+    }
+
     /// The sampled records of `tree`: its first and last ``sampleEdge``, and the first record
     /// at or after each of ``sampleSpread`` keys spread evenly between those two.
     static func sample(of tree: String, in source: ReadSource) throws(FolioError) -> [Cursor.Entry] {

@@ -51,7 +51,7 @@ enum Preparation {
     /// Five jobs, in this order: read the stored entry and count the records, bring the
     /// entry's declaration up to date (`declaredEntry`), drop and register indexes
     /// (`reconcileIndexes`; with `checkStale`, also those a sample of records finds stale,
-    /// IndexSample.swift), build what is unbuilt (`buildIndexes`), and write the
+    /// IndexSample.swift, logging why), build what is unbuilt (`buildIndexes`), and write the
     /// entry back if it changed (`saveEntry`). The sample is `sampled`, the verdict the
     /// preparation read already, when it holds in `transaction`; otherwise it is read here.
     /// A preparation checks staleness in its first step only, so an index whose values are
@@ -75,7 +75,8 @@ enum Preparation {
             // A stale index is dropped from the entry, so `reconcileIndexes` drops its tree and
             // registers it to be built again, as if newly declared.
             for index in schema.indexes {
-                guard verdict.stale[index.name] != nil else { continue }
+                guard let difference = verdict.stale[index.name] else { continue }
+                logRebuild(of: index, difference, schema: schema, core: core)
                 entry.indexes[index.name] = nil
             }
         }
