@@ -64,14 +64,17 @@ public struct Library: Sendable {
 
     /// Merges a duplicate author into the one kept: every book that names the duplicate
     /// names the kept author instead, and the duplicate is deleted, in one transaction.
-    /// Returns how many books changed.
+    /// Returns how many books changed. Merging an author into itself changes nothing, and a
+    /// duplicate already deleted still has its books rewritten.
     public func merge(author duplicate: Author.ID, into kept: Author.ID) async throws -> Int {
-        try await persistence.perform {
+        guard duplicate != kept else { return 0 }
+        return try await persistence.perform {
             let changed = try await books.update(where: #Predicate { $0.authorIDs.contains(duplicate) }) { book in
                 var named = Set<Author.ID>()
                 book.authorIDs = book.authorIDs.map { $0 == duplicate ? kept : $0 }.filter { named.insert($0).inserted }
             }
-            try await authors.delete(duplicate)
+            // Books can name an author already gone: their rewrite stands without one.
+            try await authors.deleteIfPresent(duplicate)
             return changed
         }
     }

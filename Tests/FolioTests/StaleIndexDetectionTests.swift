@@ -1,6 +1,8 @@
 import Testing
 import Foundation
+import Synchronization
 @_spi(Engine) @testable import Folio
+import FolioStorage
 
 /// A computed key path is known to the catalog by its type only, so a changed body keeps the
 /// index's fingerprint. Preparation recomputes the declared index values of a bounded sample
@@ -106,5 +108,68 @@ import Foundation
         let sampled = counter.records.withLock { $0 }
         #expect(sampled > 8 && sampled <= 16, "first, last and spread records: \(sampled)")
         #expect(persistence.store.generation == generation, "nothing written")
+    }
+
+    /// A record whose header is malformed says nothing in the sample: one bad record among
+    /// those sampled must not make every read and write of the datastore fail, in the
+    /// writer or in a read-only helper.
+    @Test func aMalformedRecordInTheSampleIsPassedOver() async throws {
+        let path = try await Self.store(40)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let persistence = try Persistence(at: path, options: Self.options)
+            // Below every other identifier, so it is among the first records sampled.
+            try persistence.store.write { txn in _ = try txn.put([0xEE], for: KeyEncoding.encode(-1), in: "records/cards") }
+            persistence.close()
+        }
+        let helper = try Persistence(readingFrom: path, options: Self.options)
+        #expect(try await helper.datastore(for: Release1.self).load("ANN", from: \.byName).collect().count == 20)
+        helper.close()
+        let persistence = try Persistence(at: path, options: Self.options)
+        defer { persistence.close() }
+        let cards = persistence.datastore(for: Release1.self)
+        #expect(try await cards.load("ANN", from: \.byName).collect().count == 20)
+        try await cards.persist(Card(id: 100, name: "Ann"))
+        #expect(try await cards.count("ANN", from: \.byName) == 21)
+    }
+
+    /// A rebuild caused by the sample says so in the persistence's log, once, naming the
+    /// datastore, the index and a record with its stored and recomputed values: an index
+    /// whose values are not a function of the record is rebuilt at every launch, and this
+    /// line is how its author finds out.
+    @Test func aRebuildForChangedValuesIsLogged() async throws {
+        let path = try await Self.store(40)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let lines = Mutex<[String]>([])
+        let options = PersistenceOptions(autoCompaction: nil, log: { line in lines.withLock { $0.append(line) } })
+        let persistence = try Persistence(at: path, options: options)
+        defer { persistence.close() }
+        let cards = persistence.datastore(for: Release2.self)
+        #expect(try await cards.count("ann", from: \.byName) == 20)
+        let logged = lines.withLock { $0 }
+        try #require(logged.count == 1, "\(logged)")
+        let line = logged[0]
+        for part in ["cards", "byName", "record 0", "\"ANN\"", "\"ann\"", "every launch"] {
+            #expect(line.contains(part), "\(part) in: \(line)")
+        }
+    }
+
+    /// One preparation reads the sample once, however many of its steps need the verdict
+    /// (the check whether anything is to do, the work `warm` reports, the rebuild).
+    @Test func aStaleIndexIsSampledOncePerPreparation() async throws {
+        for warm in [false, true] {
+            let path = try await Self.store(40)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let persistence = try Persistence(at: path, options: Self.options)
+            defer { persistence.close() }
+            let cards = persistence.datastore(for: Release2.self)
+            let counter = Preparation.SampleCounter()
+            try await Preparation.$sampledRecords.withValue(counter) {
+                if warm { try await cards.warm() }
+                #expect(try await cards.count("ann", from: \.byName) == 20)
+            }
+            let sampled = counter.records.withLock { $0 }
+            #expect(sampled > 8 && sampled <= 16, "warm \(warm): \(sampled) records sampled")
+        }
     }
 }

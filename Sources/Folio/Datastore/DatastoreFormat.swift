@@ -73,9 +73,10 @@ public protocol DatastoreFormat: Sendable {
     /// all see the value a reader gets, never the one that was lost. (The default strategies
     /// read back every `Double`, `Date`, `Data` and `String` exactly.) A record whose
     /// identifier would read back as another value, or that would not read back at all, is
-    /// refused with ``FolioError/encodingFailed(datastore:identifier:reason:)``. The check
-    /// costs one decode per write, and is skipped for a datastore without indexes whose
-    /// identifiers are integers, `Bool`, `UUID` or `String`.
+    /// refused with ``FolioError/encodingFailed(datastore:identifier:reason:)``, with or
+    /// without indexes: an `init(from:)` that normalises the identifier, or an
+    /// `id = UUID()` the coding keys leave out, would otherwise store records that neither
+    /// identifier finds. The check costs one decode per write.
     ///
     /// Its `maximumDepth` (100 levels of arrays and objects by default) refuses a record
     /// nested deeper than ``recordDecoder`` reads: `persist` throws

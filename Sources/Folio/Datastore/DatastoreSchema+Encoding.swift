@@ -13,9 +13,14 @@ extension DatastoreSchema {
     /// to `persist` can differ from what reads back: a coder setting that loses precision
     /// (ISO 8601 dates keep whole seconds), a `Codable` conformance that normalises, a
     /// property the coding keys leave out. So the JSON is decoded again, as a read would
-    /// decode it, and the keys come from that. Skipped only when nothing depends on it: a
-    /// datastore without indexes whose identifier type reads back exactly from any JSON
-    /// (``identifierKeyIsExact``: integers, `Bool`, `UUID`, `String`).
+    /// decode it, and the keys come from that.
+    ///
+    /// Invariant: a record reads back with the identifier it is stored under. Checked on
+    /// every write, with or without indexes: the identifier's type says how its keys compare,
+    /// not whether the record's `Codable` conformance keeps it (an `init(from:)` that
+    /// normalises it, an `id = UUID()` the coding keys leave out). A record that came back
+    /// with another identifier would be found by neither, and a point query, which trusts
+    /// the key it reads, would return it for an identifier it does not have.
     func encodeRecord(_ instance: Format.Instance, identifier: [UInt8]) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
         // Invariant: an identifier key fits the engine's key limit (so also the u16 length of
         // an index entry, §24) before any entry is built or written.
@@ -24,16 +29,19 @@ extension DatastoreSchema {
             throw .storage(.keyTooLarge(length: identifierLength, maximum: StorageLimits.maximumKeyLength))
         }
         let describeIdentifier = { String(describing: instance[keyPath: self.identifierPath]) }
-        guard readsBack else {
-            // The header first, then the JSON appended to the same buffer: the record layout
-            // ends with the payload, which has no length field (Docs/Format.md §23).
+        guard !indexes.isEmpty else {
+            // No index values to list, so the header comes first and the JSON is appended to
+            // the same buffer, read back where it lies: the record layout ends with the
+            // payload, which has no length field (Docs/Format.md §23).
             var record = try encodeRecord(version: currentTag, indexKeys: [], payload: [], identifier: describeIdentifier)
+            let payloadStart = record.count
             try encodeJSON(instance, appendingTo: &record, identifier: describeIdentifier)
+            _ = try readBack(record[payloadStart...], identifier: identifier, describe: describeIdentifier)
             return (record, [])
         }
         var payload: [UInt8] = []
         try encodeJSON(instance, appendingTo: &payload, identifier: describeIdentifier)
-        let stored = try readBack(payload, identifier: identifier, describe: describeIdentifier)
+        let stored = try readBack(payload[...], identifier: identifier, describe: describeIdentifier)
         var keys: [[[UInt8]]] = []
         keys.reserveCapacity(indexes.count)
         var named: [(name: String, keys: [[UInt8]])] = []
@@ -47,9 +55,6 @@ extension DatastoreSchema {
         return (record, keys)
     }
 
-    /// Whether writes decode what they encode (see ``encodeRecord(_:identifier:)``).
-    var readsBack: Bool { !indexes.isEmpty || !identifierKeyIsExact }
-
     private func encodeJSON(_ instance: Format.Instance, appendingTo bytes: inout [UInt8], identifier: () -> String) throws(FolioError) {
         do {
             try encoder.encode(instance, appendingTo: &bytes)
@@ -62,10 +67,10 @@ extension DatastoreSchema {
     /// not read back, or whose identifier would read back as another one (it could then be
     /// found neither by the identifier it is stored under nor by the one it reads back
     /// with), is refused before anything is written.
-    private func readBack(_ payload: [UInt8], identifier: [UInt8], describe: () -> String) throws(FolioError) -> Format.Instance {
+    private func readBack(_ payload: ArraySlice<UInt8>, identifier: [UInt8], describe: () -> String) throws(FolioError) -> Format.Instance {
         let stored: Format.Instance
         do {
-            stored = try Format.decode(Format.currentVersion, from: payload[...], using: decoder)
+            stored = try Format.decode(Format.currentVersion, from: payload, using: decoder)
         } catch {
             throw .encodingFailed(datastore: key, identifier: describe(),
                                   reason: "the record would not read back (recordDecoder must read what recordEncoder writes): \(error)")

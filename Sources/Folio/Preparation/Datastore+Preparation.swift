@@ -36,7 +36,8 @@ extension Datastore {
         // committed for it (a commit would append a page and fsync on a pure read).
         let schema = self.schema, core = self.core, persistence = self.persistence
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
-        if try Preparation.isCurrent(in: .view(view), schema: schema, core: core) {
+        let (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
+        if current {
             core.markReady([key])
             return .all
         }
@@ -46,7 +47,7 @@ extension Datastore {
                 let checkStale = first
                 let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
                     try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize,
-                                         checkStale: checkStale).finished
+                                         checkStale: checkStale, sampled: sampled).finished
                 }
                 first = false
                 if finished { break }
@@ -81,7 +82,7 @@ extension Datastore {
         }
         // An index a sample finds stale is as good as unbuilt here: this persistence cannot
         // rebuild it (the writer does, on its first use), so it refuses to read it.
-        usable.subtract(try Preparation.staleIndexes(in: source, entry: entry, schema: schema, core: core))
+        usable.subtract(try Preparation.sampleIndexes(in: source, entry: entry, catalog: bytes, schema: schema, core: core).stale.keys)
         core.registry.withLock { registry in
             registry[key]?.catalogBytes = bytes
             registry[key]?.usableIndexes = usable

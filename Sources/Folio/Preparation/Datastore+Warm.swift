@@ -41,12 +41,18 @@ extension Datastore where Access == ReadWrite {
         // A store whose catalog already matches the declaration needs no preparation
         // transaction: committing one would append an empty generation (an fsync, and a
         // wake-up of every observer and follower) on each launch of an app that warms.
-        if !ready, try Preparation.isCurrent(in: .view(view), schema: schema, core: core) {
-            core.markReady([key])
-            ready = true
+        // The sample of stale indexes is read once, here, and handed to the first step.
+        var sampled: IndexSampleVerdict? = nil
+        if !ready {
+            let current: Bool
+            (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
+            if current {
+                core.markReady([key])
+                ready = true
+            }
         }
         let recordCount = Int(try FolioError.wrap { () throws(StorageError) in try view.count(in: schema.recordsTree) })
-        let indexWork = ready ? 0 : try unbuiltIndexWork(in: .view(view), recordCount: recordCount)
+        let indexWork = ready ? 0 : try unbuiltIndexWork(in: view, recordCount: recordCount, sampled: &sampled)
         let migrationWork = try countOldRecords(in: view)
         let total = indexWork + migrationWork
         var done = 0
@@ -55,7 +61,8 @@ extension Datastore where Access == ReadWrite {
             while true {
                 let checkStale = first
                 let (finished, processed) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize, checkStale: checkStale)
+                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize,
+                                         checkStale: checkStale, sampled: sampled)
                 }
                 first = false
                 done += processed
@@ -85,10 +92,11 @@ extension Datastore where Access == ReadWrite {
     }
 
     /// Records still to process for indexes the catalog does not have built as declared, or
-    /// that a sample finds stale.
-    private func unbuiltIndexWork(in source: ReadSource, recordCount: Int) throws(FolioError) -> Int {
+    /// that a sample finds stale: `sampled`, read from `view` if it was not yet.
+    private func unbuiltIndexWork(in view: ReadView, recordCount: Int,
+                                  sampled: inout IndexSampleVerdict?) throws(FolioError) -> Int {
         guard recordCount > 0 else { return 0 }
-        let stored = try FolioError.wrap { () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
+        let stored = try FolioError.wrap { () throws(StorageError) in try view.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
         guard let stored else { return 0 }
         let entry = try CatalogEntry.decode(stored, datastore: key)
         let needsBuild = schema.indexes.contains { index in
@@ -96,6 +104,9 @@ extension Datastore where Access == ReadWrite {
             return !state.built || state.fingerprint != index.definition.fingerprint
         }
         if needsBuild { return recordCount }
-        return try Preparation.staleIndexes(in: source, entry: entry, schema: schema, core: core).isEmpty ? 0 : recordCount
+        if sampled == nil {
+            sampled = try Preparation.sampleIndexes(in: .view(view), entry: entry, catalog: stored, schema: schema, core: core)
+        }
+        return sampled?.stale.isEmpty == false ? recordCount : 0
     }
 }

@@ -23,7 +23,7 @@ extension Preparation {
     /// Records sampled between the ends.
     static let sampleSpread = 8
 
-    /// Counts the records ``staleIndexes(in:entry:schema:core:)`` decodes in the task that
+    /// Counts the records ``sampleIndexes(in:entry:catalog:schema:core:)`` reads in the task that
     /// binds it: how a test sees that the check reads a bounded sample, once (never timed).
     /// Nil outside such tests.
     @TaskLocal static var sampledRecords: SampleCounter?
@@ -34,44 +34,58 @@ extension Preparation {
         let records = Mutex(0)
     }
 
-    /// The declared indexes built as declared in `entry` (the catalog entry `source` holds)
-    /// whose values, recomputed from a sample of records, differ from the values those
-    /// records list for them. Records that do not decode, and records the index's build
-    /// left out, say nothing and are passed over.
-    static func staleIndexes<Format: DatastoreFormat>(in source: ReadSource, entry: CatalogEntry, schema: DatastoreSchema<Format>,
-                                                      core: PersistenceCore) throws(FolioError) -> Set<String> {
+    /// What a sample of records in `source` says about the declared indexes built as
+    /// declared in `entry` (the catalog entry `source` holds, whose bytes are `catalog`):
+    /// which ones list values their declaration no longer computes. Records the index's
+    /// build left out say nothing, and so does a record that cannot be parsed or decoded:
+    /// reading it reports its error, but one bad record must not fail the preparation, and
+    /// with it every read and write of the datastore.
+    static func sampleIndexes<Format: DatastoreFormat>(in source: ReadSource, entry: CatalogEntry, catalog: [UInt8]?,
+                                                       schema: DatastoreSchema<Format>,
+                                                       core: PersistenceCore) throws(FolioError) -> IndexSampleVerdict {
+        var generation: UInt64? = nil
+        if case .view(let view) = source { generation = view.generation }
         let checked = schema.indexes.filter { index in
             guard let state = entry.indexes[index.name] else { return false }
             return state.built && state.fingerprint == index.definition.fingerprint
         }
-        guard !checked.isEmpty else { return [] }
-        var stale = Set<String>()
+        var stale: [String: IndexSampleVerdict.Difference] = [:]
+        guard !checked.isEmpty else { return IndexSampleVerdict(stale: stale, generation: generation, catalog: catalog) }
         for item in try sample(of: schema.recordsTree, in: source) {
             sampledRecords?.records.withLock { $0 += 1 }
-            let record = try schema.parseRecord(item.value, identifier: item.key)
-            guard let instance = try schema.decodeIfReadable(record, identifier: item.key, core: core) else { continue }
-            for index in checked where !stale.contains(index.name) {
+            guard let record = StoredRecord.decode(item.value),
+                  let instance = try? schema.decode(record, identifier: item.key, core: core) else { continue }
+            for index in checked where stale[index.name] == nil {
                 guard let state = entry.indexes[index.name], !(state.unindexed ?? []).contains(item.key) else { continue }
                 let listed = record.indexKeys[index.name] ?? []
                 // A record the build left out lists no values; when the catalog does not list
                 // every such record, one listing none may be one of them.
                 if listed.isEmpty, (state.unindexedCount ?? 0) > (state.unindexed?.count ?? 0) { continue }
-                if schema.indexValues(index, of: instance, identifier: item.key) != listed { stale.insert(index.name) }
+                let recomputed = schema.indexValues(index, of: instance, identifier: item.key)
+                if recomputed != listed {
+                    stale[index.name] = IndexSampleVerdict.Difference(identifier: item.key, listed: listed, recomputed: recomputed)
+                }
             }
         }
-        return stale
+        return IndexSampleVerdict(stale: stale, generation: generation, catalog: catalog)
     }
 
-    /// ``staleIndexes(in:entry:schema:core:)`` with the catalog entry `source` holds (none
-    /// when the datastore has no entry, or no indexes).
-    static func staleIndexes<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>,
-                                                      core: PersistenceCore) throws(FolioError) -> Set<String> {
-        guard !schema.indexes.isEmpty,
-              let stored = try FolioError.wrap({ () throws(StorageError) in
-                  try source.get(Array(schema.key.utf8), in: DatastoreLayout.catalogTree)
-              })
-        else { return [] }
-        return try staleIndexes(in: source, entry: try CatalogEntry.decode(stored, datastore: schema.key), schema: schema, core: core)
+    /// Says in the persistence's log why `index` is rebuilt. An index whose values are not a
+    /// function of the record (a computed property that reads the clock, or a new `UUID`)
+    /// differs from its records at every launch and is rebuilt at every launch: the catalog
+    /// knows a computed key path by its type alone, so no mark it could keep tells the same
+    /// declaration from a changed one, and skipping a rebuild could hide a real change.
+    /// The line is how the index's author finds out.
+    static func logRebuild<Format: DatastoreFormat>(of index: SchemaIndex<Format.Instance>, _ difference: IndexSampleVerdict.Difference,
+                                                    schema: DatastoreSchema<Format>, core: PersistenceCore) {
+        func describe(_ values: [[UInt8]]) -> String {
+            values.isEmpty ? "no value" : values.map { "\"\(index.definition.describeValue($0))\"" }.joined(separator: ", ")
+        }
+        core.store.openOptions.log(
+            "\(schema.key): rebuilding index \(index.name): record \(schema.describe(identifierKey: difference.identifier)) "
+                + "is indexed under \(describe(difference.listed)), but its key path now gives \(describe(difference.recomputed)). "
+                + "If this is logged at every launch, the index's key path does not give the same value for the same record "
+                + "(it reads something the record does not hold, such as the clock), and queries through it cannot be right.")
     }
 
     /// The sampled records of `tree`: its first and last ``sampleEdge``, and the first record
@@ -117,5 +131,32 @@ extension Preparation {
         let (quotient, _) = UInt64(steps).dividingFullWidth(offset)
         let value = low + quotient
         return Array(first[..<common]) + (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * (7 - $0))) }
+    }
+}
+
+/// What a sample of records says about a datastore's indexes (``Preparation/sampleIndexes(in:entry:catalog:schema:core:)``),
+/// and where it was read: one preparation reads it once and hands it on, from the check
+/// whether there is anything to do to the step that rebuilds.
+struct IndexSampleVerdict: Sendable {
+    /// A sampled record whose listed values for an index differ from the recomputed ones.
+    struct Difference: Sendable {
+        let identifier: [UInt8]
+        let listed: [[UInt8]]
+        let recomputed: [[UInt8]]
+    }
+
+    /// The indexes found stale, by name, each with the first sampled record that showed it.
+    let stale: [String: Difference]
+    /// The generation of the read view sampled; nil when read inside a transaction.
+    let generation: UInt64?
+    /// The catalog entry's bytes the sample was read with.
+    let catalog: [UInt8]?
+
+    /// Whether the verdict holds in `transaction`, whose stored catalog entry is `current`:
+    /// when the transaction starts from the generation sampled (no commit came between), it
+    /// sees the same records and the same entry. Otherwise the step samples again.
+    func holds(in transaction: WriteTransaction, catalog current: [UInt8]?) -> Bool {
+        guard let generation else { return false }
+        return transaction.generation == generation + 1 && current == catalog
     }
 }

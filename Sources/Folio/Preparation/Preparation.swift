@@ -7,7 +7,7 @@ enum Preparation {
     /// Records processed per transaction when building an index outside a transaction.
     static let batchSize = 1_000
 
-    /// Counts the runs of ``step(_:schema:core:budget:checkStale:)`` in the task that binds it and its
+    /// Counts the runs of ``step(_:schema:core:budget:checkStale:sampled:)`` in the task that binds it and its
     /// child tasks: how a test sees that a datastore already prepared skips the step (no
     /// wall-clock timing). Nil outside such tests.
     @TaskLocal static var stepRuns: StepCounter?
@@ -18,28 +18,30 @@ enum Preparation {
         let runs = Mutex(0)
     }
 
-    /// Whether ``step(_:schema:core:budget:checkStale:)`` would change nothing in `source`:
-    /// the catalog entry exists, matches the declaration, every declared index (and no
-    /// other) is built with the declared fingerprint, and a sample of records lists the
-    /// values the declaration computes (IndexSample.swift).
+    /// Whether ``step(_:schema:core:budget:checkStale:sampled:)`` would change nothing in
+    /// `source`: the catalog entry exists, matches the declaration, every declared index (and
+    /// no other) is built with the declared fingerprint, and a sample of records lists the
+    /// values the declaration computes (IndexSample.swift). Also returns the sample's verdict
+    /// when it was read (only once the entry matches: otherwise `step` runs anyway), for the
+    /// rest of the preparation to use.
     static func isCurrent<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>,
-                                                   core: PersistenceCore) throws(FolioError) -> Bool {
+                                                   core: PersistenceCore) throws(FolioError) -> (current: Bool, sampled: IndexSampleVerdict?) {
         let key = schema.key
         guard let stored = try FolioError.wrap({ () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) })
-        else { return false }
+        else { return (false, nil) }
         var entry = try CatalogEntry.decode(stored, datastore: key)
         let signature = schema.signature
-        guard entry.identifierType == signature.identifierType, entry.indexes.count == schema.indexes.count else { return false }
+        guard entry.identifierType == signature.identifierType, entry.indexes.count == schema.indexes.count else { return (false, nil) }
         for index in schema.indexes {
-            guard let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint else { return false }
+            guard let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint else { return (false, nil) }
         }
-        // The sample is read only once the entry matches: otherwise `step` runs anyway.
-        guard try staleIndexes(in: source, entry: entry, schema: schema, core: core).isEmpty else { return false }
+        let sampled = try sampleIndexes(in: source, entry: entry, catalog: stored, schema: schema, core: core)
+        guard sampled.stale.isEmpty else { return (false, sampled) }
         // What `step` would store: the declaration's types and versions over the same indexes.
         entry.instanceType = signature.instanceType
         entry.versions = signature.versions
         entry.currentVersion = signature.currentVersion
-        return entry.encoded() == stored
+        return (entry.encoded() == stored, sampled)
     }
 
     /// Brings the catalog entry of `schema`'s datastore up to date in `transaction` and
@@ -49,23 +51,33 @@ enum Preparation {
     /// Five jobs, in this order: read the stored entry and count the records, bring the
     /// entry's declaration up to date (`declaredEntry`), drop and register indexes
     /// (`reconcileIndexes`; with `checkStale`, also those a sample of records finds stale,
-    /// IndexSample.swift), build what is unbuilt (`buildIndexes`), and write the entry back
-    /// if it changed (`saveEntry`). A preparation checks staleness in its first step only,
-    /// so an index whose values are not a function of the record (a computed property that
-    /// reads the clock) is rebuilt once, never in a loop.
+    /// IndexSample.swift, logging why), build what is unbuilt (`buildIndexes`), and write the
+    /// entry back if it changed (`saveEntry`). The sample is `sampled`, the verdict the
+    /// preparation read already, when it holds in `transaction`; otherwise it is read here.
+    /// A preparation checks staleness in its first step only, so an index whose values are
+    /// not a function of the record (a computed property that reads the clock) is rebuilt
+    /// once per preparation, never in a loop.
     static func step<Format: DatastoreFormat>(_ transaction: WriteTransaction, schema: DatastoreSchema<Format>,
-                                              core: PersistenceCore, budget: Int?,
-                                              checkStale: Bool) throws(FolioError) -> (finished: Bool, processed: Int) {
+                                              core: PersistenceCore, budget: Int?, checkStale: Bool,
+                                              sampled: IndexSampleVerdict? = nil) throws(FolioError) -> (finished: Bool, processed: Int) {
         stepRuns?.runs.withLock { $0 += 1 }
         let nameKey = Array(schema.key.utf8)
         let stored = try FolioError.wrap { () throws(StorageError) in try transaction.get(nameKey, in: DatastoreLayout.catalogTree) }
         let recordCount = try FolioError.wrap { () throws(StorageError) in try transaction.count(in: schema.recordsTree) }
         var entry = try declaredEntry(stored, schema: schema, recordCount: recordCount)
         if checkStale {
+            let verdict: IndexSampleVerdict
+            if let sampled, sampled.holds(in: transaction, catalog: stored) {
+                verdict = sampled
+            } else {
+                verdict = try sampleIndexes(in: .transaction(transaction), entry: entry, catalog: stored, schema: schema, core: core)
+            }
             // A stale index is dropped from the entry, so `reconcileIndexes` drops its tree and
             // registers it to be built again, as if newly declared.
-            for name in try staleIndexes(in: .transaction(transaction), entry: entry, schema: schema, core: core) {
-                entry.indexes[name] = nil
+            for index in schema.indexes {
+                guard let difference = verdict.stale[index.name] else { continue }
+                logRebuild(of: index, difference, schema: schema, core: core)
+                entry.indexes[index.name] = nil
             }
         }
         try reconcileIndexes(&entry, schema: schema, recordCount: recordCount, in: transaction)

@@ -13,6 +13,14 @@
 /// `Float`, `String`, `[UInt8]`, `Data`, `UUID`, `Date` and `Optional` (when its wrapped type
 /// conforms). A custom type conforms by appending and decoding existing components in a fixed
 /// order; the byte-level format is specified in `Docs/Keys.md`.
+///
+/// A custom conformance must keep the equality promise with the type's own `==`, not only
+/// with some order of its own: queries answer an equality on an identifier or an indexed
+/// value (`#Predicate { $0.code == code }`, `load(code)`) by reading the entries keyed by the
+/// constant's bytes, and nothing else. A type whose `==` holds for values with different
+/// keys (a case-insensitive `==` over a key of the raw text) makes such a query miss records
+/// a scan of every record returns. Append the form `==` compares (the lowercased text), or
+/// make `==` compare what the key holds.
 public protocol KeyComponent: Sendable {
     /// Appends the order-preserving encoding of `self` to `encoder`.
     func appendKey(to encoder: inout KeyEncoder)
