@@ -34,13 +34,15 @@ let package = Package(
         .target(name: "LibraryExample", dependencies: ["Folio"]),
         .executableTarget(name: "folio", dependencies: ["Folio", "LibraryExample"]),
         // Shares the kill-test workload (TransferWorkload) with the tests through FolioTestSupport.
-        .executableTarget(name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample", "FolioTestSupport"]),
+        .executableTarget(
+            name: "folio-torture", dependencies: ["FolioStorage", "Folio", "LibraryExample", "FolioTestSupport"]),
         .testTarget(name: "FolioJSONTests", dependencies: ["FolioJSON", "FolioTestSupport"]),
         .testTarget(name: "FolioStorageTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTestSupportTests", dependencies: ["FolioStorage", "FolioTestSupport"]),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioStorage", "FolioTestSupport", "LibraryExample"]),
         // Runs the built `folio` executable as a process (Docs/CLI.md).
-        .testTarget(name: "FolioCLITests", dependencies: ["FolioTestSupport", "Folio", "FolioStorage", "LibraryExample"]),
+        .testTarget(
+            name: "FolioCLITests", dependencies: ["FolioTestSupport", "Folio", "FolioStorage", "LibraryExample"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,8 +23,8 @@ let package = Package(
             swiftSettings: [
                 // Async functions run in their caller's isolation unless marked
                 // @concurrent: the harness runs in one task, off the main actor (main.swift).
-                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
-            ]),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault")
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -90,13 +90,16 @@ public enum GuideTour {
             report.progress.append(progress)
         }
         report.booksAfterUpgrade = try await library.books.count()
-        report.oldRecordsMigrated = report.progress.last.map { if case .complete(let total) = $0 { total } else { 0 } } ?? 0
+        report.oldRecordsMigrated =
+            report.progress.last.map { if case .complete(let total) = $0 { total } else { 0 } } ?? 0
 
         // Changing by predicate: author 39 turns out to be author 38 (after the upgrade, whose
         // count of release-1 records the test checks).
         report.mergedBooks = try await library.merge(author: 39, into: 38)
-        report.afterMerge = (try await library.books(by: 39).count, try await library.books(by: 38).count,
-                             try await library.authors.count())
+        report.afterMerge = (
+            try await library.books(by: 39).count, try await library.books(by: 38).count,
+            try await library.authors.count()
+        )
 
         // Values by key: counted with the books, set at once, durable after flush.
         report.publishedCount = library.persistence.values[.publishedCount]

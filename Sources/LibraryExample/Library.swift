@@ -110,14 +110,16 @@ public struct Library: Sendable {
     /// An author's books since a year, by title: a query in Foundation's terms, planned
     /// over the declared indexes.
     public func books(by author: Author.ID, since year: Int, limit: Int) -> Records<Book> {
-        books.fetch(where: #Predicate { $0.authorIDs.contains(author) && $0.year >= year },
-                    sortBy: [SortDescriptor(\.title)], limit: limit)
+        books.fetch(
+            where: #Predicate { $0.authorIDs.contains(author) && $0.year >= year },
+            sortBy: [SortDescriptor(\.title)], limit: limit)
     }
 
     /// How that query runs: which index it reads, what it filters and sorts.
     public func explainBooks(by author: Author.ID, since year: Int) async throws -> QueryPlan {
-        try await books.explain(where: #Predicate { $0.authorIDs.contains(author) && $0.year >= year },
-                                sortBy: [SortDescriptor(\.title)])
+        try await books.explain(
+            where: #Predicate { $0.authorIDs.contains(author) && $0.year >= year },
+            sortBy: [SortDescriptor(\.title)])
     }
 
     /// An author and their books, read from one snapshot (both or neither see a commit
@@ -150,7 +152,9 @@ public struct Library: Sendable {
 /// What release 1 of the app did: store books in their old shape.
 public enum Release1 {
     /// Opens the library at `path` as release 1 did and stores `books` there.
-    public static func store(_ books: [BookV1], at path: String, options: PersistenceOptions = PersistenceOptions()) async throws {
+    public static func store(
+        _ books: [BookV1], at path: String, options: PersistenceOptions = PersistenceOptions()
+    ) async throws {
         let persistence = try Persistence(at: path, options: options)
         defer { persistence.close() }
         let datastore = persistence.datastore(for: BookFormatRelease1.self)

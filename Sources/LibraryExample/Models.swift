@@ -102,7 +102,9 @@ public struct BookFormat: DatastoreFormat {
     public static let currentVersion = Version.current
     public typealias Instance = Book
 
-    public static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Book {
+    public static func decode(
+        _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+    ) throws -> Book {
         switch version {
         case .v1: Book(try decoder.decode(BookV1.self, from: data))
         case .current: try decoder.decode(Book.self, from: data)

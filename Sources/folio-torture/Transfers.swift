@@ -46,14 +46,17 @@ struct TransferOptions {
 ///     done C G          closed cleanly
 func runTransfers(_ arguments: [String]) throws {
     guard arguments.count >= 3, let seed = UInt64(arguments[1]), let target = Int(arguments[2]) else {
-        fail("usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M]")
+        fail(
+            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M]"
+        )
     }
     let options = TransferOptions(arguments.dropFirst(3))
     let workload = options.workload(seed: seed)
-    let storeOptions = StoreOptions(durability: options.grouped ? .grouped(window: .milliseconds(5)) : .full,
-                                    autoCompaction: nil,
-                                    retention: SnapshotRetention(gracePeriod: .milliseconds(options.retentionMilliseconds)),
-                                    log: { _ in })
+    let storeOptions = StoreOptions(
+        durability: options.grouped ? .grouped(window: .milliseconds(5)) : .full,
+        autoCompaction: nil,
+        retention: SnapshotRetention(gracePeriod: .milliseconds(options.retentionMilliseconds)),
+        log: { _ in })
     let store = try Store.open(at: arguments[0], options: storeOptions)
     var count = try TransferWorkload.count(in: store.read())
     say("open \(count) \(store.generation)")
@@ -108,8 +111,9 @@ func runTransferReader(_ arguments: [String]) throws {
         if expected?.count != count { expected = (count, workload.expectedContents(after: count)) }
         let found = try TreeModel(view)
         if found != expected!.model {
-            fail("mixed or wrong read at generation \(view.generation), count \(count): "
-                 + TreeModel.difference(found, expected!.model))
+            fail(
+                "mixed or wrong read at generation \(view.generation), count \(count): "
+                    + TreeModel.difference(found, expected!.model))
         }
         if view.generation < lastGeneration || count < lastCount {
             fail("went backwards: generation \(lastGeneration) -> \(view.generation), count \(lastCount) -> \(count)")

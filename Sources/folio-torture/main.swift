@@ -138,7 +138,9 @@ do {
             if values.count > 1 { fail("torn read at generation \(view.generation): \(values.count) different values") }
             // Compaction makes a generation with unchanged contents, so the values may come
             // from an earlier generation, never a later one.
-            if let value = values.first, let written = UInt64(String(decoding: value, as: UTF8.self)), written > view.generation {
+            if let value = values.first, let written = UInt64(String(decoding: value, as: UTF8.self)),
+                written > view.generation
+            {
                 fail("view of generation \(view.generation) holds values of the later generation \(written)")
             }
             views += 1
@@ -146,8 +148,9 @@ do {
         }
         say("views \(views) generations \(generations.count)")
     case "authors":
-        try await writeAuthors(path: arguments[1], count: Int(arguments[2]) ?? 1_000,
-                               compactEvery: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+        try await writeAuthors(
+            path: arguments[1], count: Int(arguments[2]) ?? 1_000,
+            compactEvery: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
     case "transfers":
         try runTransfers(Array(arguments.dropFirst()))
     case "transfer-reader":
@@ -155,7 +158,8 @@ do {
     case "values":
         try await writeValues(path: arguments[1], count: Int(arguments[2]) ?? 100)
     case "values-kill":
-        try await writeValuesUntilKilled(path: arguments[1], upTo: Int(arguments[2]) ?? 1_000, grouped: arguments.contains("--grouped"))
+        try await writeValuesUntilKilled(
+            path: arguments[1], upTo: Int(arguments[2]) ?? 1_000, grouped: arguments.contains("--grouped"))
     case "library-writer":
         try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:
@@ -169,8 +173,11 @@ do {
 /// 2k and 2k+1 (k = i mod 20) to `born = i`, so a reader that sees the pair disagree has
 /// seen a torn transaction. Prints "done G" at the end.
 func writeAuthors(path: String, count: Int, compactEvery: Int) async throws {
-    let persistence = try Persistence(at: path, options: PersistenceOptions(durability: .grouped(window: .milliseconds(5)),
-                                                                             log: { _ in }))
+    let persistence = try Persistence(
+        at: path,
+        options: PersistenceOptions(
+            durability: .grouped(window: .milliseconds(5)),
+            log: { _ in }))
     let authors = persistence.datastore(for: AuthorFormat.self)
     for i in 0..<count {
         let k = i % 20

@@ -24,8 +24,9 @@ import Darwin
 /// Finds the command, parses its arguments and runs it.
 @MainActor func dispatch(_ arguments: [String]) async throws -> ExitStatus {
     guard let first = arguments.first else {
-        throw UsageError("missing command; the commands are "
-                         + Commands.all.map { $0.name }.joined(separator: ", "))
+        throw UsageError(
+            "missing command; the commands are "
+                + Commands.all.map { $0.name }.joined(separator: ", "))
     }
     if first == "--help" || first == "-h" {
         OutputStream.standardOutput.line(HelpCommand.overview)
@@ -40,8 +41,9 @@ import Darwin
         OutputStream.standardOutput.line(command.help)
         return .success
     }
-    let parsed = try ArgumentParser.parse(rest, command: command.name, options: command.allOptions,
-                                          positionals: command.positionals)
+    let parsed = try ArgumentParser.parse(
+        rest, command: command.name, options: command.allOptions,
+        positionals: command.positionals)
     return try await command.run(parsed)
 }
 

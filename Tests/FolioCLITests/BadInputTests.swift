@@ -25,7 +25,9 @@ import FolioStorage
         let missing = directory.child("nothing-here")
         try eachCommand(on: missing) { expectOneLineError($0, status: 3, containing: "no Folio store at \(missing)") }
         // An empty directory holds no store either; nothing is created in it.
-        try eachCommand(on: directory.path) { expectOneLineError($0, status: 3, containing: "no Folio store at \(directory.path)") }
+        try eachCommand(on: directory.path) {
+            expectOneLineError($0, status: 3, containing: "no Folio store at \(directory.path)")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
@@ -36,7 +38,9 @@ import FolioStorage
         _ = FileManager.default.createFile(atPath: directory.child("holiday.jpg"), contents: Data([1, 2, 3]))
         try eachCommand(on: directory.path) { expectOneLineError($0, status: 3, containing: "is not a Folio store") }
         let file = directory.child("holiday.jpg")
-        try eachCommand(on: file) { expectOneLineError($0, status: 3, containing: "\(file) is not a Folio store: it is a file") }
+        try eachCommand(on: file) {
+            expectOneLineError($0, status: 3, containing: "\(file) is not a Folio store: it is a file")
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["holiday.jpg"])
     }
 
@@ -46,7 +50,8 @@ import FolioStorage
         let fixture = try await LibraryFixture.make(at: directory.child("library"), books: 10)
         let info = "\(fixture.path)/info"
         let text = try String(contentsOfFile: info, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"formatVersion\":2", with: "\"formatVersion\":3").write(toFile: info, atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"formatVersion\":2", with: "\"formatVersion\":3").write(
+            toFile: info, atomically: true, encoding: .utf8)
         try eachCommand(on: fixture.path) {
             expectOneLineError($0, status: 3, containing: "has format version 3; this version of Folio reads up to 2")
         }
@@ -79,15 +84,20 @@ import FolioStorage
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let fixture = try await LibraryFixture.make(at: directory.child("library"), books: 10)
-        expectOneLineError(try folio("dump", fixture.path, "magazines"), status: 5, containing: "no datastore named magazines")
-        expectOneLineError(try folio("dump", fixture.path, "books", "--index", "colour"), status: 5,
-                           containing: "books has no index named colour")
-        expectOneLineError(try folio("dump", fixture.path, "books", "--index", "year", "--from", "soon"), status: 2,
-                           containing: "\"soon\" is not a value of type Swift.Int")
-        expectOneLineError(try folio("dump", fixture.path, "books", "--to", "not-a-uuid"), status: 2,
-                           containing: "\"not-a-uuid\" is not a value of type Foundation.UUID")
-        expectOneLineError(try folio("dump", fixture.path, "books", "--limit", "-1"), status: 2,
-                           containing: "option --limit needs a whole number from 0, not '-1'")
+        expectOneLineError(
+            try folio("dump", fixture.path, "magazines"), status: 5, containing: "no datastore named magazines")
+        expectOneLineError(
+            try folio("dump", fixture.path, "books", "--index", "colour"), status: 5,
+            containing: "books has no index named colour")
+        expectOneLineError(
+            try folio("dump", fixture.path, "books", "--index", "year", "--from", "soon"), status: 2,
+            containing: "\"soon\" is not a value of type Swift.Int")
+        expectOneLineError(
+            try folio("dump", fixture.path, "books", "--to", "not-a-uuid"), status: 2,
+            containing: "\"not-a-uuid\" is not a value of type Foundation.UUID")
+        expectOneLineError(
+            try folio("dump", fixture.path, "books", "--limit", "-1"), status: 2,
+            containing: "option --limit needs a whole number from 0, not '-1'")
     }
 
     @Test func usageErrors() throws {
@@ -99,7 +109,10 @@ import FolioStorage
             (["info", "a", "b"], "info: unexpected argument 'b'"),
             (["dump", "store"], "dump: missing DATASTORE"),
             (["dump", "store", "books", "--limit"], "dump: option --limit needs a value (N)"),
-            (["dump", "store", "books", "--limit", "ten"], "dump: option --limit needs a whole number from 0, not 'ten'"),
+            (
+                ["dump", "store", "books", "--limit", "ten"],
+                "dump: option --limit needs a whole number from 0, not 'ten'"
+            ),
             (["dump", "store", "books", "--colour", "red"], "dump: unknown option --colour"),
             (["dump", "store", "books", "-x"], "dump: unknown option -x"),
             (["dump", "store", "books", "--json=yes"], "dump: option --json takes no value"),

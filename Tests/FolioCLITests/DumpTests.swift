@@ -37,7 +37,8 @@ import LibraryExample
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(object.keys) == ["id", "version", "record"])
         let record = try JSONSerialization.data(withJSONObject: try #require(object["record"]))
-        return Document(id: try #require(object["id"]), version: try #require(object["version"] as? String), record: record)
+        return Document(
+            id: try #require(object["id"]), version: try #require(object["version"] as? String), record: record)
     }
 
     /// Books as dumped: old records decoded as release 1 wrote them, converted for comparison.
@@ -75,7 +76,9 @@ import LibraryExample
         #expect(documents.allSatisfy { $0.version == (oldIDs.contains($0.id as! String) ? "2024-03" : "2025-01") })
         // The old records are dumped as stored: release 1's shape.
         let old = try #require(documents.first { $0.version == "2024-03" })
-        #expect(try JSONDecoder().decode(BookV1.self, from: old.record) == fixture.oldBooks.first { $0.id.uuidString == old.id as? String })
+        #expect(
+            try JSONDecoder().decode(BookV1.self, from: old.record)
+                == fixture.oldBooks.first { $0.id.uuidString == old.id as? String })
     }
 
     /// The exact text of both formats, for one record.
@@ -89,20 +92,24 @@ import LibraryExample
 
         let pretty = try folio("dump", path, "authors")
         #expect(pretty.status == 0)
-        #expect(pretty.output == """
-            {
-              "id": 7,
-              "record": {
-                "born": 1815,
-                "id": 7,
-                "name": "Ada \\"Lovelace\\" Okafor/Ø"
-              },
-              "version": "2025-01"
-            }
+        #expect(
+            pretty.output == """
+                {
+                  "id": 7,
+                  "record": {
+                    "born": 1815,
+                    "id": 7,
+                    "name": "Ada \\"Lovelace\\" Okafor/Ø"
+                  },
+                  "version": "2025-01"
+                }
 
-            """)
+                """)
         let compact = try folio("dump", "--json", path, "authors")
-        #expect(compact.output == #"{"id":7,"record":{"born":1815,"id":7,"name":"Ada \"Lovelace\" Okafor/Ø"},"version":"2025-01"}"# + "\n")
+        #expect(
+            compact.output
+                == #"{"id":7,"record":{"born":1815,"id":7,"name":"Ada \"Lovelace\" Okafor/Ø"},"version":"2025-01"}"#
+                + "\n")
     }
 
     @Test func dumpInIndexOrderWithRangesLimitAndReverse() async throws {
@@ -114,14 +121,17 @@ import LibraryExample
 
         let nineties = all.filter { (1990...1999).contains($0.year) }.sorted(by: byYear)
         #expect(nineties.count > 10)
-        var run = try folio("dump", fixture.path, "books", "--index", "year", "--from", "1990", "--to", "1999", "--json")
+        var run = try folio(
+            "dump", fixture.path, "books", "--index", "year", "--from", "1990", "--to", "1999", "--json")
         #expect(run.status == 0, "\(run)")
         #expect(try Self.books(Self.documents(json: run)) == nineties)
 
-        run = try folio("dump", fixture.path, "books", "--index=year", "--from=1990", "--to=1999", "--limit=7", "--json")
+        run = try folio(
+            "dump", fixture.path, "books", "--index=year", "--from=1990", "--to=1999", "--limit=7", "--json")
         #expect(try Self.books(Self.documents(json: run)) == Array(nineties.prefix(7)))
 
-        run = try folio("dump", fixture.path, "books", "--index", "year", "--from", "1990", "--to", "1999", "--reverse", "--json")
+        run = try folio(
+            "dump", fixture.path, "books", "--index", "year", "--from", "1990", "--to", "1999", "--reverse", "--json")
         #expect(try Self.books(Self.documents(json: run)) == nineties.reversed())
 
         // Many-to-many: every book of author 3.
@@ -131,12 +141,14 @@ import LibraryExample
 
         // A unique index, one value.
         let wanted = fixture.books[42]
-        run = try folio("dump", fixture.path, "books", "--index", "isbn", "--from", wanted.isbn, "--to", wanted.isbn, "--json")
+        run = try folio(
+            "dump", fixture.path, "books", "--index", "isbn", "--from", wanted.isbn, "--to", wanted.isbn, "--json")
         #expect(try Self.books(Self.documents(json: run)) == [wanted])
 
         // An identifier range (UUIDs), inclusive at both ends.
-        run = try folio("dump", fixture.path, "books", "--from", SampleData.bookID(5).uuidString,
-                        "--to", SampleData.bookID(9).uuidString, "--json")
+        run = try folio(
+            "dump", fixture.path, "books", "--from", SampleData.bookID(5).uuidString,
+            "--to", SampleData.bookID(9).uuidString, "--json")
         #expect(try Self.books(Self.documents(json: run)) == Array(fixture.books[5...9]))
 
         run = try folio("dump", fixture.path, "books", "--limit", "0")

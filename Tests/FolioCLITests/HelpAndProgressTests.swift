@@ -12,7 +12,10 @@ import Glibc
         "demo": ["[DIR]", "--quiet"],
         "info": ["STORE"],
         "verify": ["STORE", "--quiet"],
-        "dump": ["STORE", "[DATASTORE]", "--values", "--index NAME", "--from V", "--to V", "--limit N", "--reverse", "--json"],
+        "dump": [
+            "STORE", "[DATASTORE]", "--values", "--index NAME", "--from V", "--to V", "--limit N", "--reverse",
+            "--json",
+        ],
         "compact": ["STORE", "--quiet"],
         "backup": ["STORE", "DEST", "--quiet"],
         "restore": ["BACKUP", "DEST", "--quiet"],
@@ -24,8 +27,9 @@ import Glibc
             let run = try runFolio(arguments)
             #expect(run.status == 0 && run.errors.isEmpty, "\(run)")
             for (command, words) in Self.commands {
-                let synopsis = try #require(run.lines.first { $0.hasPrefix("  folio \(command) ") || $0 == "  folio \(command)" },
-                                            "no synopsis of \(command)")
+                let synopsis = try #require(
+                    run.lines.first { $0.hasPrefix("  folio \(command) ") || $0 == "  folio \(command)" },
+                    "no synopsis of \(command)")
                 for word in words {
                     #expect(synopsis.contains(word.hasPrefix("--") ? "[\(word)]" : word), "\(synopsis) lacks \(word)")
                 }
@@ -45,10 +49,11 @@ import Glibc
             for word in words.map({ $0 == "--quiet" ? "-q, --quiet" : $0 }) + ["-h, --help"] {
                 let bare = word.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
                 // Each argument and option has its own line, with its description after it.
-                #expect(run.lines.contains { line in
-                    let text = line.trimmingCharacters(in: .whitespaces)
-                    return line.hasPrefix("  ") && text.hasPrefix(bare + "  ") && text.count > bare.count + 10
-                }, "\(command) --help does not describe \(word):\n\(run.output)")
+                #expect(
+                    run.lines.contains { line in
+                        let text = line.trimmingCharacters(in: .whitespaces)
+                        return line.hasPrefix("  ") && text.hasPrefix(bare + "  ") && text.count > bare.count + 10
+                    }, "\(command) --help does not describe \(word):\n\(run.output)")
             }
             #expect(run.output.contains("exit status: 0 success"))
             #expect(run.lines.allSatisfy { $0.count <= 120 }, "help lines are wrapped")
@@ -70,15 +75,21 @@ import Glibc
         #expect(run.status == 0, "\(run)")
         let progress = run.errorLines
         #expect(progress.count >= 2, "\(run)")
-        #expect(progress.allSatisfy { $0.range(of: #"^verified [0-9.]+ (bytes|KiB|MiB) of [0-9.]+ MiB$"#, options: .regularExpression) != nil },
-                "\(progress)")
+        #expect(
+            progress.allSatisfy {
+                $0.range(of: #"^verified [0-9.]+ (bytes|KiB|MiB) of [0-9.]+ MiB$"#, options: .regularExpression) != nil
+            },
+            "\(progress)")
         let last = try #require(progress.last)
         let parts = last.split(separator: " ")
         #expect(parts[1] == parts[4] && parts[2] == parts[5], "the last line reports all of it: \(last)")
         #expect(!run.errors.contains("\r") && !run.output.contains("verified "))
 
-        for arguments in [["verify", "--quiet", path], ["verify", "-q", path], ["compact", "--quiet", path],
-                          ["backup", "-q", path, directory.child("copy")], ["restore", "--quiet", directory.child("copy"), directory.child("again")]] {
+        for arguments in [
+            ["verify", "--quiet", path], ["verify", "-q", path], ["compact", "--quiet", path],
+            ["backup", "-q", path, directory.child("copy")],
+            ["restore", "--quiet", directory.child("copy"), directory.child("again")],
+        ] {
             let quiet = try runFolio(arguments)
             #expect(quiet.status == 0 && quiet.errors.isEmpty, "\(quiet)")
         }
@@ -94,7 +105,9 @@ import Glibc
         try await makeBlobStore(at: path, count: 1_500)
         let (status, terminal) = try runWithTerminalStandardError(["verify", path])
         #expect(status == 0, "\(terminal)")
-        #expect(terminal.contains("\r[") && terminal.contains("100%") && terminal.contains("verified "), "\(terminal.debugDescription)")
+        #expect(
+            terminal.contains("\r[") && terminal.contains("100%") && terminal.contains("verified "),
+            "\(terminal.debugDescription)")
         #expect(terminal.contains("[##############################] 100%"), "\(terminal.debugDescription)")
     }
 

@@ -35,7 +35,12 @@ import LibraryExample
         #expect(authors.contains("  identifier type  Swift.Int"))
         #expect(authors.contains("  records          10"))
         #expect(authors.contains("  versions         2025-01 (current): 10 records"))
-        #expect(authors.contains { $0.range(of: #"^    born +one-to-many +reference +Swift.Int +\\Author.born +built +10 entries$"#, options: .regularExpression) != nil })
+        #expect(
+            authors.contains {
+                $0.range(
+                    of: #"^    born +one-to-many +reference +Swift.Int +\\Author.born +built +10 entries$"#,
+                    options: .regularExpression) != nil
+            })
 
         let books = try section("books", of: run)
         #expect(books.contains("  records          \(fixture.allBooks.count)"))
@@ -43,8 +48,10 @@ import LibraryExample
         #expect(books.contains("                   2025-01 (current): \(fixture.books.count) records"))
         #expect(books.contains("  indexes          4"))
         let isbn = try #require(books.first { $0.hasPrefix("    isbn ") })
-        #expect(isbn.range(of: #"one-to-one +direct +Swift.String +\\Book.isbn +built +\#(fixture.allBooks.count) entries"#,
-                           options: .regularExpression) != nil, "\(isbn)")
+        #expect(
+            isbn.range(
+                of: #"one-to-one +direct +Swift.String +\\Book.isbn +built +\#(fixture.allBooks.count) entries"#,
+                options: .regularExpression) != nil, "\(isbn)")
         let title = try #require(books.first { $0.hasPrefix("    title ") })
         #expect(title.contains("computed") && title.contains("built"))
     }
@@ -66,9 +73,10 @@ import LibraryExample
     /// `1,234,567`.
     func grouped(_ number: UInt64) -> String {
         let digits = Array(String(number))
-        return String(digits.enumerated().flatMap { index, digit in
-            index > 0 && (digits.count - index) % 3 == 0 ? [",", digit] : [digit]
-        })
+        return String(
+            digits.enumerated().flatMap { index, digit in
+                index > 0 && (digits.count - index) % 3 == 0 ? [",", digit] : [digit]
+            })
     }
 
     /// Lines of the `datastore NAME` section.

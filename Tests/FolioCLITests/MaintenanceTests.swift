@@ -46,8 +46,10 @@ import LibraryExample
         #expect(ContinuousClock.now - start < .seconds(20))
         expectOneLineError(run, status: 4, containing: "locked by another writer")
         #expect(run.errors.contains("\(fixture.path)/lock"))
-        for command in [["info", fixture.path], ["verify", fixture.path], ["dump", fixture.path, "authors"],
-                        ["backup", fixture.path, directory.child("copy")]] {
+        for command in [
+            ["info", fixture.path], ["verify", fixture.path], ["dump", fixture.path, "authors"],
+            ["backup", fixture.path, directory.child("copy")],
+        ] {
             let reading = try runFolio(command)
             #expect(reading.status == 0, "\(reading)")
         }
@@ -94,7 +96,8 @@ import LibraryExample
             guard parts.count == 3, parts[0] == "commit" || parts[0] == "compact" else { return nil }
             return (UInt64(parts[1])!, Int(parts[2])!)
         }
-        let books = try #require(committed.first { $0.0 == generation }?.1, "generation \(generation) was never committed")
+        let books = try #require(
+            committed.first { $0.0 == generation }?.1, "generation \(generation) was never committed")
         let dump = try folio("dump", restored, "books", "--json")
         let ids = try dump.lines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["id"] as? String
@@ -115,7 +118,8 @@ import LibraryExample
         expectOneLineError(try folio("backup", fixture.path, occupied), status: 3, containing: "refusing to overwrite")
         expectOneLineError(try folio("restore", fixture.path, occupied), status: 3, containing: "refusing to overwrite")
         // A store is not empty either.
-        expectOneLineError(try folio("restore", fixture.path, fixture.path), status: 3, containing: "refusing to overwrite")
+        expectOneLineError(
+            try folio("restore", fixture.path, fixture.path), status: 3, containing: "refusing to overwrite")
         #expect(try FileManager.default.contentsOfDirectory(atPath: occupied) == ["keep.txt"])
 
         // An empty directory is fine, and so is a new path.
@@ -123,7 +127,8 @@ import LibraryExample
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         #expect(try folio("backup", fixture.path, empty).status == 0)
         #expect(try folio("restore", empty, directory.child("new/nested")).status == 0)
-        #expect(try folio("dump", directory.child("new/nested"), "books", "--json").output
+        #expect(
+            try folio("dump", directory.child("new/nested"), "books", "--json").output
                 == folio("dump", fixture.path, "books", "--json").output)
     }
 }

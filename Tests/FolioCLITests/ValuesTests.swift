@@ -28,8 +28,10 @@ import FolioStorage
         try persistence.values.set(Window(width: 640, title: "Main"), for: window)
         try persistence.values.set("crème", for: accented)
         try await persistence.values.flush()
-        return [("café", #""crème""#), ("launchCount", "5"), ("user/name", #""Ada \"A\" Okafor""#),
-                ("user/nickname", "null"), ("window", #"{"title":"Main","width":640}"#)]
+        return [
+            ("café", #""crème""#), ("launchCount", "5"), ("user/name", #""Ada \"A\" Okafor""#),
+            ("user/nickname", "null"), ("window", #"{"title":"Main","width":640}"#),
+        ]
     }
 
     /// Writes `bytes` as the stored value of `key`, around the Folio layer.
@@ -51,7 +53,8 @@ import FolioStorage
         #expect(section.first == "  keys   5", "\(section)")
         // Each entry: its name's bytes, the layout byte and the JSON.
         let stored = expected.reduce(0) { $0 + $1.key.utf8.count + 1 + $1.json.utf8.count }
-        #expect(section.last?.hasPrefix("  bytes  \(stored) bytes of keys and values as stored, in ") == true, "\(section)")
+        #expect(
+            section.last?.hasPrefix("  bytes  \(stored) bytes of keys and values as stored, in ") == true, "\(section)")
         #expect(section.last?.hasSuffix(" of pages") == true, "\(section)")
         // The datastore section is still there, and only one key-value section.
         #expect(run.lines.contains("datastore blobs"))
@@ -77,7 +80,8 @@ import FolioStorage
         // --json: one {"key","value"} document a line, members sorted, in key byte order.
         let run = try folio("dump", path, "--values", "--json")
         #expect(run.status == 0 && run.errors.isEmpty, "\(run)")
-        #expect(run.lines == expected.map { #"{"key":"# + Self.quoted($0.key) + #","value":"# + $0.json + "}" }, "\(run)")
+        #expect(
+            run.lines == expected.map { #"{"key":"# + Self.quoted($0.key) + #","value":"# + $0.json + "}" }, "\(run)")
 
         // Pretty: the same documents, parsed back.
         let pretty = try folio("dump", path, "--values")
@@ -108,10 +112,12 @@ import FolioStorage
     }
 
     @Test func dumpValuesRefusesADatastoreOrAnIndex() async throws {
-        expectOneLineError(try folio("dump", "store", "blobs", "--values"), status: 2,
-                           containing: "dump: --values dumps the key-value store: give no DATASTORE with it")
-        expectOneLineError(try folio("dump", "store", "--values", "--index", "year"), status: 2,
-                           containing: "dump: --index is for a datastore's records, not for --values")
+        expectOneLineError(
+            try folio("dump", "store", "blobs", "--values"), status: 2,
+            containing: "dump: --values dumps the key-value store: give no DATASTORE with it")
+        expectOneLineError(
+            try folio("dump", "store", "--values", "--index", "year"), status: 2,
+            containing: "dump: --index is for a datastore's records, not for --values")
         expectOneLineError(try folio("dump", "store"), status: 2, containing: "dump: missing DATASTORE (or --values")
     }
 
@@ -121,8 +127,9 @@ import FolioStorage
         let path = directory.child("store")
         _ = try await Self.makeStore(at: path)
         try Self.damage(path, key: "aa/first", bytes: [2] + Array("5".utf8))
-        expectOneLineError(try folio("dump", path, "--values"), status: 3,
-                           containing: #"the value of key "aa/first" has layout 2, not 1"#)
+        expectOneLineError(
+            try folio("dump", path, "--values"), status: 3,
+            containing: #"the value of key "aa/first" has layout 2, not 1"#)
     }
 
     @Test func verifyChecksValuesAndNamesADamagedKey() async throws {
@@ -141,8 +148,10 @@ import FolioStorage
         #expect(damaged.status == 1, "\(damaged)")
         let problems = damaged.lines.filter { $0.hasPrefix("problem: ") }
         #expect(problems.count == 1, "\(damaged)")
-        #expect(problems.first?.hasPrefix(#"problem: datastore folio/values: key "user/name": the value is not valid JSON"#) == true,
-                "\(problems)")
+        #expect(
+            problems.first?.hasPrefix(#"problem: datastore folio/values: key "user/name": the value is not valid JSON"#)
+                == true,
+            "\(problems)")
         #expect(damaged.lines.last == "1 problem found")
     }
 

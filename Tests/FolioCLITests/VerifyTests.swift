@@ -41,7 +41,9 @@ import FolioTestSupport
             return UInt64(line[range].split(separator: "@").last!)
         }
         let offset = try #require(located.first, "\(problems)")
-        #expect(offset <= UInt64(flipped) && UInt64(flipped) - offset < UInt64(StorageLimits.maximumPageSize) * 2, "\(problems)")
+        #expect(
+            offset <= UInt64(flipped) && UInt64(flipped) - offset < UInt64(StorageLimits.maximumPageSize) * 2,
+            "\(problems)")
         #expect(problems.contains { $0.contains("checksum") }, "\(problems)")
         #expect(run.lines.last?.hasSuffix("found") == true && run.lines.last != "no problems found")
     }
@@ -86,11 +88,15 @@ import FolioTestSupport
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.child("engine-basic")
-        try FileManager.default.copyItem(atPath: ProjectExecutable.packageRoot() + "/Fixtures/\(version)/engine-basic", toPath: path)
+        try FileManager.default.copyItem(
+            atPath: ProjectExecutable.packageRoot() + "/Fixtures/\(version)/engine-basic", toPath: path)
         let run = try folio("verify", path)
         #expect(run.status == 0, "\(run)")
-        #expect(run.lines.contains("engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply"),
-                "\(run)")
+        #expect(
+            run.lines.contains(
+                "engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply"
+            ),
+            "\(run)")
         #expect(!run.output.contains("problem:"), "\(run)")
         #expect(run.lines.contains { $0.hasPrefix("checked ") && $0.contains("in 2 trees") }, "\(run)")
         #expect(run.lines.last == "no problems found")
@@ -108,7 +114,8 @@ import FolioTestSupport
         persistence.close()
         let run = try folio("verify", path)
         #expect(run.status == 1, "\(run)")
-        #expect(run.lines.contains("problem: datastore stray: tree stray belongs to no datastore in the catalog"), "\(run)")
+        #expect(
+            run.lines.contains("problem: datastore stray: tree stray belongs to no datastore in the catalog"), "\(run)")
         #expect(!run.output.contains("engine-level"), "\(run)")
     }
 

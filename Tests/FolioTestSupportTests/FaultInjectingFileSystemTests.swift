@@ -61,7 +61,8 @@ import Testing
     @Test func persistentFaultFailsLaterMutatingCallsButNotReads() throws {
         let memory = MemoryFileSystem()
         try writeFile(memory, "/f", [1, 2, 3])
-        let faulty = FaultInjectingFileSystem(wrapping: memory, plan: FaultPlan(failingCall: 2, persistence: .persistent))
+        let faulty = FaultInjectingFileSystem(
+            wrapping: memory, plan: FaultPlan(failingCall: 2, persistence: .persistent))
         let file = try faulty.open("/f", mode: .readWrite)
         #expect(throws: ioError("fsync", "/f", SystemError.io)) { try file.sync() }
 
@@ -110,8 +111,9 @@ import Testing
 
     @Test func persistentShortWriteThenRefusesWrites() throws {
         let memory = MemoryFileSystem()
-        let faulty = FaultInjectingFileSystem(wrapping: memory,
-                                              plan: FaultPlan(failingCall: 2, kind: .shortWrite, persistence: .persistent))
+        let faulty = FaultInjectingFileSystem(
+            wrapping: memory,
+            plan: FaultPlan(failingCall: 2, kind: .shortWrite, persistence: .persistent))
         let file = try faulty.open("/f", mode: .create)
         #expect(throws: ioError("pwrite", "/f", SystemError.noSpace)) { try file.write(filled(1, 8), at: 0) }
         #expect(throws: ioError("pwrite", "/f", SystemError.noSpace)) { try file.write(filled(2, 8), at: 0) }
@@ -120,7 +122,8 @@ import Testing
     }
 
     @Test func shortWriteOnAnotherCallIsAnIOError() throws {
-        let faulty = FaultInjectingFileSystem(wrapping: MemoryFileSystem(), plan: FaultPlan(failingCall: 2, kind: .shortWrite))
+        let faulty = FaultInjectingFileSystem(
+            wrapping: MemoryFileSystem(), plan: FaultPlan(failingCall: 2, kind: .shortWrite))
         let file = try faulty.open("/f", mode: .create)
         #expect(throws: ioError("fsync", "/f", SystemError.io)) { try file.sync() }
     }
@@ -136,14 +139,15 @@ import Testing
     }
 
     @Test func countsOnlyTheChosenKinds() throws {
-        let faulty = FaultInjectingFileSystem(wrapping: MemoryFileSystem(), plan: FaultPlan(failingCall: 3),
-                                              countedKinds: [.write, .sync, .close])
+        let faulty = FaultInjectingFileSystem(
+            wrapping: MemoryFileSystem(), plan: FaultPlan(failingCall: 3),
+            countedKinds: [.write, .sync, .close])
         #expect(faulty.countedKinds == [.write, .sync])
         let file = try faulty.open("/f", mode: .create)
-        try file.write([1], at: 0)            // 1
-        _ = try file.read(at: 0, count: 1)    // not counted
-        try file.sync()                       // 2
-        file.close()                          // never counted
+        try file.write([1], at: 0)  // 1
+        _ = try file.read(at: 0, count: 1)  // not counted
+        try file.sync()  // 2
+        file.close()  // never counted
         let again = try faulty.open("/f", mode: .readWrite)
         #expect(throws: ioError("pwrite", "/f", SystemError.io)) { try again.write([2], at: 0) }  // 3
         #expect(faulty.callCount == 3)

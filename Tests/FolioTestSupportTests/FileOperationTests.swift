@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct FileOperationTests {
     @Test func descriptionsAreCompactAndComplete() {
-        #expect(FileOperation.write(path: "snapshots/1.folio", offset: 4096, count: 8192).description
+        #expect(
+            FileOperation.write(path: "snapshots/1.folio", offset: 4096, count: 8192).description
                 == "write snapshots/1.folio @4096 +8192")
         #expect(FileOperation.read(path: "root", offset: 0, count: 64).description == "read root @0 +64")
         #expect(FileOperation.truncate(path: "data", length: 128).description == "truncate data to 128")

@@ -100,7 +100,8 @@ import Testing
         #expect(try file.size() == 10)
         #expect(fileSystem.crashImage(mode: .durableOnly).contents(of: "/f")?.count == 1000)
         #expect(fileSystem.crashImage(mode: .everything).contents(of: "/f") == filled(5, 10))
-        let lengths = Set((UInt64(0)..<40).map { fileSystem.crashImage(mode: .random, seed: $0).contents(of: "/f")?.count })
+        let lengths = Set(
+            (UInt64(0)..<40).map { fileSystem.crashImage(mode: .random, seed: $0).contents(of: "/f")?.count })
         #expect(lengths == [10, 1000])
     }
 
@@ -112,15 +113,17 @@ import Testing
         try file.write(filled(6, 100), at: 512)
         try file.truncate(to: 562)
         // Each outcome as (length, number of new bytes).
-        let outcomes = Set((UInt64(0)..<80).map { seed -> [Int] in
-            let bytes = fileSystem.crashImage(mode: .random, seed: seed).contents(of: "/f") ?? []
-            return [bytes.count, bytes.filter { $0 == 6 }.count]
-        })
-        #expect(outcomes == [
-            [1000, 0], [1000, 100],  // truncate dropped; write dropped or kept
-            [562, 0], [562, 50],  // truncate kept; write dropped, or kept before the truncate
-            [612, 100],  // reordered: truncate, then write
-        ])
+        let outcomes = Set(
+            (UInt64(0)..<80).map { seed -> [Int] in
+                let bytes = fileSystem.crashImage(mode: .random, seed: seed).contents(of: "/f") ?? []
+                return [bytes.count, bytes.filter { $0 == 6 }.count]
+            })
+        #expect(
+            outcomes == [
+                [1000, 0], [1000, 100],  // truncate dropped; write dropped or kept
+                [562, 0], [562, 50],  // truncate kept; write dropped, or kept before the truncate
+                [612, 100],  // reordered: truncate, then write
+            ])
     }
 
     @Test func openingForTruncationIsAPendingTruncate() throws {

@@ -12,9 +12,15 @@ import Testing
     @Test func openModesFollowTheSeam() throws {
         let fileSystem = PowerLossFileSystem()
         try fileSystem.createDirectory("/d")
-        #expect(throws: ioError("open", "/d/f", SystemError.notFound)) { _ = try fileSystem.open("/d/f", mode: .readOnly) }
-        #expect(throws: ioError("open", "/d/f", SystemError.notFound)) { _ = try fileSystem.open("/d/f", mode: .readWrite) }
-        #expect(throws: ioError("open", "/nope/f", SystemError.notFound)) { _ = try fileSystem.open("/nope/f", mode: .create) }
+        #expect(throws: ioError("open", "/d/f", SystemError.notFound)) {
+            _ = try fileSystem.open("/d/f", mode: .readOnly)
+        }
+        #expect(throws: ioError("open", "/d/f", SystemError.notFound)) {
+            _ = try fileSystem.open("/d/f", mode: .readWrite)
+        }
+        #expect(throws: ioError("open", "/nope/f", SystemError.notFound)) {
+            _ = try fileSystem.open("/nope/f", mode: .create)
+        }
         #expect(throws: ioError("open", "/d", EISDIR)) { _ = try fileSystem.open("/d/", mode: .create) }
 
         let file = try fileSystem.open("/d/f", mode: .create)
@@ -77,7 +83,9 @@ import Testing
         let lock = try fileSystem.lock("/lock")
         #expect(fileSystem.itemKind(at: "/lock") == .file)
         #expect(throws: StorageError.lockedByAnotherWriter(path: "/lock")) { _ = try fileSystem.lock("/lock") }
-        #expect(throws: ioError("open lock file", "/d/lock", SystemError.notFound)) { _ = try fileSystem.lock("/d/lock") }
+        #expect(throws: ioError("open lock file", "/d/lock", SystemError.notFound)) {
+            _ = try fileSystem.lock("/d/lock")
+        }
 
         let image = fileSystem.crashImage(mode: .everything)
         let imageLock = try image.lock("/lock")  // no lock is held in an image

@@ -6,8 +6,10 @@ import Testing
 /// and unlinks may be undone.
 @Suite struct PowerLossNamespaceTests {
     /// The outcomes `probe` gives over `seeds` random images.
-    private func randomOutcomes<T: Hashable>(_ fileSystem: PowerLossFileSystem, seeds: Range<UInt64> = 0..<60,
-                                             _ probe: (MemoryFileSystem) -> T) -> Set<T> {
+    private func randomOutcomes<T: Hashable>(
+        _ fileSystem: PowerLossFileSystem, seeds: Range<UInt64> = 0..<60,
+        _ probe: (MemoryFileSystem) -> T
+    ) -> Set<T> {
         Set(seeds.map { probe(fileSystem.crashImage(mode: .random, seed: $0)) })
     }
 

@@ -38,9 +38,11 @@ import Testing
 
         #expect(fileSystem.syncPoints == 11)
         let points = collector.points.withLock { $0 }
-        #expect(points.map(\.description) == (0..<5).flatMap { generation in
-            ["#\(2 + 2 * generation) sync /s/root.tmp", "#\(3 + 2 * generation) syncdir /s"]
-        })
+        #expect(
+            points.map(\.description)
+                == (0..<5).flatMap { generation in
+                    ["#\(2 + 2 * generation) sync /s/root.tmp", "#\(3 + 2 * generation) syncdir /s"]
+                })
 
         for (number, durable, random) in collector.roots.withLock({ $0 }) {
             // Observed just before sync point `number` took effect: the last complete replace

@@ -20,21 +20,24 @@ import Testing
 
         try commit(recording)
 
-        #expect(recording.summaries(relativeTo: "/store") == [
-            "write snapshot", "sync snapshot", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
-        ])
-        #expect(recording.operations == [
-            .open(path: "/store/snapshot", mode: .create),
-            .write(path: "/store/snapshot", offset: 4096, count: 8192),
-            .sync(path: "/store/snapshot"),
-            .close(path: "/store/snapshot"),
-            .open(path: "/store/root.tmp", mode: .truncate),
-            .write(path: "/store/root.tmp", offset: 0, count: 64),
-            .sync(path: "/store/root.tmp"),
-            .close(path: "/store/root.tmp"),
-            .rename(from: "/store/root.tmp", to: "/store/root"),
-            .syncDirectory(path: "/store"),
-        ])
+        #expect(
+            recording.summaries(relativeTo: "/store") == [
+                "write snapshot", "sync snapshot", "write root.tmp", "sync root.tmp", "rename root.tmp→root",
+                "syncdir .",
+            ])
+        #expect(
+            recording.operations == [
+                .open(path: "/store/snapshot", mode: .create),
+                .write(path: "/store/snapshot", offset: 4096, count: 8192),
+                .sync(path: "/store/snapshot"),
+                .close(path: "/store/snapshot"),
+                .open(path: "/store/root.tmp", mode: .truncate),
+                .write(path: "/store/root.tmp", offset: 0, count: 64),
+                .sync(path: "/store/root.tmp"),
+                .close(path: "/store/root.tmp"),
+                .rename(from: "/store/root.tmp", to: "/store/root"),
+                .syncDirectory(path: "/store"),
+            ])
         #expect(recording.descriptions(relativeTo: "/store")[1] == "write snapshot @4096 +8192")
         // Calls really were forwarded.
         #expect(memory.contents(of: "/store/root") == filled(2, 64))
@@ -58,10 +61,11 @@ import Testing
         try recording.remove("/d/f")
         file.close()
 
-        #expect(recording.descriptions(relativeTo: "/d") == [
-            "mkdir .", "open f (create)", "write f @0 +3", "read f @0 +10", "truncate f to 2", "size f",
-            "identity f", "list .", "kind f", "lock lock", "unlock lock", "remove missing", "remove f", "close f",
-        ])
+        #expect(
+            recording.descriptions(relativeTo: "/d") == [
+                "mkdir .", "open f (create)", "write f @0 +3", "read f @0 +10", "truncate f to 2", "size f",
+                "identity f", "list .", "kind f", "lock lock", "unlock lock", "remove missing", "remove f", "close f",
+            ])
     }
 
     @Test func countsTheWorkAndResets() throws {

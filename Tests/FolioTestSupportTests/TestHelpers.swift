@@ -17,8 +17,10 @@ func writeFile(_ fileSystem: any FileSystem, _ path: String, _ bytes: [UInt8], s
 
 /// The classic durable replace: write `name.tmp`, fsync it, rename it over `name`, fsync the
 /// directory.
-func replaceAtomically(_ fileSystem: any FileSystem, directory: String, name: String,
-                       with bytes: [UInt8]) throws(StorageError) {
+func replaceAtomically(
+    _ fileSystem: any FileSystem, directory: String, name: String,
+    with bytes: [UInt8]
+) throws(StorageError) {
     let temporary = StoragePath.join(directory, name + ".tmp")
     let file = try fileSystem.open(temporary, mode: .truncate)
     try file.write(bytes, at: 0)

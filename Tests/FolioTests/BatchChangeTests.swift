@@ -25,7 +25,9 @@ import FolioTestSupport
         var iterator = events.makeAsyncIterator()
 
         // Move every item of group 3 with a red tag to group 20 (an indexed field).
-        let updated = try await items.update(where: #Predicate { $0.group == 3 && $0.tags.contains("red") }) { $0.group = 20 }
+        let updated = try await items.update(where: #Predicate { $0.group == 3 && $0.tags.contains("red") }) {
+            $0.group = 20
+        }
         var expectedIDs: Set<Int> = []
         for (id, item) in model where item.group == 3 && item.tags.contains("red") {
             model[id]!.group = 20
@@ -66,11 +68,14 @@ import FolioTestSupport
         for id in high { model[id] = nil }
         #expect(try await items.fetch().collect() == model.values.sorted { $0.id < $1.id })
         for group in 0..<12 {
-            #expect(try await items.load(group, from: \.group).collect().map(\.id).sorted()
+            #expect(
+                try await items.load(group, from: \.group).collect().map(\.id).sorted()
                     == model.values.filter { $0.group == group }.map(\.id).sorted())
         }
         #expect(try await items.load("blue", from: \.tags).collect().isEmpty)
-        #expect(try await items.count(where: #Predicate { $0.tags.contains("red") }) == model.values.filter { $0.tags.contains("red") }.count)
+        #expect(
+            try await items.count(where: #Predicate { $0.tags.contains("red") })
+                == model.values.filter { $0.tags.contains("red") }.count)
 
         // By a list of identifiers: those present are deleted, the others ignored.
         let some = Array(model.keys.sorted().prefix(5))

@@ -23,7 +23,8 @@ import LibraryExample
         let authors = reader.datastore(for: LibraryExample.AuthorFormat.self)
         let events = try await authors.observe(bufferLimit: 5_000)
         let transactions = 1_000
-        let child = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["authors", path, "\(transactions)", "100"])
+        let child = try ChildProcess(
+            try ProjectExecutable.path("folio-torture"), ["authors", path, "\(transactions)", "100"])
 
         // Meanwhile, snapshots read in this process never show a pair split across transactions.
         let stop = Atomic<Bool>(false)

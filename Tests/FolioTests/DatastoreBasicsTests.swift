@@ -6,7 +6,10 @@ import FolioStorage
 @Suite struct DatastoreBasicsTests {
     static func persistences() throws -> [(String, Persistence<ReadWrite>, () -> Void)] {
         let (disk, _, cleanup) = try diskPersistence()
-        return [("disk", disk, cleanup), ("memory", Persistence.inMemory(options: PersistenceOptions(autoCompaction: nil)), {})]
+        return [
+            ("disk", disk, cleanup),
+            ("memory", Persistence.inMemory(options: PersistenceOptions(autoCompaction: nil)), {}),
+        ]
     }
 
     @Test func persistLoadReplaceDelete() async throws {
@@ -61,15 +64,20 @@ import FolioStorage
         #expect(try await books.count(3, from: \.authors) == byAuthor3.count)
         // One-to-one (direct).
         #expect(try await books.load(all[42].isbn, from: \.isbn) == all[42])
-        #expect(try await books.load("978-000000100"..."978-000000104", from: \.isbn).collect().map(\.isbn)
+        #expect(
+            try await books.load("978-000000100"..."978-000000104", from: \.isbn).collect().map(\.isbn)
                 == (100...104).map { String(format: "978-%09d", $0) })
         // Composite: (title, year), ordered by title then year.
-        let composite = try await books.load(Composite("Title 00010", 1900)..<Composite("Title 00011", 0), from: \.titleAndYear).collect()
+        let composite = try await books.load(
+            Composite("Title 00010", 1900)..<Composite("Title 00011", 0), from: \.titleAndYear
+        ).collect()
         #expect(!composite.isEmpty && composite.allSatisfy { $0.title == "Title 00010" })
         #expect(composite.map(\.year) == composite.map(\.year).sorted())
         // Identifier ranges and all.
         #expect(try await books.load(...).collect().count == 300)
-        #expect(try await books.load(..., order: .descending, limit: 3).collect().map(\.id) == all.map(\.id).sorted { $0 > $1 }.prefix(3).map { $0 })
+        #expect(
+            try await books.load(..., order: .descending, limit: 3).collect().map(\.id)
+                == all.map(\.id).sorted { $0 > $1 }.prefix(3).map { $0 })
         #expect(try await books.count(all[10].id..<all[20].id) == 10)
         #expect(try await books.first(4, from: \.authors) != nil)
         expectSound(persistence)

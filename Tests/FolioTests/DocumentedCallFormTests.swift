@@ -26,8 +26,9 @@ enum Shelf {
 
     /// Items 0..<count: titles "t000"..., tag "even" or "odd", code "c0"..., year 1900 + id % 100.
     static func item(_ id: Int) -> Item {
-        Item(id: id, title: "t" + String(repeating: "0", count: 3 - String(id).count) + String(id),
-             tags: [id.isMultiple(of: 2) ? "even" : "odd"], code: "c\(id)", year: 1900 + id % 100)
+        Item(
+            id: id, title: "t" + String(repeating: "0", count: 3 - String(id).count) + String(id),
+            tags: [id.isMultiple(of: 2) ? "even" : "odd"], code: "c\(id)", year: 1900 + id % 100)
     }
 
     static func filled(_ count: Int) async throws -> (Persistence<ReadWrite>, Datastore<Format, ReadWrite>) {
@@ -114,18 +115,24 @@ enum Shelf {
             descending.append(item.title)
         }
         #expect(descending == ["t019", "t018", "t017"])
-        #expect(try await items.load(1...9999, from: \.year, order: .descending, limit: 5).collect().map(\.year)
+        #expect(
+            try await items.load(1...9999, from: \.year, order: .descending, limit: 5).collect().map(\.year)
                 == [1999, 1998, 1997, 1996, 1995])
         #expect(try await items.load(..., from: \.year, limit: 1).collect().first?.year == 1900)
         #expect(try await items.count(1900, from: \.year) == 2)
         #expect(try await items.count(1900..<1910, from: \.year) == 20)
-        let recent = try await items.fetch(where: #Predicate { $0.tags.contains("even") && $0.year >= 1990 },
-                                           sortBy: [SortDescriptor(\.title)], limit: 20).collect()
+        let recent = try await items.fetch(
+            where: #Predicate { $0.tags.contains("even") && $0.year >= 1990 },
+            sortBy: [SortDescriptor(\.title)], limit: 20
+        ).collect()
         #expect(recent.map(\.id) == [90, 92, 94, 96, 98])
         #expect(try await items.count(where: #Predicate { $0.year >= 1990 }) == 10)
-        #expect(try await items.first(where: #Predicate { $0.year == 1905 }, sortBy: [SortDescriptor(\.id, order: .reverse)])?.id == 105)
+        #expect(
+            try await items.first(
+                where: #Predicate { $0.year == 1905 }, sortBy: [SortDescriptor(\.id, order: .reverse)])?.id == 105)
         #expect(try await items.contains(where: #Predicate { $0.code == "c119" }))
-        let plan = try await items.explain(where: #Predicate { $0.tags.contains("odd") }, sortBy: [SortDescriptor(\.title)])
+        let plan = try await items.explain(
+            where: #Predicate { $0.tags.contains("odd") }, sortBy: [SortDescriptor(\.title)])
         #expect(plan.description.contains("tags"))
         let pinned = try await persistence.read {
             (try await items.load(1), try await items.load("even", from: \.tags).collect().count)
@@ -166,13 +173,19 @@ enum Shelf {
         let changes = try await items.observe()
         var instance = try await items.observe(4).makeAsyncIterator()
         var live = try await items.liveQuery("even", from: \.tags).makeAsyncIterator()
-        var matching = try await items.liveQuery(where: #Predicate { $0.year >= 1905 }, sortBy: [SortDescriptor(\.id)], limit: 3)
-            .makeAsyncIterator()
+        var matching = try await items.liveQuery(
+            where: #Predicate { $0.year >= 1905 }, sortBy: [SortDescriptor(\.id)], limit: 3
+        )
+        .makeAsyncIterator()
         var range = try await items.liveQuery(3...5).makeAsyncIterator()
         #expect(try await range.next()?.map(\.id) == [3, 4, 5])
         #expect(try await live.next()?.count == 5)
         #expect(try await matching.next()?.map(\.id) == [5, 6, 7])
-        if case .value(let value)? = await instance.next() { #expect(value == Shelf.item(4)) } else { Issue.record("no value") }
+        if case .value(let value)? = await instance.next() {
+            #expect(value == Shelf.item(4))
+        } else {
+            Issue.record("no value")
+        }
 
         try await items.delete(4)
         for await event in changes {
@@ -207,7 +220,8 @@ enum Shelf {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let first = try Persistence(at: path, options: PersistenceOptions(durability: .full))
         first.close()
-        let persistence = try Persistence(at: path, options: PersistenceOptions(durability: .grouped(window: .milliseconds(10))))
+        let persistence = try Persistence(
+            at: path, options: PersistenceOptions(durability: .grouped(window: .milliseconds(10))))
         let items = persistence.datastore(for: Shelf.Format.self)
         try await items.persist(Shelf.item(1))
         try persistence.flush()

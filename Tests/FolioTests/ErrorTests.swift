@@ -12,14 +12,17 @@ import FolioStorage
         let authors = persistence.datastore(for: AuthorFormat.self)
         try await authors.persist(Author(id: 1, name: "A", born: 1))
         let id = KeyEncoding.encode(2)
-        let garbage = try StoredRecord.encode(version: "1", indexKeys: [("name", [KeyEncoding.encode("B")])], payload: Array("{not json".utf8))
+        let garbage = try StoredRecord.encode(
+            version: "1", indexKeys: [("name", [KeyEncoding.encode("B")])], payload: Array("{not json".utf8))
         let future = try StoredRecord.encode(version: "9", indexKeys: [], payload: Array("{}".utf8))
         try persistence.store.write { txn in
             try txn.put(garbage, for: id, in: "records/authors")
             try txn.put(future, for: KeyEncoding.encode(3), in: "records/authors")
         }
         await #expect { _ = try await authors.load(2) } throws: { error in
-            guard case FolioError.decodingFailed(let datastore, let identifier, let version, _) = error else { return false }
+            guard case FolioError.decodingFailed(let datastore, let identifier, let version, _) = error else {
+                return false
+            }
             return datastore == "authors" && identifier == "2" && version == "1"
         }
         await #expect(throws: FolioError.unknownVersion(datastore: "authors", identifier: "3", version: "9")) {
@@ -31,7 +34,10 @@ import FolioStorage
         #expect(try await authors.purge(2))
         // persist replaces a record that does not decode; it returns nil for it.
         #expect(try await authors.persist(Author(id: 3, name: "C", born: 3)) == nil)
-        #expect(try await authors.load(...).collect() == [Author(id: 1, name: "A", born: 1), Author(id: 3, name: "C", born: 3)])
+        #expect(
+            try await authors.load(...).collect() == [
+                Author(id: 1, name: "A", born: 1), Author(id: 3, name: "C", born: 3),
+            ])
         try await authors.persist(Author(id: 2, name: "B", born: 2))
         #expect(try await authors.count() == 3)
     }
@@ -44,8 +50,9 @@ import FolioStorage
         expectSound(persistence)
         try persistence.store.write { txn in
             try txn.remove(KeyEncoding.encode("n5") + KeyEncoding.encode(5), from: "index/authors/name")
-            try txn.put(IndexEntry.value(identifier: KeyEncoding.encode(77), record: nil),
-                        for: KeyEncoding.encode("ghost") + KeyEncoding.encode(77), in: "index/authors/name")
+            try txn.put(
+                IndexEntry.value(identifier: KeyEncoding.encode(77), record: nil),
+                for: KeyEncoding.encode("ghost") + KeyEncoding.encode(77), in: "index/authors/name")
         }
         let report = persistence.verify()
         #expect(report.problems.count == 2)
@@ -116,6 +123,8 @@ import FolioStorage
             count += 1
         }
         #expect(count == 100_000)
-        #expect(Token.peak - before <= 2, "at most the current record (and the one being replaced) alive: peak \(Token.peak - before)")
+        #expect(
+            Token.peak - before <= 2,
+            "at most the current record (and the one being replaced) alive: peak \(Token.peak - before)")
     }
 }

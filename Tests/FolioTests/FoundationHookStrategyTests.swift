@@ -46,7 +46,8 @@ enum Diary {
         var encoder = FolioJSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.dataEncodingStrategy = .deferredToData
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         encoder.keyEncodingStrategy = .convertToSnakeCase
         return encoder
     }
@@ -55,7 +56,8 @@ enum Diary {
         var decoder = FolioJSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         decoder.dataDecodingStrategy = .deferredToData
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.userInfo[sourceKey] = "the format's settings"
         return decoder
@@ -84,8 +86,9 @@ enum Diary {
             switch version {
             case .v1:
                 let old = try decoder.decode(Entry.self, from: data)
-                return EntryV2(id: old.id, writtenAt: old.writtenAt, attachment: old.attachment, mood: old.mood,
-                               convertedWith: old.source)
+                return EntryV2(
+                    id: old.id, writtenAt: old.writtenAt, attachment: old.attachment, mood: old.mood,
+                    convertedWith: old.source)
             case .v2:
                 return try decoder.decode(EntryV2.self, from: data)
             }
@@ -93,8 +96,9 @@ enum Diary {
     }
 
     static func entry(_ id: Int) -> Entry {
-        Entry(id: id, writtenAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id) * 86_400),
-              attachment: Data([UInt8(id), 0xFF]), mood: id == 0 ? .infinity : Double(id) / 2)
+        Entry(
+            id: id, writtenAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(id) * 86_400),
+            attachment: Data([UInt8(id), 0xFF]), mood: id == 0 ? .infinity : Double(id) / 2)
     }
 }
 
@@ -116,8 +120,11 @@ enum Diary {
         for id in 0..<3 {
             let expected = Diary.entry(id)
             let entry = try await release2.load(id)
-            #expect(entry == Diary.EntryV2(id: id, writtenAt: expected.writtenAt, attachment: expected.attachment,
-                                           mood: expected.mood, convertedWith: "the format's settings"))
+            #expect(
+                entry
+                    == Diary.EntryV2(
+                        id: id, writtenAt: expected.writtenAt, attachment: expected.attachment,
+                        mood: expected.mood, convertedWith: "the format's settings"))
         }
         try await release2.warm()
         #expect(try await release2.load(0)?.mood == .infinity)

@@ -38,7 +38,8 @@ import FolioStorage
         let path = FileManager.default.temporaryDirectory.path + "/dropped-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
-            let persistence = try Persistence(at: path, options: PersistenceOptions(durability: .grouped(window: .seconds(60))))
+            let persistence = try Persistence(
+                at: path, options: PersistenceOptions(durability: .grouped(window: .seconds(60))))
             let authors = persistence.datastore(for: AuthorFormat.self)
             for n in 0..<5 { try await authors.persist(Author(id: n, name: "n\(n)", born: n)) }
         }

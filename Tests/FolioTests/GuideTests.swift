@@ -19,8 +19,9 @@ import LibraryExample
         var checked = 0
         for block in blocks where !block.hasPrefix("// Package.swift") {
             let lines = DocumentedCode.normalized(block)
-            #expect(sources.contains { DocumentedCode.source($0, contains: lines) },
-                    "Guide block not found in Sources/LibraryExample:\n\(block)")
+            #expect(
+                sources.contains { DocumentedCode.source($0, contains: lines) },
+                "Guide block not found in Sources/LibraryExample:\n\(block)")
             checked += 1
         }
         #expect(checked >= 15)
@@ -35,18 +36,22 @@ import LibraryExample
         if case .uniqueIndexConflict? = report.refusedImports.first {} else { Issue.record("\(report.refusedImports)") }
         #expect(report.byISBN?.authorIDs == [3, 40])
         // Author 3's release-1 books, today's books, and the book published with a co-author.
-        let expected = SampleData.oldBooks(300, offset: 10_000, authors: 40).filter { $0.authorID == 3 }.count
+        let expected =
+            SampleData.oldBooks(300, offset: 10_000, authors: 40).filter { $0.authorID == 3 }.count
             + SampleData.books(2_000, authors: 40).dropFirst().filter { $0.authorIDs.contains(3) }.count + 1
         #expect(report.byAuthor == expected)
         #expect(!report.shelf.isEmpty && report.shelf.allSatisfy { $0.contains("Glass") })
         #expect(report.newestYears == report.newestYears.sorted(by: >) && report.newestYears.count == 5)
         #expect(!report.recentByAuthor.isEmpty && report.recentByAuthor.count <= 10)
         #expect(report.recentByAuthor.allSatisfy { $0.authorIDs.contains(3) && $0.year >= 1990 })
-        #expect(report.recentByAuthor.map(\.title) == report.recentByAuthor.map(\.title).sorted {
-            $0.localizedStandardCompare($1) == .orderedAscending
-        })
+        #expect(
+            report.recentByAuthor.map(\.title)
+                == report.recentByAuthor.map(\.title).sorted {
+                    $0.localizedStandardCompare($1) == .orderedAscending
+                })
         // The many-to-many lookup is narrower than a half-open range of years.
-        #expect(report.plan?.description
+        #expect(
+            report.plan?.description
                 == "index authors (authorIDs contains 3), then filter by the predicate, then sort by title")
         // update(where:) in a transaction: every book of author 39 now names author 38.
         let old = SampleData.oldBooks(300, offset: 10_000, authors: 40)

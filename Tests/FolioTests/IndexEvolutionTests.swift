@@ -5,7 +5,9 @@ import FolioStorage
 
 /// The same datastore declared with different indexes by successive releases.
 enum Catalogue {
-    struct Item: Codable, Identifiable, Sendable, Equatable { var id: Int; var name: String; var tags: [String]; var code: String }
+    struct Item: Codable, Identifiable, Sendable, Equatable {
+        var id: Int; var name: String; var tags: [String]; var code: String
+    }
 
     struct First: DatastoreFormat {
         enum Version: Int, CaseIterable { case one = 1 }
@@ -37,7 +39,8 @@ enum Catalogue {
             let items = persistence.datastore(for: Catalogue.First.self)
             try await persistence.perform {
                 for id in 0..<2_500 {
-                    try await items.persist(Catalogue.Item(id: id, name: "n\(id % 10)", tags: ["t\(id % 3)", "t\(id % 5)"], code: "c\(id)"))
+                    try await items.persist(
+                        Catalogue.Item(id: id, name: "n\(id % 10)", tags: ["t\(id % 3)", "t\(id % 5)"], code: "c\(id)"))
                 }
             }
             #expect(try await items.count("n3", from: \.name) == 250)
@@ -68,7 +71,8 @@ enum Catalogue {
         #expect(!trees.contains("index/items/name"))
         #expect(trees.contains("index/items/tags"))
         // The catalog records the new declaration, every index built.
-        let catalog = try CatalogEntry.decode(try persistence.store.read().get(Array("items".utf8), in: DatastoreLayout.catalogTree)!, datastore: "items")
+        let catalog = try CatalogEntry.decode(
+            try persistence.store.read().get(Array("items".utf8), in: DatastoreLayout.catalogTree)!, datastore: "items")
         #expect(Set(catalog.indexes.keys) == ["code", "tags"])
         #expect(catalog.indexes.values.allSatisfy { $0.built })
         #expect(catalog.indexes["code"]?.kind == .oneToOne)

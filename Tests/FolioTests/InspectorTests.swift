@@ -19,13 +19,17 @@ import FolioStorage
         #expect(summary.indexes.first { $0.name == "isbn" }?.storage == .direct)
         #expect(try inspector.versionsPresent(in: "books") == ["2026-01": 100])
         var dumped: [InspectedRecord] = []
-        try inspector.forEachRecord(in: "books", index: "year", from: "1950", to: "1952") { dumped.append($0); return true }
+        try inspector.forEachRecord(in: "books", index: "year", from: "1950", to: "1952") {
+            dumped.append($0); return true
+        }
         #expect(dumped.count == all.filter { (1950...1952).contains($0.year) }.count)
         let decoded = try dumped.map { try JSONDecoder().decode(Book.self, from: Data($0.json)) }
         #expect(decoded.map(\.year) == decoded.map(\.year).sorted())
         #expect(dumped.first?.identifier == decoded.first?.id.uuidString)
         var byID: [InspectedRecord] = []
-        try inspector.forEachRecord(in: "books", from: all[5].id.uuidString, limit: 3) { byID.append($0); return true }
+        try inspector.forEachRecord(in: "books", from: all[5].id.uuidString, limit: 3) {
+            byID.append($0); return true
+        }
         #expect(byID.map(\.identifier) == all.map(\.id).sorted().drop { $0 < all[5].id }.prefix(3).map(\.uuidString))
         #expect(throws: FolioError.unknownDatastore("nope")) { try inspector.datastore("nope") }
         #expect(throws: FolioError.unknownIndex(datastore: "books", index: "nope")) {

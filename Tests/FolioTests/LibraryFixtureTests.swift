@@ -11,7 +11,9 @@ import LibraryExample
 /// `FOLIO_WRITE_FIXTURES=1 swift test --filter LibraryFixtureTests` writes the current
 /// version's again (never a released version's: Fixtures/v1 is frozen).
 @Suite(.serialized) struct LibraryFixtureTests {
-    static func fixture(_ version: String) -> String { ProjectExecutable.packageRoot() + "/Fixtures/\(version)/library" }
+    static func fixture(_ version: String) -> String {
+        ProjectExecutable.packageRoot() + "/Fixtures/\(version)/library"
+    }
     static let versions = ["v1", "v2"]
 
     @Test func writesFixtureWhenAsked() async throws {
@@ -31,7 +33,8 @@ import LibraryExample
 
     @Test(arguments: versions)
     func libraryReadsExactly(version: String) async throws {
-        let persistence = try Persistence(readingFrom: Self.fixture(version), options: PersistenceOptions(log: { _ in }))
+        let persistence = try Persistence(
+            readingFrom: Self.fixture(version), options: PersistenceOptions(log: { _ in }))
         defer { persistence.close() }
         let books = persistence.datastore(for: LibraryExample.BookFormat.self)
         let authors = persistence.datastore(for: LibraryExample.AuthorFormat.self)
@@ -45,10 +48,13 @@ import LibraryExample
         // Every index kind, over both shapes.
         #expect(try await books.load(old.isbn, from: \.isbn) == LibraryExample.Book(old))
         let byAuthor = try await books.load(7, from: \.authors).collect()
-        let expected = SampleData.oldBooks(120, offset: 5_000, authors: 30).filter { $0.authorID == 7 }.count
+        let expected =
+            SampleData.oldBooks(120, offset: 5_000, authors: 30).filter { $0.authorID == 7 }.count
             + SampleData.books(400, authors: 30).filter { $0.authorIDs.contains(7) }.count
         #expect(byAuthor.count == expected)
-        #expect(try await books.count(1960..<1970, from: \.year) == SampleData.books(400, authors: 30).filter { (1960..<1970).contains($0.year) }.count)
+        #expect(
+            try await books.count(1960..<1970, from: \.year)
+                == SampleData.books(400, authors: 30).filter { (1960..<1970).contains($0.year) }.count)
         #expect(try await authors.load("Ada Okafor", from: \.name).collect().map(\.id) == [0])
         // Without the Swift types.
         let inspector = StoreInspector(store: persistence.store)

@@ -12,7 +12,8 @@ import LibraryExample
     }
 
     static func book(_ n: Int, authors: [Int]) -> LibraryExample.Book {
-        LibraryExample.Book(id: SampleData.bookID(n), title: SampleData.title(n), authorIDs: authors, isbn: "isbn-\(n)", year: 2000 + n)
+        LibraryExample.Book(
+            id: SampleData.bookID(n), title: SampleData.title(n), authorIDs: authors, isbn: "isbn-\(n)", year: 2000 + n)
     }
 
     @Test func anAuthorMergedIntoItselfIsKept() async throws {

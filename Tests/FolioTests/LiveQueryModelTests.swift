@@ -17,7 +17,8 @@ import FolioTestSupport
         let latest: Mutex<[Author]?>
         let expected: @Sendable (Datastore<AuthorFormat, ReadWrite>) async throws -> [Author]
 
-        init(name: String, expected: @escaping @Sendable (Datastore<AuthorFormat, ReadWrite>) async throws -> [Author]) {
+        init(name: String, expected: @escaping @Sendable (Datastore<AuthorFormat, ReadWrite>) async throws -> [Author])
+        {
             self.name = name
             latest = Mutex(nil)
             self.expected = expected
@@ -30,23 +31,30 @@ import FolioTestSupport
         let authors = persistence.datastore(for: AuthorFormat.self)
         var random = SplitMix64(seed: seed)
         try await persistence.perform {
-            for id in 0..<60 { try await authors.persist(Author(id: id, name: "a\(id)", born: 1900 + Int(random.next() % 50))) }
+            for id in 0..<60 {
+                try await authors.persist(Author(id: id, name: "a\(id)", born: 1900 + Int(random.next() % 50)))
+            }
         }
 
         var followers: [Follower] = []
         var tasks: [Task<Void, any Error>] = []
-        func follow(_ name: String, _ live: LiveResults<AuthorFormat>,
-                    expected: @escaping @Sendable (Datastore<AuthorFormat, ReadWrite>) async throws -> [Author]) {
+        func follow(
+            _ name: String, _ live: LiveResults<AuthorFormat>,
+            expected: @escaping @Sendable (Datastore<AuthorFormat, ReadWrite>) async throws -> [Author]
+        ) {
             let follower = Follower(name: name, expected: expected)
             followers.append(follower)
-            tasks.append(Task {
-                for try await results in live { follower.latest.withLock { $0 = results } }
-            })
+            tasks.append(
+                Task {
+                    for try await results in live { follower.latest.withLock { $0 = results } }
+                })
         }
         follow("born 1910..<1930", try await authors.liveQuery(1910..<1930, from: \.born)) {
             try await $0.load(1910..<1930, from: \.born).collect()
         }
-        follow("born 1905...1940 descending", try await authors.liveQuery(1905...1940, from: \.born, order: .descending)) {
+        follow(
+            "born 1905...1940 descending", try await authors.liveQuery(1905...1940, from: \.born, order: .descending)
+        ) {
             try await $0.load(1905...1940, from: \.born, order: .descending).collect()
         }
         follow("born 1920 exactly", try await authors.liveQuery(1920, from: \.born)) {
@@ -66,7 +74,7 @@ import FolioTestSupport
             let operations = 1 + Int(random.next() % 6)
             var plan: [(id: Int, born: Int?)] = []
             for _ in 0..<operations {
-                let id = Int(random.next() % 80)             // ids 60..<80 start absent
+                let id = Int(random.next() % 80)  // ids 60..<80 start absent
                 let born: Int? = random.next() % 5 == 0 ? nil : 1900 + Int(random.next() % 50)
                 plan.append((id, born))
             }
@@ -82,7 +90,10 @@ import FolioTestSupport
             for follower in followers {
                 let expected = try await follower.expected(authors)
                 let reached = await eventually { follower.latest.withLock { $0 } == expected }
-                #expect(reached, "seed \(seed), step \(step): \(follower.name) is \(follower.latest.withLock { $0 }?.map(\.id) ?? []), expected \(expected.map(\.id))")
+                #expect(
+                    reached,
+                    "seed \(seed), step \(step): \(follower.name) is \(follower.latest.withLock { $0 }?.map(\.id) ?? []), expected \(expected.map(\.id))"
+                )
                 if !reached { return }
             }
         }

@@ -36,7 +36,9 @@ import Folio
         static let currentVersion = Version.two
         typealias Instance = Part
         let code = Index(\Part.code)
-        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Part {
+        static func decode(
+            _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+        ) throws -> Part {
             try MigratedIndexValueTests.convert(version.rawValue, data, decoder)
         }
     }
@@ -48,7 +50,9 @@ import Folio
         static let currentVersion = Version.two
         typealias Instance = Part
         let code = Index(\Part.code, version: 2)
-        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Part {
+        static func decode(
+            _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+        ) throws -> Part {
             try MigratedIndexValueTests.convert(version.rawValue, data, decoder)
         }
     }

@@ -8,7 +8,9 @@ import FolioStorage
 enum People {
     struct V1: Codable, Identifiable, Sendable { var id: Int; var name: String }
     struct V2: Codable, Identifiable, Sendable { var id: Int; var first: String; var last: String }
-    struct Person: Codable, Identifiable, Sendable, Equatable { var id: Int; var first: String; var last: String; var age: Int? }
+    struct Person: Codable, Identifiable, Sendable, Equatable {
+        var id: Int; var first: String; var last: String; var age: Int?
+    }
 
     struct Release1: DatastoreFormat {
         enum Version: String, CaseIterable { case v1 }
@@ -43,7 +45,9 @@ enum People {
         static let key = "people"
         static let currentVersion = Version.v3
         typealias Instance = Person
-        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Person {
+        static func decode(
+            _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+        ) throws -> Person {
             switch version {
             case .v1, .v2:
                 let v2 = try Release2.decode(version == .v1 ? .v1 : .v2, from: data, using: decoder)

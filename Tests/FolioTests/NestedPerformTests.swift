@@ -18,26 +18,32 @@ import FolioStorage
         let (bDone, bDoneGo) = AsyncStream.makeStream(of: Void.self)
         let kept = makeBook(2)
         let generation = persistence.store.generation
-        await #expect(throws: FolioError.storage(.transactionAborted(cause: "a nested perform failed after another task wrote in the same transaction: its writes could not be undone without undoing that task's"))) {
-        try await persistence.perform {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    do {
-                        try await persistence.perform {
-                            aStartedGo.yield()
-                            for await _ in bDone { break }
-                            throw Boom()
-                        }
-                    } catch is Boom {}
+        await #expect(
+            throws: FolioError.storage(
+                .transactionAborted(
+                    cause:
+                        "a nested perform failed after another task wrote in the same transaction: its writes could not be undone without undoing that task's"
+                ))
+        ) {
+            try await persistence.perform {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do {
+                            try await persistence.perform {
+                                aStartedGo.yield()
+                                for await _ in bDone { break }
+                                throw Boom()
+                            }
+                        } catch is Boom {}
+                    }
+                    group.addTask {
+                        for await _ in aStarted { break }
+                        try await persistence.perform { try await books.persist(kept) }
+                        bDoneGo.yield()
+                    }
+                    try await group.waitForAll()
                 }
-                group.addTask {
-                    for await _ in aStarted { break }
-                    try await persistence.perform { try await books.persist(kept) }
-                    bDoneGo.yield()
-                }
-                try await group.waitForAll()
             }
-        }
         }
         #expect(persistence.store.generation == generation, "nothing committed")
         #expect(try await books.load(kept.id) == nil)
@@ -46,7 +52,11 @@ import FolioStorage
         try await persistence.perform {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    do { try await persistence.perform { try await books.persist(makeBook(3)); throw Boom() } } catch is Boom {}
+                    do {
+                        try await persistence.perform {
+                            try await books.persist(makeBook(3)); throw Boom()
+                        }
+                    } catch is Boom {}
                 }
                 try await group.waitForAll()
             }

@@ -40,7 +40,8 @@ func settle(_ hub: ObservationHub) async {
         try await authors.persist(Author(id: 3, name: "after", born: 3))
         var latest = initial
         while latest?.contains(3) != true { latest = try await iterator.next()?.map(\.id) }
-        #expect(latest == [1, 2, 3], "the racing commit must be in the results (initial \(String(describing: initial)))")
+        #expect(
+            latest == [1, 2, 3], "the racing commit must be in the results (initial \(String(describing: initial)))")
     }
 
     /// Sequences created and dropped at once leave no observer registered, whatever

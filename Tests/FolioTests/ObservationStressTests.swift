@@ -73,7 +73,8 @@ func finishing<T: Sendable>(_ task: Task<T, Never>, within seconds: Double) asyn
                 for try await results in live {
                     for author in results {
                         if author.born < last[author.id, default: 0] {
-                            Issue.record("live query: \(author.id) went back from \(last[author.id]!) to \(author.born)")
+                            Issue.record(
+                                "live query: \(author.id) went back from \(last[author.id]!) to \(author.born)")
                         }
                         last[author.id] = author.born
                     }
@@ -92,7 +93,8 @@ func finishing<T: Sendable>(_ task: Task<T, Never>, within seconds: Double) asyn
             var round = 0
             while !Task.isCancelled {
                 round += 1
-                guard let sequence = try? await authors.observe(ids[round % ids.count], bufferLimit: 1 + round % 4) else {
+                guard let sequence = try? await authors.observe(ids[round % ids.count], bufferLimit: 1 + round % 4)
+                else {
                     Issue.record("observe failed")
                     return
                 }
@@ -129,6 +131,8 @@ func finishing<T: Sendable>(_ task: Task<T, Never>, within seconds: Double) asyn
         let seen = await finishing(changes, within: 120)
         #expect(seen == Dictionary(uniqueKeysWithValues: ids.map { ($0, rounds) }), "the change stream missed changes")
         let shown = await finishing(liveCheck, within: 120)
-        #expect(shown == Dictionary(uniqueKeysWithValues: ids.map { ($0, rounds) }), "the live query did not reach the final state")
+        #expect(
+            shown == Dictionary(uniqueKeysWithValues: ids.map { ($0, rounds) }),
+            "the live query did not reach the final state")
     }
 }

@@ -114,16 +114,16 @@ where S.Element: Sendable {
         let live = try await authors.liveQuery(1903..<1906, from: \.born)
         var iterator = live.makeAsyncIterator()
         #expect(try await iterator.next()?.map(\.id) == [3, 4, 5])
-        try await authors.persist(Author(id: 20, name: "new", born: 1904))          // added
+        try await authors.persist(Author(id: 20, name: "new", born: 1904))  // added
         #expect(try await iterator.next()?.map(\.id) == [3, 4, 20, 5])
-        try await authors.persist(Author(id: 4, name: "renamed", born: 1904))      // changed
+        try await authors.persist(Author(id: 4, name: "renamed", born: 1904))  // changed
         #expect(try await iterator.next()?.map(\.name) == ["n3", "renamed", "new", "n5"])
-        try await authors.persist(Author(id: 3, name: "n3", born: 1950))           // moved out
+        try await authors.persist(Author(id: 3, name: "n3", born: 1950))  // moved out
         #expect(try await iterator.next()?.map(\.id) == [4, 20, 5])
-        try await authors.delete(5)                                                // deleted
+        try await authors.delete(5)  // deleted
         #expect(try await iterator.next()?.map(\.id) == [4, 20])
-        try await authors.persist(Author(id: 99, name: "elsewhere", born: 2000))   // unrelated: no result set
-        try await authors.persist(Author(id: 6, name: "n6", born: 1905))           // moved in
+        try await authors.persist(Author(id: 99, name: "elsewhere", born: 2000))  // unrelated: no result set
+        try await authors.persist(Author(id: 6, name: "n6", born: 1905))  // moved in
         #expect(try await iterator.next()?.map(\.id) == [4, 20, 6])
         // Identifier range, descending, with a limit (re-run when affected).
         let top = try await authors.liveQuery(..., order: .descending, limit: 2)

@@ -33,8 +33,10 @@ import FolioTestSupport
         let nameAndPriority = Index(\Person.priority, \Person.name)
     }
 
-    static func expectAgreement(_ people: Datastore<People, ReadWrite>, _ all: [Person], _ predicate: Predicate<Person>,
-                                _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectAgreement(
+        _ people: Datastore<People, ReadWrite>, _ all: [Person], _ predicate: Predicate<Person>,
+        _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let want = try all.filter { try predicate.evaluate($0) }.map(\.id).sorted()
         let got = try await people.fetch(where: predicate).collect().map(\.id)
         if got != want {
@@ -50,8 +52,10 @@ import FolioTestSupport
         let persistence = Persistence.inMemory()
         defer { persistence.close() }
         let people = persistence.datastore(for: People.self)
-        let all = [Person(id: 1, name: "\u{345}\u{300}"), Person(id: 2, name: "\u{212A}"), Person(id: 3, name: "KA"),
-                   Person(id: 4, name: "K"), Person(id: 5, name: "\u{37E}")]
+        let all = [
+            Person(id: 1, name: "\u{345}\u{300}"), Person(id: 2, name: "\u{212A}"), Person(id: 3, name: "KA"),
+            Person(id: 4, name: "K"), Person(id: 5, name: "\u{37E}"),
+        ]
         for person in all { try await people.persist(person) }
         #expect(try await people.fetch(where: #Predicate { $0.name >= "\u{345}" }).collect().map(\.id) == [1])
         // An ASCII bound still reads the index: the Kelvin sign (normal form "K") is
@@ -66,8 +70,10 @@ import FolioTestSupport
         try await Self.expectAgreement(people, all, #Predicate { $0.priority == low && $0.name >= "KA" }, "composite")
     }
 
-    static let pieces = ["a", "K", "A", "\u{212A}", "e", "\u{301}", "\u{E9}", "\u{345}", "\u{300}", "\u{F71}", "\u{F72}", "\u{F73}",
-                         ";", "\u{37E}", "`", "\u{1FEF}", "\u{391}", "\u{386}", "\u{1100}", "\u{1161}", "\u{AC00}", "z", "\u{0}"]
+    static let pieces = [
+        "a", "K", "A", "\u{212A}", "e", "\u{301}", "\u{E9}", "\u{345}", "\u{300}", "\u{F71}", "\u{F72}", "\u{F73}",
+        ";", "\u{37E}", "`", "\u{1FEF}", "\u{391}", "\u{386}", "\u{1100}", "\u{1161}", "\u{AC00}", "z", "\u{0}",
+    ]
 
     static func text(_ rng: inout SplitMix64) -> String {
         (0..<Int(rng.next() % 4)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
@@ -85,7 +91,8 @@ import FolioTestSupport
         var all: [Person] = []
         try await persistence.perform {
             for id in 0..<300 {
-                let person = Person(id: id, name: Self.text(&rng), priority: [.low, .medium, .high][Int(rng.next() % 3)])
+                let person = Person(
+                    id: id, name: Self.text(&rng), priority: [.low, .medium, .high][Int(rng.next() % 3)])
                 all.append(person)
                 try await people.persist(person)
             }
@@ -96,8 +103,9 @@ import FolioTestSupport
             let c = rng.next() % 2 == 0 ? ascii[Int(rng.next() % UInt64(ascii.count))] : Self.text(&rng)
             let (low, high) = b < c ? (b, c) : (c, b)
             let p = Priority.medium
-            let context = "seed \(seed) round \(round), bounds \(b.unicodeScalars.map { String($0.value, radix: 16) }) " +
-                "\(c.unicodeScalars.map { String($0.value, radix: 16) })"
+            let context =
+                "seed \(seed) round \(round), bounds \(b.unicodeScalars.map { String($0.value, radix: 16) }) "
+                + "\(c.unicodeScalars.map { String($0.value, radix: 16) })"
             try await Self.expectAgreement(people, all, #Predicate { $0.name < b }, "< \(context)")
             try await Self.expectAgreement(people, all, #Predicate { $0.name <= b }, "<= \(context)")
             try await Self.expectAgreement(people, all, #Predicate { $0.name > b }, "> \(context)")
@@ -107,9 +115,12 @@ import FolioTestSupport
             try await Self.expectAgreement(people, all, #Predicate { $0.name.starts(with: b) }, "prefix \(context)")
             try await Self.expectAgreement(people, all, #Predicate { (low..<high).contains($0.name) }, "..< \(context)")
             try await Self.expectAgreement(people, all, #Predicate { (low...high).contains($0.name) }, "... \(context)")
-            try await Self.expectAgreement(people, all, #Predicate { $0.name >= b && $0.name < c }, ">= && < \(context)")
-            try await Self.expectAgreement(people, all, #Predicate { $0.priority == p && $0.name > b }, "composite \(context)")
-            try await Self.expectAgreement(people, all, #Predicate { $0.priority == p && $0.name <= b }, "composite <= \(context)")
+            try await Self.expectAgreement(
+                people, all, #Predicate { $0.name >= b && $0.name < c }, ">= && < \(context)")
+            try await Self.expectAgreement(
+                people, all, #Predicate { $0.priority == p && $0.name > b }, "composite \(context)")
+            try await Self.expectAgreement(
+                people, all, #Predicate { $0.priority == p && $0.name <= b }, "composite <= \(context)")
         }
     }
 
@@ -119,8 +130,11 @@ import FolioTestSupport
         let persistence = Persistence.inMemory()
         defer { persistence.close() }
         let people = persistence.datastore(for: People.self)
-        let spellings = [["\u{E9}", "e\u{301}"], ["\u{212A}", "K"], ["\u{2126}", "\u{3A9}"], ["\u{345}\u{300}", "\u{300}\u{345}"],
-                         ["\u{F73}", "\u{F71}\u{F72}"], ["\u{AC00}", "\u{1100}\u{1161}"], ["\u{37E}", ";"], ["\u{212B}", "\u{C5}", "A\u{30A}"]]
+        let spellings = [
+            ["\u{E9}", "e\u{301}"], ["\u{212A}", "K"], ["\u{2126}", "\u{3A9}"], ["\u{345}\u{300}", "\u{300}\u{345}"],
+            ["\u{F73}", "\u{F71}\u{F72}"], ["\u{AC00}", "\u{1100}\u{1161}"], ["\u{37E}", ";"],
+            ["\u{212B}", "\u{C5}", "A\u{30A}"],
+        ]
         var all: [Person] = []
         for (group, names) in spellings.enumerated() {
             for (position, name) in names.enumerated() {
@@ -134,7 +148,9 @@ import FolioTestSupport
                 let predicate = #Predicate<Person> { $0.name == name }
                 #expect(try await people.explain(where: predicate).access != .everyRecord)
                 try await Self.expectAgreement(people, all, predicate, "== \(name.unicodeScalars.map(\.value))")
-                #expect(try await people.load(name, from: \.name).collect().count == names.count, "every spelling is one key")
+                #expect(
+                    try await people.load(name, from: \.name).collect().count == names.count,
+                    "every spelling is one key")
             }
         }
     }
@@ -145,7 +161,9 @@ import FolioTestSupport
         let persistence = Persistence.inMemory()
         defer { persistence.close() }
         let people = persistence.datastore(for: People.self)
-        let weights: [Double] = [-0.0, 0.0, -1, 1, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        let weights: [Double] = [
+            -0.0, 0.0, -1, 1, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        ]
         let all = weights.enumerated().map { Person(id: $0.offset, name: "", weight: $0.element) }
         for person in all { try await people.persist(person) }
         for bound in [-0.0, 0.0] {
@@ -165,14 +183,17 @@ import FolioTestSupport
         let persistence = Persistence.inMemory()
         defer { persistence.close() }
         let people = persistence.datastore(for: People.self)
-        let all = [Person(id: 1, name: "a", priority: .low), Person(id: 2, name: "b", priority: .medium),
-                   Person(id: 3, name: "c", priority: .high)]
+        let all = [
+            Person(id: 1, name: "a", priority: .low), Person(id: 2, name: "b", priority: .medium),
+            Person(id: 3, name: "c", priority: .high),
+        ]
         for person in all { try await people.persist(person) }
         let high = Priority.high, medium = Priority.medium
         try await Self.expectAgreement(people, all, #Predicate { $0.priority < high }, "< high")
         try await Self.expectAgreement(people, all, #Predicate { $0.priority >= medium }, ">= medium")
         try await Self.expectAgreement(people, all, #Predicate { $0.priority == medium }, "== medium")
-        #expect(try await people.explain(where: #Predicate { $0.priority == medium }).access != .everyRecord,
-                "equality is key equality for a raw-value enum")
+        #expect(
+            try await people.explain(where: #Predicate { $0.priority == medium }).access != .everyRecord,
+            "equality is key equality for a raw-value enum")
     }
 }

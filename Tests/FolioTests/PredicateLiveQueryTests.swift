@@ -38,22 +38,30 @@ import FolioTestSupport
         }
         let followers = [
             Follower("group == 3", #Predicate { $0.group == 3 }, sortBy: [], limit: nil),
-            Follower("tags contains red || group < 2, by score", #Predicate { $0.tags.contains("red") || $0.group < 2 },
-                     sortBy: [SortDescriptor(\Item.score)], limit: nil),
-            Follower("!(score > 0), by name then id descending, limit 5", #Predicate { !($0.score > 0) },
-                     sortBy: [SortDescriptor(\Item.name), SortDescriptor(\Item.id, order: .reverse)], limit: 5),
+            Follower(
+                "tags contains red || group < 2, by score", #Predicate { $0.tags.contains("red") || $0.group < 2 },
+                sortBy: [SortDescriptor(\Item.score)], limit: nil),
+            Follower(
+                "!(score > 0), by name then id descending, limit 5", #Predicate { !($0.score > 0) },
+                sortBy: [SortDescriptor(\Item.name), SortDescriptor(\Item.id, order: .reverse)], limit: 5),
             Follower("tags contains blue, limit 3", #Predicate { $0.tags.contains("blue") }, sortBy: [], limit: 3),
-            Follower("10 <= id < 30, by group", #Predicate { $0.id >= 10 && $0.id < 30 }, sortBy: [SortDescriptor(\Item.group)],
-                     limit: nil),
-            Follower("name == Bob1 && score > -10", #Predicate { $0.name == "Bob1" && $0.score > -10 }, sortBy: [], limit: nil),
+            Follower(
+                "10 <= id < 30, by group", #Predicate { $0.id >= 10 && $0.id < 30 },
+                sortBy: [SortDescriptor(\Item.group)],
+                limit: nil),
+            Follower(
+                "name == Bob1 && score > -10", #Predicate { $0.name == "Bob1" && $0.score > -10 }, sortBy: [],
+                limit: nil),
         ]
         var tasks: [Task<Void, any Error>] = []
         defer { for task in tasks { task.cancel() } }
         for follower in followers {
-            let live = try await items.liveQuery(where: follower.predicate, sortBy: follower.sortBy, limit: follower.limit)
-            tasks.append(Task {
-                for try await results in live { follower.latest.withLock { $0 = results } }
-            })
+            let live = try await items.liveQuery(
+                where: follower.predicate, sortBy: follower.sortBy, limit: follower.limit)
+            tasks.append(
+                Task {
+                    for try await results in live { follower.latest.withLock { $0 = results } }
+                })
         }
 
         for step in 0..<50 {
@@ -68,9 +76,14 @@ import FolioTestSupport
                 }
             }
             for follower in followers {
-                let expected = try await items.fetch(where: follower.predicate, sortBy: follower.sortBy, limit: follower.limit).collect()
+                let expected = try await items.fetch(
+                    where: follower.predicate, sortBy: follower.sortBy, limit: follower.limit
+                ).collect()
                 let reached = await eventually { follower.latest.withLock { $0 } == expected }
-                #expect(reached, "seed \(seed), step \(step): \(follower.name) is \(follower.latest.withLock { $0 }?.map(\.id) ?? []), expected \(expected.map(\.id))")
+                #expect(
+                    reached,
+                    "seed \(seed), step \(step): \(follower.name) is \(follower.latest.withLock { $0 }?.map(\.id) ?? []), expected \(expected.map(\.id))"
+                )
                 if !reached { return }
             }
         }

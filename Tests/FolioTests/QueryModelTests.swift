@@ -42,9 +42,11 @@ import LibraryExample
     static let tags = ["red", "green", "blue", "x", "y"]
 
     static func item(_ id: Int, _ rng: inout SplitMix64) -> Item {
-        Item(id: id, group: Int(rng.next() % 12), name: names[Int(rng.next() % UInt64(names.count))] + String(rng.next() % 3),
-             tags: (0..<Int(rng.next() % 3)).map { _ in tags[Int(rng.next() % UInt64(tags.count))] },
-             score: Int(rng.next() % 100) - 50, code: "c\(id)", rating: rng.next() % 4 == 0 ? nil : Int(rng.next() % 5))
+        Item(
+            id: id, group: Int(rng.next() % 12),
+            name: names[Int(rng.next() % UInt64(names.count))] + String(rng.next() % 3),
+            tags: (0..<Int(rng.next() % 3)).map { _ in tags[Int(rng.next() % UInt64(tags.count))] },
+            score: Int(rng.next() % 100) - 50, code: "c\(id)", rating: rng.next() % 4 == 0 ? nil : Int(rng.next() % 5))
     }
 
     /// A predicate and whether it has a conjunct the planner can answer from an index.
@@ -58,7 +60,8 @@ import LibraryExample
         let s = anchored ? anchor!.score : Int(rng.next() % 100) - 50
         let n = ["A", "An", "B", "C", "Cé", "Ä", "Z", ""][Int(rng.next() % 8)]
         let t = tags[Int(rng.next() % UInt64(tags.count))], u = tags[Int(rng.next() % UInt64(tags.count))]
-        let c = "c\(rng.next() % 300)", id = Int(rng.next() % 300), r: Int? = rng.next() % 3 == 0 ? nil : Int(rng.next() % 5)
+        let c = "c\(rng.next() % 300)", id = Int(rng.next() % 300),
+            r: Int? = rng.next() % 3 == 0 ? nil : Int(rng.next() % 5)
         let full = anchored ? anchor!.name : names[Int(rng.next() % UInt64(names.count))] + String(rng.next() % 3)
         let s2 = s + Int(rng.next() % 40)
         return [
@@ -70,9 +73,15 @@ import LibraryExample
             ("g...h contains group", #Predicate<Item> { (g...h).contains($0.group) }, true),
             ("g..<h contains group", #Predicate<Item> { (g..<h).contains($0.group) }, true),
             // A non-ASCII prefix of one character leaves nothing to range over (QueryValueRange).
-            ("name starts with n", #Predicate<Item> { $0.name.starts(with: n) }, n.count > 1 || n.first?.isASCII == true),
+            (
+                "name starts with n", #Predicate<Item> { $0.name.starts(with: n) },
+                n.count > 1 || n.first?.isASCII == true
+            ),
             ("tags contains t", #Predicate<Item> { $0.tags.contains(t) }, true),
-            ("tags contains t || tags contains u", #Predicate<Item> { $0.tags.contains(t) || $0.tags.contains(u) }, true),
+            (
+                "tags contains t || tags contains u", #Predicate<Item> { $0.tags.contains(t) || $0.tags.contains(u) },
+                true
+            ),
             ("group == g || tags contains t", #Predicate<Item> { $0.group == g || $0.tags.contains(t) }, true),
             ("code == c", #Predicate<Item> { $0.code == c }, true),
             ("id >= id && score < s", #Predicate<Item> { $0.id >= id && $0.score < s }, true),
@@ -80,24 +89,40 @@ import LibraryExample
             ("!(group == g)", #Predicate<Item> { !($0.group == g) }, false),
             ("score > s", #Predicate<Item> { $0.score > s }, false),
             ("score > s || group == g", #Predicate<Item> { $0.score > s || $0.group == g }, false),
-            ("!(score > s) && (group > g || name starts with n)",
-             #Predicate<Item> { !($0.score > s) && ($0.group > g || $0.name.starts(with: n)) }, n.count > 1 || n.first?.isASCII == true),
-            ("tags contains t && g...h contains group && score != s",
-             #Predicate<Item> { $0.tags.contains(t) && (g...h).contains($0.group) && $0.score != s }, true),
+            (
+                "!(score > s) && (group > g || name starts with n)",
+                #Predicate<Item> { !($0.score > s) && ($0.group > g || $0.name.starts(with: n)) },
+                n.count > 1 || n.first?.isASCII == true
+            ),
+            (
+                "tags contains t && g...h contains group && score != s",
+                #Predicate<Item> { $0.tags.contains(t) && (g...h).contains($0.group) && $0.score != s }, true
+            ),
             ("score == s * 2", #Predicate<Item> { $0.score == s * 2 }, false),  // `s * 2` is computed: not a constant
             ("name == full && score > s", #Predicate<Item> { $0.name == full && $0.score > s }, true),
             ("group >= g && group < h", #Predicate<Item> { $0.group >= g && $0.group < h }, true),
-            ("group > g && group <= h && score < s", #Predicate<Item> { $0.group > g && $0.group <= h && $0.score < s }, true),
+            (
+                "group > g && group <= h && score < s",
+                #Predicate<Item> { $0.group > g && $0.group <= h && $0.score < s }, true
+            ),
             ("id < h && id >= g && id > g", #Predicate<Item> { $0.id < h && $0.id >= g && $0.id > g }, true),
-            ("id > g && id >= s2 && id <= h * 20", #Predicate<Item> { $0.id > g && $0.id >= s2 && $0.id <= 240 && $0.id < 200 }, true),
+            (
+                "id > g && id >= s2 && id <= h * 20",
+                #Predicate<Item> { $0.id > g && $0.id >= s2 && $0.id <= 240 && $0.id < 200 }, true
+            ),
             ("score <= s2 && name == full", #Predicate<Item> { $0.score <= s2 && $0.name == full }, true),
-            ("name == full && s..<s2 contains score", #Predicate<Item> { $0.name == full && (s..<s2).contains($0.score) }, true),
+            (
+                "name == full && s..<s2 contains score",
+                #Predicate<Item> { $0.name == full && (s..<s2).contains($0.score) }, true
+            ),
             ("name == full && score == s", #Predicate<Item> { $0.name == full && $0.score == s }, true),
             // String ranges use the index only with ASCII bounds (RangeReadableKey.swift).
             ("name >= n", #Predicate<Item> { $0.name >= n }, n.utf8.allSatisfy { $0 < 0x80 }),
             ("name < full", #Predicate<Item> { $0.name < full }, full.utf8.allSatisfy { $0 < 0x80 }),
-            ("n <= name && name < full", #Predicate<Item> { n <= $0.name && $0.name < full },
-             n.utf8.allSatisfy { $0 < 0x80 } && full.utf8.allSatisfy { $0 < 0x80 }),
+            (
+                "n <= name && name < full", #Predicate<Item> { n <= $0.name && $0.name < full },
+                n.utf8.allSatisfy { $0 < 0x80 } && full.utf8.allSatisfy { $0 < 0x80 }
+            ),
         ]
     }
 
@@ -110,7 +135,9 @@ import LibraryExample
         ("score descending", [SortDescriptor(\Item.score, order: .reverse)]),
     ]
 
-    static func expected(_ items: [Item], _ predicate: Predicate<Item>, _ sortBy: [SortDescriptor<Item>]) throws -> [Item] {
+    static func expected(
+        _ items: [Item], _ predicate: Predicate<Item>, _ sortBy: [SortDescriptor<Item>]
+    ) throws -> [Item] {
         let matching = try items.filter { try predicate.evaluate($0) }.sorted { $0.id < $1.id }
         guard !sortBy.isEmpty else { return matching }
         return matching.enumerated().sorted { a, b in
@@ -154,20 +181,30 @@ import LibraryExample
                     let limit: Int? = rng.next() % 3 == 0 ? Int(rng.next() % 8) : nil
                     let offset = rng.next() % 4 == 0 ? Int(rng.next() % 5) : 0
                     let want = try Self.expected(all, template.predicate, sortBy)
-                    let context = "seed \(seed) round \(round): \(template.name), sort \(sortName), limit \(limit.map(String.init) ?? "-") offset \(offset)"
-                    let got = try await items.fetch(where: template.predicate, sortBy: sortBy, limit: limit, offset: offset).collect()
+                    let context =
+                        "seed \(seed) round \(round): \(template.name), sort \(sortName), limit \(limit.map(String.init) ?? "-") offset \(offset)"
+                    let got = try await items.fetch(
+                        where: template.predicate, sortBy: sortBy, limit: limit, offset: offset
+                    ).collect()
                     let wantPage = Array(want.dropFirst(offset).prefix(limit ?? Int.max))
                     if got != wantPage {
-                        let plan = try await items.explain(where: template.predicate, sortBy: sortBy, limit: limit, offset: offset)
+                        let plan = try await items.explain(
+                            where: template.predicate, sortBy: sortBy, limit: limit, offset: offset)
                         Issue.record("\(context); plan: \(plan); got \(got.map(\.id)), want \(wantPage.map(\.id))")
                     }
                     checked += 1
                 }
-                #expect(try await items.count(where: template.predicate) == (try Self.expected(all, template.predicate, []).count),
-                        "count: \(template.name)")
-                let firstByGroup = try await items.first(where: template.predicate, sortBy: [SortDescriptor(\Item.group)])
-                #expect(firstByGroup == (try Self.expected(all, template.predicate, [SortDescriptor(\Item.group)]).first))
-                #expect(try await items.contains(where: template.predicate) == !(try Self.expected(all, template.predicate, []).isEmpty))
+                #expect(
+                    try await items.count(where: template.predicate)
+                        == (try Self.expected(all, template.predicate, []).count),
+                    "count: \(template.name)")
+                let firstByGroup = try await items.first(
+                    where: template.predicate, sortBy: [SortDescriptor(\Item.group)])
+                #expect(
+                    firstByGroup == (try Self.expected(all, template.predicate, [SortDescriptor(\Item.group)]).first))
+                #expect(
+                    try await items.contains(where: template.predicate)
+                        == !(try Self.expected(all, template.predicate, []).isEmpty))
                 let plan = try await items.explain(where: template.predicate)
                 if template.indexable {
                     #expect(plan.access != .everyRecord, "\(template.name) has an indexable conjunct: \(plan)")
@@ -187,7 +224,8 @@ import LibraryExample
         var rng = SplitMix64(seed: 9)
         try await persistence.perform {
             for id in 0..<20 { try await items.persist(Self.item(id, &rng)) }
-            try await items.persist(Item(id: 100, group: 99, name: "New", tags: ["x"], score: 0, code: "c100", rating: nil))
+            try await items.persist(
+                Item(id: 100, group: 99, name: "New", tags: ["x"], score: 0, code: "c100", rating: nil))
             #expect(try await items.fetch(where: #Predicate { $0.group == 99 }).collect().map(\.id) == [100])
             #expect(try await items.count(where: #Predicate { $0.name.starts(with: "New") }) == 1)
         }
@@ -205,7 +243,8 @@ import LibraryExample
         let plan = try await books.explain(where: predicate)
         #expect(plan.access == .index(name: "title", ranges: ["title starts with \"the\""]), "\(plan)")
         let found = try await books.fetch(where: predicate).collect()
-        #expect(found == sample.filter { $0.sortTitle.hasPrefix("the") }.sorted { $0.id.uuidString < $1.id.uuidString }
+        #expect(
+            found == sample.filter { $0.sortTitle.hasPrefix("the") }.sorted { $0.id.uuidString < $1.id.uuidString }
                 || Set(found.map(\.id)) == Set(sample.filter { $0.sortTitle.hasPrefix("the") }.map(\.id)))
     }
 
@@ -214,10 +253,13 @@ import LibraryExample
         let persistence = Persistence.inMemory()
         let items = persistence.datastore(for: ItemFormat.self)
         try await items.persist(Item(id: 1, group: 1, name: "A", tags: [], score: 0, code: "c1", rating: nil))
-        let byGroup = try await items.explain(where: #Predicate { $0.group >= 3 && $0.score < 7 }, sortBy: [SortDescriptor(\.name)],
-                                             limit: 20)
+        let byGroup = try await items.explain(
+            where: #Predicate { $0.group >= 3 && $0.score < 7 }, sortBy: [SortDescriptor(\.name)],
+            limit: 20)
         #expect(byGroup.access == .index(name: "group", ranges: ["group >= 3"]))
-        #expect(byGroup.description == "index group (group >= 3), then filter by the predicate, then sort by name, then limit 20")
+        #expect(
+            byGroup.description
+                == "index group (group >= 3), then filter by the predicate, then sort by name, then limit 20")
         let byCode = try await items.explain(where: #Predicate { $0.group >= 3 && $0.code == "c1" })
         #expect(byCode.access == .index(name: "code", ranges: ["code == c1"]), "an equality on a unique index wins")
         let streamed = try await items.explain(where: #Predicate { $0.group == 2 }, sortBy: [SortDescriptor(\.group)])

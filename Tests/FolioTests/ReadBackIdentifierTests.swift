@@ -64,7 +64,10 @@ import Folio
         #expect(try await handles.load("abc")?.name == "reads back as written", "the refused write changed nothing")
         #expect(try await handles.load("ABC") == nil)
         #expect(try await handles.fetch(where: #Predicate { $0.id == "ABC" }).collect().isEmpty)
-        #expect(try await handles.fetch(where: #Predicate { $0.id == "abc" }).collect().map(\.name) == ["reads back as written"])
+        #expect(
+            try await handles.fetch(where: #Predicate { $0.id == "abc" }).collect().map(\.name) == [
+                "reads back as written"
+            ])
     }
 
     @Test func anIdentifierTheCodingKeysLeaveOutIsRefused() async throws {

@@ -128,7 +128,8 @@ import Folio
         try await stamps.persist(Stamp(id: whole, note: "whole seconds read back"))
         #expect(try await stamps.load(whole)?.note == "whole seconds read back")
         await #expect {
-            try await stamps.persist(Stamp(id: Date(timeIntervalSinceReferenceDate: 100.5), note: "a fraction does not"))
+            try await stamps.persist(
+                Stamp(id: Date(timeIntervalSinceReferenceDate: 100.5), note: "a fraction does not"))
         } throws: { error in
             guard case FolioError.encodingFailed(let datastore, _, let reason) = error else { return false }
             return datastore == "stamps" && reason.contains("identifier")
@@ -151,19 +152,26 @@ import Folio
     @Test func theDefaultCoderReadsBackExactly() throws {
         var rng = SystemRandomNumberGenerator()
         let encoder = FolioJSONEncoder(), decoder = FolioJSONDecoder()
-        var doubles: [Double] = [0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
-                                 .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1 / 3, 1e-300, 123456789.125, .ulpOfOne]
+        var doubles: [Double] = [
+            0, -0.0, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude,
+            .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0.1, 1 / 3, 1e-300, 123456789.125, .ulpOfOne,
+        ]
         for _ in 0..<5_000 {
             let bits = UInt64.random(in: .min ... .max, using: &rng)
             let double = Double(bitPattern: bits)
             if double.isFinite { doubles.append(double) }
             doubles.append(Double.random(in: -1e9...1e9, using: &rng))
         }
-        let scalars = ["a", "é", "e\u{301}", "\u{212A}", "\u{345}\u{300}", "\u{0}", "\"", "\\", "/", "\u{1F600}", "\u{7F}", "\n"]
+        let scalars = [
+            "a", "é", "e\u{301}", "\u{212A}", "\u{345}\u{300}", "\u{0}", "\"", "\\", "/", "\u{1F600}", "\u{7F}", "\n",
+        ]
         for (position, double) in doubles.enumerated() {
-            let text = (0..<Int.random(in: 0...6, using: &rng)).map { _ in scalars.randomElement(using: &rng)! }.joined()
-            let blob = Data((0..<Int.random(in: 0...20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
-            let reading = Reading(id: position, value: double, at: Date(timeIntervalSinceReferenceDate: double), blob: blob, text: text)
+            let text = (0..<Int.random(in: 0...6, using: &rng)).map { _ in scalars.randomElement(using: &rng)! }
+                .joined()
+            let blob = Data(
+                (0..<Int.random(in: 0...20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            let reading = Reading(
+                id: position, value: double, at: Date(timeIntervalSinceReferenceDate: double), blob: blob, text: text)
             let back = try decoder.decode(Reading.self, from: encoder.encode(reading))
             #expect(back.value.bitPattern == double.bitPattern, "\(double)")
             #expect(back.at.timeIntervalSinceReferenceDate.bitPattern == double.bitPattern, "\(double)")

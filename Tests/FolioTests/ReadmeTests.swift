@@ -16,17 +16,19 @@ enum Readme {
         enum Version: String, CaseIterable { case v1 = "2024-03", current = "2025-01" }
         static let key = "books"
         static let currentVersion = Version.current
-        typealias Instance = Book                               // Codable & Identifiable
+        typealias Instance = Book  // Codable & Identifiable
 
-        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Book {
-            switch version {                                    // migrations: one case per version
+        static func decode(
+            _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+        ) throws -> Book {
+            switch version {  // migrations: one case per version
             case .v1: Book(try decoder.decode(BookV1.self, from: data))
             case .current: try decoder.decode(Book.self, from: data)
             }
         }
 
-        let title = Index(\Book.sortTitle)                      // one-to-many, computed key path
-        let authors = ManyToManyIndex(\Book.authorIDs)          // each element is a value
+        let title = Index(\Book.sortTitle)  // one-to-many, computed key path
+        let authors = ManyToManyIndex(\Book.authorIDs)  // each element is a value
         let isbn = OneToOneIndex(\Book.isbn, storage: .direct)  // unique; entry holds the record
     }
 }
@@ -39,7 +41,9 @@ enum Readme {
         let formats = try DocumentedCode.swiftBlocks(inFile: readme).filter { $0.contains(": DatastoreFormat") }
         try #require(formats.count == 1)
         let source = DocumentedCode.normalized(try String(contentsOfFile: #filePath, encoding: .utf8))
-        #expect(DocumentedCode.source(source, contains: DocumentedCode.normalized(formats[0])), "README.md's format example is not the code compiled in ReadmeTests.swift:\n\(formats[0])")
+        #expect(
+            DocumentedCode.source(source, contains: DocumentedCode.normalized(formats[0])),
+            "README.md's format example is not the code compiled in ReadmeTests.swift:\n\(formats[0])")
         #expect(formats[0].contains("from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder"))
     }
 
@@ -58,9 +62,13 @@ enum Readme {
         let sample = try #require(old.first)
         #expect(try await books.load(sample.id) == Readme.Book(sample))
         #expect(try await books.load(sample.isbn, from: \.isbn) == Readme.Book(sample))
-        #expect(try await books.count(sample.authorID, from: \.authors) == old.filter { $0.authorID == sample.authorID }.count)
+        #expect(
+            try await books.count(sample.authorID, from: \.authors)
+                == old.filter { $0.authorID == sample.authorID }.count)
         #expect(try await books.load(...).collect().count == 20)
-        #expect(try await books.load(..., from: \.title).collect().map(\.sortTitle) == old.map { Readme.Book($0).sortTitle }.sorted())
+        #expect(
+            try await books.load(..., from: \.title).collect().map(\.sortTitle)
+                == old.map { Readme.Book($0).sortTitle }.sorted())
         expectSound(next)
     }
 }

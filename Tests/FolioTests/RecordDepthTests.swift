@@ -62,7 +62,8 @@ enum Outline {
             try await outline.persist(Outline.Entry(id: 2, depth: limit + 1))
         }
         if case .encodingFailed(let datastore, let identifier, let reason)? = refusal {
-            #expect(datastore == "outline" && identifier == "2" && reason.contains("maximumDepth (\(limit))"), "\(reason)")
+            #expect(
+                datastore == "outline" && identifier == "2" && reason.contains("maximumDepth (\(limit))"), "\(reason)")
         } else {
             Issue.record("\(String(describing: refusal))")
         }
@@ -71,7 +72,9 @@ enum Outline {
         // The key-value store likewise.
         try persistence.values.set(Outline.Entry(id: 4, depth: limit), for: .outlineEntry)
         #expect(persistence.values[.outlineEntry]?.root?.depth == limit - 1)
-        #expect(throws: FolioError.self) { try persistence.values.set(Outline.Entry(id: 5, depth: limit + 1), for: .outlineEntry) }
+        #expect(throws: FolioError.self) {
+            try persistence.values.set(Outline.Entry(id: 5, depth: limit + 1), for: .outlineEntry)
+        }
         #expect(persistence.values[.outlineEntry]?.id == 4)
 
         // A format that raises both limits stores and reads deeper records.

@@ -52,7 +52,10 @@ enum Priced {
 
     /// A version tag longer than a record header can hold.
     struct LongTag: DatastoreFormat {
-        enum Version: String, CaseIterable { case long = "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv" }
+        enum Version: String, CaseIterable {
+            case long =
+                "vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv"
+        }
         static let key = "long"
         static let currentVersion = Version.long
         typealias Instance = Bag
@@ -143,7 +146,8 @@ enum Priced {
         defer { persistence.close() }
         let items = persistence.datastore(for: Priced.First.self)
         let id = KeyEncoding.encode(4)
-        let garbage = try StoredRecord.encode(version: "1", indexKeys: [("name", [KeyEncoding.encode("d")])], payload: Array("{not json".utf8))
+        let garbage = try StoredRecord.encode(
+            version: "1", indexKeys: [("name", [KeyEncoding.encode("d")])], payload: Array("{not json".utf8))
         try persistence.store.write { txn in _ = try txn.put(garbage, for: id, in: "records/priced") }
         let replaced = try await items.persist(Priced.OldItem(id: 4, name: "e", price: 1))
         #expect(replaced == nil)
@@ -208,19 +212,24 @@ enum Priced {
     @Test func storedRecordCodecBounds() throws {
         let keys: [(name: String, keys: [[UInt8]])] = [("a", [[1, 2], [3]]), ("b", [[]])]
         let bytes = try StoredRecord.encode(version: "7", indexKeys: keys, payload: Array("{}".utf8))
-        #expect(StoredRecord.decode(bytes) == StoredRecord(version: "7", indexKeys: ["a": [[1, 2], [3]], "b": [[]]], payload: Array("{}".utf8)))
+        #expect(
+            StoredRecord.decode(bytes)
+                == StoredRecord(version: "7", indexKeys: ["a": [[1, 2], [3]], "b": [[]]], payload: Array("{}".utf8)))
         #expect(StoredRecord.header(bytes)?.version == "7")
         #expect(throws: StoredRecord.EncodingProblem.self) {
             try StoredRecord.encode(version: String(repeating: "v", count: 256), indexKeys: [], payload: [])
         }
         #expect(throws: StoredRecord.EncodingProblem.self) {
-            try StoredRecord.encode(version: "1", indexKeys: [("a", [[UInt8](repeating: 0, count: 65_536)])], payload: [])
+            try StoredRecord.encode(
+                version: "1", indexKeys: [("a", [[UInt8](repeating: 0, count: 65_536)])], payload: [])
         }
         #expect(throws: StoredRecord.EncodingProblem.self) {
             try StoredRecord.encode(version: "1", indexKeys: [("a", Array(repeating: [1], count: 65_536))], payload: [])
         }
         // Truncated input is refused, never read past.
-        for end in 0..<bytes.count - 2 { #expect(StoredRecord.header(Array(bytes[..<end])) == nil || end >= bytes.count - 2) }
+        for end in 0..<bytes.count - 2 {
+            #expect(StoredRecord.header(Array(bytes[..<end])) == nil || end >= bytes.count - 2)
+        }
     }
 
     /// A unique index over an optional constrains values, not nil (SQL's UNIQUE):
@@ -275,10 +284,15 @@ enum Cards {
 extension RecordEdgeTests {
     @Test func computedKeyPathWithANewVersionIsRebuilt() async throws {
         // Why a version is needed: every computed key path prints alike across launches.
-        #expect(Index(\Cards.Card.uppercased).definition.fingerprint == Index(\Cards.Card.lowercased).definition.fingerprint)
-        #expect(Index(\Cards.Card.uppercased).definition.fingerprint != Index(\Cards.Card.lowercased, version: 2).definition.fingerprint)
-        #expect(Index(\Cards.Card.name).definition.fingerprint == "oneToMany;reference;Swift.String;\\Card.name",
-                "version 1 keeps the fingerprint of earlier releases")
+        #expect(
+            Index(\Cards.Card.uppercased).definition.fingerprint == Index(\Cards.Card.lowercased).definition.fingerprint
+        )
+        #expect(
+            Index(\Cards.Card.uppercased).definition.fingerprint
+                != Index(\Cards.Card.lowercased, version: 2).definition.fingerprint)
+        #expect(
+            Index(\Cards.Card.name).definition.fingerprint == "oneToMany;reference;Swift.String;\\Card.name",
+            "version 1 keeps the fingerprint of earlier releases")
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
@@ -312,11 +326,13 @@ extension RecordEdgeTests {
         do {
             let persistence = try Persistence(at: path, options: Self.options)
             let catalogKey = Array("members".utf8)
-            var entry = try CatalogEntry.decode(try persistence.store.read().get(catalogKey, in: DatastoreLayout.catalogTree)!, datastore: "members")
+            var entry = try CatalogEntry.decode(
+                try persistence.store.read().get(catalogKey, in: DatastoreLayout.catalogTree)!, datastore: "members")
             #expect(entry.indexes["email"]?.fingerprint.hasSuffix(";nil-distinct") == true)
             entry.indexes["email"]?.fingerprint = "oneToOne;reference;Swift.Optional<Swift.String>;\\Member.email"
             let id = KeyEncoding.encode(2)
-            let record = try StoredRecord.encode(version: "1", indexKeys: [("email", [[0x00]])], payload: Array(#"{"id":2}"#.utf8))
+            let record = try StoredRecord.encode(
+                version: "1", indexKeys: [("email", [[0x00]])], payload: Array(#"{"id":2}"#.utf8))
             try persistence.store.write { txn in
                 _ = try txn.put(entry.encoded(), for: catalogKey, in: DatastoreLayout.catalogTree)
                 _ = try txn.remove([0x00] + id, from: "index/members/email")
@@ -355,7 +371,9 @@ enum Migrated {
         static let key = "migrated"
         static let currentVersion = Version.two
         typealias Instance = Item
-        static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Item {
+        static func decode(
+            _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+        ) throws -> Item {
             let item = try decoder.decode(Item.self, from: data)
             if version == .one && item.id == 3 { throw Refused() }
             return item
@@ -382,7 +400,10 @@ extension RecordEdgeTests {
         #expect(progress.last == .complete(total: 8), "four records indexed, four to convert (one left as stored)")
         #expect(try await items.load(1)?.name == "n1")
         #expect(try await items.load("n4", from: \.name).collect().map(\.id) == [4])
-        #expect(try await items.indexReport() == [IndexReport(index: "name", isBuilt: true, unindexed: [3], unindexedCount: 1)])
+        #expect(
+            try await items.indexReport() == [
+                IndexReport(index: "name", isBuilt: true, unindexed: [3], unindexedCount: 1)
+            ])
         // Converted records are stored in version 2; record 3 stays as it was.
         let view = try persistence.store.read()
         #expect(try StoredRecord.decode(view.get(KeyEncoding.encode(1), in: "records/migrated")!)?.version == "2")

@@ -70,7 +70,8 @@ import FolioStorage
                 try await cards.warm()
                 #expect(try await cards.count("ann", from: \.byName) == 20)
             } else {
-                try await persistence.perform { () throws in #expect(try await cards.count("ann", from: \.byName) == 20) }
+                try await persistence.perform { () throws in #expect(try await cards.count("ann", from: \.byName) == 20)
+                }
             }
             persistence.close()
         }
@@ -119,7 +120,9 @@ import FolioStorage
         do {
             let persistence = try Persistence(at: path, options: Self.options)
             // Below every other identifier, so it is among the first records sampled.
-            try persistence.store.write { txn in _ = try txn.put([0xEE], for: KeyEncoding.encode(-1), in: "records/cards") }
+            try persistence.store.write { txn in
+                _ = try txn.put([0xEE], for: KeyEncoding.encode(-1), in: "records/cards")
+            }
             persistence.close()
         }
         let helper = try Persistence(readingFrom: path, options: Self.options)

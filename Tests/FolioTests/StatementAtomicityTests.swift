@@ -48,7 +48,10 @@ import FolioStorage
             #expect(inside == original)
         }
         #expect(try await books.load(original.id) == original)
-        #expect(try await books.load(1900 + 1 % 120, from: \.year).map(\.id).reduce(into: []) { $0.append($1) } == [original.id])
+        #expect(
+            try await books.load(1900 + 1 % 120, from: \.year).map(\.id).reduce(into: []) { $0.append($1) } == [
+                original.id
+            ])
         #expect(try await books.count(2001, from: \.year) == 0)
         #expect(try await books.count("Changed", from: \.title) == 0)
         expectSound(persistence)
@@ -176,7 +179,9 @@ import FolioStorage
             #expect(kept == 1, "exactly one book holds the shared ISBN")
             let stored = try #require(try await books.load(versions[0].id))
             #expect(versions.contains(stored))
-            let titles = try await books.load("Version 1"..."Version 9", from: \.title).reduce(into: 0) { count, _ in count += 1 }
+            let titles = try await books.load("Version 1"..."Version 9", from: \.title).reduce(into: 0) { count, _ in
+                count += 1
+            }
             #expect(titles == 1, "one title entry for the one record")
             #expect(try await books.count(1500...1510, from: \.year) == 1)
             try await books.delete(stored.id)

@@ -17,8 +17,11 @@ struct Oops: Error {}
         try await books.persist(first)
         var duplicate = makeBook(2)
         duplicate.isbn = first.isbn
-        await #expect(throws: FolioError.uniqueIndexConflict(datastore: "books", index: "isbn", value: first.isbn,
-                                                             existing: first.id.uuidString, new: duplicate.id.uuidString)) {
+        await #expect(
+            throws: FolioError.uniqueIndexConflict(
+                datastore: "books", index: "isbn", value: first.isbn,
+                existing: first.id.uuidString, new: duplicate.id.uuidString)
+        ) {
             try await persistence.perform {
                 try await authors.persist(Author(id: 1, name: "Ann", born: 1970))
                 try await books.persist(makeBook(3))
@@ -106,7 +109,9 @@ struct Oops: Error {}
                         try await persistence.read {
                             let years = Set(try await books.load(...).collect().map(\.year))
                             let counter = try await authors.load(0)?.born
-                            #expect(years.count == 1 && years.first == counter, "torn snapshot: \(years) vs \(String(describing: counter))")
+                            #expect(
+                                years.count == 1 && years.first == counter,
+                                "torn snapshot: \(years) vs \(String(describing: counter))")
                         }
                         // A lone range read is one snapshot too.
                         #expect(Set(try await books.load(...).collect().map(\.year)).count == 1)
@@ -129,7 +134,9 @@ struct Oops: Error {}
         try await withThrowingTaskGroup(of: Void.self) { group in
             for writer in 0..<4 {
                 group.addTask {
-                    for n in 0..<50 { try await authors.persist(Author(id: writer * 1000 + n, name: "w\(writer)", born: n)) }
+                    for n in 0..<50 {
+                        try await authors.persist(Author(id: writer * 1000 + n, name: "w\(writer)", born: n))
+                    }
                 }
             }
             try await group.waitForAll()

@@ -19,10 +19,14 @@ import Foundation
     @Test func compositeNamesListTheirComponents() {
         #expect(TypeName.of(Composite<String, Int>.self) == "Folio.Composite<Pack{Swift.String, Swift.Int}>")
         #expect(TypeName.of(Composite<String>.self) == "Folio.Composite<Pack{Swift.String}>")
-        #expect(TypeName.of(Composite<UUID, Int?, Date>.self)
+        #expect(
+            TypeName.of(Composite<UUID, Int?, Date>.self)
                 == "Folio.Composite<Pack{Foundation.UUID, Swift.Optional<Swift.Int>, Foundation.Date}>")
-        #expect(TypeName.of(Composite<Composite<String, Int>, Bool>.self)
+        #expect(
+            TypeName.of(Composite<Composite<String, Int>, Bool>.self)
                 == "Folio.Composite<Pack{Folio.Composite<Pack{Swift.String, Swift.Int}>, Swift.Bool}>")
-        #expect(TypeName.of(Composite<String, Int>?.self) == "Swift.Optional<Folio.Composite<Pack{Swift.String, Swift.Int}>>")
+        #expect(
+            TypeName.of(Composite<String, Int>?.self)
+                == "Swift.Optional<Folio.Composite<Pack{Swift.String, Swift.Int}>>")
     }
 }

@@ -47,7 +47,9 @@ import Folio
     }
 
     @Test func queriesSeeTheRecordsAUniqueIndexLeftOut() async throws {
-        let books = [Book(id: 1, isbn: "X", serial: 7), Book(id: 2, isbn: "X", serial: 7), Book(id: 3, isbn: "Y", serial: 9)]
+        let books = [
+            Book(id: 1, isbn: "X", serial: 7), Book(id: 2, isbn: "X", serial: 7), Book(id: 3, isbn: "Y", serial: 9),
+        ]
         try await Self.withStore(books) { store throws in
             let report = try await store.indexReport()
             #expect(report.map(\.unindexedCount) == [1, 1], "the build left book 2 out of both indexes")
@@ -56,10 +58,16 @@ import Folio
             #expect(try await store.count(where: isX) == 2)
             #expect(try await store.first(where: isX, sortBy: [SortDescriptor(\.id, order: .reverse)])?.id == 2)
             #expect(try await store.fetch(where: #Predicate { $0.serial >= 7 }).collect().map(\.id) == [1, 2, 3])
-            #expect(try await store.fetch(where: #Predicate { $0.serial == 7 || $0.isbn == "Y" }).collect().map(\.id) == [1, 2, 3])
+            #expect(
+                try await store.fetch(where: #Predicate { $0.serial == 7 || $0.isbn == "Y" }).collect().map(\.id) == [
+                    1, 2, 3,
+                ])
             // Sorted by a unique index's order: the index alone would leave book 2 out.
             #expect(try await store.fetch(sortBy: [SortDescriptor(\.serial)]).collect().map(\.id) == [1, 2, 3])
-            #expect(try await store.fetch(sortBy: [SortDescriptor(\.serial, order: .reverse)]).collect().map(\.id) == [3, 1, 2])
+            #expect(
+                try await store.fetch(sortBy: [SortDescriptor(\.serial, order: .reverse)]).collect().map(\.id) == [
+                    3, 1, 2,
+                ])
             let live = try await store.liveQuery(where: isX)
             var updates = live.makeAsyncIterator()
             #expect(try await updates.next()?.map(\.id) == [1, 2])
@@ -74,7 +82,9 @@ import Folio
     }
 
     @Test func deleteWhereDeletesEveryMatch() async throws {
-        let books = [Book(id: 1, isbn: "X", serial: 1), Book(id: 2, isbn: "X", serial: 2), Book(id: 3, isbn: "Y", serial: 3)]
+        let books = [
+            Book(id: 1, isbn: "X", serial: 1), Book(id: 2, isbn: "X", serial: 2), Book(id: 3, isbn: "Y", serial: 3),
+        ]
         try await Self.withStore(books) { store throws in
             #expect(try await store.delete(where: #Predicate { $0.isbn == "X" }) == 2)
             #expect(try await store.load(...).collect().map(\.id) == [3])
@@ -89,7 +99,9 @@ import Folio
             let isX = #Predicate<Book> { $0.isbn == "X" }
             #expect(try await store.explain(where: isX).access == .everyRecord)
             #expect(try await store.count(where: isX) == 1_002)
-            #expect(try await store.explain(where: #Predicate { $0.serial == 5 }).access != .everyRecord, "a complete index still serves")
+            #expect(
+                try await store.explain(where: #Predicate { $0.serial == 5 }).access != .everyRecord,
+                "a complete index still serves")
         }
     }
 }

@@ -34,15 +34,24 @@ import Testing
     func nestingAtTheLimitPassesAndOneMoreIsAProblem(arrays: Bool) throws {
         let limit = FolioJSONDecoder.defaultMaximumDepth
         func nested(_ depth: Int) -> String {
-            arrays ? String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
+            arrays
+                ? String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)
                 : String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
         }
         #expect(KeyValueVerifier.problem(with: [1] + Array(nested(limit).utf8)) == nil)
-        #expect(KeyValueVerifier.problem(with: [1] + Array((String(repeating: "[", count: limit) + String(repeating: "]", count: limit)).utf8)) == nil)
+        #expect(
+            KeyValueVerifier.problem(
+                with: [1] + Array((String(repeating: "[", count: limit) + String(repeating: "]", count: limit)).utf8))
+                == nil)
         let problem = KeyValueVerifier.problem(with: [1] + Array(nested(limit + 1).utf8))
-        #expect(problem == "the value is not valid JSON: nesting deeper than \(limit) levels at byte \(arrays ? limit : limit * 5)", "\(problem ?? "accepted")")
+        #expect(
+            problem
+                == "the value is not valid JSON: nesting deeper than \(limit) levels at byte \(arrays ? limit : limit * 5)",
+            "\(problem ?? "accepted")")
         #expect(throws: Never.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(limit).utf8)) }
-        #expect(throws: DecodingError.self) { _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(limit + 1).utf8)) }
+        #expect(throws: DecodingError.self) {
+            _ = try FolioJSONDecoder().decode(Nested.self, from: Array(nested(limit + 1).utf8))
+        }
     }
 
     /// Any nesting of arrays and single-member objects around an integer.
@@ -66,10 +75,18 @@ import Testing
     /// The decoders (Foundation's and Folio's) read a trailing comma; the check does not: a
     /// value it passes is JSON to every reader. Problems say where.
     @Test func problemsSayWhere() {
-        #expect(KeyValueVerifier.problem(with: [1] + Array("[1,]".utf8)) == "the value is not valid JSON: expected a value at byte 3")
-        #expect(KeyValueVerifier.problem(with: [1] + Array("5 5".utf8)) == "the value is not valid JSON: text after the value at byte 2")
-        #expect(KeyValueVerifier.problem(with: [1] + Array(#"{"a": "#.utf8)) == "the value is not valid JSON: unexpected end at byte 6")
-        #expect(KeyValueVerifier.problem(with: [1, 0x22, 0xFF, 0x22]) == "the value is not valid JSON: not valid UTF-8 at byte 0")
+        #expect(
+            KeyValueVerifier.problem(with: [1] + Array("[1,]".utf8))
+                == "the value is not valid JSON: expected a value at byte 3")
+        #expect(
+            KeyValueVerifier.problem(with: [1] + Array("5 5".utf8))
+                == "the value is not valid JSON: text after the value at byte 2")
+        #expect(
+            KeyValueVerifier.problem(with: [1] + Array(#"{"a": "#.utf8))
+                == "the value is not valid JSON: unexpected end at byte 6")
+        #expect(
+            KeyValueVerifier.problem(with: [1, 0x22, 0xFF, 0x22])
+                == "the value is not valid JSON: not valid UTF-8 at byte 0")
     }
 
     @Test func otherLayoutsAndEmptyValuesAreProblems() {

@@ -24,7 +24,8 @@ import LibraryExample
         static let launchCount = ValueKey<Int>("launchCount", default: 0)
         static let userName = ValueKey<String>("user/name", default: "")
         static let nickname = ValueKey<String?>("user/nickname")
-        static let preferences = ValueKey<Preferences>("preferences", default: Preferences(theme: "light", fontScale: 1, pinned: []))
+        static let preferences = ValueKey<Preferences>(
+            "preferences", default: Preferences(theme: "light", fontScale: 1, pinned: []))
         static let accented = ValueKey<String>("größe/café ☕", default: "")
     }
 
@@ -34,7 +35,8 @@ import LibraryExample
     @Test func writesFixtureWhenAsked() async throws {
         guard ProcessInfo.processInfo.environment["FOLIO_WRITE_FIXTURES"] == "1" else { return }
         try? FileManager.default.removeItem(atPath: Self.fixture)
-        let persistence = try Persistence(at: Self.fixture, options: PersistenceOptions(autoCompaction: nil, log: { _ in }))
+        let persistence = try Persistence(
+            at: Self.fixture, options: PersistenceOptions(autoCompaction: nil, log: { _ in }))
         let authors = persistence.datastore(for: LibraryExample.AuthorFormat.self)
         try await persistence.perform {
             for author in Self.authors { try await authors.persist(author) }

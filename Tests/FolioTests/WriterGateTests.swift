@@ -191,7 +191,9 @@ import FolioStorage
         await Self.waitUntilQueued(1, on: persistence.writer)
         let compact = Task { try await persistence.compact() }
         await Self.waitUntilQueued(2, on: persistence.writer)
-        let perform = Task { try await persistence.perform { try await authors.persist(Author(id: 3, name: "Cy", born: 1990)) } }
+        let perform = Task {
+            try await persistence.perform { try await authors.persist(Author(id: 3, name: "Cy", born: 1990)) }
+        }
         await Self.waitUntilQueued(3, on: persistence.writer)
 
         persist.cancel()

@@ -61,8 +61,9 @@ func main(_ arguments: Arguments) async throws {
 
     let scratch = try Scratch(workDirectory: arguments.workDirectory)
     defer { scratch.removeAll() }
-    let context = BenchContext(sizes: arguments.sizes, durability: arguments.durability,
-                               runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
+    let context = BenchContext(
+        sizes: arguments.sizes, durability: arguments.durability,
+        runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
     for suite in arguments.suites {
         switch suite {
         case CrudSuite.name: try await CrudSuite.run(context)
@@ -76,9 +77,11 @@ func main(_ arguments: Arguments) async throws {
     }
 
     let sqlite = try sqliteVersion()
-    let report = JSONReport(machine: MachineInfo.collect(workDirectory: arguments.workDirectory, sqliteVersion: sqlite,
-                                                                 loadAtStart: loadAtStart),
-                            results: context.results)
+    let report = JSONReport(
+        machine: MachineInfo.collect(
+            workDirectory: arguments.workDirectory, sqliteVersion: sqlite,
+            loadAtStart: loadAtStart),
+        results: context.results)
 
     var jsonPath = arguments.jsonPath, markdownPath = arguments.markdownPath, svgDirectory = arguments.svgDirectory
     if arguments.smoke {
@@ -91,17 +94,22 @@ func main(_ arguments: Arguments) async throws {
     if let jsonPath { try report.write(to: jsonPath) }
     if let markdownPath { try MarkdownReport.write(report, to: markdownPath) }
     var svgFiles: [String] = []
-    if let svgDirectory { svgFiles = try SVGReport.write(report.results, to: svgDirectory, logarithmic: arguments.svgLogarithmic) }
+    if let svgDirectory {
+        svgFiles = try SVGReport.write(report.results, to: svgDirectory, logarithmic: arguments.svgLogarithmic)
+    }
 
     if arguments.smoke, let jsonPath, let markdownPath {
-        printError(try Smoke.verify(suites: arguments.suites, sizes: arguments.sizes, runs: arguments.runs,
-                                    jsonPath: jsonPath, markdownPath: markdownPath, svgFiles: svgFiles))
+        printError(
+            try Smoke.verify(
+                suites: arguments.suites, sizes: arguments.sizes, runs: arguments.runs,
+                jsonPath: jsonPath, markdownPath: markdownPath, svgFiles: svgFiles))
     }
     if arguments.jsonPath == nil, arguments.markdownPath == nil, !arguments.smoke {
         print(MarkdownReport.render(report))
     }
     let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-    printError(String(format: "folio-bench: %d rows in %.1f s (checksum %llx)", report.results.count, elapsed, Sink.value))
+    printError(
+        String(format: "folio-bench: %d rows in %.1f s (checksum %llx)", report.results.count, elapsed, Sink.value))
 }
 
 /// Runs ``main(_:)`` off the main actor; returns the exit status.

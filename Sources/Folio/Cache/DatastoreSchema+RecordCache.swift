@@ -29,25 +29,35 @@ extension DatastoreSchema {
 
     /// The record `identifier` as `source` sees it, from the record cache when it holds it
     /// for the source's generation, else read, decoded and kept in the cache.
-    func read(_ identifier: [UInt8], from source: ReadSource, core: PersistenceCore) throws(FolioError) -> Format.Instance? {
+    func read(
+        _ identifier: [UInt8], from source: ReadSource, core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance? {
         let cache = recordCache(core), generation = source.cacheGeneration
-        if let cache, let generation, let cached = cached(identifier, generation: generation, in: cache) { return cached }
-        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) }) else {
+        if let cache, let generation, let cached = cached(identifier, generation: generation, in: cache) {
+            return cached
+        }
+        guard
+            let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) })
+        else {
             return nil
         }
         let instance = try decode(bytes, identifier: identifier, core: core)
         if let cache, let generation {
-            cache.insert(instance, identifier, in: recordsTree, generation: generation, bytes: bytes.count,
-                         format: ObjectIdentifier(Format.self))
+            cache.insert(
+                instance, identifier, in: recordsTree, generation: generation, bytes: bytes.count,
+                format: ObjectIdentifier(Format.self))
         }
         return instance
     }
 
     /// A record a scan has read (`bytes`, stored under `identifier`), decoded, or the cached
     /// instance when the cache holds it for the source's generation. Does not fill the cache.
-    func decode(_ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore) throws(FolioError) -> Format.Instance {
+    func decode(
+        _ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
         if let cache = recordCache(core), let generation = source.cacheGeneration,
-           let cached = cached(identifier, generation: generation, in: cache) {
+            let cached = cached(identifier, generation: generation, in: cache)
+        {
             return cached
         }
         return try decode(bytes, identifier: identifier, core: core)

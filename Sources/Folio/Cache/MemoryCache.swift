@@ -69,7 +69,9 @@ final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             wholeLimits.withLock { whole in
                 whole = newValue
                 for (index, shard) in shards.enumerated() {
-                    shard.lru.withLock { $0.setLimits(newValue.share(ofShard: index, of: count), now: { clock.nanoseconds }) }
+                    shard.lru.withLock {
+                        $0.setLimits(newValue.share(ofShard: index, of: count), now: { clock.nanoseconds })
+                    }
                 }
             }
         }

@@ -235,7 +235,9 @@ struct MemoryCacheLRU<Key: Hashable, Value> {
             let node = nodes[Int(slot)]
             if node.newer != previous { problems.append("node \(slot): newer \(node.newer), expected \(previous)") }
             if let key = node.key {
-                if slots[key] != slot { problems.append("node \(slot): dictionary has \(String(describing: slots[key]))") }
+                if slots[key] != slot {
+                    problems.append("node \(slot): dictionary has \(String(describing: slots[key]))")
+                }
             } else {
                 problems.append("node \(slot): linked without a key")
             }

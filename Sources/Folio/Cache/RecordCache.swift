@@ -78,21 +78,27 @@ final class RecordCache: Sendable {
     /// A cache with `limits`, for a store whose newest generation is `generation`, of the
     /// trees `tracks` accepts (by default datastores' records trees; the key-value store's
     /// cache is another instance, over its tree).
-    init(limits: RecordCacheLimits, generation: UInt64, tracks: @escaping @Sendable (String) -> Bool = DatastoreLayout.isRecordsTree) {
+    init(
+        limits: RecordCacheLimits, generation: UInt64,
+        tracks: @escaping @Sendable (String) -> Bool = DatastoreLayout.isRecordsTree
+    ) {
         entries = MemoryCache(limits: MemoryCacheLimits(count: limits.count, cost: limits.bytes, age: limits.age))
         known = Atomic(generation)
         self.tracks = tracks
     }
 
     /// The instance of `identifier` in `tree` as of generation `generation`, if cached.
-    func instance<Instance>(_ identifier: [UInt8], in tree: String, generation: UInt64, format: ObjectIdentifier) -> Instance? {
+    func instance<Instance>(
+        _ identifier: [UInt8], in tree: String, generation: UInt64, format: ObjectIdentifier
+    ) -> Instance? {
         let newest = known.load(ordering: .acquiring)
         guard generation <= newest else {
             catchUp(to: generation)
             return nil
         }
         guard let entry = entries.value(forKey: Key(tree: tree, identifier: identifier)), entry.since <= generation,
-              entry.format == format, entry.since >= floor.load(ordering: .acquiring) else {
+            entry.format == format, entry.since >= floor.load(ordering: .acquiring)
+        else {
             return nil
         }
         return entry.instance as? Instance
@@ -100,10 +106,14 @@ final class RecordCache: Sendable {
 
     /// Keeps `instance`, decoded from `bytes` stored bytes of `identifier` in generation
     /// `generation`, unless the cache has seen a newer generation (see the type's comment).
-    func insert(_ instance: some Sendable, _ identifier: [UInt8], in tree: String, generation: UInt64, bytes: Int,
-                format: ObjectIdentifier) {
-        entries.insert(Entry(instance: instance, since: generation, format: format), forKey: Key(tree: tree, identifier: identifier),
-                       cost: bytes, if: { self.known.load(ordering: .acquiring) == generation })
+    func insert(
+        _ instance: some Sendable, _ identifier: [UInt8], in tree: String, generation: UInt64, bytes: Int,
+        format: ObjectIdentifier
+    ) {
+        entries.insert(
+            Entry(instance: instance, since: generation, format: format),
+            forKey: Key(tree: tree, identifier: identifier),
+            cost: bytes, if: { self.known.load(ordering: .acquiring) == generation })
     }
 
     /// A generation this process created, reported before any read can see it: raise
@@ -141,7 +151,8 @@ final class RecordCache: Sendable {
     private static func raise(_ value: borrowing Atomic<UInt64>, to generation: UInt64) {
         var current = value.load(ordering: .relaxed)
         while current < generation {
-            let (exchanged, original) = value.compareExchange(expected: current, desired: generation, ordering: .acquiringAndReleasing)
+            let (exchanged, original) = value.compareExchange(
+                expected: current, desired: generation, ordering: .acquiringAndReleasing)
             if exchanged { return }
             current = original
         }

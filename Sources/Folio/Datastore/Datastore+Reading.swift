@@ -19,7 +19,9 @@ extension Datastore {
     }
 
     /// The instances whose identifiers lie in `range` (`a..<b`, `a...b`, `a...`, `..<b`, `...b`).
-    public func load(_ range: some IndexRange<Identifier>, order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance> {
+    public func load(
+        _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending, limit: Int? = nil
+    ) -> Records<Instance> {
         records(through: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
     }
 
@@ -44,25 +46,33 @@ extension Datastore {
 
     /// The instances whose value in a one-to-many or many-to-many index is `value`, in
     /// identifier order.
-    public func load<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
-                                                    limit: Int? = nil) -> Records<Instance> where I.Instance == Instance {
-        records(through: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+    public func load<I: MultiValueIndexDeclaration>(
+        _ value: I.Value, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
+        limit: Int? = nil
+    ) -> Records<Instance> where I.Instance == Instance {
+        records(
+            through: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
     }
 
     /// The first instance (in identifier order) whose value in the index is `value`.
-    nonisolated(nonsending) public func first<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Instance?
+    nonisolated(nonsending) public func first<I: MultiValueIndexDeclaration>(
+        _ value: I.Value, from index: KeyPath<Format, I>
+    ) async throws(FolioError) -> Instance?
     where I.Instance == Instance {
         var iterator = load(value, from: index, limit: 1).makeAsyncIterator()
         return try await iterator.next()
     }
 
     /// The instance whose value in a one-to-one index is `value`, or nil.
-    nonisolated(nonsending) public func load<Value>(_ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>) async throws(FolioError) -> Instance? {
+    nonisolated(nonsending) public func load<Value>(
+        _ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>
+    ) async throws(FolioError) -> Instance? {
         let declared = schema.index(index)
         let key = value.keyBytes
         return try await withRead { (source, usable) throws(FolioError) -> Instance? in
             try require(declared, in: usable)
-            guard let entry = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: declared.tree) }) else { return nil }
+            guard let entry = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: declared.tree) })
+            else { return nil }
             return try instance(fromEntry: entry, of: declared, source: source)
         }
     }
@@ -76,45 +86,62 @@ extension Datastore {
     /// a stored string that is not is placed, and bounded, by its normal form (Swift's `<`
     /// takes shortcuts there, Keys.md §9.1). A `#Predicate` over the same range answers by
     /// Swift's `<` instead (``fetch(where:sortBy:limit:offset:)``).
-    public func load<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
-                                               order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance>
+    public func load<I: ValueIndexDeclaration>(
+        _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
+        order: RangeOrder = .ascending, limit: Int? = nil
+    ) -> Records<Instance>
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return records(through: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit)
+        return records(
+            through: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order,
+            limit: limit)
     }
 
     /// Every instance in the order of an index: `load(..., from: \.title)`.
-    public func load<I: ValueIndexDeclaration>(_ all: UnboundedRange, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
-                                               limit: Int? = nil) -> Records<Instance> where I.Instance == Instance {
+    public func load<I: ValueIndexDeclaration>(
+        _ all: UnboundedRange, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
+        limit: Int? = nil
+    ) -> Records<Instance> where I.Instance == Instance {
         records(through: schema.index(index), range: .all, order: order, limit: limit)
     }
 
     /// Number of index entries with `value` (for a many-to-many index, of instances holding it).
-    nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(
+        _ value: I.Value, from index: KeyPath<Format, I>
+    ) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges))
+        return try await countKeys(
+            in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges))
     }
 
     /// Number of index entries whose value lies in `range`.
-    nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func count<I: ValueIndexDeclaration>(
+        _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>
+    ) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await countKeys(in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges))
+        return try await countKeys(
+            in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges))
     }
 
     // MARK: Machinery
 
-    func records(through index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder, limit: Int?) -> Records<Instance> {
+    func records(
+        through index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder, limit: Int?
+    ) -> Records<Instance> {
         let datastore = self
         return Records(limit: limit) { () async throws(FolioError) -> RecordStream<Instance> in
             let (source, usable) = try await datastore.readSource()
             if let index { try datastore.require(index, in: usable) }
             let tree = index?.tree ?? datastore.schema.recordsTree
-            let cursor = try FolioError.wrap { () throws(StorageError) in try source.cursor(in: tree, range: range, direction: order.direction) }
+            let cursor = try FolioError.wrap { () throws(StorageError) in
+                try source.cursor(in: tree, range: range, direction: order.direction)
+            }
             return RecordStream(cursor: cursor) { (entry) throws(FolioError) -> Instance in
                 if let index { return try datastore.instance(fromEntry: entry.value, of: index, source: source) }
-                return try datastore.schema.decode(entry.value, identifier: entry.key, source: source, core: datastore.core)
+                return try datastore.schema.decode(
+                    entry.value, identifier: entry.key, source: source, core: datastore.core)
             }
         }
     }
@@ -129,19 +156,26 @@ extension Datastore {
     /// path throws `closed`); nil on a miss or before the datastore is prepared.
     func cachedNewest(_ key: [UInt8]) -> Instance? {
         guard let cache = schema.recordCache(core), !core.isReadOnly, schema.knownReady.load(ordering: .acquiring),
-              TransactionContext.current(for: core) == nil, let generation = core.store.openGeneration else { return nil }
+            TransactionContext.current(for: core) == nil, let generation = core.store.openGeneration
+        else { return nil }
         return schema.cached(key, generation: generation, in: cache)
     }
 
     /// The instance an index entry refers to (or holds, for a direct index).
-    func instance(fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource) throws(FolioError) -> Instance {
+    func instance(
+        fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource
+    ) throws(FolioError) -> Instance {
         try schema.instance(fromEntry: entry, of: index, source: source, core: core)
     }
 
-    nonisolated(nonsending) func countKeys(in tree: String, index: SchemaIndex<Instance>?, range: KeyRange) async throws(FolioError) -> Int {
+    nonisolated(nonsending) func countKeys(
+        in tree: String, index: SchemaIndex<Instance>?, range: KeyRange
+    ) async throws(FolioError) -> Int {
         try await withRead { (source, usable) throws(FolioError) -> Int in
             if let index { try require(index, in: usable) }
-            var cursor = try FolioError.wrap { () throws(StorageError) in try source.cursor(in: tree, range: range, direction: .forward) }
+            var cursor = try FolioError.wrap { () throws(StorageError) in
+                try source.cursor(in: tree, range: range, direction: .forward)
+            }
             var count = 0
             while try FolioError.wrap({ () throws(StorageError) in try cursor.nextKey() }) != nil { count += 1 }
             return count
@@ -151,14 +185,18 @@ extension Datastore {
 
 extension DatastoreSchema {
     /// The instance an index entry refers to (or holds, for a direct index).
-    func instance(fromEntry entry: [UInt8], of index: SchemaIndex<Format.Instance>, source: ReadSource,
-                  core: PersistenceCore) throws(FolioError) -> Format.Instance {
+    func instance(
+        fromEntry entry: [UInt8], of index: SchemaIndex<Format.Instance>, source: ReadSource,
+        core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
         guard let (identifier, record) = IndexEntry.decode(entry) else {
             throw .corruptRecord(datastore: key, detail: "an entry of index \(index.name) is malformed")
         }
         if let record { return try decode(record, identifier: identifier, source: source, core: core) }
         guard let instance = try read(identifier, from: source, core: core) else {
-            throw .corruptRecord(datastore: key, detail: "index \(index.name) refers to \(describe(identifierKey: identifier)), which does not exist")
+            throw .corruptRecord(
+                datastore: key,
+                detail: "index \(index.name) refers to \(describe(identifierKey: identifier)), which does not exist")
         }
         return instance
     }

@@ -10,7 +10,8 @@ extension Datastore where Access == ReadWrite {
     @discardableResult
     nonisolated(nonsending) public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
         try await withWrite { (transaction) throws(FolioError) -> Instance? in
-            let (identifier, previous) = try IndexMaintenance.store(instance, schema: schema, core: core, in: transaction)
+            let (identifier, previous) = try IndexMaintenance.store(
+                instance, schema: schema, core: core, in: transaction)
             guard let previous else { return nil }
             // The old record's index entries were removed through the keys stored in its
             // header, so it need not decode to be replaced: only the returned value is lost.
@@ -30,12 +31,16 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes the instance with `identifier` if there is one; returns it.
     @discardableResult
-    nonisolated(nonsending) public func deleteIfPresent(_ identifier: Identifier) async throws(FolioError) -> Instance? {
+    nonisolated(nonsending) public func deleteIfPresent(_ identifier: Identifier) async throws(FolioError) -> Instance?
+    {
         let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Instance? in
             // Decode before deleting, so a record that does not decode is not deleted by
             // a call that promises to return it; `purge` deletes such records.
-            guard let bytes = try FolioError.wrap({ () throws(StorageError) in try transaction.get(key, in: schema.recordsTree) })
+            guard
+                let bytes = try FolioError.wrap({ () throws(StorageError) in
+                    try transaction.get(key, in: schema.recordsTree)
+                })
             else { return nil }
             let instance = try schema.decode(bytes, identifier: key, core: core)
             try IndexMaintenance.delete(key, schema: schema, in: transaction)
@@ -67,21 +72,29 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes every instance whose value in an index lies in `range`; returns how many.
     @discardableResult
-    nonisolated(nonsending) public func delete<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func delete<I: ValueIndexDeclaration>(
+        _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>
+    ) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await deleteRecords(in: declared.tree, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), index: declared)
+        return try await deleteRecords(
+            in: declared.tree, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), index: declared)
     }
 
     /// Deletes every instance whose value in a one-to-many or many-to-many index is `value`.
     @discardableResult
-    nonisolated(nonsending) public func delete<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>) async throws(FolioError) -> Int
+    nonisolated(nonsending) public func delete<I: MultiValueIndexDeclaration>(
+        _ value: I.Value, from index: KeyPath<Format, I>
+    ) async throws(FolioError) -> Int
     where I.Instance == Instance {
         let declared = schema.index(index)
-        return try await deleteRecords(in: declared.tree, range: KeyRanges.exactly(value, suffixed: true), index: declared)
+        return try await deleteRecords(
+            in: declared.tree, range: KeyRanges.exactly(value, suffixed: true), index: declared)
     }
 
-    nonisolated(nonsending) private func deleteRecords(in tree: String, range: KeyRange, index: SchemaIndex<Instance>?) async throws(FolioError) -> Int {
+    nonisolated(nonsending) private func deleteRecords(
+        in tree: String, range: KeyRange, index: SchemaIndex<Instance>?
+    ) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
             // The cursor sees the deletions as they happen (the transaction's own writes).
             var cursor = transaction.cursor(in: tree, range: range)

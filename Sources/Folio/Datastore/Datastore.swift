@@ -27,7 +27,9 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
     // MARK: Running reads and writes
 
     /// Runs a read in the current transaction or snapshot, or in a fresh snapshot.
-    nonisolated(nonsending) func withRead<R>(_ body: (ReadSource, Set<String>?) throws(FolioError) -> R) async throws(FolioError) -> R {
+    nonisolated(nonsending) func withRead<R>(
+        _ body: (ReadSource, Set<String>?) throws(FolioError) -> R
+    ) async throws(FolioError) -> R {
         let context = TransactionContext.current(for: core)
         let availability = try await prepare(in: context)
         if let context {
@@ -60,7 +62,9 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
 
 extension Datastore where Access == ReadWrite {
     /// Runs a write in the current transaction, or in a new one that commits at once.
-    nonisolated(nonsending) func withWrite<R>(_ body: (WriteTransaction) throws(FolioError) -> R) async throws(FolioError) -> R {
+    nonisolated(nonsending) func withWrite<R>(
+        _ body: (WriteTransaction) throws(FolioError) -> R
+    ) async throws(FolioError) -> R {
         if let context = TransactionContext.current(for: core) {
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             _ = try await prepare(in: context)
@@ -81,7 +85,9 @@ enum IndexAvailability {
     /// snapshots taken before preparation).
     case fromCatalog
 
-    func resolve<Format, Access>(_ source: ReadSource, _ datastore: Datastore<Format, Access>) throws(FolioError) -> Set<String>? {
+    func resolve<Format, Access>(
+        _ source: ReadSource, _ datastore: Datastore<Format, Access>
+    ) throws(FolioError) -> Set<String>? {
         switch self {
         case .all: return nil
         case .fromCatalog: return try datastore.usableIndexes(in: source)

@@ -52,7 +52,9 @@ public protocol DatastoreFormat: Sendable {
     /// `decoder` is ``recordDecoder``. The default decodes the current version as
     /// `Instance`, and any other version through the Foundation form of this hook,
     /// ``decode(_:from:using:)-(_,Data,_)``, so formats written for it keep working.
-    static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Instance
+    static func decode(
+        _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+    ) throws -> Instance
     /// The form of ``decode(_:from:using:)-(_,ArraySlice<UInt8>,_)`` that earlier releases
     /// called, with Foundation's coder: still called for records stored in a version other
     /// than the current one when a format implements it and not the new form. `decoder` is
@@ -104,7 +106,9 @@ extension DatastoreFormat {
     /// configured as `decoder`: the same date, data, non-finite float and key strategies and
     /// the same `userInfo`. Only `maximumDepth` has no Foundation setting: that decoder
     /// accepts 512 levels of nesting.
-    public static func decode(_ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder) throws -> Instance {
+    public static func decode(
+        _ version: Version, from data: ArraySlice<UInt8>, using decoder: FolioJSONDecoder
+    ) throws -> Instance {
         if version == currentVersion { return try decoder.decode(Instance.self, from: data) }
         // The record was written with the format's strategies: a default JSONDecoder would
         // not read its ISO 8601 dates, snake-case keys or converted non-finite floats.

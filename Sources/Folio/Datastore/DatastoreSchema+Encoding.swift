@@ -21,7 +21,9 @@ extension DatastoreSchema {
     /// normalises it, an `id = UUID()` the coding keys leave out). A record that came back
     /// with another identifier would be found by neither, and a point query, which trusts
     /// the key it reads, would return it for an identifier it does not have.
-    func encodeRecord(_ instance: Format.Instance, identifier: [UInt8]) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
+    func encodeRecord(
+        _ instance: Format.Instance, identifier: [UInt8]
+    ) throws(FolioError) -> (record: [UInt8], keys: [[[UInt8]]]) {
         // Invariant: an identifier key fits the engine's key limit (so also the u16 length of
         // an index entry, §24) before any entry is built or written.
         let identifierLength = identifier.count
@@ -33,7 +35,8 @@ extension DatastoreSchema {
             // No index values to list, so the header comes first and the JSON is appended to
             // the same buffer, read back where it lies: the record layout ends with the
             // payload, which has no length field (Docs/Format.md §23).
-            var record = try encodeRecord(version: currentTag, indexKeys: [], payload: [], identifier: describeIdentifier)
+            var record = try encodeRecord(
+                version: currentTag, indexKeys: [], payload: [], identifier: describeIdentifier)
             let payloadStart = record.count
             try encodeJSON(instance, appendingTo: &record, identifier: describeIdentifier)
             _ = try readBack(record[payloadStart...], identifier: identifier, describe: describeIdentifier)
@@ -51,11 +54,14 @@ extension DatastoreSchema {
             keys.append(values)
             named.append((index.name, values))
         }
-        let record = try encodeRecord(version: currentTag, indexKeys: named, payload: payload, identifier: describeIdentifier)
+        let record = try encodeRecord(
+            version: currentTag, indexKeys: named, payload: payload, identifier: describeIdentifier)
         return (record, keys)
     }
 
-    private func encodeJSON(_ instance: Format.Instance, appendingTo bytes: inout [UInt8], identifier: () -> String) throws(FolioError) {
+    private func encodeJSON(
+        _ instance: Format.Instance, appendingTo bytes: inout [UInt8], identifier: () -> String
+    ) throws(FolioError) {
         do {
             try encoder.encode(instance, appendingTo: &bytes)
         } catch {
@@ -67,19 +73,23 @@ extension DatastoreSchema {
     /// not read back, or whose identifier would read back as another one (it could then be
     /// found neither by the identifier it is stored under nor by the one it reads back
     /// with), is refused before anything is written.
-    private func readBack(_ payload: ArraySlice<UInt8>, identifier: [UInt8], describe: () -> String) throws(FolioError) -> Format.Instance {
+    private func readBack(
+        _ payload: ArraySlice<UInt8>, identifier: [UInt8], describe: () -> String
+    ) throws(FolioError) -> Format.Instance {
         let stored: Format.Instance
         do {
             stored = try Format.decode(Format.currentVersion, from: payload, using: decoder)
         } catch {
-            throw .encodingFailed(datastore: key, identifier: describe(),
-                                  reason: "the record would not read back (recordDecoder must read what recordEncoder writes): \(error)")
+            throw .encodingFailed(
+                datastore: key, identifier: describe(),
+                reason: "the record would not read back (recordDecoder must read what recordEncoder writes): \(error)")
         }
         let storedIdentifier = identifierKey(of: stored)
         guard storedIdentifier == identifier else {
-            throw .encodingFailed(datastore: key, identifier: describe(),
-                                  reason: "its identifier would read back as \(self.describe(identifierKey: storedIdentifier)): "
-                                      + "the record coders or the type's Codable conformance do not keep it")
+            throw .encodingFailed(
+                datastore: key, identifier: describe(),
+                reason: "its identifier would read back as \(self.describe(identifierKey: storedIdentifier)): "
+                    + "the record coders or the type's Codable conformance do not keep it")
         }
         return stored
     }

@@ -62,7 +62,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         key = Format.key
         recordsTree = DatastoreLayout.recordsTree(Format.key)
         currentTag = Format.tag(of: Format.currentVersion)
-        versionsByTag = Dictionary(Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
+        versionsByTag = Dictionary(
+            Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         identifierPath = Format.identifier
         identifierKeyIsExact = Format.Identifier.self is any EqualityExactKey.Type
         cachesInstances = !(Format.Instance.self is AnyObject.Type)
@@ -72,14 +73,19 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         var byDeclaration: [UInt64: Int] = [:]
         var problem: String? = nil
         for child in Mirror(reflecting: format).children {
-            guard let declaration = child.value as? any IndexDeclaration<Format.Instance>, var name = child.label else { continue }
+            guard let declaration = child.value as? any IndexDeclaration<Format.Instance>, var name = child.label else {
+                continue
+            }
             if name.hasPrefix("_") { name.removeFirst() }
             if name.utf8.count > 100 { problem = "index name \(name) is longer than 100 bytes" }
             byDeclaration[declaration.definition.id] = indexes.count
-            indexes.append(SchemaIndex(name: name, definition: declaration.definition,
-                                       tree: DatastoreLayout.indexTree(Format.key, name)))
+            indexes.append(
+                SchemaIndex(
+                    name: name, definition: declaration.definition,
+                    tree: DatastoreLayout.indexTree(Format.key, name)))
         }
-        for tag in Format.Version.allCases.map(Format.tag(of:)) where tag.utf8.count > StoredRecord.maximumVersionLength {
+        for tag in Format.Version.allCases.map(Format.tag(of:)) where tag.utf8.count > StoredRecord.maximumVersionLength
+        {
             problem = "version tag \(tag.prefix(20))… is longer than \(StoredRecord.maximumVersionLength) bytes"
         }
         if Format.key.isEmpty || Format.key.utf8.count > DatastoreLayout.maximumKeyLength {
@@ -90,7 +96,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         declarationProblem = problem
         signature = DatastoreSignature(
             instanceType: TypeName.of(Format.Instance.self), identifierType: TypeName.of(Format.Identifier.self),
-            versions: Format.Version.allCases.map { Format.tag(of: $0) }, currentVersion: Format.tag(of: Format.currentVersion),
+            versions: Format.Version.allCases.map { Format.tag(of: $0) },
+            currentVersion: Format.tag(of: Format.currentVersion),
             indexes: Dictionary(uniqueKeysWithValues: indexes.map { ($0.name, $0.definition.fingerprint) }))
     }
 
@@ -123,8 +130,10 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     }
 
     /// `StoredRecord.encode`, its refusals reported as ``FolioError/encodingFailed(datastore:identifier:reason:)``.
-    func encodeRecord(version: String, indexKeys: [(name: String, keys: [[UInt8]])], payload: [UInt8],
-                      identifier: () -> String) throws(FolioError) -> [UInt8] {
+    func encodeRecord(
+        version: String, indexKeys: [(name: String, keys: [[UInt8]])], payload: [UInt8],
+        identifier: () -> String
+    ) throws(FolioError) -> [UInt8] {
         do {
             return try StoredRecord.encode(version: version, indexKeys: indexKeys, payload: payload)
         } catch {
@@ -133,7 +142,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     }
 
     /// The encoded values `instance` has in `index` (what its entries are keyed by).
-    func indexValues(_ index: SchemaIndex<Format.Instance>, of instance: Format.Instance, identifier: [UInt8]?) -> [[UInt8]] {
+    func indexValues(
+        _ index: SchemaIndex<Format.Instance>, of instance: Format.Instance, identifier: [UInt8]?
+    ) -> [[UInt8]] {
         let values = index.definition.values(instance)
         // A unique index does not constrain nil: each record's nil value is keyed by nil's
         // encoding (0x00, below every other value) followed by the record's identifier, so
@@ -153,14 +164,18 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     }
 
     /// Decodes a stored record, converting it from the version it was stored in.
-    func decode(_ record: StoredRecord, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
+    func decode(
+        _ record: StoredRecord, identifier: [UInt8], core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
         try decode(version: record.version, payload: record.payload[...], identifier: identifier, core: core)
     }
 
     /// The record decoded, or nil if it no longer decodes (its type changed, its version is
     /// unknown, or its migration throws for it); other errors are thrown. Replacing,
     /// indexing and warming must work around such a record, never stop at it.
-    func decodeIfReadable(_ record: StoredRecord, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance? {
+    func decodeIfReadable(
+        _ record: StoredRecord, identifier: [UInt8], core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance? {
         do throws(FolioError) {
             return try decode(record, identifier: identifier, core: core)
         } catch {
@@ -180,14 +195,17 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         return try decode(version: tag, payload: bytes[start...], identifier: identifier, core: core)
     }
 
-    private func decode(version tag: String, payload: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
+    private func decode(
+        version tag: String, payload: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
         guard let version = versionsByTag[tag] else {
             throw .unknownVersion(datastore: key, identifier: describe(identifierKey: identifier), version: tag)
         }
         do {
             return try Format.decode(version, from: payload, using: decoder)
         } catch {
-            throw .decodingFailed(datastore: key, identifier: describe(identifierKey: identifier), version: tag, reason: "\(error)")
+            throw .decodingFailed(
+                datastore: key, identifier: describe(identifierKey: identifier), version: tag, reason: "\(error)")
         }
     }
 }

@@ -24,8 +24,9 @@ extension FolioJSONDecoder {
         switch nonConformingFloatDecodingStrategy {
         case .throw: decoder.nonConformingFloatDecodingStrategy = .throw
         case .convertFromString(let positiveInfinity, let negativeInfinity, let nan):
-            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: positiveInfinity,
-                                                                            negativeInfinity: negativeInfinity, nan: nan)
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: positiveInfinity,
+                negativeInfinity: negativeInfinity, nan: nan)
         }
         switch keyDecodingStrategy {
         case .useDefaultKeys: decoder.keyDecodingStrategy = .useDefaultKeys

@@ -83,7 +83,9 @@ struct RecordStream<Element>: @unchecked Sendable {
     init(cursor: Cursor, transform: @escaping (Cursor.Entry) throws(FolioError) -> Element) {
         let position = CursorPosition(cursor)
         produce = { () throws(FolioError) -> Element? in
-            guard let entry = try FolioError.wrap({ () throws(StorageError) in try position.cursor.next() }) else { return nil }
+            guard let entry = try FolioError.wrap({ () throws(StorageError) in try position.cursor.next() }) else {
+                return nil
+            }
             return try transform(entry)
         }
     }

@@ -14,7 +14,8 @@ extension StoredRecord {
         let version = String(decoding: bytes[versionStart..<(versionStart + Int(versionLength))], as: UTF8.self)
         for _ in 0..<count {
             guard let nameLength = reader.readUInt8(), reader.skip(Int(nameLength)),
-                  let keyLength = reader.readUInt16(), reader.skip(Int(keyLength)) else { return nil }
+                let keyLength = reader.readUInt16(), reader.skip(Int(keyLength))
+            else { return nil }
         }
         return (version, reader.position)
     }
@@ -23,14 +24,17 @@ extension StoredRecord {
     static func decode(_ bytes: [UInt8]) -> StoredRecord? {
         var reader = ByteReader(bytes)
         guard reader.readUInt8() == layoutVersion, let versionLength = reader.readUInt8(),
-              let versionBytes = reader.readBytes(Int(versionLength)), let count = reader.readUInt16() else { return nil }
+            let versionBytes = reader.readBytes(Int(versionLength)), let count = reader.readUInt16()
+        else { return nil }
         var indexKeys: [String: [[UInt8]]] = [:]
         for _ in 0..<count {
             guard let nameLength = reader.readUInt8(), let name = reader.readBytes(Int(nameLength)),
-                  let keyLength = reader.readUInt16(), let key = reader.readBytes(Int(keyLength)) else { return nil }
+                let keyLength = reader.readUInt16(), let key = reader.readBytes(Int(keyLength))
+            else { return nil }
             indexKeys[String(decoding: name, as: UTF8.self), default: []].append(key)
         }
-        return StoredRecord(version: String(decoding: versionBytes, as: UTF8.self), indexKeys: indexKeys,
-                            payload: reader.readBytes(reader.remaining) ?? [])
+        return StoredRecord(
+            version: String(decoding: versionBytes, as: UTF8.self), indexKeys: indexKeys,
+            payload: reader.readBytes(reader.remaining) ?? [])
     }
 }

@@ -27,8 +27,10 @@ extension StoredRecord {
     /// The record's bytes. Every length is checked against its field's width first, so a
     /// record that cannot be represented is refused whole (never truncated into a header
     /// that no longer parses).
-    static func encode(version: String, indexKeys: [(name: String, keys: [[UInt8]])],
-                       payload: [UInt8]) throws(EncodingProblem) -> [UInt8] {
+    static func encode(
+        version: String, indexKeys: [(name: String, keys: [[UInt8]])],
+        payload: [UInt8]
+    ) throws(EncodingProblem) -> [UInt8] {
         let versionBytes = Array(version.utf8)
         guard versionBytes.count <= maximumVersionLength else { throw .versionTooLong(versionBytes.count) }
         var count = 0
@@ -36,7 +38,9 @@ extension StoredRecord {
         for entry in indexKeys {
             guard entry.name.utf8.count <= maximumNameLength else { throw .indexNameTooLong(entry.name) }
             for key in entry.keys {
-                guard key.count <= maximumKeyLength else { throw .indexValueTooLong(index: entry.name, length: key.count) }
+                guard key.count <= maximumKeyLength else {
+                    throw .indexValueTooLong(index: entry.name, length: key.count)
+                }
                 keyBytes += 3 + entry.name.utf8.count + key.count
             }
             count += entry.keys.count

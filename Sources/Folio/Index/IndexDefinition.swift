@@ -66,9 +66,11 @@ public struct IndexDefinition<Instance>: Sendable {
         return text
     }
 
-    init<Value: KeyComponent>(kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
-                              components: [AnyKeyPath & Sendable] = [], valueType: Value.Type,
-                              values: @escaping @Sendable (Instance) -> [Value]) {
+    init<Value: KeyComponent>(
+        kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
+        components: [AnyKeyPath & Sendable] = [], valueType: Value.Type,
+        values: @escaping @Sendable (Instance) -> [Value]
+    ) {
         self.kind = kind
         self.keyPath = keyPath
         componentKeyPaths = components
@@ -77,7 +79,9 @@ public struct IndexDefinition<Instance>: Sendable {
         self.version = version
         nilIsDistinct = kind == .oneToOne && Value.self is any OptionalKeyComponent.Type
         self.id = IndexDeclarationCounter.next()
-        let printed = components.isEmpty ? String(describing: keyPath) : components.map { String(describing: $0) }.joined(separator: ", ")
+        let printed =
+            components.isEmpty
+            ? String(describing: keyPath) : components.map { String(describing: $0) }.joined(separator: ", ")
         keyPathDescription = printed.contains("<computed") ? nil : printed
         self.valueType = TypeName.of(Value.self)
         self.values = { instance in
@@ -120,7 +124,9 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     ///   key paths cannot be told apart across launches, so a new version is what makes the
     ///   index rebuild. Stored key paths are recognised by name; a new version rebuilds them too.
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
-        definition = IndexDefinition(kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
+        ) {
             [$0[keyPath: keyPath]]
         }
     }
@@ -128,10 +134,14 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     /// Indexes a tuple of values, ordered by the first element, then the second, and so on:
     /// `let byAuthorAndYear = Index(\Book.authorAndYear)` where `authorAndYear: (String, Int)`.
     /// Raise `version` when the key path's body changes (see ``init(_:storage:version:)``).
-    public init<each Component: KeyComponent>(_ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
-                                              storage: IndexStorage = .reference, version: Int = 1)
+    public init<each Component: KeyComponent>(
+        _ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
+        storage: IndexStorage = .reference, version: Int = 1
+    )
     where Value == Composite<repeat each Component> {
-        definition = IndexDefinition(kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
+        ) {
             [Composite(repeat each $0[keyPath: keyPath])]
         }
     }
@@ -144,8 +154,10 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
         _ first: KeyPath<Instance, First> & Sendable, _ second: KeyPath<Instance, Second> & Sendable,
         _ rest: repeat KeyPath<Instance, each Rest> & Sendable, storage: IndexStorage = .reference, version: Int = 1
     ) where Value == Composite<First, Second, repeat each Rest> {
-        definition = IndexDefinition(kind: .oneToMany, storage: storage, version: version, keyPath: first,
-                                     components: componentList(first, second, repeat each rest), valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .oneToMany, storage: storage, version: version, keyPath: first,
+            components: componentList(first, second, repeat each rest), valueType: Value.self
+        ) {
             [Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest])]
         }
     }
@@ -175,16 +187,22 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     /// Indexes the value at `keyPath` (stored or computed), uniquely. Raise `version` when
     /// the body of a computed key path changes (see ``Index/init(_:storage:version:)-(KeyPath<Instance,Value>Sendable,_,_)``).
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
-        definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
+        ) {
             [$0[keyPath: keyPath]]
         }
     }
 
     /// Indexes a tuple of values, uniquely. Raise `version` when the key path's body changes.
-    public init<each Component: KeyComponent>(_ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
-                                              storage: IndexStorage = .reference, version: Int = 1)
+    public init<each Component: KeyComponent>(
+        _ keyPath: KeyPath<Instance, (repeat each Component)> & Sendable,
+        storage: IndexStorage = .reference, version: Int = 1
+    )
     where Value == Composite<repeat each Component> {
-        definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
+        ) {
             [Composite(repeat each $0[keyPath: keyPath])]
         }
     }
@@ -196,8 +214,10 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
         _ first: KeyPath<Instance, First> & Sendable, _ second: KeyPath<Instance, Second> & Sendable,
         _ rest: repeat KeyPath<Instance, each Rest> & Sendable, storage: IndexStorage = .reference, version: Int = 1
     ) where Value == Composite<First, Second, repeat each Rest> {
-        definition = IndexDefinition(kind: .oneToOne, storage: storage, version: version, keyPath: first,
-                                     components: componentList(first, second, repeat each rest), valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .oneToOne, storage: storage, version: version, keyPath: first,
+            components: componentList(first, second, repeat each rest), valueType: Value.self
+        ) {
             [Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest])]
         }
     }
@@ -211,10 +231,14 @@ public struct ManyToManyIndex<Instance: Sendable, Value: KeyComponent>: IndexDec
 
     /// Indexes every element of the collection at `keyPath`. Raise `version` when the body
     /// of a computed key path changes (see ``Index/init(_:storage:version:)-(KeyPath<Instance,Value>Sendable,_,_)``).
-    public init<Values: Sequence & SendableMetatype>(_ keyPath: KeyPath<Instance, Values> & Sendable,
-                                                     storage: IndexStorage = .reference, version: Int = 1)
+    public init<Values: Sequence & SendableMetatype>(
+        _ keyPath: KeyPath<Instance, Values> & Sendable,
+        storage: IndexStorage = .reference, version: Int = 1
+    )
     where Values.Element == Value {
-        definition = IndexDefinition(kind: .manyToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self) {
+        definition = IndexDefinition(
+            kind: .manyToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
+        ) {
             Array($0[keyPath: keyPath])
         }
     }

@@ -4,24 +4,35 @@ import FolioStorage
 enum IndexMaintenance {
     /// Adds the entries of `values` (encoded index values) for the record `identifier`.
     /// For a unique index, a value already mapped to another identifier is a conflict.
-    static func add<Format>(_ values: [[UInt8]], for index: SchemaIndex<Format.Instance>, identifier: [UInt8],
-                            record: [UInt8], in transaction: WriteTransaction,
-                            schema: DatastoreSchema<Format>, checked: Bool = false) throws(FolioError) {
+    static func add<Format>(
+        _ values: [[UInt8]], for index: SchemaIndex<Format.Instance>, identifier: [UInt8],
+        record: [UInt8], in transaction: WriteTransaction,
+        schema: DatastoreSchema<Format>, checked: Bool = false
+    ) throws(FolioError) {
         for value in values {
             let entryKey = IndexEntry.key(value: value, identifier: identifier, unique: index.unique)
-            if index.unique, !checked, let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(entryKey, in: index.tree) }),
-               let owner = IndexEntry.decode(existing)?.identifier, owner != identifier {
-                throw .uniqueIndexConflict(datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
-                                           existing: schema.describe(identifierKey: owner), new: schema.describe(identifierKey: identifier))
+            if index.unique, !checked,
+                let existing = try FolioError.wrap({ () throws(StorageError) in
+                    try transaction.get(entryKey, in: index.tree)
+                }),
+                let owner = IndexEntry.decode(existing)?.identifier, owner != identifier
+            {
+                throw .uniqueIndexConflict(
+                    datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
+                    existing: schema.describe(identifierKey: owner), new: schema.describe(identifierKey: identifier))
             }
             let entry = IndexEntry.value(identifier: identifier, record: index.direct ? record : nil)
-            try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(entry, for: entryKey, in: index.tree) }
+            try FolioError.wrap { () throws(StorageError) in
+                _ = try transaction.put(entry, for: entryKey, in: index.tree)
+            }
         }
     }
 
     /// Removes the entries of `values` for the record `identifier`.
-    static func remove(_ values: [[UInt8]], for index: SchemaIndex<some Any>, identifier: [UInt8],
-                       in transaction: WriteTransaction) throws(FolioError) {
+    static func remove(
+        _ values: [[UInt8]], for index: SchemaIndex<some Any>, identifier: [UInt8],
+        in transaction: WriteTransaction
+    ) throws(FolioError) {
         for value in values {
             let entryKey = IndexEntry.key(value: value, identifier: identifier, unique: index.unique)
             try FolioError.wrap { () throws(StorageError) in _ = try transaction.remove(entryKey, from: index.tree) }
@@ -31,21 +42,29 @@ enum IndexMaintenance {
     /// Stores `instance` (insert or replace) with all its index entries; returns the stored
     /// record it replaced, if any.
     @discardableResult
-    static func store<Format>(_ instance: Format.Instance, schema: DatastoreSchema<Format>, core: PersistenceCore,
-                              in transaction: WriteTransaction) throws(FolioError) -> (identifier: [UInt8], previous: StoredRecord?) {
+    static func store<Format>(
+        _ instance: Format.Instance, schema: DatastoreSchema<Format>, core: PersistenceCore,
+        in transaction: WriteTransaction
+    ) throws(FolioError) -> (identifier: [UInt8], previous: StoredRecord?) {
         let identifier = schema.identifierKey(of: instance)
         let (record, keys) = try schema.encodeRecord(instance, identifier: identifier)
-        let previous = try FolioError.wrap { () throws(StorageError) in try transaction.get(identifier, in: schema.recordsTree) }
-            .map { (bytes) throws(FolioError) in try schema.parseRecord(bytes, identifier: identifier) }
+        let previous = try FolioError.wrap { () throws(StorageError) in
+            try transaction.get(identifier, in: schema.recordsTree)
+        }
+        .map { (bytes) throws(FolioError) in try schema.parseRecord(bytes, identifier: identifier) }
         // Unique conflicts first, so a conflict changes nothing even outside a transaction.
         for position in schema.indexes.indices where schema.indexes[position].unique {
             let index = schema.indexes[position]
             for value in keys[position] {
-                if let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(value, in: index.tree) }),
-                   let owner = IndexEntry.decode(existing)?.identifier, owner != identifier {
-                    throw .uniqueIndexConflict(datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
-                                               existing: schema.describe(identifierKey: owner),
-                                               new: schema.describe(identifierKey: identifier))
+                if let existing = try FolioError.wrap({ () throws(StorageError) in
+                    try transaction.get(value, in: index.tree)
+                }),
+                    let owner = IndexEntry.decode(existing)?.identifier, owner != identifier
+                {
+                    throw .uniqueIndexConflict(
+                        datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
+                        existing: schema.describe(identifierKey: owner),
+                        new: schema.describe(identifierKey: identifier))
                 }
             }
         }
@@ -57,24 +76,35 @@ enum IndexMaintenance {
             let removed = index.direct ? old : old.filter { !values.contains($0) }
             let added = index.direct ? values : values.filter { !old.contains($0) }
             try remove(removed, for: index, identifier: identifier, in: transaction)
-            try add(added, for: index, identifier: identifier, record: record, in: transaction, schema: schema, checked: true)
+            try add(
+                added, for: index, identifier: identifier, record: record, in: transaction, schema: schema,
+                checked: true)
         }
-        try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(record, for: identifier, in: schema.recordsTree) }
+        try FolioError.wrap { () throws(StorageError) in
+            _ = try transaction.put(record, for: identifier, in: schema.recordsTree)
+        }
         return (identifier, previous)
     }
 
     /// Removes the record `identifier` and its index entries; returns it, if it was there.
     /// Uses the index keys stored with the record, so the record need not decode.
     @discardableResult
-    static func delete<Format>(_ identifier: [UInt8], schema: DatastoreSchema<Format>,
-                               in transaction: WriteTransaction) throws(FolioError) -> StoredRecord? {
-        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try transaction.get(identifier, in: schema.recordsTree) })
+    static func delete<Format>(
+        _ identifier: [UInt8], schema: DatastoreSchema<Format>,
+        in transaction: WriteTransaction
+    ) throws(FolioError) -> StoredRecord? {
+        guard
+            let bytes = try FolioError.wrap({ () throws(StorageError) in
+                try transaction.get(identifier, in: schema.recordsTree)
+            })
         else { return nil }
         let record = try schema.parseRecord(bytes, identifier: identifier)
         for index in schema.indexes {
             try remove(record.indexKeys[index.name] ?? [], for: index, identifier: identifier, in: transaction)
         }
-        try FolioError.wrap { () throws(StorageError) in _ = try transaction.remove(identifier, from: schema.recordsTree) }
+        try FolioError.wrap { () throws(StorageError) in
+            _ = try transaction.remove(identifier, from: schema.recordsTree)
+        }
         return record
     }
 }

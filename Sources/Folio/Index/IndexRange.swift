@@ -108,7 +108,9 @@ enum KeyRanges {
     }
 
     /// ``make(_:suffixed:)`` for bounds given as encoded value keys.
-    static func make(lower lowerBound: RangeBound<[UInt8]>, upper upperBound: RangeBound<[UInt8]>, suffixed: Bool) -> KeyRange {
+    static func make(
+        lower lowerBound: RangeBound<[UInt8]>, upper upperBound: RangeBound<[UInt8]>, suffixed: Bool
+    ) -> KeyRange {
         let lower: KeyBound
         switch lowerBound {
         case .unbounded: lower = .unbounded
@@ -116,7 +118,9 @@ enum KeyRanges {
         case .excluded(let key):
             if suffixed {
                 // No byte string sorts above an all-0xFF prefix's extensions: the range is empty.
-                guard let above = KeyBytes.prefixUpperBound(key) else { return KeyRange(lower: .excluded(key), upper: .excluded(key)) }
+                guard let above = KeyBytes.prefixUpperBound(key) else {
+                    return KeyRange(lower: .excluded(key), upper: .excluded(key))
+                }
                 lower = .included(above)
             } else {
                 lower = .excluded(key)

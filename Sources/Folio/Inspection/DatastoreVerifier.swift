@@ -80,7 +80,8 @@ enum DatastoreVerifier {
             }
             try KeyValueVerifier.check(in: view, into: &report)
             for tree in trees where !known.contains(tree) {
-                report.problems.append(DatastoreProblem(datastore: tree, detail: "tree \(tree) belongs to no datastore in the catalog"))
+                report.problems.append(
+                    DatastoreProblem(datastore: tree, detail: "tree \(tree) belongs to no datastore in the catalog"))
             }
         } catch {
             report.problems.append(DatastoreProblem(datastore: "(store)", detail: "\(error)"))
@@ -93,8 +94,10 @@ enum DatastoreVerifier {
         name.hasPrefix("folio/") || name.hasPrefix("records/") || name.hasPrefix("index/")
     }
 
-    private static func check(_ key: String, _ entry: CatalogEntry, in view: ReadView,
-                              into report: inout PersistenceVerificationReport) throws(StorageError) {
+    private static func check(
+        _ key: String, _ entry: CatalogEntry, in view: ReadView,
+        into report: inout PersistenceVerificationReport
+    ) throws(StorageError) {
         func problem(_ index: String?, _ detail: String) {
             report.problems.append(DatastoreProblem(datastore: key, index: index, detail: detail))
         }
@@ -120,7 +123,9 @@ enum DatastoreVerifier {
                         problem(name, "record \(id) has no entry for one of its values")
                         continue
                     }
-                    if decoded.identifier != item.key { problem(name, "the entry of a value of record \(id) points to \(hex(decoded.identifier))") }
+                    if decoded.identifier != item.key {
+                        problem(name, "the entry of a value of record \(id) points to \(hex(decoded.identifier))")
+                    }
                     if state.storage == .direct {
                         let copy = decoded.record.flatMap(StoredRecord.decode)
                         if copy?.version != record.version || copy?.payload != record.payload {
@@ -143,7 +148,9 @@ enum DatastoreVerifier {
                 if state.kind == .oneToOne {
                     value = item.key
                 } else {
-                    guard item.key.count > decoded.identifier.count, item.key.suffix(decoded.identifier.count).elementsEqual(decoded.identifier) else {
+                    guard item.key.count > decoded.identifier.count,
+                        item.key.suffix(decoded.identifier.count).elementsEqual(decoded.identifier)
+                    else {
                         problem(name, "entry \(hex(item.key)) does not end with its identifier")
                         continue
                     }
@@ -154,7 +161,9 @@ enum DatastoreVerifier {
                     continue
                 }
                 guard let record = StoredRecord.decode(bytes), (record.indexKeys[name] ?? []).contains(value) else {
-                    problem(name, "entry \(hex(item.key)) points to \(hex(decoded.identifier)), which does not list that value")
+                    problem(
+                        name,
+                        "entry \(hex(item.key)) points to \(hex(decoded.identifier)), which does not list that value")
                     continue
                 }
             }
@@ -162,7 +171,10 @@ enum DatastoreVerifier {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        "0x" + bytes.prefix(32).map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        "0x"
+            + bytes.prefix(32).map {
+                String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+            }.joined()
             + (bytes.count > 32 ? "…" : "")
     }
 }

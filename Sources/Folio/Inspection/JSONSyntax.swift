@@ -105,7 +105,9 @@ struct JSONSyntax {
                 if escaped == UInt8(ascii: "u") {
                     for _ in 0..<4 {
                         index += 1
-                        guard let digit = current, digit.isHexDigit else { throw fail("expected four hexadecimal digits after \\u") }
+                        guard let digit = current, digit.isHexDigit else {
+                            throw fail("expected four hexadecimal digits after \\u")
+                        }
                     }
                 } else if !Array(#""\/bfnrt"#.utf8).contains(escaped) {
                     throw fail("invalid escape")

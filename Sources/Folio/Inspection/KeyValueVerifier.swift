@@ -11,8 +11,10 @@ enum KeyValueVerifier {
         while let item = try entries.next() {
             report.valuesChecked += 1
             if let reason = problem(with: item.value) {
-                report.problems.append(DatastoreProblem(datastore: KeyValueLayout.tree,
-                                                        detail: "key \(name(item.key)): \(reason)"))
+                report.problems.append(
+                    DatastoreProblem(
+                        datastore: KeyValueLayout.tree,
+                        detail: "key \(name(item.key)): \(reason)"))
             }
         }
     }

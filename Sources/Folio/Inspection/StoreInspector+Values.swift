@@ -28,8 +28,9 @@ extension StoreInspector {
         try FolioError.wrap { () throws(StorageError) in
             let view = try store.read()
             var cursor = try view.cursor(in: KeyValueLayout.tree)
-            var summary = KeyValueSummary(keyCount: 0, storedBytes: 0,
-                                          pageBytes: Int(try view.descriptor(of: KeyValueLayout.tree)?.bytes ?? 0))
+            var summary = KeyValueSummary(
+                keyCount: 0, storedBytes: 0,
+                pageBytes: Int(try view.descriptor(of: KeyValueLayout.tree)?.bytes ?? 0))
             while let item = try cursor.next() {
                 summary.keyCount += 1
                 summary.storedBytes += item.key.count + item.value.count
@@ -43,8 +44,10 @@ extension StoreInspector {
     /// most `limit` of them. `body` returns false to stop. Reads one snapshot. Throws
     /// ``FolioError/corruptRecord(datastore:detail:)`` (datastore `folio/values`) for a value
     /// not stored in layout 1 (Docs/Format.md §25); its JSON is not checked here.
-    public func forEachValue(from: String? = nil, to: String? = nil, order: RangeOrder = .ascending,
-                             limit: Int? = nil, _ body: (InspectedValue) throws -> Bool) throws {
+    public func forEachValue(
+        from: String? = nil, to: String? = nil, order: RangeOrder = .ascending,
+        limit: Int? = nil, _ body: (InspectedValue) throws -> Bool
+    ) throws {
         let view = try FolioError.wrap { () throws(StorageError) in try store.read() }
         var range = KeyRange()
         if let from { range.lower = .included(Array(from.utf8)) }
@@ -56,10 +59,12 @@ extension StoreInspector {
         while remaining > 0, let item = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             guard item.value.first == KeyValueLayout.layoutByte else {
                 let layout = item.value.first.map { "layout \($0)" } ?? "no layout byte (empty)"
-                throw FolioError.corruptRecord(datastore: KeyValueLayout.tree,
-                                               detail: "the value of key \(KeyValueVerifier.name(item.key)) has \(layout), not 1")
+                throw FolioError.corruptRecord(
+                    datastore: KeyValueLayout.tree,
+                    detail: "the value of key \(KeyValueVerifier.name(item.key)) has \(layout), not 1")
             }
-            let value = InspectedValue(key: String(decoding: item.key, as: UTF8.self), json: Array(item.value.dropFirst()))
+            let value = InspectedValue(
+                key: String(decoding: item.key, as: UTF8.self), json: Array(item.value.dropFirst()))
             guard try body(value) else { return }
             remaining -= 1
         }

@@ -79,11 +79,14 @@ public struct StoreInspector: Sendable {
     public func versionsPresent(in key: String) throws(FolioError) -> [String: Int] {
         let view = try FolioError.wrap { () throws(StorageError) in try store.read() }
         _ = try entry(key, in: view)
-        var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: DatastoreLayout.recordsTree(key)) }
+        var cursor = try FolioError.wrap { () throws(StorageError) in
+            try view.cursor(in: DatastoreLayout.recordsTree(key))
+        }
         var counts: [String: Int] = [:]
         while let item = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             guard let record = StoredRecord.decode(item.value) else {
-                throw .corruptRecord(datastore: key, detail: "record \(KeyText.text(for: item.key, type: "")) is malformed")
+                throw .corruptRecord(
+                    datastore: key, detail: "record \(KeyText.text(for: item.key, type: "")) is malformed")
             }
             counts[record.version, default: 0] += 1
         }
@@ -94,9 +97,11 @@ public struct StoreInspector: Sendable {
     /// index named `index`, from `from` through `to` (both inclusive, given as text and read
     /// as the identifier's or index value's type), at most `limit` of them. `body` returns
     /// false to stop. Reads one snapshot.
-    public func forEachRecord(in key: String, index: String? = nil, from: String? = nil, to: String? = nil,
-                              order: RangeOrder = .ascending, limit: Int? = nil,
-                              _ body: (InspectedRecord) throws -> Bool) throws {
+    public func forEachRecord(
+        in key: String, index: String? = nil, from: String? = nil, to: String? = nil,
+        order: RangeOrder = .ascending, limit: Int? = nil,
+        _ body: (InspectedRecord) throws -> Bool
+    ) throws {
         let view = try FolioError.wrap { () throws(StorageError) in try store.read() }
         let entry = try entry(key, in: view)
         let recordsTree = DatastoreLayout.recordsTree(key)
@@ -116,56 +121,79 @@ public struct StoreInspector: Sendable {
         if let from { range.lower = .included(try KeyText.key(for: from, type: type)) }
         if let to {
             let upper = try KeyText.key(for: to, type: type)
-            range.upper = suffixed ? (KeyBytes.prefixUpperBound(upper).map { .excluded($0) } ?? .unbounded) : .included(upper)
+            range.upper =
+                suffixed ? (KeyBytes.prefixUpperBound(upper).map { .excluded($0) } ?? .unbounded) : .included(upper)
         }
-        var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: tree, range: range, direction: order.direction) }
+        var cursor = try FolioError.wrap { () throws(StorageError) in
+            try view.cursor(in: tree, range: range, direction: order.direction)
+        }
         var remaining = limit ?? Int.max
         while remaining > 0, let item = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             var identifier = item.key
             var bytes = item.value
             if state != nil {
                 guard let decoded = IndexEntry.decode(item.value) else {
-                    throw FolioError.corruptRecord(datastore: key, detail: "an entry of index \(index ?? "") is malformed")
+                    throw FolioError.corruptRecord(
+                        datastore: key, detail: "an entry of index \(index ?? "") is malformed")
                 }
                 identifier = decoded.identifier
                 if let record = decoded.record {
                     bytes = record
                 } else {
-                    guard let stored = try FolioError.wrap({ () throws(StorageError) in try view.get(identifier, in: recordsTree) }) else {
-                        throw FolioError.corruptRecord(datastore: key, detail: "index \(index ?? "") refers to a missing record")
+                    guard
+                        let stored = try FolioError.wrap({ () throws(StorageError) in
+                            try view.get(identifier, in: recordsTree)
+                        })
+                    else {
+                        throw FolioError.corruptRecord(
+                            datastore: key, detail: "index \(index ?? "") refers to a missing record")
                     }
                     bytes = stored
                 }
             }
             guard let record = StoredRecord.decode(bytes) else {
-                throw FolioError.corruptRecord(datastore: key, detail: "record \(KeyText.text(for: identifier, type: entry.identifierType)) is malformed")
+                throw FolioError.corruptRecord(
+                    datastore: key,
+                    detail: "record \(KeyText.text(for: identifier, type: entry.identifierType)) is malformed")
             }
-            let inspected = InspectedRecord(identifier: KeyText.text(for: identifier, type: entry.identifierType),
-                                            version: record.version, json: record.payload)
+            let inspected = InspectedRecord(
+                identifier: KeyText.text(for: identifier, type: entry.identifierType),
+                version: record.version, json: record.payload)
             guard try body(inspected) else { return }
             remaining -= 1
         }
     }
 
     private func entry(_ key: String, in view: ReadView) throws(FolioError) -> CatalogEntry {
-        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try view.get(Array(key.utf8), in: DatastoreLayout.catalogTree) })
+        guard
+            let bytes = try FolioError.wrap({ () throws(StorageError) in
+                try view.get(Array(key.utf8), in: DatastoreLayout.catalogTree)
+            })
         else { throw .unknownDatastore(key) }
         return try CatalogEntry.decode(bytes, datastore: key)
     }
 
-    private func summary(_ key: String, _ entry: CatalogEntry, in view: ReadView) throws(FolioError) -> DatastoreSummary {
-        let records = try FolioError.wrap { () throws(StorageError) in try view.count(in: DatastoreLayout.recordsTree(key)) }
+    private func summary(_ key: String, _ entry: CatalogEntry, in view: ReadView) throws(FolioError) -> DatastoreSummary
+    {
+        let records = try FolioError.wrap { () throws(StorageError) in
+            try view.count(in: DatastoreLayout.recordsTree(key))
+        }
         var indexes: [IndexSummary] = []
         for (name, state) in entry.indexes.sorted(by: { $0.key < $1.key }) {
-            let entries = try FolioError.wrap { () throws(StorageError) in try view.count(in: DatastoreLayout.indexTree(key, name)) }
+            let entries = try FolioError.wrap { () throws(StorageError) in
+                try view.count(in: DatastoreLayout.indexTree(key, name))
+            }
             let parts = state.fingerprint.split(separator: ";", maxSplits: 3).map(String.init)
-            indexes.append(IndexSummary(name: name, kind: state.kind, storage: state.storage, built: state.built,
-                                        valueType: parts.count > 2 ? parts[2] : "?", keyPath: parts.count > 3 ? parts[3] : "?",
-                                        entryCount: Int(entries)))
+            indexes.append(
+                IndexSummary(
+                    name: name, kind: state.kind, storage: state.storage, built: state.built,
+                    valueType: parts.count > 2 ? parts[2] : "?", keyPath: parts.count > 3 ? parts[3] : "?",
+                    entryCount: Int(entries)))
         }
-        return DatastoreSummary(key: key, instanceType: entry.instanceType, identifierType: entry.identifierType,
-                                currentVersion: entry.currentVersion, versions: entry.versions, recordCount: Int(records),
-                                indexes: indexes)
+        return DatastoreSummary(
+            key: key, instanceType: entry.instanceType, identifierType: entry.identifierType,
+            currentVersion: entry.currentVersion, versions: entry.versions, recordCount: Int(records),
+            indexes: indexes)
     }
 
     /// The value type recorded in an index fingerprint (kind;storage;type;keypath).

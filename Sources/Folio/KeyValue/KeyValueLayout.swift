@@ -36,10 +36,13 @@ enum KeyValueLayout {
 
     /// The value stored as `bytes`, decoded as `Value`; a typed error naming the key if the
     /// bytes are not a stored value or do not decode as `Value`.
-    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], key name: String) throws(FolioError) -> Value {
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], key name: String
+    ) throws(FolioError) -> Value {
         guard bytes.first == layoutByte else {
-            throw .valueDecodingFailed(key: name, type: TypeName.of(Value.self),
-                                       reason: bytes.isEmpty ? "the stored value is empty" : "unknown value layout \(bytes[0])")
+            throw .valueDecodingFailed(
+                key: name, type: TypeName.of(Value.self),
+                reason: bytes.isEmpty ? "the stored value is empty" : "unknown value layout \(bytes[0])")
         }
         do {
             return try FolioJSONDecoder().decode(Value.self, from: bytes[1...])

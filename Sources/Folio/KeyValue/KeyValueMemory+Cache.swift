@@ -8,12 +8,17 @@ extension KeyValueMemory {
     /// (and then cached).
     func committed(_ key: [UInt8], in view: ReadView) throws(FolioError) -> ValueSlot {
         let generation = view.generation
-        if let cache, let slot: ValueSlot = cache.instance(key, in: KeyValueLayout.tree, generation: generation, format: Self.slotFormat) {
+        if let cache,
+            let slot: ValueSlot = cache.instance(
+                key, in: KeyValueLayout.tree, generation: generation, format: Self.slotFormat)
+        {
             return slot
         }
         let bytes = try FolioError.wrap { () throws(StorageError) in try view.get(key, in: KeyValueLayout.tree) }
         let slot = ValueSlot(bytes: bytes, decoded: nil, type: nil)
-        cache?.insert(slot, key, in: KeyValueLayout.tree, generation: generation, bytes: slot.cost + key.count, format: Self.slotFormat)
+        cache?.insert(
+            slot, key, in: KeyValueLayout.tree, generation: generation, bytes: slot.cost + key.count,
+            format: Self.slotFormat)
         return slot
     }
 
@@ -27,7 +32,9 @@ extension KeyValueMemory {
     func rememberDecoded<Value: Sendable>(_ value: Value, of slot: ValueSlot, key: [UInt8], generation: UInt64) {
         guard let cache, let bytes = slot.bytes, !(Value.self is AnyObject.Type) else { return }
         let decoded = ValueSlot(bytes: bytes, decoded: value)
-        cache.insert(decoded, key, in: KeyValueLayout.tree, generation: generation, bytes: decoded.cost + key.count, format: Self.slotFormat)
+        cache.insert(
+            decoded, key, in: KeyValueLayout.tree, generation: generation, bytes: decoded.cost + key.count,
+            format: Self.slotFormat)
     }
 
     /// Every slot is cached under one format: the slot itself says which type it decoded.

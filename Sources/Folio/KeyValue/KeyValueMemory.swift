@@ -178,7 +178,8 @@ final class KeyValueMemory: Sendable {
             guard let position = state.inFlight.firstIndex(where: { $0.id == batch.id }) else { return }
             let newer = state.inFlight[(position + 1)...]
             state.inFlight.remove(at: position)
-            for (key, slot) in batch.writes where state.queued[key] == nil && !newer.contains(where: { $0.writes[key] != nil }) {
+            for (key, slot) in batch.writes
+            where state.queued[key] == nil && !newer.contains(where: { $0.writes[key] != nil }) {
                 state.queued[key] = slot
             }
         }
@@ -299,8 +300,9 @@ final class KeyValueMemory: Sendable {
         state.withLock { state in state.inFlight.removeAll { $0.generation <= batch.generation } }
         guard let cache, batch.isCommitted else { return }
         for (key, slot) in batch.writes {
-            cache.insert(slot, key.bytes, in: KeyValueLayout.tree, generation: batch.generation,
-                         bytes: slot.cost + key.bytes.count, format: Self.slotFormat)
+            cache.insert(
+                slot, key.bytes, in: KeyValueLayout.tree, generation: batch.generation,
+                bytes: slot.cost + key.bytes.count, format: Self.slotFormat)
         }
     }
 

@@ -81,8 +81,11 @@ final class ValueObserver<Value: Codable & Sendable>: HubObserver {
     func reload(at view: ReadView) {
         do throws(FolioError) {
             _ = try KeyValueLayout.key(key.name)
-            let bytes = try FolioError.wrap { () throws(StorageError) in try view.get(keyBytes, in: KeyValueLayout.tree) }
-            let value = try bytes.map { (bytes) throws(FolioError) -> Value in try KeyValueLayout.decode(Value.self, from: bytes, key: key.name) }
+            let bytes = try FolioError.wrap { () throws(StorageError) in try view.get(keyBytes, in: KeyValueLayout.tree)
+            }
+            let value = try bytes.map { (bytes) throws(FolioError) -> Value in
+                try KeyValueLayout.decode(Value.self, from: bytes, key: key.name)
+            }
             channel.push(.success(value ?? key.defaultValue))
         } catch {
             channel.push(.failure(error))

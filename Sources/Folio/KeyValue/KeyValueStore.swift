@@ -87,7 +87,9 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
         } else {
             // This process's writes and the store's view taken together: no write is in
             // neither, and no batch the view shows hides a newer value.
-            let (view, writes) = try FolioError.wrap { () throws(StorageError) in try memory.snapshot { () throws(StorageError) in try core.store.read() } }
+            let (view, writes) = try FolioError.wrap { () throws(StorageError) in
+                try memory.snapshot { () throws(StorageError) in try core.store.read() }
+            }
             try read(.view(view))
             pending = writes
         }
@@ -134,7 +136,9 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
         if let pending = memory.pendingWrite(key, in: core.store) { return (pending, key, nil) }
         // A read-write persistence's cache knows every generation (they are all its own), so
         // the newest one is read without a snapshot, as `Datastore.cachedNewest` argues.
-        if !core.isReadOnly, let generation = core.store.openGeneration, let cached = memory.cached(key, generation: generation) {
+        if !core.isReadOnly, let generation = core.store.openGeneration,
+            let cached = memory.cached(key, generation: generation)
+        {
             return (cached, key, generation)
         }
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }

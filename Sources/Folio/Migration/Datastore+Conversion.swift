@@ -21,7 +21,11 @@ extension Datastore where Access == ReadWrite {
         }
         while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             let record = try schema.parseRecord(entry.value, identifier: entry.key)
-            if record.version != schema.currentTag, try schema.decodeIfReadable(record, identifier: entry.key, core: core) != nil { return entry.key }
+            if record.version != schema.currentTag,
+                try schema.decodeIfReadable(record, identifier: entry.key, core: core) != nil
+            {
+                return entry.key
+            }
         }
         return nil
     }
@@ -30,15 +34,21 @@ extension Datastore where Access == ReadWrite {
     /// last identifier looked at (nil when the end was reached). A record that no longer
     /// decodes is left as stored (reading it throws its error, as before; `persist` replaces
     /// it, `purge` removes it): one bad record must not stop the conversion of the others.
-    func migrateBatch(in transaction: WriteTransaction, from lower: KeyBound, limit: Int) throws(FolioError) -> (Int, [UInt8]?) {
+    func migrateBatch(
+        in transaction: WriteTransaction, from lower: KeyBound, limit: Int
+    ) throws(FolioError) -> (Int, [UInt8]?) {
         var cursor = transaction.cursor(in: schema.recordsTree, range: KeyRange(lower: lower))
         var converted = 0
         while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
             let record = try schema.parseRecord(entry.value, identifier: entry.key)
             guard record.version != schema.currentTag else { continue }
-            guard let instance = try schema.decodeIfReadable(record, identifier: entry.key, core: core) else { continue }
+            guard let instance = try schema.decodeIfReadable(record, identifier: entry.key, core: core) else {
+                continue
+            }
             guard schema.identifierKey(of: instance) == entry.key else {
-                throw .incompatibleDeclaration(datastore: key, reason: "migrating record \(schema.describe(identifierKey: entry.key)) changed its identifier")
+                throw .incompatibleDeclaration(
+                    datastore: key,
+                    reason: "migrating record \(schema.describe(identifierKey: entry.key)) changed its identifier")
             }
             try IndexMaintenance.store(instance, schema: schema, core: core, in: transaction)
             converted += 1

@@ -11,11 +11,14 @@ extension Datastore {
     /// At most `bufferLimit` events wait for a slow consumer; past that they are replaced
     /// by one ``DatastoreEvent/reload(token:)``: memory stays bounded, and nothing is
     /// dropped without saying so.
-    nonisolated(nonsending) public func observe(after token: ObservationToken? = nil,
-                                                bufferLimit: Int = 1_000) async throws(FolioError) -> DatastoreEvents<Format> {
+    nonisolated(nonsending) public func observe(
+        after token: ObservationToken? = nil,
+        bufferLimit: Int = 1_000
+    ) async throws(FolioError) -> DatastoreEvents<Format> {
         try await prepareForObservation(index: nil)
         let observer = EventsObserver(schema: schema, core: core, bufferLimit: bufferLimit, resumeAfter: token)
-        return DatastoreEvents(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel, core: core)
+        return DatastoreEvents(
+            lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel, core: core)
     }
 
     /// The instance with `identifier`: its current value, then its value after each change;
@@ -23,7 +26,9 @@ extension Datastore {
     ///
     /// At most `bufferLimit` values wait for a slow consumer; past that the waiting ones are
     /// dropped and the consumer continues from the newest. Values never go back in time.
-    nonisolated(nonsending) public func observe(_ identifier: Identifier, bufferLimit: Int = 100) async throws(FolioError) -> InstanceEvents<Format> {
+    nonisolated(nonsending) public func observe(
+        _ identifier: Identifier, bufferLimit: Int = 100
+    ) async throws(FolioError) -> InstanceEvents<Format> {
         try await prepareForObservation(index: nil)
         let key = identifier.keyBytes
         let observer = InstanceObserver(schema: schema, core: core, identifier: key, bufferLimit: bufferLimit)
@@ -31,62 +36,85 @@ extension Datastore {
     }
 
     /// A live query over every instance, in identifier order.
-    nonisolated(nonsending) public func liveQuery(_ all: UnboundedRange, order: RangeOrder = .ascending,
-                                                  limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+    nonisolated(nonsending) public func liveQuery(
+        _ all: UnboundedRange, order: RangeOrder = .ascending,
+        limit: Int? = nil
+    ) async throws(FolioError) -> LiveResults<Format> {
         try await live(index: nil, range: .all, order: order, limit: limit)
     }
 
     /// A live query over a range of identifiers.
-    nonisolated(nonsending) public func liveQuery(_ range: some IndexRange<Identifier>, order: RangeOrder = .ascending,
-                                                  limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+    nonisolated(nonsending) public func liveQuery(
+        _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending,
+        limit: Int? = nil
+    ) async throws(FolioError) -> LiveResults<Format> {
         try await live(index: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
     }
 
     /// A live query over the instances with one value of a one-to-many or many-to-many index.
-    nonisolated(nonsending) public func liveQuery<I: MultiValueIndexDeclaration>(_ value: I.Value, from index: KeyPath<Format, I>,
-                                                                                 order: RangeOrder = .ascending, limit: Int? = nil)
-        async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance {
-        try await live(index: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+    nonisolated(nonsending) public func liveQuery<I: MultiValueIndexDeclaration>(
+        _ value: I.Value, from index: KeyPath<Format, I>,
+        order: RangeOrder = .ascending, limit: Int? = nil
+    )
+        async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance
+    {
+        try await live(
+            index: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
     }
 
     /// A live query over the instance (at most one) with one value of a one-to-one index:
     /// the live form of `load(_:from:)` on the same index, taking the same value.
-    nonisolated(nonsending) public func liveQuery<Value>(_ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>)
-        async throws(FolioError) -> LiveResults<Format> {
+    nonisolated(nonsending) public func liveQuery<Value>(
+        _ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>
+    )
+        async throws(FolioError) -> LiveResults<Format>
+    {
         let declared = schema.index(index)
-        return try await live(index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges), order: .ascending,
-                              limit: nil)
+        return try await live(
+            index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges), order: .ascending,
+            limit: nil)
     }
 
     /// A live query over a range of values of an index, in index order.
-    nonisolated(nonsending) public func liveQuery<I: ValueIndexDeclaration>(_ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
-                                                                            order: RangeOrder = .ascending, limit: Int? = nil)
-        async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance {
+    nonisolated(nonsending) public func liveQuery<I: ValueIndexDeclaration>(
+        _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
+        order: RangeOrder = .ascending, limit: Int? = nil
+    )
+        async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance
+    {
         let declared = schema.index(index)
-        return try await live(index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit)
+        return try await live(
+            index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit
+        )
     }
 
     /// A live query over a predicate: the instances matching it, sorted by `sortBy` (ties,
     /// and no descriptors, in identifier order), at most `limit`, as `fetch(where:sortBy:limit:)`
     /// returns them, then again after each commit that changes them. Maintained from each
     /// commit's changed records, evaluated against the predicate, not by re-running the query.
-    nonisolated(nonsending) public func liveQuery(where predicate: Predicate<Instance>, sortBy: [SortDescriptor<Instance>] = [],
-                                                  limit: Int? = nil) async throws(FolioError) -> LiveResults<Format> {
+    nonisolated(nonsending) public func liveQuery(
+        where predicate: Predicate<Instance>, sortBy: [SortDescriptor<Instance>] = [],
+        limit: Int? = nil
+    ) async throws(FolioError) -> LiveResults<Format> {
         _ = try ResultWindow(limit: limit)
         try await prepareForObservation(index: nil)
         let (usable, gaps) = try await withRead { (source, usable) throws(FolioError) -> (Set<String>?, IndexGaps) in
             (usable, try indexGaps(in: source, usable: usable))
         }
-        let observer = PredicateQueryObserver(schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit,
-                                              usable: usable, gaps: gaps)
+        let observer = PredicateQueryObserver(
+            schema: schema, core: core, predicate: predicate, sortBy: sortBy, limit: limit,
+            usable: usable, gaps: gaps)
         return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 
-    nonisolated(nonsending) private func live(index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder,
-                                              limit: Int?) async throws(FolioError) -> LiveResults<Format> {
+    nonisolated(nonsending) private func live(
+        index: SchemaIndex<Instance>?, range: KeyRange, order: RangeOrder,
+        limit: Int?
+    ) async throws(FolioError) -> LiveResults<Format> {
         _ = try ResultWindow(limit: limit)
         try await prepareForObservation(index: index)
-        let observer = LiveQueryObserver(schema: schema, core: core, index: index, range: range, order: order, limit: limit)
+        let observer = LiveQueryObserver(
+            schema: schema, core: core, index: index, range: range, order: order, limit: limit)
         return LiveResults(lease: ObserverLease(hub: core.hub, observer: observer), channel: observer.channel)
     }
 

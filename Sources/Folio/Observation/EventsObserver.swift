@@ -25,8 +25,10 @@ final class EventsObserver<Format: DatastoreFormat>: HubObserver {
             for commit in batch {
                 let entries = commit.changes.changes(in: schema.recordsTree)
                 guard !entries.isEmpty else { continue }
-                apply(CommitDelta(tree: schema.recordsTree, token: ObservationToken(generation: commit.generation),
-                                  before: commit.before, after: commit.after, entries: entries))
+                apply(
+                    CommitDelta(
+                        tree: schema.recordsTree, token: ObservationToken(generation: commit.generation),
+                        before: commit.before, after: commit.after, entries: entries))
             }
         }
         // History not (fully) replayable: say so rather than miss changes silently.
@@ -36,11 +38,15 @@ final class EventsObserver<Format: DatastoreFormat>: HubObserver {
     func apply(_ delta: CommitDelta) {
         for entry in delta.entries {
             guard let identifier = schema.identifier(from: entry.key) else {
-                channel.push(.failure(.corruptRecord(datastore: schema.key, detail: "a changed identifier does not decode"), token: delta.token))
+                channel.push(
+                    .failure(
+                        .corruptRecord(datastore: schema.key, detail: "a changed identifier does not decode"),
+                        token: delta.token))
                 continue
             }
-            var change = Change<Format.Instance, Format.Identifier>(kind: .created, identifier: identifier, oldValue: nil,
-                                                                    newValue: nil, token: delta.token)
+            var change = Change<Format.Instance, Format.Identifier>(
+                kind: .created, identifier: identifier, oldValue: nil,
+                newValue: nil, token: delta.token)
             var failure: FolioError?
             switch entry.kind {
             case .created: change.kind = .created

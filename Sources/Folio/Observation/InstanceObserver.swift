@@ -46,7 +46,11 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
     func reload(at view: ReadView) {
         guard !ended.load(ordering: .relaxed) else { return }
         do throws(FolioError) {
-            guard let bytes = try FolioError.wrap({ () throws(StorageError) in try view.get(identifier, in: schema.recordsTree) }) else {
+            guard
+                let bytes = try FolioError.wrap({ () throws(StorageError) in
+                    try view.get(identifier, in: schema.recordsTree)
+                })
+            else {
                 end()
                 return
             }

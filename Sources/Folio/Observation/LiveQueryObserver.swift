@@ -23,8 +23,10 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// Queue-confined state: the results in ascending sort-key order.
     private let results = Mutex(QueryResults<Instance>())
 
-    init(schema: DatastoreSchema<Format>, core: PersistenceCore, index: SchemaIndex<Instance>?, range: KeyRange,
-         order: RangeOrder, limit: Int?) {
+    init(
+        schema: DatastoreSchema<Format>, core: PersistenceCore, index: SchemaIndex<Instance>?, range: KeyRange,
+        order: RangeOrder, limit: Int?
+    ) {
         self.schema = schema
         self.core = core
         self.index = index
@@ -53,19 +55,29 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// Runs the query on `view`; results in ascending sort-key order (limited in query order).
     private func query(_ view: ReadView) throws(FolioError) -> QueryResults<Instance> {
         let tree = index?.tree ?? schema.recordsTree
-        var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: tree, range: range, direction: order.direction) }
+        var cursor = try FolioError.wrap { () throws(StorageError) in
+            try view.cursor(in: tree, range: range, direction: order.direction)
+        }
         var found = QueryResults<Instance>()
-        while found.count < (limit ?? Int.max), let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+        while found.count < (limit ?? Int.max),
+            let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() })
+        {
             if let index {
                 guard let decoded = IndexEntry.decode(entry.value) else {
                     throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
                 }
                 var bytes = decoded.record
                 if bytes == nil {
-                    bytes = try FolioError.wrap { () throws(StorageError) in try view.get(decoded.identifier, in: schema.recordsTree) }
+                    bytes = try FolioError.wrap { () throws(StorageError) in
+                        try view.get(decoded.identifier, in: schema.recordsTree)
+                    }
                 }
-                guard let bytes else { throw .corruptRecord(datastore: schema.key, detail: "index \(index.name) refers to a missing record") }
-                found.append(entry.key, decoded.identifier, try schema.decode(bytes, identifier: decoded.identifier, core: core))
+                guard let bytes else {
+                    throw .corruptRecord(
+                        datastore: schema.key, detail: "index \(index.name) refers to a missing record")
+                }
+                found.append(
+                    entry.key, decoded.identifier, try schema.decode(bytes, identifier: decoded.identifier, core: core))
             } else {
                 found.append(entry.key, entry.key, try schema.decode(entry.value, identifier: entry.key, core: core))
             }
@@ -94,8 +106,11 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
                 let added = delta.added(index: index.name, unique: index.unique)
                 var position = lowerPosition(added.count) { added[$0].entryKey }
                 while position < added.count, range.isBelowUpper(added[position].entryKey) {
-                    switch schema.decodeAdded(at: position, index: index.name, in: delta, cache: cache, added: added, core: core) {
-                    case .success(let instance)?: additions.append(added[position].entryKey, added[position].identifier, instance)
+                    switch schema.decodeAdded(
+                        at: position, index: index.name, in: delta, cache: cache, added: added, core: core)
+                    {
+                    case .success(let instance)?:
+                        additions.append(added[position].entryKey, added[position].identifier, instance)
                     case .failure(let error)?: failure = error
                     case nil: break
                     }

@@ -176,7 +176,9 @@ final class ObservationHub: Sendable {
     /// Replays the commits after `token` up to `view` to `body` in bounded batches, for an
     /// observer resuming from a token; false if they could not all be replayed (history
     /// gone, longer than the store's replay bound, or unreadable part-way).
-    func replayHistory(after token: ObservationToken, upTo view: ReadView, _ body: ([CommitNotification]) -> Void) -> Bool {
+    func replayHistory(
+        after token: ObservationToken, upTo view: ReadView, _ body: ([CommitNotification]) -> Void
+    ) -> Bool {
         do {
             try store.replayCommits(after: token.generation, upTo: view, body)
             return true
@@ -218,7 +220,8 @@ final class ObservationHub: Sendable {
                 for (tree, group) in byTree {
                     let entries = commit.changes.changes(in: tree)
                     guard !entries.isEmpty else { continue }
-                    let delta = CommitDelta(tree: tree, token: token, before: commit.before, after: commit.after, entries: entries)
+                    let delta = CommitDelta(
+                        tree: tree, token: token, before: commit.before, after: commit.after, entries: entries)
                     for observer in group { observer.apply(delta) }
                 }
                 if let after = commit.after { state.withLock { $0.view = after } }

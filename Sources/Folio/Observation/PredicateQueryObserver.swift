@@ -35,8 +35,10 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     /// `usable`: the indexes built when the query starts (nil: all declared ones); `gaps`:
     /// the records they leave out then.
-    init(schema: DatastoreSchema<Format>, core: PersistenceCore, predicate: Predicate<Instance>,
-         sortBy: [SortDescriptor<Instance>], limit: Int?, usable: Set<String>?, gaps: IndexGaps) {
+    init(
+        schema: DatastoreSchema<Format>, core: PersistenceCore, predicate: Predicate<Instance>,
+        sortBy: [SortDescriptor<Instance>], limit: Int?, usable: Set<String>?, gaps: IndexGaps
+    ) {
         self.schema = schema
         self.core = core
         self.predicate = predicate
@@ -121,10 +123,15 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
 
     /// The changed records that may now match, each with its identifier key and new
     /// instance (nil: deleted, which the removal already handled), without duplicates.
-    private func candidates(in delta: CommitDelta, cache: DecodedChanges<Format>)
-        -> [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] {
+    private func candidates(
+        in delta: CommitDelta, cache: DecodedChanges<Format>
+    )
+        -> [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)]
+    {
         if plan.parts.isEmpty {
-            return delta.entries.filter { $0.kind != .deleted }.map { ($0.key, schema.decodeNew($0.key, in: delta, cache: cache, core: core)) }
+            return delta.entries.filter { $0.kind != .deleted }.map {
+                ($0.key, schema.decodeNew($0.key, in: delta, cache: cache, core: core))
+            }
         }
         var found: [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] = []
         // Only a union or a many-to-many index can name a record twice.
@@ -138,8 +145,13 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                 while position < added.count, range.isBelowUpper(added[position].entryKey) {
                     let identifier = added[position].identifier
                     if !deduplicates || seen.insert(identifier).inserted {
-                        found.append((identifier, schema.decodeAdded(at: position, index: index.name, in: delta, cache: cache,
-                                                                     added: added, core: core)))
+                        found.append(
+                            (
+                                identifier,
+                                schema.decodeAdded(
+                                    at: position, index: index.name, in: delta, cache: cache,
+                                    added: added, core: core)
+                            ))
                     }
                     position += 1
                 }

@@ -42,7 +42,8 @@ struct QueryResults<Instance: Sendable>: Sendable {
         result.instances.reserveCapacity(count + other.count)
         var mine = 0, theirs = 0
         while mine < count || theirs < other.count {
-            if theirs == other.count || (mine < count && KeyBytes.compare(sortKeys[mine], other.sortKeys[theirs]) <= 0) {
+            if theirs == other.count || (mine < count && KeyBytes.compare(sortKeys[mine], other.sortKeys[theirs]) <= 0)
+            {
                 result.append(sortKeys[mine], identifiers[mine], instances[mine])
                 mine += 1
             } else {

@@ -18,8 +18,10 @@ extension Persistence {
     /// does not exist, or an empty directory) while writers go on; the copy holds only
     /// live pages. Works on read-only persistences.
     @discardableResult
-    public nonisolated func backup(to destination: String,
-                                   progress: (@Sendable (CompactionProgress) -> Void)? = nil) throws(FolioError) -> BackupReport {
+    public nonisolated func backup(
+        to destination: String,
+        progress: (@Sendable (CompactionProgress) -> Void)? = nil
+    ) throws(FolioError) -> BackupReport {
         try FolioError.wrap { () throws(StorageError) in try core.store.backup(to: destination, progress: progress) }
     }
 }
@@ -39,7 +41,9 @@ extension Persistence where Access == ReadWrite {
     /// transactions, as a transaction does (if its task is cancelled while it waits, it
     /// throws ``FolioError/cancelled`` and compacts nothing); readers go on meanwhile.
     @discardableResult
-    public nonisolated(nonsending) func compact(progress: (@Sendable (CompactionProgress) -> Void)? = nil) async throws(FolioError) -> CompactionReport {
+    public nonisolated(nonsending) func compact(
+        progress: (@Sendable (CompactionProgress) -> Void)? = nil
+    ) async throws(FolioError) -> CompactionReport {
         do {
             try await writer.acquire()
         } catch {

@@ -11,7 +11,10 @@ extension Persistence where Access == ReadWrite {
         let store = try FolioError.wrap { () throws(StorageError) in
             try Store.open(at: path, options: options.storeOptions(POSIXFileSystem()))
         }
-        self.init(core: PersistenceCore(store: store, durability: options.durability, recordCache: options.recordCache, valueCache: options.valueCache))
+        self.init(
+            core: PersistenceCore(
+                store: store, durability: options.durability, recordCache: options.recordCache,
+                valueCache: options.valueCache))
     }
 
     /// Opens the store at `url` (a file URL) for reading and writing.
@@ -26,7 +29,10 @@ extension Persistence where Access == ReadWrite {
         let fileSystem = MemoryFileSystem()
         do throws(StorageError) {
             let store = try Store.open(at: "/store", options: options.storeOptions(fileSystem))
-            return Persistence(core: PersistenceCore(store: store, durability: options.durability, recordCache: options.recordCache, valueCache: options.valueCache))
+            return Persistence(
+                core: PersistenceCore(
+                    store: store, durability: options.durability, recordCache: options.recordCache,
+                    valueCache: options.valueCache))
         } catch {
             // An empty in-memory file system cannot fail to create a store.
             preconditionFailure("in-memory store creation failed: \(error)")
@@ -44,7 +50,10 @@ extension Persistence where Access == ReadWrite {
         let path = core.store.path
         close()
         let store = try FolioError.wrap { () throws(StorageError) in try Store.open(at: path, options: options) }
-        return Persistence(core: PersistenceCore(store: store, durability: core.durability, recordCache: core.recordCacheLimits, valueCache: core.valueCacheLimits))
+        return Persistence(
+            core: PersistenceCore(
+                store: store, durability: core.durability, recordCache: core.recordCacheLimits,
+                valueCache: core.valueCacheLimits))
     }
 
     /// A read-only persistence over the same store, sharing this one's engine: for testing
@@ -69,7 +78,10 @@ extension Persistence where Access == ReadOnly {
             try Store.openReadOnly(at: path, options: options.storeOptions(POSIXFileSystem(), createIfMissing: false))
         }
         try FolioError.wrap { () throws(StorageError) in try store.startFollowing() }
-        self.init(core: PersistenceCore(store: store, durability: options.durability, recordCache: options.recordCache, valueCache: options.valueCache))
+        self.init(
+            core: PersistenceCore(
+                store: store, durability: options.durability, recordCache: options.recordCache,
+                valueCache: options.valueCache))
     }
 
     /// Opens the store at `url` (a file URL) for reading only.

@@ -7,7 +7,9 @@ import FolioStorage
 extension Persistence {
     /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
     /// Throws `CancellationError` if the task is cancelled while it waits for the writer slot.
-    nonisolated(nonsending) func performWrite<Result>(_ body: nonisolated(nonsending) (TransactionContext) async throws -> Result) async throws -> Result {
+    nonisolated(nonsending) func performWrite<Result>(
+        _ body: nonisolated(nonsending) (TransactionContext) async throws -> Result
+    ) async throws -> Result {
         try await writer.acquire()
         let (transaction, context) = try beginInSlot()
         let result: Result
@@ -24,7 +26,9 @@ extension Persistence {
     /// Runs `body` in a new write transaction that commits when it returns; rolls back if it
     /// throws. Every step of this path throws `FolioError`; a task cancelled while it waits
     /// for the writer slot throws ``FolioError/cancelled``.
-    nonisolated(nonsending) func inNewTransaction<Value>(_ body: (WriteTransaction) throws(FolioError) -> Value) async throws(FolioError) -> Value {
+    nonisolated(nonsending) func inNewTransaction<Value>(
+        _ body: (WriteTransaction) throws(FolioError) -> Value
+    ) async throws(FolioError) -> Value {
         do {
             try await writer.acquire()
         } catch {
@@ -69,11 +73,14 @@ extension Persistence {
 
     /// Appends the transaction's commit, frees the slot, then returns once the commit is
     /// durable. If the append fails, the transaction is rolled back and keeps nothing.
-    private nonisolated(nonsending) func commit(_ transaction: WriteTransaction, context: TransactionContext) async throws(FolioError) {
+    private nonisolated(nonsending) func commit(
+        _ transaction: WriteTransaction, context: TransactionContext
+    ) async throws(FolioError) {
         // Sets of the keys this transaction wrote, made outside it while it ran, lose to it:
         // they leave the queue now, readable until this commit is published (KeyValueMemory).
         let written = context.writtenValues.withLock { $0 }
-        let replaced = written.isEmpty ? nil : core.values.transactionCommitting(written, generation: transaction.generation)
+        let replaced =
+            written.isEmpty ? nil : core.values.transactionCommitting(written, generation: transaction.generation)
         let appended: AppendedCommit
         do throws(FolioError) {
             appended = try core.append(transaction)

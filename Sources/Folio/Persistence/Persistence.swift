@@ -73,7 +73,8 @@ public actor Persistence<Access: AccessMode> {
             let underWay = core.values.commitsUnderWay.load(ordering: .acquiring) > 0
             waited += 1
             guard underWay && waited < 20_000 else {
-                core.store.openOptions.log("closing \(path): values set and not yet committed are lost: a transaction holds the writer")
+                core.store.openOptions.log(
+                    "closing \(path): values set and not yet committed are lost: a transaction holds the writer")
                 return
             }
             usleep(100)
@@ -82,12 +83,15 @@ public actor Persistence<Access: AccessMode> {
         do throws(FolioError) {
             _ = try core.values.commitQueued(in: core.store)  // nil if nothing is queued any more
         } catch {
-            core.store.openOptions.log("closing \(path): values set and not yet committed could not be committed: \(error)")
+            core.store.openOptions.log(
+                "closing \(path): values set and not yet committed could not be committed: \(error)")
         }
     }
 
     /// Prepares a datastore once per process: concurrent first uses share one preparation.
-    func prepare(_ key: String, _ work: @escaping @Sendable () async throws(FolioError) -> Void) async throws(FolioError) {
+    func prepare(
+        _ key: String, _ work: @escaping @Sendable () async throws(FolioError) -> Void
+    ) async throws(FolioError) {
         if let running = preparations[key] { return try await running.value.get() }
         // The task's result carries the typed error: a Task's own failure type is untyped.
         let task = Task { () async -> Result<Void, FolioError> in

@@ -71,8 +71,9 @@ final class PersistenceCore: Sendable {
         try registry.withLock { (registry) throws(FolioError) -> Bool in
             if let existing = registry[key] {
                 guard existing.signature == signature else {
-                    throw .incompatibleDeclaration(datastore: key,
-                                                   reason: existing.signature.difference(from: signature))
+                    throw .incompatibleDeclaration(
+                        datastore: key,
+                        reason: existing.signature.difference(from: signature))
                 }
                 return existing.ready
             }
@@ -118,7 +119,9 @@ struct DatastoreSignature: Equatable, Sendable {
 
     func difference(from other: DatastoreSignature) -> String {
         if instanceType != other.instanceType { return "instance types \(instanceType) and \(other.instanceType)" }
-        if identifierType != other.identifierType { return "identifier types \(identifierType) and \(other.identifierType)" }
+        if identifierType != other.identifierType {
+            return "identifier types \(identifierType) and \(other.identifierType)"
+        }
         if versions != other.versions || currentVersion != other.currentVersion { return "different versions" }
         return "different indexes (\(indexes.keys.sorted()) and \(other.indexes.keys.sorted()))"
     }

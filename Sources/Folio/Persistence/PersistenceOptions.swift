@@ -33,11 +33,13 @@ public struct PersistenceOptions: Sendable {
     public var valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
 
     /// Options; every argument has the default described on its property.
-    public init(durability: Durability = .full, cacheCapacity: Int = 8 << 20,
-                autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
-                log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog,
-                recordCache: RecordCacheLimits? = RecordCacheLimits(),
-                valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)) {
+    public init(
+        durability: Durability = .full, cacheCapacity: Int = 8 << 20,
+        autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
+        log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog,
+        recordCache: RecordCacheLimits? = RecordCacheLimits(),
+        valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
+    ) {
         self.recordCache = recordCache
         self.valueCache = valueCache
         self.durability = durability
@@ -48,8 +50,9 @@ public struct PersistenceOptions: Sendable {
     }
 
     func storeOptions(_ fileSystem: any FileSystem, createIfMissing: Bool = true) -> StoreOptions {
-        var options = StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cacheCapacity,
-                                   createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
+        var options = StoreOptions(
+            fileSystem: fileSystem, durability: durability, cacheCapacity: cacheCapacity,
+            createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
         options.transactionSpillBytes = transactionSpillBytes
         return options
     }

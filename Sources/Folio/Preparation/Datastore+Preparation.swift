@@ -11,7 +11,8 @@ extension Datastore {
     /// index never sees it half-built. Inside a `perform`, the same work joins the
     /// transaction. Read-only persistences and snapshots cannot build: they use the indexes
     /// the catalog of their snapshot says are built, and refuse the others.
-    nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability {
+    nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability
+    {
         if schema.knownReady.load(ordering: .acquiring) { return .all }
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         let ready = try core.register(schema.signature, key: key)
@@ -26,7 +27,8 @@ extension Datastore {
             // One statement: atomic (a failing index build leaves nothing behind) and never
             // interleaved with a sibling task's statements.
             try context.statement(transaction) { () throws(FolioError) in
-                _ = try Preparation.step(transaction, schema: self.schema, core: self.core, budget: nil, checkStale: true)
+                _ = try Preparation.step(
+                    transaction, schema: self.schema, core: self.core, budget: nil, checkStale: true)
                 context.prepared.withLock { _ = $0.insert(key) }
             }
             return .all
@@ -46,8 +48,10 @@ extension Datastore {
             while true {
                 let checkStale = first
                 let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize,
-                                         checkStale: checkStale, sampled: sampled).finished
+                    try Preparation.step(
+                        transaction, schema: schema, core: core, budget: Preparation.batchSize,
+                        checkStale: checkStale, sampled: sampled
+                    ).finished
                 }
                 first = false
                 if finished { break }
@@ -72,7 +76,11 @@ extension Datastore {
         guard let bytes else { return [] }
         let entry = try CatalogEntry.decode(bytes, datastore: key)
         if entry.identifierType != schema.signature.identifierType {
-            throw .incompatibleDeclaration(datastore: key, reason: "the store's identifiers are \(entry.identifierType), the format's \(schema.signature.identifierType)")
+            throw .incompatibleDeclaration(
+                datastore: key,
+                reason:
+                    "the store's identifiers are \(entry.identifierType), the format's \(schema.signature.identifierType)"
+            )
         }
         var usable = Set<String>()
         for index in schema.indexes {
@@ -82,7 +90,9 @@ extension Datastore {
         }
         // An index a sample finds stale is as good as unbuilt here: this persistence cannot
         // rebuild it (the writer does, on its first use), so it refuses to read it.
-        usable.subtract(try Preparation.sampleIndexes(in: source, entry: entry, catalog: bytes, schema: schema, core: core).stale.keys)
+        usable.subtract(
+            try Preparation.sampleIndexes(in: source, entry: entry, catalog: bytes, schema: schema, core: core).stale
+                .keys)
         core.registry.withLock { registry in
             registry[key]?.catalogBytes = bytes
             registry[key]?.usableIndexes = usable

@@ -61,8 +61,9 @@ extension Datastore where Access == ReadWrite {
             while true {
                 let checkStale = first
                 let (finished, processed) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(transaction, schema: schema, core: core, budget: Preparation.batchSize,
-                                         checkStale: checkStale, sampled: sampled)
+                    try Preparation.step(
+                        transaction, schema: schema, core: core, budget: Preparation.batchSize,
+                        checkStale: checkStale, sampled: sampled)
                 }
                 first = false
                 done += processed
@@ -93,10 +94,14 @@ extension Datastore where Access == ReadWrite {
 
     /// Records still to process for indexes the catalog does not have built as declared, or
     /// that a sample finds stale: `sampled`, read from `view` if it was not yet.
-    private func unbuiltIndexWork(in view: ReadView, recordCount: Int,
-                                  sampled: inout IndexSampleVerdict?) throws(FolioError) -> Int {
+    private func unbuiltIndexWork(
+        in view: ReadView, recordCount: Int,
+        sampled: inout IndexSampleVerdict?
+    ) throws(FolioError) -> Int {
         guard recordCount > 0 else { return 0 }
-        let stored = try FolioError.wrap { () throws(StorageError) in try view.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
+        let stored = try FolioError.wrap { () throws(StorageError) in
+            try view.get(Array(key.utf8), in: DatastoreLayout.catalogTree)
+        }
         guard let stored else { return 0 }
         let entry = try CatalogEntry.decode(stored, datastore: key)
         let needsBuild = schema.indexes.contains { index in
@@ -105,7 +110,8 @@ extension Datastore where Access == ReadWrite {
         }
         if needsBuild { return recordCount }
         if sampled == nil {
-            sampled = try Preparation.sampleIndexes(in: .view(view), entry: entry, catalog: stored, schema: schema, core: core)
+            sampled = try Preparation.sampleIndexes(
+                in: .view(view), entry: entry, catalog: stored, schema: schema, core: core)
         }
         return sampled?.stale.isEmpty == false ? recordCount : 0
     }

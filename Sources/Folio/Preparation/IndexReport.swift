@@ -29,23 +29,30 @@ extension Datastore {
     /// In a read-write persistence, builds what the declaration needs first, as any read does.
     nonisolated(nonsending) public func indexReport() async throws(FolioError) -> [IndexReport<Identifier>] {
         try await withRead { (source, usable) throws(FolioError) -> [IndexReport<Identifier>] in
-            let bytes = try FolioError.wrap { () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
+            let bytes = try FolioError.wrap { () throws(StorageError) in
+                try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree)
+            }
             let entry = try bytes.map { (bytes) throws(FolioError) in try CatalogEntry.decode(bytes, datastore: key) }
             var reports: [IndexReport<Identifier>] = []
             for index in schema.indexes.sorted(by: { $0.name < $1.name }) {
-                let state = entry?.indexes[index.name].flatMap { $0.fingerprint == index.definition.fingerprint ? $0 : nil }
+                let state = entry?.indexes[index.name].flatMap {
+                    $0.fingerprint == index.definition.fingerprint ? $0 : nil
+                }
                 var unindexed: [Identifier] = []
                 for identifier in state?.unindexed ?? [] where try isUnindexed(identifier, in: index, source: source) {
                     var decoder = KeyDecoder(identifier)
                     guard let decoded = try? decoder.decode(Identifier.self) else {
-                        throw .corruptRecord(datastore: key, detail: "the catalog lists a malformed identifier for index \(index.name)")
+                        throw .corruptRecord(
+                            datastore: key, detail: "the catalog lists a malformed identifier for index \(index.name)")
                     }
                     unindexed.append(decoded)
                 }
                 let listed = state?.unindexed?.count ?? 0
                 let unlisted = max(0, (state?.unindexedCount ?? 0) - listed)
-                reports.append(IndexReport(index: index.name, isBuilt: usable?.contains(index.name) ?? true,
-                                           unindexed: unindexed, unindexedCount: unindexed.count + unlisted))
+                reports.append(
+                    IndexReport(
+                        index: index.name, isBuilt: usable?.contains(index.name) ?? true,
+                        unindexed: unindexed, unindexedCount: unindexed.count + unlisted))
             }
             return reports
         }
@@ -54,11 +61,18 @@ extension Datastore {
     /// Whether the record `identifier`, which a build left out of `index`, is still stored
     /// without its entries: it still does not decode, or its header's keys for the index are
     /// not its values (a record rewritten by `persist` has both in step).
-    private func isUnindexed(_ identifier: [UInt8], in index: SchemaIndex<Instance>, source: ReadSource) throws(FolioError) -> Bool {
-        guard let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: schema.recordsTree) })
+    private func isUnindexed(
+        _ identifier: [UInt8], in index: SchemaIndex<Instance>, source: ReadSource
+    ) throws(FolioError) -> Bool {
+        guard
+            let bytes = try FolioError.wrap({ () throws(StorageError) in
+                try source.get(identifier, in: schema.recordsTree)
+            })
         else { return false }
         let record = try schema.parseRecord(bytes, identifier: identifier)
-        guard let instance = try schema.decodeIfReadable(record, identifier: identifier, core: core) else { return true }
+        guard let instance = try schema.decodeIfReadable(record, identifier: identifier, core: core) else {
+            return true
+        }
         return schema.indexValues(index, of: instance, identifier: identifier) != (record.indexKeys[index.name] ?? [])
     }
 }

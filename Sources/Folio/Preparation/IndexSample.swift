@@ -40,9 +40,11 @@ extension Preparation {
     /// build left out say nothing, and so does a record that cannot be parsed or decoded:
     /// reading it reports its error, but one bad record must not fail the preparation, and
     /// with it every read and write of the datastore.
-    static func sampleIndexes<Format: DatastoreFormat>(in source: ReadSource, entry: CatalogEntry, catalog: [UInt8]?,
-                                                       schema: DatastoreSchema<Format>,
-                                                       core: PersistenceCore) throws(FolioError) -> IndexSampleVerdict {
+    static func sampleIndexes<Format: DatastoreFormat>(
+        in source: ReadSource, entry: CatalogEntry, catalog: [UInt8]?,
+        schema: DatastoreSchema<Format>,
+        core: PersistenceCore
+    ) throws(FolioError) -> IndexSampleVerdict {
         var generation: UInt64? = nil
         if case .view(let view) = source { generation = view.generation }
         let checked = schema.indexes.filter { index in
@@ -50,20 +52,26 @@ extension Preparation {
             return state.built && state.fingerprint == index.definition.fingerprint
         }
         var stale: [String: IndexSampleVerdict.Difference] = [:]
-        guard !checked.isEmpty else { return IndexSampleVerdict(stale: stale, generation: generation, catalog: catalog) }
+        guard !checked.isEmpty else {
+            return IndexSampleVerdict(stale: stale, generation: generation, catalog: catalog)
+        }
         for item in try sample(of: schema.recordsTree, in: source) {
             sampledRecords?.records.withLock { $0 += 1 }
             guard let record = StoredRecord.decode(item.value),
-                  let instance = try? schema.decode(record, identifier: item.key, core: core) else { continue }
+                let instance = try? schema.decode(record, identifier: item.key, core: core)
+            else { continue }
             for index in checked where stale[index.name] == nil {
-                guard let state = entry.indexes[index.name], !(state.unindexed ?? []).contains(item.key) else { continue }
+                guard let state = entry.indexes[index.name], !(state.unindexed ?? []).contains(item.key) else {
+                    continue
+                }
                 let listed = record.indexKeys[index.name] ?? []
                 // A record the build left out lists no values; when the catalog does not list
                 // every such record, one listing none may be one of them.
                 if listed.isEmpty, (state.unindexedCount ?? 0) > (state.unindexed?.count ?? 0) { continue }
                 let recomputed = schema.indexValues(index, of: instance, identifier: item.key)
                 if recomputed != listed {
-                    stale[index.name] = IndexSampleVerdict.Difference(identifier: item.key, listed: listed, recomputed: recomputed)
+                    stale[index.name] = IndexSampleVerdict.Difference(
+                        identifier: item.key, listed: listed, recomputed: recomputed)
                 }
             }
         }
@@ -76,16 +84,20 @@ extension Preparation {
     /// knows a computed key path by its type alone, so no mark it could keep tells the same
     /// declaration from a changed one, and skipping a rebuild could hide a real change.
     /// The line is how the index's author finds out.
-    static func logRebuild<Format: DatastoreFormat>(of index: SchemaIndex<Format.Instance>, _ difference: IndexSampleVerdict.Difference,
-                                                    schema: DatastoreSchema<Format>, core: PersistenceCore) {
+    static func logRebuild<Format: DatastoreFormat>(
+        of index: SchemaIndex<Format.Instance>, _ difference: IndexSampleVerdict.Difference,
+        schema: DatastoreSchema<Format>, core: PersistenceCore
+    ) {
         func describe(_ values: [[UInt8]]) -> String {
-            values.isEmpty ? "no value" : values.map { "\"\(index.definition.describeValue($0))\"" }.joined(separator: ", ")
+            values.isEmpty
+                ? "no value" : values.map { "\"\(index.definition.describeValue($0))\"" }.joined(separator: ", ")
         }
         core.store.openOptions.log(
             "\(schema.key): rebuilding index \(index.name): record \(schema.describe(identifierKey: difference.identifier)) "
                 + "is indexed under \(describe(difference.listed)), but its key path now gives \(describe(difference.recomputed)). "
                 + "If this is logged at every launch, the index's key path does not give the same value for the same record "
-                + "(it reads something the record does not hold, such as the clock), and queries through it cannot be right.")
+                + "(it reads something the record does not hold, such as the clock), and queries through it cannot be right."
+        )
     }
 
     /// The sampled records of `tree`: its first and last ``sampleEdge``, and the first record
@@ -123,7 +135,9 @@ extension Preparation {
         while common < first.count, common < last.count, first[common] == last[common] { common += 1 }
         func number(_ key: [UInt8]) -> UInt64 {
             var value: UInt64 = 0
-            for position in common..<(common + 8) { value = value << 8 | UInt64(position < key.count ? key[position] : 0) }
+            for position in common..<(common + 8) {
+                value = value << 8 | UInt64(position < key.count ? key[position] : 0)
+            }
             return value
         }
         let low = number(first), high = max(number(last), low)

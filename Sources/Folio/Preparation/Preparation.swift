@@ -24,16 +24,24 @@ enum Preparation {
     /// values the declaration computes (IndexSample.swift). Also returns the sample's verdict
     /// when it was read (only once the entry matches: otherwise `step` runs anyway), for the
     /// rest of the preparation to use.
-    static func isCurrent<Format: DatastoreFormat>(in source: ReadSource, schema: DatastoreSchema<Format>,
-                                                   core: PersistenceCore) throws(FolioError) -> (current: Bool, sampled: IndexSampleVerdict?) {
+    static func isCurrent<Format: DatastoreFormat>(
+        in source: ReadSource, schema: DatastoreSchema<Format>,
+        core: PersistenceCore
+    ) throws(FolioError) -> (current: Bool, sampled: IndexSampleVerdict?) {
         let key = schema.key
-        guard let stored = try FolioError.wrap({ () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) })
+        guard
+            let stored = try FolioError.wrap({ () throws(StorageError) in
+                try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree)
+            })
         else { return (false, nil) }
         var entry = try CatalogEntry.decode(stored, datastore: key)
         let signature = schema.signature
-        guard entry.identifierType == signature.identifierType, entry.indexes.count == schema.indexes.count else { return (false, nil) }
+        guard entry.identifierType == signature.identifierType, entry.indexes.count == schema.indexes.count else {
+            return (false, nil)
+        }
         for index in schema.indexes {
-            guard let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint else { return (false, nil) }
+            guard let state = entry.indexes[index.name], state.built, state.fingerprint == index.definition.fingerprint
+            else { return (false, nil) }
         }
         let sampled = try sampleIndexes(in: source, entry: entry, catalog: stored, schema: schema, core: core)
         guard sampled.stale.isEmpty else { return (false, sampled) }
@@ -57,20 +65,26 @@ enum Preparation {
     /// A preparation checks staleness in its first step only, so an index whose values are
     /// not a function of the record (a computed property that reads the clock) is rebuilt
     /// once per preparation, never in a loop.
-    static func step<Format: DatastoreFormat>(_ transaction: WriteTransaction, schema: DatastoreSchema<Format>,
-                                              core: PersistenceCore, budget: Int?, checkStale: Bool,
-                                              sampled: IndexSampleVerdict? = nil) throws(FolioError) -> (finished: Bool, processed: Int) {
+    static func step<Format: DatastoreFormat>(
+        _ transaction: WriteTransaction, schema: DatastoreSchema<Format>,
+        core: PersistenceCore, budget: Int?, checkStale: Bool,
+        sampled: IndexSampleVerdict? = nil
+    ) throws(FolioError) -> (finished: Bool, processed: Int) {
         stepRuns?.runs.withLock { $0 += 1 }
         let nameKey = Array(schema.key.utf8)
-        let stored = try FolioError.wrap { () throws(StorageError) in try transaction.get(nameKey, in: DatastoreLayout.catalogTree) }
-        let recordCount = try FolioError.wrap { () throws(StorageError) in try transaction.count(in: schema.recordsTree) }
+        let stored = try FolioError.wrap { () throws(StorageError) in
+            try transaction.get(nameKey, in: DatastoreLayout.catalogTree)
+        }
+        let recordCount = try FolioError.wrap { () throws(StorageError) in try transaction.count(in: schema.recordsTree)
+        }
         var entry = try declaredEntry(stored, schema: schema, recordCount: recordCount)
         if checkStale {
             let verdict: IndexSampleVerdict
             if let sampled, sampled.holds(in: transaction, catalog: stored) {
                 verdict = sampled
             } else {
-                verdict = try sampleIndexes(in: .transaction(transaction), entry: entry, catalog: stored, schema: schema, core: core)
+                verdict = try sampleIndexes(
+                    in: .transaction(transaction), entry: entry, catalog: stored, schema: schema, core: core)
             }
             // A stale index is dropped from the entry, so `reconcileIndexes` drops its tree and
             // registers it to be built again, as if newly declared.
@@ -90,15 +104,21 @@ enum Preparation {
     /// declaration's types and versions. Refuses a declaration whose identifier type differs
     /// from the store's while records exist: their keys were encoded from the stored type and
     /// would not decode as the new one. With no records, the entry simply takes the new type.
-    private static func declaredEntry<Format: DatastoreFormat>(_ stored: [UInt8]?, schema: DatastoreSchema<Format>,
-                                                               recordCount: UInt64) throws(FolioError) -> CatalogEntry {
+    private static func declaredEntry<Format: DatastoreFormat>(
+        _ stored: [UInt8]?, schema: DatastoreSchema<Format>,
+        recordCount: UInt64
+    ) throws(FolioError) -> CatalogEntry {
         let key = schema.key
         let signature = schema.signature
-        var entry = try stored.map { (bytes) throws(FolioError) in try CatalogEntry.decode(bytes, datastore: key) }
-            ?? CatalogEntry(instanceType: signature.instanceType, identifierType: signature.identifierType,
-                            versions: signature.versions, currentVersion: signature.currentVersion, indexes: [:])
+        var entry =
+            try stored.map { (bytes) throws(FolioError) in try CatalogEntry.decode(bytes, datastore: key) }
+            ?? CatalogEntry(
+                instanceType: signature.instanceType, identifierType: signature.identifierType,
+                versions: signature.versions, currentVersion: signature.currentVersion, indexes: [:])
         if entry.identifierType != signature.identifierType && recordCount > 0 {
-            throw .incompatibleDeclaration(datastore: key, reason: "the store's identifiers are \(entry.identifierType), the format's \(signature.identifierType)")
+            throw .incompatibleDeclaration(
+                datastore: key,
+                reason: "the store's identifiers are \(entry.identifierType), the format's \(signature.identifierType)")
         }
         entry.instanceType = signature.instanceType
         entry.identifierType = signature.identifierType
@@ -111,18 +131,24 @@ enum Preparation {
     /// declaration removed, or changed (another fingerprint), loses its tree and its state;
     /// a newly declared one starts from an empty tree (dropping any left by an earlier
     /// declaration of that name) and is built at once when there are no records to index.
-    private static func reconcileIndexes<Format: DatastoreFormat>(_ entry: inout CatalogEntry, schema: DatastoreSchema<Format>,
-                                                                  recordCount: UInt64, in transaction: WriteTransaction) throws(FolioError) {
+    private static func reconcileIndexes<Format: DatastoreFormat>(
+        _ entry: inout CatalogEntry, schema: DatastoreSchema<Format>,
+        recordCount: UInt64, in transaction: WriteTransaction
+    ) throws(FolioError) {
         let key = schema.key
-        for (name, state) in entry.indexes where schema.index(named: name)?.definition.fingerprint != state.fingerprint {
-            try FolioError.wrap { () throws(StorageError) in _ = try transaction.dropTree(DatastoreLayout.indexTree(key, name)) }
+        for (name, state) in entry.indexes where schema.index(named: name)?.definition.fingerprint != state.fingerprint
+        {
+            try FolioError.wrap { () throws(StorageError) in
+                _ = try transaction.dropTree(DatastoreLayout.indexTree(key, name))
+            }
             entry.indexes[name] = nil
         }
         for index in schema.indexes where entry.indexes[index.name] == nil {
             try FolioError.wrap { () throws(StorageError) in _ = try transaction.dropTree(index.tree) }
-            entry.indexes[index.name] = CatalogEntry.IndexState(fingerprint: index.definition.fingerprint, kind: index.definition.kind,
-                                                                storage: index.definition.storage, built: recordCount == 0,
-                                                                resumeAfter: nil)
+            entry.indexes[index.name] = CatalogEntry.IndexState(
+                fingerprint: index.definition.fingerprint, kind: index.definition.kind,
+                storage: index.definition.storage, built: recordCount == 0,
+                resumeAfter: nil)
         }
     }
 
@@ -131,15 +157,19 @@ enum Preparation {
     /// batch committed, then the process killed) continues rather than restarts. Marks each
     /// built once the records are exhausted, or records where it stopped. Returns how many
     /// records were processed.
-    private static func buildIndexes<Format: DatastoreFormat>(_ entry: inout CatalogEntry, schema: DatastoreSchema<Format>,
-                                                              core: PersistenceCore, budget: Int?,
-                                                              in transaction: WriteTransaction) throws(FolioError) -> Int {
+    private static func buildIndexes<Format: DatastoreFormat>(
+        _ entry: inout CatalogEntry, schema: DatastoreSchema<Format>,
+        core: PersistenceCore, budget: Int?,
+        in transaction: WriteTransaction
+    ) throws(FolioError) -> Int {
         let building = schema.indexes.filter { entry.indexes[$0.name]?.built == false }
         var processed = 0
         guard !building.isEmpty else { return processed }
         // Resume after the earliest position any building index reached.
         let positions = building.map { entry.indexes[$0.name]?.resumeAfter }
-        let start: [UInt8]? = positions.contains { $0 == nil } ? nil
+        let start: [UInt8]? =
+            positions.contains { $0 == nil }
+            ? nil
             : positions.compactMap { $0 }.min { KeyBytes.compare($0, $1) < 0 }
         let range = start.map { KeyRange(lower: .excluded($0)) } ?? .all
         var cursor = transaction.cursor(in: schema.recordsTree, range: range)
@@ -168,9 +198,11 @@ enum Preparation {
 
     /// Adds one record to the indexes being built (those whose build has not yet passed it),
     /// rewriting the record with its index keys in its header.
-    private static func indexRecord<Format: DatastoreFormat>(_ item: Cursor.Entry, into building: [SchemaIndex<Format.Instance>],
-                                                             entry: inout CatalogEntry, schema: DatastoreSchema<Format>,
-                                                             core: PersistenceCore, in transaction: WriteTransaction) throws(FolioError) {
+    private static func indexRecord<Format: DatastoreFormat>(
+        _ item: Cursor.Entry, into building: [SchemaIndex<Format.Instance>],
+        entry: inout CatalogEntry, schema: DatastoreSchema<Format>,
+        core: PersistenceCore, in transaction: WriteTransaction
+    ) throws(FolioError) {
         let record = try schema.parseRecord(item.value, identifier: item.key)
         // A record that no longer decodes (or a migration that throws for it) is left
         // out of the index and reported, never allowed to block the datastore: reads,
@@ -194,34 +226,48 @@ enum Preparation {
             }
             keys[index.name] = values
         }
-        let rewritten = try schema.encodeRecord(version: record.version,
-                                                indexKeys: keys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-                                                payload: record.payload,
-                                                identifier: { schema.describe(identifierKey: item.key) })
+        let rewritten = try schema.encodeRecord(
+            version: record.version,
+            indexKeys: keys.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            payload: record.payload,
+            identifier: { schema.describe(identifierKey: item.key) })
         for index in building {
             if let done = entry.indexes[index.name]?.resumeAfter, KeyBytes.compare(item.key, done) <= 0 { continue }
-            try IndexMaintenance.add(keys[index.name] ?? [], for: index, identifier: item.key, record: rewritten,
-                                     in: transaction, schema: schema, checked: true)
+            try IndexMaintenance.add(
+                keys[index.name] ?? [], for: index, identifier: item.key, record: rewritten,
+                in: transaction, schema: schema, checked: true)
         }
-        try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(rewritten, for: item.key, in: schema.recordsTree) }
+        try FolioError.wrap { () throws(StorageError) in
+            _ = try transaction.put(rewritten, for: item.key, in: schema.recordsTree)
+        }
     }
 
     /// Writes `entry` back under `key` only if it differs from what was `stored`: a step
     /// that changed nothing writes nothing, so preparing an up-to-date datastore inside a
     /// transaction adds no change to its commit.
-    private static func saveEntry(_ entry: CatalogEntry, replacing stored: [UInt8]?, key: [UInt8],
-                                  in transaction: WriteTransaction) throws(FolioError) {
+    private static func saveEntry(
+        _ entry: CatalogEntry, replacing stored: [UInt8]?, key: [UInt8],
+        in transaction: WriteTransaction
+    ) throws(FolioError) {
         let encoded = entry.encoded()
         if encoded != stored {
-            try FolioError.wrap { () throws(StorageError) in _ = try transaction.put(encoded, for: key, in: DatastoreLayout.catalogTree) }
+            try FolioError.wrap { () throws(StorageError) in
+                _ = try transaction.put(encoded, for: key, in: DatastoreLayout.catalogTree)
+            }
         }
     }
 
     /// Whether a unique index already maps one of `values` to another record.
-    private static func conflicts<Instance>(_ values: [[UInt8]], in index: SchemaIndex<Instance>, identifier: [UInt8],
-                                            transaction: WriteTransaction) throws(FolioError) -> Bool {
+    private static func conflicts<Instance>(
+        _ values: [[UInt8]], in index: SchemaIndex<Instance>, identifier: [UInt8],
+        transaction: WriteTransaction
+    ) throws(FolioError) -> Bool {
         for value in values {
-            guard let existing = try FolioError.wrap({ () throws(StorageError) in try transaction.get(value, in: index.tree) }) else { continue }
+            guard
+                let existing = try FolioError.wrap({ () throws(StorageError) in
+                    try transaction.get(value, in: index.tree)
+                })
+            else { continue }
             if IndexEntry.decode(existing)?.identifier != identifier { return true }
         }
         return false

@@ -14,16 +14,21 @@ extension Datastore where Access == ReadWrite {
     /// try await messages.update(where: #Predicate { $0.threadID == thread && !$0.read }) { $0.read = true }
     /// ```
     @discardableResult
-    nonisolated(nonsending) public func update(where predicate: Predicate<Instance>,
-                                               _ change: (inout Instance) -> Void) async throws(FolioError) -> Int {
+    nonisolated(nonsending) public func update(
+        where predicate: Predicate<Instance>,
+        _ change: (inout Instance) -> Void
+    ) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
             let matches = try matching(predicate, in: transaction)
             for match in matches {
                 var changed = match.instance
                 change(&changed)
                 guard changed[keyPath: schema.identifierPath].keyBytes == match.key else {
-                    throw .encodingFailed(datastore: key, identifier: schema.describe(identifierKey: match.key),
-                                          reason: "update(where:) changed the identifier; persist the new instance and delete the old one instead")
+                    throw .encodingFailed(
+                        datastore: key, identifier: schema.describe(identifierKey: match.key),
+                        reason:
+                            "update(where:) changed the identifier; persist the new instance and delete the old one instead"
+                    )
                 }
                 _ = try IndexMaintenance.store(changed, schema: schema, core: core, in: transaction)
             }
@@ -37,7 +42,8 @@ extension Datastore where Access == ReadWrite {
         try await withWrite { (transaction) throws(FolioError) -> Int in
             // An exact plan names the matches without decoding a record; a delete reads only
             // each record's header (its stored index keys).
-            let plan = try self.plan(predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
+            let plan = try self.plan(
+                predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
             var exact = try QueryExecution(schema: schema, core: core)
                 .exactIdentifiers(of: plan, hasPredicate: true, source: .transaction(transaction))
             if exact == nil { exact = try matching(predicate, in: transaction).map(\.key) }
@@ -56,19 +62,26 @@ extension Datastore where Access == ReadWrite {
     // so `delete(a..<b)` keeps its meaning and `delete(5...)` never enumerates forever.
     @_disfavoredOverload
     @discardableResult
-    nonisolated(nonsending) public func delete(_ identifiers: some Sequence<Identifier>) async throws(FolioError) -> Int {
+    nonisolated(nonsending) public func delete(_ identifiers: some Sequence<Identifier>) async throws(FolioError) -> Int
+    {
         let keys = identifiers.map(\.keyBytes)
         return try await withWrite { (transaction) throws(FolioError) -> Int in
             var deleted = 0
-            for key in keys where try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil { deleted += 1 }
+            for key in keys where try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil {
+                deleted += 1
+            }
             return deleted
         }
     }
 
     /// Every match of `predicate` in the transaction as it is, read before anything changes.
-    private func matching(_ predicate: Predicate<Instance>, in transaction: WriteTransaction) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
-        let plan = try self.plan(predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
-        let next = try QueryExecution(schema: schema, core: core).matches(of: plan, predicate: predicate, source: .transaction(transaction))
+    private func matching(
+        _ predicate: Predicate<Instance>, in transaction: WriteTransaction
+    ) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
+        let plan = try self.plan(
+            predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
+        let next = try QueryExecution(schema: schema, core: core).matches(
+            of: plan, predicate: predicate, source: .transaction(transaction))
         var matches: [(key: [UInt8], instance: Instance)] = []
         while let match = try next() { matches.append(match) }
         return matches

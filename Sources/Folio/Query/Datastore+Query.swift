@@ -21,13 +21,16 @@ extension Datastore {
     /// let recent = try await books.fetch(where: #Predicate { $0.year >= 1990 },
     ///                                    sortBy: [SortDescriptor(\.title)], limit: 20).collect()
     /// ```
-    public func fetch(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
-                      limit: Int? = nil, offset: Int = 0) -> Records<Instance> {
+    public func fetch(
+        where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
+        limit: Int? = nil, offset: Int = 0
+    ) -> Records<Instance> {
         let datastore = self
         return Records(limit: limit, offset: offset) { () async throws(FolioError) -> RecordStream<Instance> in
             let window = try ResultWindow(limit: limit, offset: offset)
             let (source, usable) = try await datastore.readSource()
-            let plan = try datastore.plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable)
+            let plan = try datastore.plan(
+                predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable)
             let execution = QueryExecution(schema: datastore.schema, core: datastore.core)
             var matches = try execution.matches(of: plan, predicate: predicate, source: source)
             if plan.sorts {
@@ -71,8 +74,10 @@ extension Datastore {
 
     /// The first instance matching `predicate` in the order of `sortBy` (identifier order
     /// without descriptors), or nil.
-    nonisolated(nonsending) public func first(where predicate: Predicate<Instance>,
-                                              sortBy: [SortDescriptor<Instance>] = []) async throws(FolioError) -> Instance? {
+    nonisolated(nonsending) public func first(
+        where predicate: Predicate<Instance>,
+        sortBy: [SortDescriptor<Instance>] = []
+    ) async throws(FolioError) -> Instance? {
         // Read in place, as `load` does: no stream to open (a stream's first read starts on
         // another thread, which costs more than a point lookup).
         let point = schema.identifierEqualityKey(predicate)
@@ -89,27 +94,35 @@ extension Datastore {
     }
 
     /// Whether any instance matches `predicate` (reads until the first match).
-    nonisolated(nonsending) public func contains(where predicate: Predicate<Instance>) async throws(FolioError) -> Bool {
+    nonisolated(nonsending) public func contains(where predicate: Predicate<Instance>) async throws(FolioError) -> Bool
+    {
         try await first(where: predicate) != nil
     }
 
     /// How ``fetch(where:sortBy:limit:offset:)`` would run this query now (which indexes are
     /// built decides), without running it. A negative `limit` or `offset` throws
     /// ``FolioError/invalidArgument(name:reason:)``.
-    nonisolated(nonsending) public func explain(where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
-                                                limit: Int? = nil, offset: Int = 0) async throws(FolioError) -> QueryPlan {
+    nonisolated(nonsending) public func explain(
+        where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
+        limit: Int? = nil, offset: Int = 0
+    ) async throws(FolioError) -> QueryPlan {
         _ = try ResultWindow(limit: limit, offset: offset)
         return try await withRead { (source, usable) throws(FolioError) -> QueryPlan in
-            try plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable).description
+            try plan(predicate, sortBy: sortBy, limit: limit, offset: offset, source: source, usable: usable)
+                .description
         }
     }
 
     // MARK: Machinery
 
     /// The plan of a query over `source`, whose index availability is `usable`.
-    func plan(_ predicate: Predicate<Instance>?, sortBy: [SortDescriptor<Instance>], limit: Int?, offset: Int,
-              source: ReadSource, usable: Set<String>?) throws(FolioError) -> QueryPlanner<Format>.Plan {
+    func plan(
+        _ predicate: Predicate<Instance>?, sortBy: [SortDescriptor<Instance>], limit: Int?, offset: Int,
+        source: ReadSource, usable: Set<String>?
+    ) throws(FolioError) -> QueryPlanner<Format>.Plan {
         QueryPlanner(schema: schema, usable: usable, gaps: try indexGaps(in: source, usable: usable))
-            .plan(predicate.map(QueryCondition.of), hasPredicate: predicate != nil, sortBy: sortBy, limit: limit, offset: offset)
+            .plan(
+                predicate.map(QueryCondition.of), hasPredicate: predicate != nil, sortBy: sortBy, limit: limit,
+                offset: offset)
     }
 }

@@ -14,8 +14,9 @@ extension DatastoreSchema {
     /// (checking the predicate on the record it reads where keys are not exact).
     func identifierEqualityKey(_ predicate: Predicate<Format.Instance>) -> [UInt8]? {
         guard identifierKeyIsExact, let equal = predicate.expression as? any EqualityExpression,
-              let (path, constant) = equal.equality(root: predicate.variable.key),
-              let identifier = constant as? Format.Identifier, isIdentifier(path) else { return nil }
+            let (path, constant) = equal.equality(root: predicate.variable.key),
+            let identifier = constant as? Format.Identifier, isIdentifier(path)
+        else { return nil }
         return identifier.keyBytes
     }
 

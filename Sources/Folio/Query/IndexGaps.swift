@@ -31,7 +31,8 @@ struct IndexGaps: Sendable {
         var unlisted = Set<String>()
         for index in indexes {
             guard let state = entry.indexes[index.name], state.fingerprint == index.definition.fingerprint,
-                  let count = state.unindexedCount, count > 0 else { continue }
+                let count = state.unindexedCount, count > 0
+            else { continue }
             let listed = state.unindexed ?? []
             if listed.count >= count { missing[index.name] = listed } else { unlisted.insert(index.name) }
         }
@@ -60,15 +61,20 @@ extension Datastore {
         guard !schema.indexes.isEmpty else { return .none }
         let committed: Bool
         if case .view = source { committed = usable == nil } else { committed = false }
-        if committed, let settled = schema.gapsCache.withLock({ $0?.settled == true ? $0?.gaps : nil }) { return settled }
-        let bytes = try FolioError.wrap { () throws(StorageError) in try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree) }
+        if committed, let settled = schema.gapsCache.withLock({ $0?.settled == true ? $0?.gaps : nil }) {
+            return settled
+        }
+        let bytes = try FolioError.wrap { () throws(StorageError) in
+            try source.get(Array(key.utf8), in: DatastoreLayout.catalogTree)
+        }
         if let cached = schema.gapsCache.withLock({ $0?.catalog == bytes ? $0?.gaps : nil }) {
             if committed { schema.gapsCache.withLock { $0?.settled = true } }
             return cached
         }
-        let gaps = try bytes.map { (bytes) throws(FolioError) in
-            IndexGaps(entry: try CatalogEntry.decode(bytes, datastore: key), indexes: schema.indexes)
-        } ?? .none
+        let gaps =
+            try bytes.map { (bytes) throws(FolioError) in
+                IndexGaps(entry: try CatalogEntry.decode(bytes, datastore: key), indexes: schema.indexes)
+            } ?? .none
         schema.gapsCache.withLock { $0 = IndexGapsCache(catalog: bytes, gaps: gaps, settled: committed) }
         return gaps
     }

@@ -46,14 +46,16 @@ private func describe(_ keyPath: AnyKeyPath) -> String { QueryValueRange.describ
 
 extension PredicateExpressions.Conjunction: PlannableExpression {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
-        .and((lhs as? any PlannableExpression)?.condition(root: root) ?? .opaque,
-             (rhs as? any PlannableExpression)?.condition(root: root) ?? .opaque)
+        .and(
+            (lhs as? any PlannableExpression)?.condition(root: root) ?? .opaque,
+            (rhs as? any PlannableExpression)?.condition(root: root) ?? .opaque)
     }
 }
 
 extension PredicateExpressions.Disjunction: PlannableExpression {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
-        .or((lhs as? any PlannableExpression)?.condition(root: root) ?? .opaque,
+        .or(
+            (lhs as? any PlannableExpression)?.condition(root: root) ?? .opaque,
             (rhs as? any PlannableExpression)?.condition(root: root) ?? .opaque)
     }
 }
@@ -88,8 +90,10 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
         guard let (path, constant) = equality(root: root), let value = component(constant, as: LHS.Output.self) else {
             return .opaque
         }
-        return QueryValueRange(path, .equal, lower: .included(value), upper: .included(value), text: "\(describe(path)) == \(value)")
-            .map(QueryCondition.range) ?? .opaque
+        return QueryValueRange(
+            path, .equal, lower: .included(value), upper: .included(value), text: "\(describe(path)) == \(value)"
+        )
+        .map(QueryCondition.range) ?? .opaque
     }
 }
 
@@ -118,13 +122,18 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
         let name = describe(path)
         let range: QueryValueRange?
         switch op {
-        case .lessThan: range = QueryValueRange(path, .lessThan, lower: .unbounded, upper: .excluded(value), text: "\(name) < \(value)")
+        case .lessThan:
+            range = QueryValueRange(
+                path, .lessThan, lower: .unbounded, upper: .excluded(value), text: "\(name) < \(value)")
         case .lessThanOrEqual:
-            range = QueryValueRange(path, .lessThanOrEqual, lower: .unbounded, upper: .included(value), text: "\(name) <= \(value)")
+            range = QueryValueRange(
+                path, .lessThanOrEqual, lower: .unbounded, upper: .included(value), text: "\(name) <= \(value)")
         case .greaterThan:
-            range = QueryValueRange(path, .greaterThan, lower: .excluded(value), upper: .unbounded, text: "\(name) > \(value)")
+            range = QueryValueRange(
+                path, .greaterThan, lower: .excluded(value), upper: .unbounded, text: "\(name) > \(value)")
         case .greaterThanOrEqual:
-            range = QueryValueRange(path, .greaterThanOrEqual, lower: .included(value), upper: .unbounded, text: "\(name) >= \(value)")
+            range = QueryValueRange(
+                path, .greaterThanOrEqual, lower: .included(value), upper: .unbounded, text: "\(name) >= \(value)")
         @unknown default: return .opaque
         }
         return range.map(QueryCondition.range) ?? .opaque
@@ -136,27 +145,38 @@ extension PredicateExpressions.RangeExpressionContains: PlannableExpression
 where RangeExpression: PlannableRange, Element: PlannableOperand, Element.Output: KeyComponent {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
         guard let path = element.keyPath(root: root),
-              let bounds = range.bounds(as: Element.Output.self) else { return .opaque }
-        return QueryValueRange(path, .between, lower: bounds.lower, upper: bounds.upper, text: "\(describe(path)) in \(bounds.text)")
-            .map(QueryCondition.range) ?? .opaque
+            let bounds = range.bounds(as: Element.Output.self)
+        else { return .opaque }
+        return QueryValueRange(
+            path, .between, lower: bounds.lower, upper: bounds.upper, text: "\(describe(path)) in \(bounds.text)"
+        )
+        .map(QueryCondition.range) ?? .opaque
     }
 }
 
 /// A range expression with constant bounds.
 protocol PlannableRange {
-    func bounds<Value: KeyComponent>(as type: Value.Type) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)?
+    func bounds<Value: KeyComponent>(
+        as type: Value.Type
+    ) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)?
 }
 
 extension PredicateExpressions.ClosedRange: PlannableRange where LHS: PlannableOperand, RHS: PlannableOperand {
-    func bounds<Value: KeyComponent>(as type: Value.Type) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)? {
-        guard let low = component(lower.constant, as: Value.self), let high = component(upper.constant, as: Value.self) else { return nil }
+    func bounds<Value: KeyComponent>(
+        as type: Value.Type
+    ) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)? {
+        guard let low = component(lower.constant, as: Value.self), let high = component(upper.constant, as: Value.self)
+        else { return nil }
         return (.included(low), .included(high), "\(low)...\(high)")
     }
 }
 
 extension PredicateExpressions.Range: PlannableRange where LHS: PlannableOperand, RHS: PlannableOperand {
-    func bounds<Value: KeyComponent>(as type: Value.Type) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)? {
-        guard let low = component(lower.constant, as: Value.self), let high = component(upper.constant, as: Value.self) else { return nil }
+    func bounds<Value: KeyComponent>(
+        as type: Value.Type
+    ) -> (lower: RangeBound<Value>, upper: RangeBound<Value>, text: String)? {
+        guard let low = component(lower.constant, as: Value.self), let high = component(upper.constant, as: Value.self)
+        else { return nil }
         return (.included(low), .excluded(high), "\(low)..<\(high)")
     }
 }
@@ -166,7 +186,7 @@ extension PredicateExpressions.SequenceStartsWith: PlannableExpression
 where Base: PlannableOperand, Prefix: PlannableOperand, Base.Output == String {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
         guard let path = base.keyPath(root: root), let prefix = self.prefix.constant as? String,
-              let range = QueryValueRange(path, prefix: prefix, text: "\(describe(path)) starts with \"\(prefix)\"")
+            let range = QueryValueRange(path, prefix: prefix, text: "\(describe(path)) starts with \"\(prefix)\"")
         else { return .opaque }
         return .range(range)
     }
@@ -177,8 +197,9 @@ extension PredicateExpressions.SequenceContains: PlannableExpression
 where LHS: PlannableOperand, RHS: PlannableOperand, RHS.Output: KeyComponent {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
         guard let path = sequence.keyPath(root: root), let value = component(element.constant, as: RHS.Output.self),
-              let element = QueryValueRange(path, .equal, lower: .included(value), upper: .included(value),
-                                            text: "\(describe(path)) contains \(value)")
+            let element = QueryValueRange(
+                path, .equal, lower: .included(value), upper: .included(value),
+                text: "\(describe(path)) contains \(value)")
         else { return .opaque }
         return .contains(keyPath: path, element: element)
     }

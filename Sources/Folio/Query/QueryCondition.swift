@@ -96,8 +96,10 @@ final class QueryValueRange {
     /// The values of `keyPath` from `lower` to `upper`; nil when the index's key order cannot
     /// stand for the predicate's comparison (see ``RangeReadableKey``, ``StringRangeBound``):
     /// then the condition has no access of its own and is evaluated on the records.
-    init?<Value: KeyComponent>(_ keyPath: AnyKeyPath, _ kind: Kind, lower: RangeBound<Value>, upper: RangeBound<Value>,
-                               text: @autoclosure @escaping () -> String) {
+    init?<Value: KeyComponent>(
+        _ keyPath: AnyKeyPath, _ kind: Kind, lower: RangeBound<Value>, upper: RangeBound<Value>,
+        text: @autoclosure @escaping () -> String
+    ) {
         if kind != .equal {
             if let strings = StringRangeBound(lower: lower, upper: upper) {
                 extraPoints = strings.extraPoints
@@ -144,12 +146,15 @@ final class QueryValueRange {
         // Each lower bound's extra values, all of them: a record below the merged (tightest)
         // lower bound that matches is below that bound, so among its extra values.
         var extras: [(key: [UInt8], value: String)] = []
-        for point in ranges.flatMap(\.extraPoints) where !extras.contains(where: { $0.key == point.key }) { extras.append(point) }
+        for point in ranges.flatMap(\.extraPoints) where !extras.contains(where: { $0.key == point.key }) {
+            extras.append(point)
+        }
         extraPoints = extras
     }
 
     /// The tighter of two lower (or upper) bounds.
-    private static func tighter(_ a: RangeBound<[UInt8]>, _ b: RangeBound<[UInt8]>, lower: Bool) -> RangeBound<[UInt8]> {
+    private static func tighter(_ a: RangeBound<[UInt8]>, _ b: RangeBound<[UInt8]>, lower: Bool) -> RangeBound<[UInt8]>
+    {
         func key(_ bound: RangeBound<[UInt8]>) -> [UInt8]? {
             switch bound {
             case .unbounded: return nil
@@ -168,8 +173,10 @@ final class QueryValueRange {
     }
 
     /// A range already made (a composite index's, or a prefix of one).
-    init(_ keyPath: AnyKeyPath, _ kind: Kind, keyRange: KeyRange, covering leaves: [QueryValueRange],
-         text: @autoclosure @escaping () -> String) {
+    init(
+        _ keyPath: AnyKeyPath, _ kind: Kind, keyRange: KeyRange, covering leaves: [QueryValueRange],
+        text: @autoclosure @escaping () -> String
+    ) {
         self.keyPath = keyPath
         self.kind = kind
         self.describeText = text

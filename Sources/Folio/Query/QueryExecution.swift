@@ -13,8 +13,10 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// The matching instances, each with its identifier's key, in the plan's access order:
     /// a producer that reads the plan's scans one after the other, drops records seen
     /// already (a union, a many-to-many index) and those the predicate rejects.
-    func matches(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
-                 source: ReadSource) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
+    func matches(
+        of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
+        source: ReadSource
+    ) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
         if let single = try pointLookup(of: plan, predicate: predicate, source: source) { return single }
         let next = entries(of: plan, source: source)
         let exact = plan.exact
@@ -45,8 +47,10 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// plan's scans read exactly the matches (no predicate, or an exact plan): what
     /// `delete(where:)` needs, since a delete uses the index keys stored with each record.
     /// Nil when records must be decoded and checked against the predicate.
-    func exactIdentifiers(of plan: QueryPlanner<Format>.Plan, hasPredicate: Bool,
-                          source: ReadSource) throws(FolioError) -> [[UInt8]]? {
+    func exactIdentifiers(
+        of plan: QueryPlanner<Format>.Plan, hasPredicate: Bool,
+        source: ReadSource
+    ) throws(FolioError) -> [[UInt8]]? {
         guard plan.exact || !hasPredicate else { return nil }
         let next = entries(of: plan, source: source)
         var identifiers: [[UInt8]] = []
@@ -58,8 +62,11 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// stands for (an index entry's, or the record's key) and the index it came from (nil:
     /// the records tree); an identifier seen already (a union, a many-to-many index) is
     /// dropped. Nothing is decoded beyond the index entry's identifier.
-    private func entries(of plan: QueryPlanner<Format>.Plan, source: ReadSource)
-        -> () throws(FolioError) -> (identifier: [UInt8], value: [UInt8], index: SchemaIndex<Instance>?)? {
+    private func entries(
+        of plan: QueryPlanner<Format>.Plan, source: ReadSource
+    )
+        -> () throws(FolioError) -> (identifier: [UInt8], value: [UInt8], index: SchemaIndex<Instance>?)?
+    {
         var scans = scans(of: plan)
         let direction = plan.direction
         let deduplicates = plan.deduplicates
@@ -83,7 +90,8 @@ struct QueryExecution<Format: DatastoreFormat> {
                 var identifier = entry.key
                 if let index = current?.index {
                     guard let (referenced, _) = IndexEntry.decode(entry.value) else {
-                        throw .corruptRecord(datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
+                        throw .corruptRecord(
+                            datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
                     }
                     identifier = referenced
                 }
@@ -101,15 +109,20 @@ struct QueryExecution<Format: DatastoreFormat> {
         if let index = plan.fullIndex { return [(index.tree, index, .all)] }
         if plan.parts.isEmpty { return [(schema.recordsTree, nil, .all)] }
         return plan.parts.map { part in
-            (part.index?.tree ?? schema.recordsTree, part.index, part.range.keyRange(part.index?.suffixedRanges ?? false))
+            (
+                part.index?.tree ?? schema.recordsTree, part.index,
+                part.range.keyRange(part.index?.suffixedRanges ?? false)
+            )
         }
     }
 
     /// Every match, sorted by `descriptors` then by identifier key. With `keeping`, only
     /// that many are kept while sorting (the first ones), so memory is bounded by the
     /// limit rather than by the number of matches.
-    func sorted(_ matches: inout () throws(FolioError) -> (key: [UInt8], instance: Instance)?,
-                by descriptors: [SortDescriptor<Instance>], keeping: Int?) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
+    func sorted(
+        _ matches: inout () throws(FolioError) -> (key: [UInt8], instance: Instance)?,
+        by descriptors: [SortDescriptor<Instance>], keeping: Int?
+    ) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
         func precedes(_ a: (key: [UInt8], instance: Instance), _ b: (key: [UInt8], instance: Instance)) -> Bool {
             Self.precedes(a, b, by: descriptors)
         }
@@ -136,16 +149,21 @@ struct QueryExecution<Format: DatastoreFormat> {
 
     /// Every match of a query, sorted by `descriptors` (ties by identifier), at most `limit`:
     /// what a live query over a predicate holds.
-    func run(_ plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>, sortBy descriptors: [SortDescriptor<Instance>],
-             limit: Int?, source: ReadSource) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
+    func run(
+        _ plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>,
+        sortBy descriptors: [SortDescriptor<Instance>],
+        limit: Int?, source: ReadSource
+    ) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
         var matches = try self.matches(of: plan, predicate: predicate, source: source)
         return try sorted(&matches, by: descriptors, keeping: limit)
     }
 
     /// The order of query results: by the descriptors, then by identifier key (what every
     /// query and live query returns; no descriptors is identifier order).
-    static func precedes(_ a: (key: [UInt8], instance: Instance), _ b: (key: [UInt8], instance: Instance),
-                         by descriptors: [SortDescriptor<Instance>]) -> Bool {
+    static func precedes(
+        _ a: (key: [UInt8], instance: Instance), _ b: (key: [UInt8], instance: Instance),
+        by descriptors: [SortDescriptor<Instance>]
+    ) -> Bool {
         for descriptor in descriptors {
             switch descriptor.compare(a.instance, b.instance) {
             case .orderedAscending: return true
@@ -158,10 +176,14 @@ struct QueryExecution<Format: DatastoreFormat> {
 
     /// A plan that is one identifier (`id == x`): one `get`, as `load` does, instead of a
     /// cursor (a seek and a leaf batch for one record). Nil for any other plan.
-    private func pointLookup(of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
-                             source: ReadSource) throws(FolioError) -> (() throws(FolioError) -> (key: [UInt8], instance: Instance)?)? {
-        guard plan.fullIndex == nil, plan.parts.count == 1, plan.parts[0].index == nil, plan.parts[0].range.kind == .equal,
-              case .included(let key)? = plan.parts[0].range.bounds?.lower else { return nil }
+    private func pointLookup(
+        of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
+        source: ReadSource
+    ) throws(FolioError) -> (() throws(FolioError) -> (key: [UInt8], instance: Instance)?)? {
+        guard plan.fullIndex == nil, plan.parts.count == 1, plan.parts[0].index == nil,
+            plan.parts[0].range.kind == .equal,
+            case .included(let key)? = plan.parts[0].range.bounds?.lower
+        else { return nil }
         var match: (key: [UInt8], instance: Instance)?
         if let instance = try schema.read(key, from: source, core: core) {
             var matches = true

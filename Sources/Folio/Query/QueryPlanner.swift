@@ -100,13 +100,16 @@ struct QueryPlanner<Format: DatastoreFormat> {
         switch condition {
         case .range(let range):
             if schema.isIdentifier(range.keyPath) {
-                return Candidate(parts: [Part(index: nil, range: range)] + extraParts(of: range, in: nil), score: range.narrowness + 3)
+                return Candidate(
+                    parts: [Part(index: nil, range: range)] + extraParts(of: range, in: nil),
+                    score: range.narrowness + 3)
             }
             let composite = compositeCandidate([range])
             guard let index = index(over: range.keyPath, manyToMany: false) else { return composite }
             let bonus = index.unique && range.kind == .equal ? 2 : 0
-            let single = Candidate(parts: [Part(index: index, range: range)] + extraParts(of: range, in: index),
-                                   score: range.narrowness + bonus)
+            let single = Candidate(
+                parts: [Part(index: index, range: range)] + extraParts(of: range, in: index),
+                score: range.narrowness + bonus)
             return (composite?.score ?? Int.min) > single.score ? composite : single
         case .contains(let keyPath, let element):
             guard let index = index(over: keyPath, manyToMany: true) else { return nil }
@@ -147,8 +150,11 @@ struct QueryPlanner<Format: DatastoreFormat> {
     /// (``QueryValueRange/extraPoints``), one value each.
     private func extraParts(of range: QueryValueRange, in index: SchemaIndex<Instance>?) -> [Part] {
         range.extraPoints.map { point in
-            Part(index: index, range: QueryValueRange(range.keyPath, point: point.key,
-                                                      text: "\(QueryValueRange.describe(range.keyPath)) == \"\(point.value)\""))
+            Part(
+                index: index,
+                range: QueryValueRange(
+                    range.keyPath, point: point.key,
+                    text: "\(QueryValueRange.describe(range.keyPath)) == \"\(point.value)\""))
         }
     }
 
@@ -156,11 +162,16 @@ struct QueryPlanner<Format: DatastoreFormat> {
     private func gapParts(of parts: [Part]) -> [Part] {
         var gapParts: [Part] = [], indexes: [String] = []
         for part in parts {
-            guard let index = part.index, !indexes.contains(index.name), let missing = gaps.missing[index.name] else { continue }
+            guard let index = part.index, !indexes.contains(index.name), let missing = gaps.missing[index.name] else {
+                continue
+            }
             indexes.append(index.name)
             for identifier in missing {
-                let text = { "\(QueryValueRange.describe(schema.identifierPath)) == \(schema.describe(identifierKey: identifier)), left out of \(index.name)" }
-                gapParts.append(Part(index: nil, range: QueryValueRange(schema.identifierPath, point: identifier, text: text())))
+                let text = {
+                    "\(QueryValueRange.describe(schema.identifierPath)) == \(schema.describe(identifierKey: identifier)), left out of \(index.name)"
+                }
+                gapParts.append(
+                    Part(index: nil, range: QueryValueRange(schema.identifierPath, point: identifier, text: text())))
             }
         }
         return gapParts
@@ -189,8 +200,9 @@ struct QueryPlanner<Format: DatastoreFormat> {
             var used: [QueryValueRange] = []
             var matched = 0
             while matched < components.count,
-                  let equal = ranges.first(where: { $0.kind == .equal && $0.keyPath == components[matched] }),
-                  case .included(let key)? = equal.bounds?.lower {
+                let equal = ranges.first(where: { $0.kind == .equal && $0.keyPath == components[matched] }),
+                case .included(let key)? = equal.bounds?.lower
+            {
                 prefix += key
                 used.append(equal)
                 matched += 1
@@ -200,22 +212,34 @@ struct QueryPlanner<Format: DatastoreFormat> {
             var score = 4 * matched + 1
             var extras: [Part] = []
             if matched < components.count,
-               let next = ranges.first(where: { $0.keyPath == components[matched] && $0.kind != .equal && $0.bounds != nil }),
-               let bounds = next.bounds {
+                let next = ranges.first(where: {
+                    $0.keyPath == components[matched] && $0.kind != .equal && $0.bounds != nil
+                }),
+                let bounds = next.bounds
+            {
                 keyRange = Self.range(after: prefix, lower: bounds.lower, upper: bounds.upper)
                 score += next.narrowness
                 used.append(next)
                 // The range's extra values, each after the equalities' prefix.
                 let matchedPrefix = prefix, equalities = used.dropLast().map(\.text)
                 extras = next.extraPoints.map { point in
-                    let text = { (equalities + ["\(QueryValueRange.describe(next.keyPath)) == \"\(point.value)\""]).joined(separator: ", ") }
-                    return Part(index: index, range: QueryValueRange(index.definition.keyPath, .equal, keyRange: .prefix(matchedPrefix + point.key),
-                                                                     covering: [], text: text()))
+                    let text = {
+                        (equalities + ["\(QueryValueRange.describe(next.keyPath)) == \"\(point.value)\""]).joined(
+                            separator: ", ")
+                    }
+                    return Part(
+                        index: index,
+                        range: QueryValueRange(
+                            index.definition.keyPath, .equal, keyRange: .prefix(matchedPrefix + point.key),
+                            covering: [], text: text()))
                 }
             }
-            let range = QueryValueRange(index.definition.keyPath, matched == components.count ? .equal : .between,
-                                        keyRange: keyRange, covering: used, text: used.map(\.text).joined(separator: ", "))
-            if score > (best?.score ?? Int.min) { best = Candidate(parts: [Part(index: index, range: range)] + extras, score: score) }
+            let range = QueryValueRange(
+                index.definition.keyPath, matched == components.count ? .equal : .between,
+                keyRange: keyRange, covering: used, text: used.map(\.text).joined(separator: ", "))
+            if score > (best?.score ?? Int.min) {
+                best = Candidate(parts: [Part(index: index, range: range)] + extras, score: score)
+            }
         }
         return best
     }
@@ -229,7 +253,9 @@ struct QueryPlanner<Format: DatastoreFormat> {
         case .unbounded: start = .included(prefix)
         case .included(let value): start = .included(prefix + value)
         case .excluded(let value):
-            guard let above = KeyBytes.prefixUpperBound(prefix + value) else { return KeyRange(lower: .excluded(prefix), upper: .excluded(prefix)) }
+            guard let above = KeyBytes.prefixUpperBound(prefix + value) else {
+                return KeyRange(lower: .excluded(prefix), upper: .excluded(prefix))
+            }
             start = .included(above)
         }
         let end: KeyBound
@@ -242,8 +268,10 @@ struct QueryPlanner<Format: DatastoreFormat> {
     }
 
     /// The plan for a predicate's condition (nil: no predicate), a sort and a limit.
-    func plan(_ condition: QueryCondition?, hasPredicate: Bool, sortBy: [SortDescriptor<Instance>], limit: Int?,
-              offset: Int) -> Plan {
+    func plan(
+        _ condition: QueryCondition?, hasPredicate: Bool, sortBy: [SortDescriptor<Instance>], limit: Int?,
+        offset: Int
+    ) -> Plan {
         let chosen = condition.flatMap(candidate)
         var parts = chosen?.parts ?? []
         parts += gapParts(of: parts)
@@ -267,7 +295,8 @@ struct QueryPlanner<Format: DatastoreFormat> {
                     direction = reverse ? .reverse : .forward
                 }
             } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index),
-                      gaps.isComplete(index.name), !reverse || (index.unique && !index.definition.nilIsDistinct) {
+                gaps.isComplete(index.name), !reverse || (index.unique && !index.definition.nilIsDistinct)
+            {
                 // Ties of a non-unique index come in identifier order only forwards.
                 if parts.isEmpty {
                     fullIndex = index
@@ -284,14 +313,16 @@ struct QueryPlanner<Format: DatastoreFormat> {
         var exact = false
         if fullIndex == nil, parts.count == 1, let condition {
             switch condition {
-            case .range(let range): exact = range.exact && parts[0].range.covered.count == 1 && parts[0].range.covered[0] === range
+            case .range(let range):
+                exact = range.exact && parts[0].range.covered.count == 1 && parts[0].range.covered[0] === range
             case .contains(_, let element): exact = element.exact
             case .and:
                 // Ranges of one key path, all exact, read as their intersection.
                 let covered = parts[0].range.covered
                 let (leaves, complete) = Self.conjuncts(condition)
                 if complete, leaves.allSatisfy(\.exact), covered.count == leaves.count,
-                   zip(covered, leaves).allSatisfy({ $0 === $1 }) {
+                    zip(covered, leaves).allSatisfy({ $0 === $1 })
+                {
                     exact = true
                 }
             default: exact = false
@@ -310,14 +341,19 @@ struct QueryPlanner<Format: DatastoreFormat> {
             } else {
                 // Several indexes in a union are named together.
                 var names: [String] = []
-                for name in parts.map({ $0.index?.name ?? "identifier" }) where !names.contains(name) { names.append(name) }
-                access = .index(name: names.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
+                for name in parts.map({ $0.index?.name ?? "identifier" }) where !names.contains(name) {
+                    names.append(name)
+                }
+                access = .index(
+                    name: names.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
             }
-            return QueryPlan(access: access, filters: hasPredicate && !exact, sort: sorts ? sortBy.map(Self.describe) : nil,
-                             offset: offset, limit: limit)
+            return QueryPlan(
+                access: access, filters: hasPredicate && !exact, sort: sorts ? sortBy.map(Self.describe) : nil,
+                offset: offset, limit: limit)
         }
-        return Plan(parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
-                    exact: exact, describe: describe)
+        return Plan(
+            parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
+            exact: exact, describe: describe)
     }
 
     /// The value types whose key order is exactly the order `SortDescriptor` sorts them
@@ -337,8 +373,10 @@ struct QueryPlanner<Format: DatastoreFormat> {
 
 /// The catalog names of the types ``QueryPlanner/keyOrderIsSortOrder(_:)`` accepts (built
 /// once: a generic type cannot hold a static stored property).
-private let sortsInKeyOrder: Set<String> = ["Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
-                                            "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID"]
+private let sortsInKeyOrder: Set<String> = [
+    "Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
+    "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID",
+]
 
 /// `\T.id` through the `Identifiable` requirement: what a format's default `identifier` is.
 private func requirementIdentifierPath<T: Identifiable>(_: T.Type) -> AnyKeyPath { \T.id }

@@ -10,7 +10,9 @@ struct ResultWindow {
         if let limit, limit < 0 {
             throw .invalidArgument(name: "limit", reason: "\(limit) is negative; a limit is 0 or more (nil for none)")
         }
-        if offset < 0 { throw .invalidArgument(name: "offset", reason: "\(offset) is negative; an offset is 0 or more") }
+        if offset < 0 {
+            throw .invalidArgument(name: "offset", reason: "\(offset) is negative; an offset is 0 or more")
+        }
         self.limit = limit
         self.offset = offset
     }

@@ -29,7 +29,9 @@ extension Persistence where Access == ReadWrite {
     /// transaction started on the main actor runs there, and no call inside it hops threads
     /// to reach it.
     @discardableResult
-    public nonisolated(nonsending) func perform<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func perform<Result>(
+        _ body: nonisolated(nonsending) () async throws -> Result
+    ) async throws -> Result {
         if let context = TransactionContext.current(for: core), case .write(let transaction) = context.source {
             return try await performNested(body, in: context, transaction: transaction)
         }
@@ -45,8 +47,10 @@ extension Persistence where Access == ReadWrite {
     /// undone alone: the transaction is then aborted (every later call fails with
     /// `transactionAborted`, and the outer `perform` throws) rather than losing the other
     /// task's writes or keeping this one's.
-    nonisolated(nonsending) private func performNested<Result>(_ body: nonisolated(nonsending) () async throws -> Result, in context: TransactionContext,
-                                                               transaction: WriteTransaction) async throws -> Result {
+    nonisolated(nonsending) private func performNested<Result>(
+        _ body: nonisolated(nonsending) () async throws -> Result, in context: TransactionContext,
+        transaction: WriteTransaction
+    ) async throws -> Result {
         let prepared = context.prepared.withLock { $0 }
         let writtenValues = context.writtenValues.withLock { $0 }
         // Registered under the statement lock the savepoint is taken under: no statement of
@@ -56,7 +60,9 @@ extension Persistence where Access == ReadWrite {
             try transaction.savepoint { savepoint in context.nested.withLock { $0[savepoint] = false } }
         }
         do {
-            let result = try await NestedPerform.$chain.withValue(NestedPerform.chain + [savepoint]) { try await body() }
+            let result = try await NestedPerform.$chain.withValue(NestedPerform.chain + [savepoint]) {
+                try await body()
+            }
             context.nested.withLock { _ = $0.removeValue(forKey: savepoint) }
             transaction.release(savepoint)
             return result
@@ -74,8 +80,9 @@ extension Persistence where Access == ReadWrite {
                 context.writtenValues.withLock { $0 = writtenValues }
             }
             if overtaken || !undone {
-                transaction.abort(because: "a nested perform failed after another task wrote in the same transaction: "
-                                  + "its writes could not be undone without undoing that task's")
+                transaction.abort(
+                    because: "a nested perform failed after another task wrote in the same transaction: "
+                        + "its writes could not be undone without undoing that task's")
             }
             throw error
         }
@@ -91,7 +98,9 @@ extension Persistence {
     /// started inside it inherits the snapshot while `read` runs and leaves it when `read`
     /// returns: its later calls (writes included) run as if outside any scope.
     @discardableResult
-    public nonisolated(nonsending) func read<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func read<Result>(
+        _ body: nonisolated(nonsending) () async throws -> Result
+    ) async throws -> Result {
         if TransactionContext.current(for: core) != nil { return try await body() }
         let view: ReadView
         let pending: KeyValueMemory.Pending?
@@ -111,7 +120,9 @@ extension Persistence {
 extension Persistence where Access == ReadOnly {
     /// A read-only `perform`: every read inside sees one committed snapshot. Same as ``read(_:)``.
     @discardableResult
-    public nonisolated(nonsending) func perform<Result>(_ body: nonisolated(nonsending) () async throws -> Result) async throws -> Result {
+    public nonisolated(nonsending) func perform<Result>(
+        _ body: nonisolated(nonsending) () async throws -> Result
+    ) async throws -> Result {
         try await read(body)
     }
 }

@@ -76,7 +76,8 @@ final class TransactionContext: Sendable {
     /// The context of `core` the current task is in, if any.
     static func current(for core: PersistenceCore) -> TransactionContext? {
         guard let context = TransactionScope.current, context.core === core,
-              !context.ended.load(ordering: .acquiring) else { return nil }
+            !context.ended.load(ordering: .acquiring)
+        else { return nil }
         return context
     }
 }

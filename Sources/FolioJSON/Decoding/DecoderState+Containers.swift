@@ -5,17 +5,22 @@ import Foundation
 // walked from its bracket.
 
 extension DecoderState {
-    func makeKeyedContainer<Key: CodingKey>(_ type: Key.Type, at p: Int, node: PathNode?) throws -> KeyedContainer<Key> {
+    func makeKeyedContainer<Key: CodingKey>(_ type: Key.Type, at p: Int, node: PathNode?) throws -> KeyedContainer<Key>
+    {
         let c = input.byte(p)
         guard c == ASCII.openBrace else {
             if c == ASCII.n {
-                throw DecodingError.valueNotFound([String: Any].self, DecodingError.Context(
-                    codingPath: PathNode.path(node),
-                    debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+                throw DecodingError.valueNotFound(
+                    [String: Any].self,
+                    DecodingError.Context(
+                        codingPath: PathNode.path(node),
+                        debugDescription: "Cannot get keyed decoding container -- found null value instead"))
             }
-            throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
-                codingPath: PathNode.path(node),
-                debugDescription: "Expected to decode \([String: Any].self) but found \(describe(at: p)) instead."))
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                DecodingError.Context(
+                    codingPath: PathNode.path(node),
+                    debugDescription: "Expected to decode \([String: Any].self) but found \(describe(at: p)) instead."))
         }
         if p == topObject {
             // Recorded by the validation pass; duplicates marked once.
@@ -27,8 +32,9 @@ extension DecoderState {
                 arena[topTable] = 0
                 return KeyedContainer(state: self, node: node, table: topTable, members: topMembers, decoded: nil)
             }
-            return KeyedContainer(state: self, node: node, table: topTable, members: topMembers,
-                                  decoded: try decodeKeys(table: topTable, members: topMembers))
+            return KeyedContainer(
+                state: self, node: node, table: topTable, members: topMembers,
+                decoded: try decodeKeys(table: topTable, members: topMembers))
         }
         // Scan the members once: key ranges and value offsets.
         let table = reserveArena(1)
@@ -41,7 +47,7 @@ extension DecoderState {
                 let (keyEnd, simple) = input.stringExtent(i)
                 allSimple = allSimple && simple
                 var v = input.skipWhitespace(keyEnd + 1)
-                v = input.skipWhitespace(v + 1) // past the colon
+                v = input.skipWhitespace(v + 1)  // past the colon
                 let slot = reserveArena(3)
                 arena[slot] = i + 1
                 arena[slot + 1] = keyEnd
@@ -68,8 +74,9 @@ extension DecoderState {
             markDuplicates(table: table, members: members)
             return KeyedContainer(state: self, node: node, table: table, members: members, decoded: nil)
         }
-        return KeyedContainer(state: self, node: node, table: table, members: members,
-                              decoded: try decodeKeys(table: table, members: members))
+        return KeyedContainer(
+            state: self, node: node, table: table, members: members,
+            decoded: try decodeKeys(table: table, members: members))
     }
 
     /// Marks later duplicates of a key (byte-equal keys) as never matching.
@@ -108,20 +115,25 @@ extension DecoderState {
         let c = input.byte(p)
         guard c == ASCII.openBracket else {
             if c == ASCII.n {
-                throw DecodingError.valueNotFound([Any].self, DecodingError.Context(
-                    codingPath: PathNode.path(node),
-                    debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+                throw DecodingError.valueNotFound(
+                    [Any].self,
+                    DecodingError.Context(
+                        codingPath: PathNode.path(node),
+                        debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
             }
-            throw DecodingError.typeMismatch([Any].self, DecodingError.Context(
-                codingPath: PathNode.path(node),
-                debugDescription: "Expected to decode \([Any].self) but found \(describe(at: p)) instead."))
+            throw DecodingError.typeMismatch(
+                [Any].self,
+                DecodingError.Context(
+                    codingPath: PathNode.path(node),
+                    debugDescription: "Expected to decode \([Any].self) but found \(describe(at: p)) instead."))
         }
         let first = input.skipWhitespace(p + 1)
         let c1 = input.byte(first)
         let countSlot = reserveArena(1)
         arena[countSlot] = -1
-        return UnkeyedContainer(state: self, node: node, start: p,
-                                cursor: (c1 == ASCII.closeBracket || first >= input.count) ? nil : first,
-                                countSlot: countSlot)
+        return UnkeyedContainer(
+            state: self, node: node, start: p,
+            cursor: (c1 == ASCII.closeBracket || first >= input.count) ? nil : first,
+            countSlot: countSlot)
     }
 }

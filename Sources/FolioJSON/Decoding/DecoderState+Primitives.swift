@@ -20,21 +20,27 @@ extension DecoderState {
     @inline(never)
     func mismatch(_ type: Any.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) -> DecodingError {
         if input.byte(p) == ASCII.n {
-            return DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: PathNode.path(node, key),
-                debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+            return DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: PathNode.path(node, key),
+                    debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
-        return DecodingError.typeMismatch(type, DecodingError.Context(
-            codingPath: PathNode.path(node, key),
-            debugDescription: "Expected to decode \(type) but found \(describe(at: p)) instead."))
+        return DecodingError.typeMismatch(
+            type,
+            DecodingError.Context(
+                codingPath: PathNode.path(node, key),
+                debugDescription: "Expected to decode \(type) but found \(describe(at: p)) instead."))
     }
 
     @inline(__always)
     func checkNotNull(_ type: Any.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws {
         if input.byte(p) == ASCII.n {
-            throw DecodingError.valueNotFound(type, DecodingError.Context(
-                codingPath: PathNode.path(node, key),
-                debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+            throw DecodingError.valueNotFound(
+                type,
+                DecodingError.Context(
+                    codingPath: PathNode.path(node, key),
+                    debugDescription: "Cannot get value of type \(type) -- found null value instead"))
         }
     }
 
@@ -79,7 +85,10 @@ extension DecoderState {
             if let value: T = fastFloat(p, end) { return value }
             return try slowFloat(T.self, p, end)
         }
-        if c == ASCII.quote, case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options.nonConformingFloatDecodingStrategy {
+        if c == ASCII.quote,
+            case .convertFromString(let positiveInfinity, let negativeInfinity, let nan) = options
+                .nonConformingFloatDecodingStrategy
+        {
             if let value: T = nonConforming(p, positiveInfinity, negativeInfinity, nan) {
                 lastEnd = input.skipString(p)
                 return value
@@ -93,9 +102,11 @@ extension DecoderState {
     @inline(never)
     func failure(_ type: Any.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) -> DecodingError {
         if type == Bool.self {
-            return DecodingError.typeMismatch(Bool.self, DecodingError.Context(
-                codingPath: PathNode.path(node, key),
-                debugDescription: "Expected to decode \(Bool.self) but found \(describe(at: p)) instead."))
+            return DecodingError.typeMismatch(
+                Bool.self,
+                DecodingError.Context(
+                    codingPath: PathNode.path(node, key),
+                    debugDescription: "Expected to decode \(Bool.self) but found \(describe(at: p)) instead."))
         }
         return mismatch(type, at: p, node, key)
     }
@@ -113,13 +124,17 @@ extension DecoderState {
     }
 
     @inline(__always)
-    func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
+    func decodeInteger<T: FixedWidthInteger>(
+        _ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?
+    ) throws -> T {
         if let value = try readInteger(T.self, at: p) { return value }
         throw failure(T.self, at: p, node, key)
     }
 
     @inline(__always)
-    func decodeFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> T {
+    func decodeFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: T.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?
+    ) throws -> T {
         if let value = try readFloat(T.self, at: p) { return value }
         throw failure(T.self, at: p, node, key)
     }
@@ -168,16 +183,20 @@ extension DecoderState {
         if i < end {
             i += 1
             var expNegative = false
-            if input.base[i] == ASCII.minus { expNegative = true; i += 1 } else if input.base[i] == ASCII.plus { i += 1 }
+            if input.base[i] == ASCII.minus {
+                expNegative = true; i += 1
+            } else if input.base[i] == ASCII.plus {
+                i += 1
+            }
             var e = 0
             while i < end { e = min(e * 10 + Int(input.base[i] - ASCII.zero), 100_000); i += 1 }
             exponent += expNegative ? -e : e
         }
         guard !overflow else { throw invalidJSON() }
         if exponent < 0 {
-            for _ in 0 ..< min(-exponent, 40) { mantissa /= 10 }
+            for _ in 0..<min(-exponent, 40) { mantissa /= 10 }
         } else {
-            for _ in 0 ..< exponent {
+            for _ in 0..<exponent {
                 let (m, o) = mantissa.multipliedReportingOverflow(by: 10)
                 guard !o else { throw invalidJSON() }
                 mantissa = m
@@ -235,7 +254,9 @@ extension DecoderState {
             guard base[i] == ASCII.lowerE || base[i] == ASCII.upperE else { return nil }
             i += 1
             var negativeExponent = false
-            if i < end, base[i] == ASCII.minus || base[i] == ASCII.plus { negativeExponent = base[i] == ASCII.minus; i += 1 }
+            if i < end, base[i] == ASCII.minus || base[i] == ASCII.plus {
+                negativeExponent = base[i] == ASCII.minus; i += 1
+            }
             let first = i
             var e = 0
             while i < end {
@@ -262,7 +283,11 @@ extension DecoderState {
             #if arch(x86_64) && !os(Windows) && !os(Android)
             if exponent >= -27, exponent <= 27 {
                 var wide = Float80(mantissa)
-                if exponent < 0 { wide /= JSONInput.widePowers[-exponent] } else { wide *= JSONInput.widePowers[exponent] }
+                if exponent < 0 {
+                    wide /= JSONInput.widePowers[-exponent]
+                } else {
+                    wide *= JSONInput.widePowers[exponent]
+                }
                 // Exactly halfway between two Doubles (low 11 of 64 significand bits
                 // 0b100_0000_0000): rounding again could be wrong; let strtod decide.
                 if wide.significandBitPattern & 0x7FF == 0x400 { return nil }
@@ -279,13 +304,17 @@ extension DecoderState {
     }
 
     @inline(never)
-    func slowFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(_ type: T.Type, _ start: Int, _ end: Int) throws -> T {
+    func slowFloat<T: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ type: T.Type, _ start: Int, _ end: Int
+    ) throws -> T {
         guard input.isValidNumber(start, end), let value = T(input.tokenString(start, end)) else { throw invalidJSON() }
         guard value.isFinite, value != 0 || input.isTrueZero(start, end) else { throw invalidJSON() }
         return value
     }
 
-    func nonConforming<T: BinaryFloatingPoint>(_ p: Int, _ positiveInfinity: String, _ negativeInfinity: String, _ nan: String) -> T? {
+    func nonConforming<T: BinaryFloatingPoint>(
+        _ p: Int, _ positiveInfinity: String, _ negativeInfinity: String, _ nan: String
+    ) -> T? {
         // Only strings without escapes or control characters, compared byte for byte.
         var i = p + 1
         while i < input.count {

@@ -66,8 +66,10 @@ extension DecoderState {
     /// `T`, one of the `known` types, read directly, as its own `init(from:)` would read it,
     /// without a nested decoder round trip.
     @inline(__always)
-    func decodeKnownValue<T: Decodable>(_ type: T.Type, _ known: KnownDecodable, at p: Int, _ node: PathNode?,
-                                        _ key: (any CodingKey)?) throws -> T {
+    func decodeKnownValue<T: Decodable>(
+        _ type: T.Type, _ known: KnownDecodable, at p: Int, _ node: PathNode?,
+        _ key: (any CodingKey)?
+    ) throws -> T {
         switch known {
         case .string: return unsafeBitCast(try decodeString(at: p, node, key), to: T.self)
         case .int: return unsafeBitCast(try decodeInteger(Int.self, at: p, node, key), to: T.self)
@@ -82,10 +84,17 @@ extension DecoderState {
         case .uint64: return unsafeBitCast(try decodeInteger(UInt64.self, at: p, node, key), to: T.self)
         case .int32: return unsafeBitCast(try decodeInteger(Int32.self, at: p, node, key), to: T.self)
         case .uint8: return unsafeBitCast(try decodeInteger(UInt8.self, at: p, node, key), to: T.self)
-        case .strings: return unsafeBitCast(try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self)
-        case .ints: return unsafeBitCast(try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self)
-        case .doubles: return unsafeBitCast(try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self)
-        case .stringsByString: return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self)
+        case .strings:
+            return unsafeBitCast(
+                try decodeArray(String.self, at: p, node, key) { try $0.readString(at: $1) }, to: T.self)
+        case .ints:
+            return unsafeBitCast(
+                try decodeArray(Int.self, at: p, node, key) { try $0.readInteger(Int.self, at: $1) }, to: T.self)
+        case .doubles:
+            return unsafeBitCast(
+                try decodeArray(Double.self, at: p, node, key) { try $0.readFloat(Double.self, at: $1) }, to: T.self)
+        case .stringsByString:
+            return unsafeBitCast(try decodeStringDictionary(String.self, at: p, node, key), to: T.self)
         case .intsByString: return unsafeBitCast(try decodeStringDictionary(Int.self, at: p, node, key), to: T.self)
         case .rawKeyedDictionary:
             let dictionary = T.self as! any StringKeyedDictionaryMarker.Type
@@ -96,7 +105,8 @@ extension DecoderState {
     /// Moves this decoder to the value at `p`, path `node` + `key`; returns what `leave`
     /// restores.
     @inline(__always)
-    func enter(_ p: Int, _ node: PathNode?, _ key: (any CodingKey)?) -> (position: Int, node: PathNode?, arenaTop: Int) {
+    func enter(_ p: Int, _ node: PathNode?, _ key: (any CodingKey)?) -> (position: Int, node: PathNode?, arenaTop: Int)
+    {
         let saved = (position, self.node, arenaTop)
         position = p
         if let key { self.node = PathNode(parent: node, key: key) } else { self.node = node }
@@ -124,9 +134,10 @@ extension DecoderState {
             let string = try decodeString(at: p, node, key)
             guard let date = try? Date.ISO8601FormatStyle().parse(string) else {
                 // Foundation reports this one at the decoder's path, without the key.
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: PathNode.path(node),
-                    debugDescription: "Expected date string to be ISO8601-formatted."))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: PathNode.path(node),
+                        debugDescription: "Expected date string to be ISO8601-formatted."))
             }
             return date
         }
@@ -142,16 +153,19 @@ extension DecoderState {
             return data
         case .base64:
             guard input.byte(p) == ASCII.quote else {
-                throw DecodingError.typeMismatch(String.self, DecodingError.Context(
-                    codingPath: PathNode.path(node, key),
-                    debugDescription: "Expected to decode \(String.self) but found \(describe(at: p)) instead."))
+                throw DecodingError.typeMismatch(
+                    String.self,
+                    DecodingError.Context(
+                        codingPath: PathNode.path(node, key),
+                        debugDescription: "Expected to decode \(String.self) but found \(describe(at: p)) instead."))
             }
             let string = try input.readString(p)
             lastEnd = -1
             guard let data = Data(base64Encoded: string) else {
-                throw DecodingError.dataCorrupted(DecodingError.Context(
-                    codingPath: PathNode.path(node, key),
-                    debugDescription: "Encountered Data is not valid Base64."))
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(
+                        codingPath: PathNode.path(node, key),
+                        debugDescription: "Encountered Data is not valid Base64."))
             }
             return data
         }
@@ -161,8 +175,9 @@ extension DecoderState {
         try checkNotNull(URL.self, at: p, node, key)
         let string = try decodeString(at: p, node, key)
         guard let url = URL(string: string) else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: PathNode.path(node, key), debugDescription: "Invalid URL string."))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: PathNode.path(node, key), debugDescription: "Invalid URL string."))
         }
         return url
     }
@@ -171,19 +186,23 @@ extension DecoderState {
         try checkNotNull(Decimal.self, at: p, node, key)
         let c = input.byte(p)
         guard c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) else {
-            throw DecodingError.typeMismatch(Decimal.self, DecodingError.Context(codingPath: PathNode.path(node, key), debugDescription: ""))
+            throw DecodingError.typeMismatch(
+                Decimal.self, DecodingError.Context(codingPath: PathNode.path(node, key), debugDescription: ""))
         }
         let end = input.numberEnd(p)
         guard input.isValidNumber(p, end),
-              let decimal = Decimal(string: input.tokenString(p, end), locale: Locale(identifier: "en_US_POSIX")),
-              !decimal.isNaN else { throw invalidJSON() }
+            let decimal = Decimal(string: input.tokenString(p, end), locale: Locale(identifier: "en_US_POSIX")),
+            !decimal.isNaN
+        else { throw invalidJSON() }
         lastEnd = end
         return decimal
     }
 
     /// An array of a primitive, read as `Array.init(from:)` reads it through an unkeyed
     /// container (same errors and paths; the path node is made only for an error).
-    func decodeArray<E>(_ type: E.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?, _ read: (DecoderState, Int) throws -> E?) throws -> [E] {
+    func decodeArray<E>(
+        _ type: E.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?, _ read: (DecoderState, Int) throws -> E?
+    ) throws -> [E] {
         let arrayNode = { key.map { PathNode(parent: node, key: $0) } ?? node }
         guard input.byte(p) == ASCII.openBracket else {
             _ = try makeUnkeyedContainer(at: p, node: arrayNode())
@@ -196,7 +215,9 @@ extension DecoderState {
             result.reserveCapacity(4)
             var index = 0
             while true {
-                guard let element = try read(self, i) else { throw failure(E.self, at: i, arrayNode(), IndexKey(index)) }
+                guard let element = try read(self, i) else {
+                    throw failure(E.self, at: i, arrayNode(), IndexKey(index))
+                }
                 result.append(element)
                 index += 1
                 guard let next = input.nextElement(after: lastEnd) else { break }
@@ -209,7 +230,9 @@ extension DecoderState {
 
     /// `[String: V]` for a primitive `V`, read as `Dictionary.init(from:)` reads it
     /// through a keyed container (first of duplicate keys wins, same errors and paths).
-    func decodeStringDictionary<V: Decodable>(_ type: V.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> [String: V] {
+    func decodeStringDictionary<V: Decodable>(
+        _ type: V.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?
+    ) throws -> [String: V] {
         if case .convertFromSnakeCase = options.keyDecodingStrategy {
             return try decodeRawKeyedDictionary(V.self, at: p, node, key) as! [String: V]
         }
@@ -227,7 +250,9 @@ extension DecoderState {
         result.reserveCapacity(container.members)
         let m = arena + container.table + 1
         for j in 0..<container.members where m[3 * j + 2] >= 0 {
-            let name = String(decoding: UnsafeBufferPointer(start: input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]), as: UTF8.self)
+            let name = String(
+                decoding: UnsafeBufferPointer(start: input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]),
+                as: UTF8.self)
             result[name] = try decodeValue(V.self, at: m[3 * j + 2], dictionaryNode, StringKey(name))
         }
         lastEnd = -1
@@ -235,12 +260,16 @@ extension DecoderState {
     }
 
     /// `[String: V]` under a key strategy: Foundation keeps such keys as they are.
-    func decodeRawKeyedDictionary(_ valueType: any Decodable.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> [String: Any] {
+    func decodeRawKeyedDictionary(
+        _ valueType: any Decodable.Type, at p: Int, _ node: PathNode?, _ key: (any CodingKey)?
+    ) throws -> [String: Any] {
         try checkNotNull([String: Any].self, at: p, node, key)
         guard input.byte(p) == ASCII.openBrace else {
-            throw DecodingError.typeMismatch([String: Any].self, DecodingError.Context(
-                codingPath: PathNode.path(node, key),
-                debugDescription: "Expected to decode \([String: Any].self) but found \(describe(at: p)) instead."))
+            throw DecodingError.typeMismatch(
+                [String: Any].self,
+                DecodingError.Context(
+                    codingPath: PathNode.path(node, key),
+                    debugDescription: "Expected to decode \([String: Any].self) but found \(describe(at: p)) instead."))
         }
         let dictionaryNode = key.map { PathNode(parent: node, key: $0) } ?? node
         var result: [String: Any] = [:]
@@ -259,7 +288,9 @@ extension DecoderState {
         return result
     }
 
-    private func decodeOpened<T: Decodable>(_ type: T.Type, at p: Int, _ node: PathNode?, _ key: StringKey) throws -> Any {
+    private func decodeOpened<T: Decodable>(
+        _ type: T.Type, at p: Int, _ node: PathNode?, _ key: StringKey
+    ) throws -> Any {
         try decodeValue(type, at: p, node, key)
     }
 }
@@ -274,6 +305,8 @@ extension JSONInput {
     }()
     #endif
 
-    static let powers: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-                                1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
+    static let powers: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 }

@@ -29,7 +29,8 @@ final class DecoderState: Decoder {
         }
     }
 
-    static let usedAfterDecode = "FolioJSONDecoder: a Decoder or decoding container was used after decode(_:from:) returned; keep the decoded values, not the decoder"
+    static let usedAfterDecode =
+        "FolioJSONDecoder: a Decoder or decoding container was used after decode(_:from:) returned; keep the decoded values, not the decoder"
     let options: FolioJSONDecoder
     let userInfo: [CodingUserInfoKey: Any]
     /// The offset of the value `init(from:)` is decoding.
@@ -85,8 +86,10 @@ final class DecoderState: Decoder {
         topSimple = topSimple && simple
     }
 
-    init(input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any], position: Int, node: PathNode?,
-         arena: UnsafeMutableBufferPointer<Int>? = nil, session: DecodeSession) {
+    init(
+        input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any], position: Int, node: PathNode?,
+        arena: UnsafeMutableBufferPointer<Int>? = nil, session: DecodeSession
+    ) {
         self.storedInput = input
         self.session = session
         self.options = options

@@ -154,8 +154,9 @@ public struct FolioJSONDecoder: Sendable {
             // After this call the input and the arena are gone: any use of a decoder or
             // container kept from it stops with a clear message (DecoderState.input).
             defer { session.finished = true }
-            let state = DecoderState(input: input, options: self, userInfo: info, position: 0, node: nil, arena: arena,
-                                     session: session)
+            let state = DecoderState(
+                input: input, options: self, userInfo: info, position: 0, node: nil, arena: arena,
+                session: session)
             let top = try input.validate(maximumDepth: maximumDepth, recorder: state)
             state.position = top
             return try state.decodeValue(type, at: top, nil, nil)

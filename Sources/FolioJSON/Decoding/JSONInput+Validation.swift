@@ -58,13 +58,19 @@ extension JSONInput {
                 i += 1
                 while i < count, JSONInput.isNumberByte(base[i]) { i += 1 }
             case ASCII.t:
-                guard i + 4 <= count, base[i + 1] == UInt8(ascii: "r"), base[i + 2] == UInt8(ascii: "u"), base[i + 3] == UInt8(ascii: "e") else { throw invalidJSON() }
+                guard i + 4 <= count, base[i + 1] == UInt8(ascii: "r"), base[i + 2] == UInt8(ascii: "u"),
+                    base[i + 3] == UInt8(ascii: "e")
+                else { throw invalidJSON() }
                 i += 4
             case ASCII.f:
-                guard i + 5 <= count, base[i + 1] == UInt8(ascii: "a"), base[i + 2] == UInt8(ascii: "l"), base[i + 3] == UInt8(ascii: "s"), base[i + 4] == UInt8(ascii: "e") else { throw invalidJSON() }
+                guard i + 5 <= count, base[i + 1] == UInt8(ascii: "a"), base[i + 2] == UInt8(ascii: "l"),
+                    base[i + 3] == UInt8(ascii: "s"), base[i + 4] == UInt8(ascii: "e")
+                else { throw invalidJSON() }
                 i += 5
             case ASCII.n:
-                guard i + 4 <= count, base[i + 1] == UInt8(ascii: "u"), base[i + 2] == UInt8(ascii: "l"), base[i + 3] == UInt8(ascii: "l") else { throw invalidJSON() }
+                guard i + 4 <= count, base[i + 1] == UInt8(ascii: "u"), base[i + 2] == UInt8(ascii: "l"),
+                    base[i + 3] == UInt8(ascii: "l")
+                else { throw invalidJSON() }
                 i += 4
             default:
                 throw invalidJSON()

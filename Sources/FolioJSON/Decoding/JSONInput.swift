@@ -33,15 +33,19 @@ enum ASCII {
 /// reports them: `dataCorrupted` at the root path, whatever the nesting.
 @inline(never)
 func invalidJSON() -> DecodingError {
-    DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON."))
+    DecodingError.dataCorrupted(
+        DecodingError.Context(codingPath: [], debugDescription: "The given data was not valid JSON."))
 }
 
 /// Input nested deeper than the decoder's limit: dataCorrupted at the root, as Foundation
 /// reports it, with a message that names the limit (it is lower than Foundation's).
 func tooDeep(_ maximumDepth: Int) -> DecodingError {
-    DecodingError.dataCorrupted(DecodingError.Context(
-        codingPath: [],
-        debugDescription: "The given data was not valid JSON: it nests arrays and objects deeper than maximumDepth (\(maximumDepth))."))
+    DecodingError.dataCorrupted(
+        DecodingError.Context(
+            codingPath: [],
+            debugDescription:
+                "The given data was not valid JSON: it nests arrays and objects deeper than maximumDepth (\(maximumDepth))."
+        ))
 }
 
 /// The input bytes, valid for one synchronous decode.
@@ -87,7 +91,8 @@ struct JSONInput {
 
     @inline(__always)
     static func isNumberByte(_ b: UInt8) -> Bool {
-        (b >= ASCII.zero && b <= ASCII.nine) || b == ASCII.dot || b == ASCII.minus || b == ASCII.plus || b == ASCII.lowerE || b == ASCII.upperE
+        (b >= ASCII.zero && b <= ASCII.nine) || b == ASCII.dot || b == ASCII.minus || b == ASCII.plus
+            || b == ASCII.lowerE || b == ASCII.upperE
     }
 
     // MARK: Word-at-a-time scanning

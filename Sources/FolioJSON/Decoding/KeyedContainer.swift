@@ -20,7 +20,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         var keys: [Key] = []
         let m = state.arena + table + 1
         for j in 0..<members where m[3 * j + 2] >= 0 {
-            let name = String(decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]), as: UTF8.self)
+            let name = String(
+                decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]),
+                as: UTF8.self)
             if let key = Key(stringValue: name) { keys.append(key) }
         }
         return keys
@@ -41,7 +43,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             if hint < members {
                 let h = 3 * hint
                 if m[h + 2] >= 0, m[h + 1] - m[h] == length,
-                   length == 0 || memcmp(base + m[h], wanted.baseAddress!, length) == 0 {
+                    length == 0 || memcmp(base + m[h], wanted.baseAddress!, length) == 0
+                {
                     state.arena[table] = hint + 1
                     return m[h + 2]
                 }
@@ -49,7 +52,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             for j in 0..<members where j != hint {
                 let h = 3 * j
                 if m[h + 2] >= 0, m[h + 1] - m[h] == length,
-                   length == 0 || memcmp(base + m[h], wanted.baseAddress!, length) == 0 {
+                    length == 0 || memcmp(base + m[h], wanted.baseAddress!, length) == 0
+                {
                     state.arena[table] = j + 1
                     return m[h + 2]
                 }
@@ -66,7 +70,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func findCanonical(_ name: String) -> Int? {
         let m = state.arena + table + 1
         for j in 0..<members where m[3 * j + 2] >= 0 {
-            let candidate = String(decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]), as: UTF8.self)
+            let candidate = String(
+                decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]),
+                as: UTF8.self)
             if candidate == name { return m[3 * j + 2] }
         }
         return nil
@@ -80,9 +86,11 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(never)
     func keyNotFound(_ key: some CodingKey) -> DecodingError {
-        DecodingError.keyNotFound(key, DecodingError.Context(
-            codingPath: codingPath,
-            debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+        DecodingError.keyNotFound(
+            key,
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
     }
 
     /// The offset of a present, non-null value, or `nil`.
@@ -111,35 +119,91 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(key, type) { $0.readBool(at: $1) } }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(key, type) { try $0.readString(at: $1) } }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(key, type) { try $0.readFloat(type, at: $1) } }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(key, type) { try $0.readFloat(type, at: $1) } }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(key, type) { try $0.readInteger(type, at: $1) } }
-    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try state.decodeValue(type, at: value(key), node, key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try read(key, type) { try $0.readString(at: $1) }
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try read(key, type) { try $0.readFloat(type, at: $1) }
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try read(key, type) { try $0.readFloat(type, at: $1) }
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try read(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try state.decodeValue(type, at: value(key), node, key)
+    }
 
-    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try readIfPresent(key, type) { $0.readBool(at: $1) } }
-    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try readIfPresent(key, type) { try $0.readString(at: $1) } }
-    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try readIfPresent(key, type) { try $0.readFloat(type, at: $1) } }
-    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try readIfPresent(key, type) { try $0.readFloat(type, at: $1) } }
-    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
-    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try readIfPresent(key, type) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try readIfPresent(key, type) { $0.readBool(at: $1) }
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try readIfPresent(key, type) { try $0.readString(at: $1) }
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try readIfPresent(key, type) { try $0.readFloat(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? {
+        try readIfPresent(key, type) { try $0.readFloat(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? {
+        try readIfPresent(key, type) { try $0.readInteger(type, at: $1) }
+    }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         // Not `Optional.map`: its frame and its closure's would be on the stack once per
         // level of a recursive type.
@@ -147,7 +211,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try state.decodeValue(type, at: p, node, key)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let p = try value(key)
         return KeyedDecodingContainer(try state.makeKeyedContainer(type, at: p, node: PathNode(parent: node, key: key)))
     }
@@ -169,7 +235,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if let decoded { return decoded.values[name] }
         let m = state.arena + table + 1
         for j in 0..<members where m[3 * j + 2] >= 0 {
-            let candidate = String(decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]), as: UTF8.self)
+            let candidate = String(
+                decoding: UnsafeBufferPointer(start: state.input.base + m[3 * j], count: m[3 * j + 1] - m[3 * j]),
+                as: UTF8.self)
             if candidate == name { return m[3 * j + 2] }
         }
         return nil
@@ -179,10 +247,12 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func subDecoder(position: Int?, key: some CodingKey) -> any Decoder {
         let child = PathNode(parent: node, key: key)
         if let position {
-            return DecoderState(input: state.input, options: state.options, userInfo: state.userInfo, position: position, node: child,
-                                session: state.session)
+            return DecoderState(
+                input: state.input, options: state.options, userInfo: state.userInfo, position: position, node: child,
+                session: state.session)
         }
-        return DecoderState(input: JSONInput.null, options: state.options, userInfo: state.userInfo, position: 0, node: child,
-                            session: state.session)
+        return DecoderState(
+            input: JSONInput.null, options: state.options, userInfo: state.userInfo, position: 0, node: child,
+            session: state.session)
     }
 }

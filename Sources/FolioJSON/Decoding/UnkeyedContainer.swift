@@ -43,9 +43,11 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     @inline(never)
     func atEnd(_ type: Any.Type, _ message: String = "Unkeyed container is at end.") -> DecodingError {
-        DecodingError.valueNotFound(type, DecodingError.Context(
-            codingPath: PathNode.path(node, IndexKey(currentIndex)),
-            debugDescription: message))
+        DecodingError.valueNotFound(
+            type,
+            DecodingError.Context(
+                codingPath: PathNode.path(node, IndexKey(currentIndex)),
+                debugDescription: message))
     }
 
     @inline(__always)
@@ -90,18 +92,34 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) { $0.readBool(at: $1) } }
     mutating func decode(_ type: String.Type) throws -> String { try primitive(type) { try $0.readString(at: $1) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try primitive(type) { try $0.readFloat(type, at: $1) } }
+    mutating func decode(_ type: Double.Type) throws -> Double {
+        try primitive(type) { try $0.readFloat(type, at: $1) }
+    }
     mutating func decode(_ type: Float.Type) throws -> Float { try primitive(type) { try $0.readFloat(type, at: $1) } }
     mutating func decode(_ type: Int.Type) throws -> Int { try primitive(type) { try $0.readInteger(type, at: $1) } }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
     mutating func decode(_ type: UInt.Type) throws -> UInt { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try primitive(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 {
+        try primitive(type) { try $0.readInteger(type, at: $1) }
+    }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let p = try next(type)
@@ -125,36 +143,68 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         }
     }
 
-    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? { try primitiveIfPresent(type) { $0.readBool(at: $1) } }
-    mutating func decodeIfPresent(_ type: String.Type) throws -> String? { try primitiveIfPresent(type) { try $0.readString(at: $1) } }
-    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? { try primitiveIfPresent(type) { try $0.readFloat(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? { try primitiveIfPresent(type) { try $0.readFloat(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
-    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? { try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) } }
+    mutating func decodeIfPresent(_ type: Bool.Type) throws -> Bool? {
+        try primitiveIfPresent(type) { $0.readBool(at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: String.Type) throws -> String? {
+        try primitiveIfPresent(type) { try $0.readString(at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Double.Type) throws -> Double? {
+        try primitiveIfPresent(type) { try $0.readFloat(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Float.Type) throws -> Float? {
+        try primitiveIfPresent(type) { try $0.readFloat(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Int.Type) throws -> Int? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Int8.Type) throws -> Int8? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Int16.Type) throws -> Int16? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Int32.Type) throws -> Int32? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: Int64.Type) throws -> Int64? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: UInt.Type) throws -> UInt? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: UInt8.Type) throws -> UInt8? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: UInt16.Type) throws -> UInt16? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: UInt32.Type) throws -> UInt32? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
+    mutating func decodeIfPresent(_ type: UInt64.Type) throws -> UInt64? {
+        try primitiveIfPresent(type) { try $0.readInteger(type, at: $1) }
+    }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         if skipAbsent() { return nil }
         return try decode(type)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws -> KeyedDecodingContainer<NestedKey> {
         let p = try next(KeyedDecodingContainer<NestedKey>.self)
-        let container = try state.makeKeyedContainer(type, at: p, node: PathNode(parent: node, key: IndexKey(currentIndex)))
+        let container = try state.makeKeyedContainer(
+            type, at: p, node: PathNode(parent: node, key: IndexKey(currentIndex)))
         advance(after: state.input.skipValue(p))
         return KeyedDecodingContainer(container)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard let p = cursor else {
-            throw atEnd(UnkeyedDecodingContainer.self, "Cannot get nested unkeyed container -- unkeyed container is at end.")
+            throw atEnd(
+                UnkeyedDecodingContainer.self, "Cannot get nested unkeyed container -- unkeyed container is at end.")
         }
         let container = try state.makeUnkeyedContainer(at: p, node: PathNode(parent: node, key: IndexKey(currentIndex)))
         advance(after: state.input.skipValue(p))
@@ -165,8 +215,9 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
         guard let p = cursor else {
             throw atEnd(Decoder.self, "Cannot get superDecoder() -- unkeyed container is at end.")
         }
-        let decoder = DecoderState(input: state.input, options: state.options, userInfo: state.userInfo,
-                                   position: p, node: PathNode(parent: node, key: IndexKey(currentIndex)), session: state.session)
+        let decoder = DecoderState(
+            input: state.input, options: state.options, userInfo: state.userInfo,
+            position: p, node: PathNode(parent: node, key: IndexKey(currentIndex)), session: state.session)
         advance(after: state.input.skipValue(p))
         return decoder
     }

@@ -12,7 +12,11 @@ struct EncodingOptions {
         date = encoder.dateEncodingStrategy
         data = encoder.dataEncodingStrategy
         nonConformingFloat = encoder.nonConformingFloatEncodingStrategy
-        if case .convertToSnakeCase = encoder.keyEncodingStrategy { snakeCaseKeys = true } else { snakeCaseKeys = false }
+        if case .convertToSnakeCase = encoder.keyEncodingStrategy {
+            snakeCaseKeys = true
+        } else {
+            snakeCaseKeys = false
+        }
         var info: [CodingUserInfoKey: Any] = [:]
         for (key, value) in encoder.userInfo { info[key] = value }
         userInfo = info
@@ -248,15 +252,21 @@ final class EncodingState {
     func putNonConforming<F: BinaryFloatingPoint & Encodable>(_ value: F, description: String, key: PathKey) throws {
         switch options.nonConformingFloat {
         case .convertToString(let positiveInfinity, let negativeInfinity, let nan):
-            if value.isNaN { out.putString(nan) }
-            else if value > 0 { out.putString(positiveInfinity) }
-            else { out.putString(negativeInfinity) }
+            if value.isNaN {
+                out.putString(nan)
+            } else if value > 0 {
+                out.putString(positiveInfinity)
+            } else {
+                out.putString(negativeInfinity)
+            }
         case .throw:
             failed = true
             let name = value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf")
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: codingPathOfTop(adding: key),
-                debugDescription: "Unable to encode \(description).\(name) directly in JSON."))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: codingPathOfTop(adding: key),
+                    debugDescription: "Unable to encode \(description).\(name) directly in JSON."))
         }
     }
 
@@ -346,9 +356,11 @@ final class EncodingState {
         guard isOpen(index, serial) else { failed = true; return }
         while frames.count &- 1 > index { pop() }
         if index == 0, isTopLevel, frames[0].kind == .empty {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: basePath,
-                debugDescription: "Top-level \(T.self) did not encode any values."))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: basePath,
+                    debugDescription: "Top-level \(T.self) did not encode any values."))
         }
         pop()
     }

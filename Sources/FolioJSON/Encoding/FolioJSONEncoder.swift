@@ -131,9 +131,13 @@ public struct FolioJSONEncoder: Sendable {
         do {
             _ = try JSONInput(UnsafeRawBufferPointer(json)).validate(maximumDepth: maximumDepth)
         } catch {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [],
-                debugDescription: "\(T.self) nests arrays and objects deeper than maximumDepth (\(maximumDepth)), which a decoder with that limit refuses."))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: [],
+                    debugDescription:
+                        "\(T.self) nests arrays and objects deeper than maximumDepth (\(maximumDepth)), which a decoder with that limit refuses."
+                ))
         }
     }
 }

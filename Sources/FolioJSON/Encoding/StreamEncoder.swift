@@ -64,18 +64,30 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeNil(forKey key: Key) throws { if begin(key) { state.out.putNull() } }
     mutating func encode(_ value: Bool, forKey key: Key) throws { if begin(key) { state.out.putBool(value) } }
     mutating func encode(_ value: String, forKey key: Key) throws { if begin(key) { state.out.putString(value) } }
-    mutating func encode(_ value: Double, forKey key: Key) throws { if begin(key) { try state.putDouble(value, key: .key(key)) } }
-    mutating func encode(_ value: Float, forKey key: Key) throws { if begin(key) { try state.putFloat(value, key: .key(key)) } }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        if begin(key) { try state.putDouble(value, key: .key(key)) }
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        if begin(key) { try state.putFloat(value, key: .key(key)) }
+    }
     mutating func encode(_ value: Int, forKey key: Key) throws { if begin(key) { state.out.putSigned(Int64(value)) } }
     mutating func encode(_ value: Int8, forKey key: Key) throws { if begin(key) { state.out.putSigned(Int64(value)) } }
     mutating func encode(_ value: Int16, forKey key: Key) throws { if begin(key) { state.out.putSigned(Int64(value)) } }
     mutating func encode(_ value: Int32, forKey key: Key) throws { if begin(key) { state.out.putSigned(Int64(value)) } }
     mutating func encode(_ value: Int64, forKey key: Key) throws { if begin(key) { state.out.putSigned(value) } }
     mutating func encode(_ value: Int128, forKey key: Key) throws { if begin(key) { state.out.putSigned128(value) } }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { if begin(key) { state.out.putUnsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { if begin(key) { state.out.putUnsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { if begin(key) { state.out.putUnsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { if begin(key) { state.out.putUnsigned(UInt64(value)) } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        if begin(key) { state.out.putUnsigned(UInt64(value)) }
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        if begin(key) { state.out.putUnsigned(UInt64(value)) }
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        if begin(key) { state.out.putUnsigned(UInt64(value)) }
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        if begin(key) { state.out.putUnsigned(UInt64(value)) }
+    }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { if begin(key) { state.out.putUnsigned(value) } }
     mutating func encode(_ value: UInt128, forKey key: Key) throws { if begin(key) { state.out.putUnsigned128(value) } }
 
@@ -86,13 +98,16 @@ struct StreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     // The standard library's `encodeIfPresent` defaults call `encode`, so they need no
     // overrides: nil is skipped, a value is written as above.
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         guard begin(key) else {
             return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: .max, serial: -2))
         }
         state.out.put(UInt8(ascii: "{"))
         let (nestedIndex, nestedSerial) = state.push(.keyed, .key(key))
-        return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
+        return KeyedEncodingContainer(
+            StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -136,8 +151,12 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { if begin() != nil { state.out.putNull() } }
     mutating func encode(_ value: Bool) throws { if begin() != nil { state.out.putBool(value) } }
     mutating func encode(_ value: String) throws { if begin() != nil { state.out.putString(value) } }
-    mutating func encode(_ value: Double) throws { if let element = begin() { try state.putDouble(value, key: .index(element)) } }
-    mutating func encode(_ value: Float) throws { if let element = begin() { try state.putFloat(value, key: .index(element)) } }
+    mutating func encode(_ value: Double) throws {
+        if let element = begin() { try state.putDouble(value, key: .index(element)) }
+    }
+    mutating func encode(_ value: Float) throws {
+        if let element = begin() { try state.putFloat(value, key: .index(element)) }
+    }
     mutating func encode(_ value: Int) throws { if begin() != nil { state.out.putSigned(Int64(value)) } }
     mutating func encode(_ value: Int8) throws { if begin() != nil { state.out.putSigned(Int64(value)) } }
     mutating func encode(_ value: Int16) throws { if begin() != nil { state.out.putSigned(Int64(value)) } }
@@ -155,13 +174,16 @@ struct StreamUnkeyedContainer: UnkeyedEncodingContainer {
         if let element = begin() { try state.encodeValue(value, key: .index(element)) }
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         guard let element = begin() else {
             return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: .max, serial: -2))
         }
         state.out.put(UInt8(ascii: "{"))
         let (nestedIndex, nestedSerial) = state.push(.keyed, .index(element))
-        return KeyedEncodingContainer(StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
+        return KeyedEncodingContainer(
+            StreamKeyedContainer<NestedKey>(state: state, index: nestedIndex, serial: nestedSerial))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -122,9 +122,11 @@ enum TreeEncoding {
         let encoder = TreeEncoder(options: state.options, codingPath: state.basePath, node: root, rawKeys: order != nil)
         try value.encode(to: encoder)
         if root.kind == .empty, state.isTopLevel {
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: state.basePath,
-                debugDescription: "Top-level \(T.self) did not encode any values."))
+            throw EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: state.basePath,
+                    debugDescription: "Top-level \(T.self) did not encode any values."))
         }
         root.write(into: &state.out)
     }
@@ -209,11 +211,14 @@ struct TreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try encode(value, forKey: key)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         let child = TreeNode()
         child.kind = .object
         node.set(encoder.keyString(key), .node(child))
-        return KeyedEncodingContainer(TreeKeyedContainer<NestedKey>(encoder: encoder, node: child, codingPath: codingPath + [key]))
+        return KeyedEncodingContainer(
+            TreeKeyedContainer<NestedKey>(encoder: encoder, node: child, codingPath: codingPath + [key]))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -271,7 +276,9 @@ struct TreeUnkeyedContainer: UnkeyedEncodingContainer {
         try encode(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         let child = TreeNode()
         child.kind = .object
         let path = codingPath + [FolioJSONKey(index: node.items.count)]

@@ -66,8 +66,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notAStore(let path, let reason): return "\(path) is not a Folio store: \(reason)"
         case .unsupportedFormatVersion(let path, let found, let supported):
             return "store at \(path) has format version \(found); this version of Folio reads up to \(supported)"
-        case .io(let op, let path, let code): return "\(op) failed on \(path): \(SystemError.message(code)) (errno \(code))"
-        case .needsReopen(let path, let cause): return "store at \(path) must be reopened before it can commit again: \(cause)"
+        case .io(let op, let path, let code):
+            return "\(op) failed on \(path): \(SystemError.message(code)) (errno \(code))"
+        case .needsReopen(let path, let cause):
+            return "store at \(path) must be reopened before it can commit again: \(cause)"
         case .readOnly(let path): return "store at \(path) is open read-only"
         case .notWritable(let path, let cause):
             return "store at \(path) cannot be opened for writing by this process (\(cause)); open it read-only "
@@ -77,11 +79,14 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transactionAborted(let cause): return "the write transaction must be rolled back: \(cause)"
         case .closed(let path): return "store at \(path) is closed"
         case .keyTooLarge(let length, let maximum): return "key of \(length) bytes exceeds the maximum of \(maximum)"
-        case .valueTooLarge(let length, let maximum): return "value of \(length) bytes exceeds the maximum of \(maximum)"
+        case .valueTooLarge(let length, let maximum):
+            return "value of \(length) bytes exceeds the maximum of \(maximum)"
         case .treeNotFound(let name): return "no tree named \"\(name)\""
         case .invalidTreeName(let name): return "invalid tree name \"\(name)\""
-        case .destinationNotEmpty(let path): return "\(path) exists and is not an empty directory; refusing to overwrite it"
-        case .historyUnavailable(let generation): return "the changes after generation \(generation) are no longer in the store's files"
+        case .destinationNotEmpty(let path):
+            return "\(path) exists and is not an empty directory; refusing to overwrite it"
+        case .historyUnavailable(let generation):
+            return "the changes after generation \(generation) are no longer in the store's files"
         case .invalidKey(let reason): return "invalid key: \(reason)"
         }
     }
@@ -109,8 +114,10 @@ public struct Corruption: Sendable, Equatable, CustomStringConvertible {
     public var actualChecksum: UInt32?
 
     /// A description of damaged bytes.
-    public init(file: String, offset: UInt64, detail: String,
-                expectedChecksum: UInt32? = nil, actualChecksum: UInt32? = nil) {
+    public init(
+        file: String, offset: UInt64, detail: String,
+        expectedChecksum: UInt32? = nil, actualChecksum: UInt32? = nil
+    ) {
         self.file = file
         self.offset = offset
         self.detail = detail
@@ -121,7 +128,9 @@ public struct Corruption: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = "corruption in \(file) at offset \(offset): \(detail)"
         if let e = expectedChecksum, let a = actualChecksum {
-            text += e == a ? " (checksum 0x\(String(e, radix: 16)) matches: the bytes are as written)"
+            text +=
+                e == a
+                ? " (checksum 0x\(String(e, radix: 16)) matches: the bytes are as written)"
                 : " (stored checksum 0x\(String(e, radix: 16)), computed 0x\(String(a, radix: 16)))"
         }
         return text

@@ -12,7 +12,8 @@ extension Bool: KeyComponent {
         switch try decoder.readByte("a Bool") {
         case 0x00: return false
         case 0x01: return true
-        case let byte: throw decoder.invalid("a Bool must be 0x00 or 0x01, found 0x\(String(byte, radix: 16))", at: position)
+        case let byte:
+            throw decoder.invalid("a Bool must be 0x00 or 0x01, found 0x\(String(byte, radix: 16))", at: position)
         }
     }
 }

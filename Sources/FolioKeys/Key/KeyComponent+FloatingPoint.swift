@@ -39,7 +39,9 @@ extension KeyDecoder {
         let position = offset
         let key = try readBigEndianUInt64("a Double")
         guard let value = DoubleKeyBits.decode(key) else {
-            throw invalid("0x\(String(key, radix: 16)) is not a canonical Double key (-0.0 and non-canonical NaNs are never written)", at: position)
+            throw invalid(
+                "0x\(String(key, radix: 16)) is not a canonical Double key (-0.0 and non-canonical NaNs are never written)",
+                at: position)
         }
         return value
     }

@@ -20,7 +20,9 @@ extension Optional: KeyComponent where Wrapped: KeyComponent {
         switch try decoder.readByte("an Optional tag") {
         case 0x00: return nil
         case 0x01: return .some(try decoder.decode(Wrapped.self))
-        case let byte: throw decoder.invalid("an Optional tag must be 0x00 or 0x01, found 0x\(String(byte, radix: 16))", at: position)
+        case let byte:
+            throw decoder.invalid(
+                "an Optional tag must be 0x00 or 0x01, found 0x\(String(byte, radix: 16))", at: position)
         }
     }
 }

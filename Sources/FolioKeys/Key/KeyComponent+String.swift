@@ -12,8 +12,11 @@ extension KeyEncoder {
         // The common cases, ASCII and Latin text below U+0300, are already normalised: escape the
         // bytes in place and stop. Native strings expose their UTF-8 directly; others (bridged on
         // Apple platforms) are made contiguous first.
-        let appended = string.utf8.withContiguousStorageIfAvailable { appendIfNormalized($0) }
-            ?? { var copy = string; return copy.withUTF8 { appendIfNormalized($0) } }()
+        let appended =
+            string.utf8.withContiguousStorageIfAvailable { appendIfNormalized($0) }
+            ?? {
+                var copy = string; return copy.withUTF8 { appendIfNormalized($0) }
+            }()
         if appended {
             return
         }
@@ -60,7 +63,8 @@ extension String: KeyComponent {
                 return .success(string)
             }
             if let original = KeyTextNormalization.restoringMisclassifiedStarters(string),
-               KeyTextNormalization.normalizes(original, to: utf8) {
+                KeyTextNormalization.normalizes(original, to: utf8)
+            {
                 return .success(original)
             }
             return .failure(.notNormalized)

@@ -123,7 +123,8 @@ extension KeyDecoder {
             var position = start
             while true {
                 guard position < end,
-                      let hit = memchr(base + position, 0, end - position) else {
+                    let hit = memchr(base + position, 0, end - position)
+                else {
                     failure = ("\(what) has no 0x00 0x01 terminator", start)
                     return
                 }
@@ -140,8 +141,10 @@ extension KeyDecoder {
                     terminator = zero
                     return
                 default:
-                    failure = ("\(what) has 0x00 followed by 0x\(String(buffer[zero + 1], radix: 16)); "
-                               + "only 0x00 0xFF (a zero byte) and 0x00 0x01 (the end) are valid", zero)
+                    failure = (
+                        "\(what) has 0x00 followed by 0x\(String(buffer[zero + 1], radix: 16)); "
+                            + "only 0x00 0xFF (a zero byte) and 0x00 0x01 (the end) are valid", zero
+                    )
                     return
                 }
             }

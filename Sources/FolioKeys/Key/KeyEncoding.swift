@@ -28,7 +28,9 @@ public enum KeyEncoding: Sendable {
         let values = (repeat try decoder.decode(each types))
         guard decoder.isAtEnd else {
             throw StorageError.invalidKey(
-                reason: "\(key.count - decoder.offset) unexpected bytes after the last component, at byte \(decoder.offset)")
+                reason:
+                    "\(key.count - decoder.offset) unexpected bytes after the last component, at byte \(decoder.offset)"
+            )
         }
         return values
     }

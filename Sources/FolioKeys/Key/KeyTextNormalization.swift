@@ -174,9 +174,10 @@ enum KeyTextNormalization {
             let firstClass = combiningClass(entry.first)
             let secondClass = combiningClass(entry.second)
             guard let firstIndex = run.firstIndex(where: { combiningClass($0) == firstClass }),
-                  run[firstIndex] == entry.first,
-                  let secondIndex = run.firstIndex(where: { combiningClass($0) == secondClass }),
-                  run[secondIndex] == entry.second else {
+                run[firstIndex] == entry.first,
+                let secondIndex = run.firstIndex(where: { combiningClass($0) == secondClass }),
+                run[secondIndex] == entry.second
+            else {
                 continue
             }
             run.remove(at: max(firstIndex, secondIndex))

@@ -32,8 +32,10 @@ public protocol FileSystem: Sendable {
     /// Calls `onChange` (on a background thread) soon after entries of `directory` are
     /// created, renamed or written, and at least every `pollInterval` where the platform
     /// cannot notify. Spurious calls are allowed; missed changes are not.
-    func watch(_ directory: String, pollInterval: Duration,
-               onChange: @escaping @Sendable () -> Void) throws(StorageError) -> any FileWatch
+    func watch(
+        _ directory: String, pollInterval: Duration,
+        onChange: @escaping @Sendable () -> Void
+    ) throws(StorageError) -> any FileWatch
 }
 
 /// An open file. All offsets are absolute; there is no file position.
@@ -126,8 +128,10 @@ extension FileSystem {
     /// rename it over `path`, fsync the directory. After this returns, a crash leaves the
     /// new contents; before the rename, a crash leaves the old ones.
     /// `beforeRename` and `afterRename` run at the named crash points.
-    func replaceAtomically(_ path: String, with bytes: [UInt8], temporaryPath: String,
-                           crashPoints: (beforeRename: CrashPoint, afterRename: CrashPoint)? = nil)
+    func replaceAtomically(
+        _ path: String, with bytes: [UInt8], temporaryPath: String,
+        crashPoints: (beforeRename: CrashPoint, afterRename: CrashPoint)? = nil
+    )
         throws(StorageError)
     {
         let file = try open(temporaryPath, mode: .truncate)

@@ -9,8 +9,10 @@ public protocol FileWatch: AnyObject, Sendable {
 extension FileSystem {
     /// Polling, for file systems with no change notification (and for tests): calls
     /// `onChange` every `pollInterval`, and lets the caller find out what changed.
-    public func watch(_ directory: String, pollInterval: Duration,
-                      onChange: @escaping @Sendable () -> Void) throws(StorageError) -> any FileWatch {
+    public func watch(
+        _ directory: String, pollInterval: Duration,
+        onChange: @escaping @Sendable () -> Void
+    ) throws(StorageError) -> any FileWatch {
         PollingWatch(interval: pollInterval, onChange: onChange)
     }
 }
@@ -22,11 +24,14 @@ final class PollingWatch: FileWatch, @unchecked Sendable {
     private let timer: any DispatchSourceTimer
 
     init(interval: Duration, onChange: @escaping @Sendable () -> Void) {
-        let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000
-                                  + Int(interval.components.attoseconds / 1_000_000_000))
+        let nanoseconds = max(
+            1_000_000,
+            Int(interval.components.seconds) * 1_000_000_000
+                + Int(interval.components.attoseconds / 1_000_000_000))
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "folio.poll"))
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
-                       leeway: .nanoseconds(nanoseconds / 10))
+        timer.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
+            leeway: .nanoseconds(nanoseconds / 10))
         timer.setEventHandler(handler: onChange)
         timer.resume()
     }

@@ -142,7 +142,8 @@ public final class MemoryFileSystem: FileSystem {
             guard let contents = state.files[path] else {
                 throw .io(operation: "stat", path: path, code: SystemError.notFound)
             }
-            return FileIdentity(device: UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)), inode: contents.identity)
+            return FileIdentity(
+                device: UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)), inode: contents.identity)
         }
     }
 
@@ -201,7 +202,9 @@ final class MemoryFile: StorageFile {
     }
 
     private func check(_ operation: String, writing: Bool) throws(StorageError) {
-        if closed.load(ordering: .acquiring) { throw .io(operation: operation, path: path, code: SystemError.badDescriptor) }
+        if closed.load(ordering: .acquiring) {
+            throw .io(operation: operation, path: path, code: SystemError.badDescriptor)
+        }
         if writing && !writable { throw .io(operation: operation, path: path, code: SystemError.badDescriptor) }
     }
 

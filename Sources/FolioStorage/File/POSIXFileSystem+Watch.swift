@@ -16,8 +16,10 @@ extension POSIXFileSystem {
     /// root file, whose slots are written in place). Both are backed by polling every second, for file
     /// systems that do not notify (network mounts) or a notification lost to a full queue;
     /// if notification cannot be set up at all, polling runs at `pollInterval`.
-    public func watch(_ directory: String, pollInterval: Duration,
-                      onChange: @escaping @Sendable () -> Void) throws(StorageError) -> any FileWatch {
+    public func watch(
+        _ directory: String, pollInterval: Duration,
+        onChange: @escaping @Sendable () -> Void
+    ) throws(StorageError) -> any FileWatch {
         let safety = PollingWatch(interval: max(pollInterval, .seconds(1)), onChange: onChange)
         #if canImport(Glibc) || canImport(Musl)
         if let notifying = InotifyWatch(directory: directory, onChange: onChange) {
@@ -93,8 +95,9 @@ final class DispatchSourceWatch: FileWatch, @unchecked Sendable {
                 if required { return nil }
                 continue
             }
-            let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: fd, eventMask: [.write, .rename, .delete],
-                                                                   queue: queue)
+            let source = DispatchSource.makeFileSystemObjectSource(
+                fileDescriptor: fd, eventMask: [.write, .rename, .delete],
+                queue: queue)
             source.setEventHandler(handler: onChange)
             source.setCancelHandler { close(fd) }
             source.resume()

@@ -81,7 +81,9 @@ public struct POSIXFileSystem: FileSystem {
     }
 
     public func lock(_ path: String) throws(StorageError) -> any FileLock {
-        let fd = try POSIXCall.retrying("open lock file", path) { Glibc_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        let fd = try POSIXCall.retrying("open lock file", path) {
+            Glibc_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -95,7 +97,8 @@ public struct POSIXFileSystem: FileSystem {
     public func identity(of path: String) throws(StorageError) -> FileIdentity {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .io(operation: "stat", path: path, code: errno) }
-        return FileIdentity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+        return FileIdentity(
+            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
     }
 }
 
@@ -125,8 +128,10 @@ final class POSIXFile: StorageFile {
     deinit { close() }
 
     /// Runs `body` with the descriptor, which stays open until `body` returns.
-    private func withDescriptor<R>(forWriting: Bool, _ operation: String,
-                                   _ body: (Int32) throws(StorageError) -> R) throws(StorageError) -> R {
+    private func withDescriptor<R>(
+        forWriting: Bool, _ operation: String,
+        _ body: (Int32) throws(StorageError) -> R
+    ) throws(StorageError) -> R {
         let fd = try state.withLock { (state) throws(StorageError) -> Int32 in
             if state.descriptor < 0 || state.closing { throw .io(operation: operation, path: path, code: EBADF) }
             if forWriting, let cause = state.poisoned { throw .needsReopen(path: path, cause: cause) }
@@ -180,7 +185,9 @@ final class POSIXFile: StorageFile {
     }
 
     private func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(StorageError) {
-        guard offset <= UInt64(Int64.max) - UInt64(bytes.count) else { throw .io(operation: "pwrite", path: path, code: EFBIG) }
+        guard offset <= UInt64(Int64.max) - UInt64(bytes.count) else {
+            throw .io(operation: "pwrite", path: path, code: EFBIG)
+        }
         var done = 0
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
@@ -192,11 +199,15 @@ final class POSIXFile: StorageFile {
     }
 
     func sync() throws(StorageError) {
-        try withDescriptor(forWriting: true, "fsync") { (fd) throws(StorageError) in try sync(fd, call: POSIXCall.fullSync) }
+        try withDescriptor(forWriting: true, "fsync") { (fd) throws(StorageError) in
+            try sync(fd, call: POSIXCall.fullSync)
+        }
     }
 
     func syncData() throws(StorageError) {
-        try withDescriptor(forWriting: true, "fdatasync") { (fd) throws(StorageError) in try sync(fd, call: POSIXCall.dataSync) }
+        try withDescriptor(forWriting: true, "fdatasync") { (fd) throws(StorageError) in
+            try sync(fd, call: POSIXCall.dataSync)
+        }
     }
 
     private func sync(_ fd: Int32, call: (Int32) -> Int32) throws(StorageError) {

@@ -73,13 +73,17 @@ package struct ByteReader {
     package mutating func readUInt32() -> UInt32? {
         guard remaining >= 4 else { return nil }
         defer { position += 4 }
-        return bytes.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt32.self)) }
+        return bytes.withUnsafeBytes {
+            UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+        }
     }
 
     package mutating func readUInt64() -> UInt64? {
         guard remaining >= 8 else { return nil }
         defer { position += 8 }
-        return bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
+        return bytes.withUnsafeBytes {
+            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+        }
     }
 
     package mutating func readBytes(_ count: Int) -> [UInt8]? {

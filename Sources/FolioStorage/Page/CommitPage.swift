@@ -103,8 +103,10 @@ struct CommitRecord: Sendable, Equatable {
 
     /// Appends the commit page at `fileOffset`; `liveBytesBeforePage` is the live byte count
     /// excluding the page itself, whose length is only known once encoded.
-    static func encode(_ record: CommitRecord, liveBytesBeforePage: UInt64, into writer: inout ByteWriter,
-                       at fileOffset: UInt64) -> (address: PageAddress, liveBytes: UInt64, chain: UInt32) {
+    static func encode(
+        _ record: CommitRecord, liveBytesBeforePage: UInt64, into writer: inout ByteWriter,
+        at fileOffset: UInt64
+    ) -> (address: PageAddress, liveBytes: UInt64, chain: UInt32) {
         let start = PageHeader.begin(&writer, kind: .commit, count: 0, generation: record.generation)
         writer.append(record.generation)
         writer.append(record.timestamp)
@@ -151,17 +153,19 @@ struct CommitRecord: Sendable, Equatable {
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> CommitRecord {
         let header = try PageHeader.validate(bytes, address: address, file: file, expecting: .commit)
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: "commit page: \(detail)",
-                                   expectedChecksum: header.checksum, actualChecksum: header.checksum))
+            .corruption(
+                Corruption(
+                    file: file, offset: address.offset, detail: "commit page: \(detail)",
+                    expectedChecksum: header.checksum, actualChecksum: header.checksum))
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         guard let generation = reader.readUInt64(), let timestamp = reader.readUInt64(),
-              let kindByte = reader.readUInt8(), reader.skip(3), let runChecksum = reader.readUInt32(),
-              let catalogOffset = reader.readUInt64(), let catalogLength = reader.readUInt32(), reader.skip(4),
-              let liveBytes = reader.readUInt64(),
-              let previousFile = reader.readUInt64(), let previousOffset = reader.readUInt64(),
-              let previousLength = reader.readUInt32(), reader.skip(4),
-              let treeCount = reader.readUInt32()
+            let kindByte = reader.readUInt8(), reader.skip(3), let runChecksum = reader.readUInt32(),
+            let catalogOffset = reader.readUInt64(), let catalogLength = reader.readUInt32(), reader.skip(4),
+            let liveBytes = reader.readUInt64(),
+            let previousFile = reader.readUInt64(), let previousOffset = reader.readUInt64(),
+            let previousLength = reader.readUInt32(), reader.skip(4),
+            let treeCount = reader.readUInt32()
         else { throw corrupt("fixed fields run past the page end") }
         guard generation == header.generation else {
             throw corrupt("generation \(generation) differs from the page header's \(header.generation)")
@@ -174,14 +178,19 @@ struct CommitRecord: Sendable, Equatable {
         // The file number alone says whether there is a previous commit (Docs/Format.md §7):
         // a link that names a file names a commit page, which can never lie inside the
         // snapshot header. Reading it anyway would read the header as a page.
-        guard previousFile == 0 || (previousOffset >= UInt64(SnapshotHeader.size) && previousLength >= UInt32(PageHeader.size)) else {
-            throw corrupt("previous commit link (file \(previousFile), offset \(previousOffset), length \(previousLength)) "
-                          + "points into the snapshot header")
+        guard
+            previousFile == 0
+                || (previousOffset >= UInt64(SnapshotHeader.size) && previousLength >= UInt32(PageHeader.size))
+        else {
+            throw corrupt(
+                "previous commit link (file \(previousFile), offset \(previousOffset), length \(previousLength)) "
+                    + "points into the snapshot header")
         }
         var trees: [ChangeRecord.TreeChanges] = []
         for _ in 0..<treeCount {
             guard let nameLength = reader.readUInt16(), let name = reader.readBytes(Int(nameLength)),
-                  let entryCount = reader.readUInt32() else { throw corrupt("changed tree runs past the page end") }
+                let entryCount = reader.readUInt32()
+            else { throw corrupt("changed tree runs past the page end") }
             guard let count = OnDiskInteger.count(entryCount), count <= reader.remaining / 3 else {
                 throw corrupt("impossible entry count \(entryCount)")
             }
@@ -189,17 +198,22 @@ struct CommitRecord: Sendable, Equatable {
             entries.reserveCapacity(count)
             for _ in 0..<entryCount {
                 guard let kindByte = reader.readUInt8(), let kind = ChangeRecord.Kind(rawValue: kindByte),
-                      let keyLength = reader.readUInt16(), let key = reader.readBytes(Int(keyLength)) else {
+                    let keyLength = reader.readUInt16(), let key = reader.readBytes(Int(keyLength))
+                else {
                     throw corrupt("change entry is malformed or runs past the page end")
                 }
                 entries.append(.init(key: key, kind: kind))
             }
             // Names are UTF-8 (Docs/Format.md §7). Decoding invalid bytes leniently would hand
             // observers a name that was never written (U+FFFD for each bad byte): corruption.
-            guard let tree = String(validating: name, as: UTF8.self) else { throw corrupt("changed tree name is not UTF-8") }
+            guard let tree = String(validating: name, as: UTF8.self) else {
+                throw corrupt("changed tree name is not UTF-8")
+            }
             trees.append(.init(tree: tree, entries: entries))
         }
-        guard let droppedCount = reader.readUInt32(), let count = OnDiskInteger.count(droppedCount), count <= reader.remaining / 2 else {
+        guard let droppedCount = reader.readUInt32(), let count = OnDiskInteger.count(droppedCount),
+            count <= reader.remaining / 2
+        else {
             throw corrupt("dropped tree count missing or impossible")
         }
         var dropped: [String] = []
@@ -207,14 +221,20 @@ struct CommitRecord: Sendable, Equatable {
             guard let nameLength = reader.readUInt16(), let name = reader.readBytes(Int(nameLength)) else {
                 throw corrupt("dropped tree name runs past the page end")
             }
-            guard let tree = String(validating: name, as: UTF8.self) else { throw corrupt("dropped tree name is not UTF-8") }
+            guard let tree = String(validating: name, as: UTF8.self) else {
+                throw corrupt("dropped tree name is not UTF-8")
+            }
             dropped.append(tree)
         }
         guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes at the end") }
-        let previous = previousFile == 0 ? nil
-            : CommitLocation(fileNumber: previousFile, address: PageAddress(offset: previousOffset, length: previousLength))
-        return CommitRecord(generation: generation, timestamp: timestamp, kind: kind, catalogRoot: catalogRoot,
-                            liveBytes: liveBytes, previous: previous,
-                            changes: ChangeRecord(trees: trees, droppedTrees: dropped), runChecksum: runChecksum)
+        let previous =
+            previousFile == 0
+            ? nil
+            : CommitLocation(
+                fileNumber: previousFile, address: PageAddress(offset: previousOffset, length: previousLength))
+        return CommitRecord(
+            generation: generation, timestamp: timestamp, kind: kind, catalogRoot: catalogRoot,
+            liveBytes: liveBytes, previous: previous,
+            changes: ChangeRecord(trees: trees, droppedTrees: dropped), runChecksum: runChecksum)
     }
 }

@@ -20,8 +20,10 @@ extension PageAddress {
     /// length does not fit in `Int` (32-bit platforms).
     func byteCount(file: String) throws(StorageError) -> Int {
         guard let count = OnDiskInteger.count(length) else {
-            throw .corruption(Corruption(file: file, offset: offset,
-                                         detail: "page length \(length) does not fit this platform's Int"))
+            throw .corruption(
+                Corruption(
+                    file: file, offset: offset,
+                    detail: "page length \(length) does not fit this platform's Int"))
         }
         return count
     }

@@ -118,11 +118,15 @@ enum PageHeader {
     /// Once the page's bytes are in hand, every error carries the stored and the computed
     /// checksum, whichever check fails first (a damaged length field or a zeroed page fails
     /// the length check before the checksum is compared, but is still reported with both).
-    static func validate(_ bytes: [UInt8], address: PageAddress, file: String,
-                         expecting expected: PageKind? = nil) throws(StorageError) -> Fields {
+    static func validate(
+        _ bytes: [UInt8], address: PageAddress, file: String,
+        expecting expected: PageKind? = nil
+    ) throws(StorageError) -> Fields {
         func corrupt(_ detail: String, expected: UInt32? = nil, actual: UInt32? = nil) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: detail,
-                                   expectedChecksum: expected, actualChecksum: actual))
+            .corruption(
+                Corruption(
+                    file: file, offset: address.offset, detail: detail,
+                    expectedChecksum: expected, actualChecksum: actual))
         }
         guard UInt64(bytes.count) == UInt64(address.length) else {
             throw corrupt("page of \(address.length) bytes expected, only \(bytes.count) bytes in the file")
@@ -132,14 +136,17 @@ enum PageHeader {
         let actual = bytes.withUnsafeBytes { checksum($0[4...], fileOffset: address.offset) }
         let length = bytes.littleEndianUInt32(at: 8)
         guard length == address.length else {
-            throw corrupt("page header says \(length) bytes, its reference says \(address.length)", expected: stored, actual: actual)
+            throw corrupt(
+                "page header says \(length) bytes, its reference says \(address.length)", expected: stored,
+                actual: actual)
         }
         guard stored == actual else { throw corrupt("page checksum mismatch", expected: stored, actual: actual) }
         guard let kind = PageKind(rawValue: bytes[4]) else {
             throw corrupt("unknown page kind \(bytes[4])", expected: stored, actual: actual)
         }
         if let expected, kind != expected {
-            throw corrupt("expected a \(expected.name) page, found a \(kind.name) page", expected: stored, actual: actual)
+            throw corrupt(
+                "expected a \(expected.name) page, found a \(kind.name) page", expected: stored, actual: actual)
         }
         let count = Int(UInt16(bytes[6]) | UInt16(bytes[7]) << 8)
         return Fields(kind: kind, count: count, generation: bytes.littleEndianUInt64(at: 16), checksum: stored)

@@ -55,8 +55,10 @@ enum TreePage {
     /// Size of a branch page with only its first child.
     static let emptyBranchSize = PageHeader.size + 12
 
-    static func encodeLeaf(keys: [[UInt8]], values: [LeafValue], generation: UInt64,
-                           into writer: inout ByteWriter, at fileOffset: UInt64) {
+    static func encodeLeaf(
+        keys: [[UInt8]], values: [LeafValue], generation: UInt64,
+        into writer: inout ByteWriter, at fileOffset: UInt64
+    ) {
         let start = PageHeader.begin(&writer, kind: .leaf, count: keys.count, generation: generation)
         for index in keys.indices {
             let key = keys[index]
@@ -79,8 +81,10 @@ enum TreePage {
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
     }
 
-    static func encodeBranch(keys: [[UInt8]], children: [PageAddress], generation: UInt64,
-                             into writer: inout ByteWriter, at fileOffset: UInt64) {
+    static func encodeBranch(
+        keys: [[UInt8]], children: [PageAddress], generation: UInt64,
+        into writer: inout ByteWriter, at fileOffset: UInt64
+    ) {
         let start = PageHeader.begin(&writer, kind: .branch, count: children.count, generation: generation)
         writer.append(children[0].offset)
         writer.append(children[0].length)
@@ -106,8 +110,10 @@ enum TreePage {
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> StoredNode {
         let header = try PageHeader.validate(bytes, address: address, file: file)
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: address.offset, detail: detail,
-                                   expectedChecksum: header.checksum, actualChecksum: header.checksum))
+            .corruption(
+                Corruption(
+                    file: file, offset: address.offset, detail: detail,
+                    expectedChecksum: header.checksum, actualChecksum: header.checksum))
         }
         var reader = ByteReader(bytes, from: PageHeader.size)
         switch header.kind {
@@ -121,13 +127,15 @@ enum TreePage {
                 guard let keyLength = reader.readUInt16(), let valueKind = reader.readUInt8() else {
                     throw corrupt("leaf entry \(index) header runs past the page end")
                 }
-                guard Int(keyLength) <= StorageLimits.maximumKeyLength, let key = reader.readBytes(Int(keyLength)) else {
+                guard Int(keyLength) <= StorageLimits.maximumKeyLength, let key = reader.readBytes(Int(keyLength))
+                else {
                     throw corrupt("leaf entry \(index) key of \(keyLength) bytes is too long or runs past the page end")
                 }
                 switch valueKind {
                 case 0:
                     guard let valueLength = reader.readUInt32(), let length = OnDiskInteger.count(valueLength),
-                          let value = reader.readBytes(length) else {
+                        let value = reader.readBytes(length)
+                    else {
                         throw corrupt("leaf entry \(index) value runs past the page end")
                     }
                     values.append(.inline(value))
@@ -136,7 +144,9 @@ enum TreePage {
                         throw corrupt("leaf entry \(index) overflow reference runs past the page end")
                     }
                     let target = PageAddress(offset: offset, length: length)
-                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), target.ends(atOrBefore: address.offset) else {
+                    guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size),
+                        target.ends(atOrBefore: address.offset)
+                    else {
                         throw corrupt("leaf entry \(index) overflow reference \(target) is not before the leaf")
                     }
                     values.append(.overflow(target))
@@ -156,7 +166,8 @@ enum TreePage {
             for index in 0..<header.count {
                 if index > 0 {
                     guard let keyLength = reader.readUInt16(), Int(keyLength) <= StorageLimits.maximumKeyLength,
-                          let key = reader.readBytes(Int(keyLength)) else {
+                        let key = reader.readBytes(Int(keyLength))
+                    else {
                         throw corrupt("branch separator \(index) runs past the page end or is too long")
                     }
                     keys.append(key)
@@ -165,7 +176,9 @@ enum TreePage {
                     throw corrupt("branch child \(index) runs past the page end")
                 }
                 let child = PageAddress(offset: offset, length: length)
-                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size), child.ends(atOrBefore: address.offset) else {
+                guard offset >= SnapshotHeader.size, length >= UInt32(PageHeader.size),
+                    child.ends(atOrBefore: address.offset)
+                else {
                     throw corrupt("branch child \(index) at \(child) is not before its parent")
                 }
                 children.append(child)
@@ -183,7 +196,9 @@ enum TreePage {
         return Array(bytes[PageHeader.size...])
     }
 
-    static func encodeOverflow(_ value: [UInt8], generation: UInt64, into writer: inout ByteWriter, at fileOffset: UInt64) {
+    static func encodeOverflow(
+        _ value: [UInt8], generation: UInt64, into writer: inout ByteWriter, at fileOffset: UInt64
+    ) {
         let start = PageHeader.begin(&writer, kind: .overflow, count: 0, generation: generation)
         writer.append(bytes: value)
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)

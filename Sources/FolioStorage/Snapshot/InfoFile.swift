@@ -14,7 +14,8 @@ struct InfoFile: Equatable, Sendable {
     var created: String
 
     func encoded() -> [UInt8] {
-        Array("{\"format\":\"\(Self.formatName)\",\"formatVersion\":\(formatVersion),\"created\":\"\(created)\"}\n".utf8)
+        Array(
+            "{\"format\":\"\(Self.formatName)\",\"formatVersion\":\(formatVersion),\"created\":\"\(created)\"}\n".utf8)
     }
 
     /// Reads an info file exactly as Docs/Format.md §2 says: one JSON object (RFC 8259) with

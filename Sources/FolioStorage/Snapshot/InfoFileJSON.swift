@@ -77,7 +77,9 @@ struct InfoFileJSON {
     /// text whose value is an object, or if a member name appears twice (names compared as
     /// unescaped UTF-8 bytes, with no Unicode normalization).
     static func members(of bytes: [UInt8]) throws(Failure) -> [(name: [UInt8], value: Value)] {
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw Failure(offset: 0, reason: "not valid UTF-8") }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw Failure(offset: 0, reason: "not valid UTF-8")
+        }
         var reader = InfoFileJSON(bytes)
         reader.skipWhitespace()
         guard reader.current == UInt8(ascii: "{") else { throw reader.fail("expected an object") }
@@ -93,7 +95,9 @@ struct InfoFileJSON {
                 let nameOffset = reader.index
                 let name = try reader.memberName()
                 guard names.insert(name).inserted else {
-                    throw Failure(offset: nameOffset, reason: "member \"\(String(decoding: name, as: UTF8.self))\" appears more than once")
+                    throw Failure(
+                        offset: nameOffset,
+                        reason: "member \"\(String(decoding: name, as: UTF8.self))\" appears more than once")
                 }
                 reader.skipWhitespace()
                 members.append((name, try reader.memberValue()))
@@ -183,7 +187,9 @@ struct InfoFileJSON {
                     }
                     break
                 }
-                guard current == UInt8(ascii: isObject ? "}" : "]") else { throw fail(isObject ? "expected ',' or '}'" : "expected ',' or ']'") }
+                guard current == UInt8(ascii: isObject ? "}" : "]") else {
+                    throw fail(isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
                 index += 1
                 open.removeLast()
             }

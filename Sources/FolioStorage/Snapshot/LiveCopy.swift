@@ -6,32 +6,40 @@ enum LiveCopy {
     /// Writes the header, every tree's pages (children first), a new catalog and a commit
     /// page (kind compaction, empty change record) into `file`, then fsyncs it. Returns the
     /// root record naming the copy, and the number of pages written.
-    static func write(_ base: CommittedRoot, into file: SnapshotFile, generation: UInt64, timestamp: UInt64,
-                      previous: CommitLocation?, crashPoint: CrashPoint,
-                      progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> (RootRecord, Int) {
-        try file.handle.write(SnapshotHeader(fileNumber: file.number, createdGeneration: generation, timestamp: timestamp).encoded(), at: 0)
-        var appender = PageAppender(file: file, generation: generation, start: UInt64(SnapshotHeader.size),
-                                    collectsCacheEntries: false, crashPoint: crashPoint)
+    static func write(
+        _ base: CommittedRoot, into file: SnapshotFile, generation: UInt64, timestamp: UInt64,
+        previous: CommitLocation?, crashPoint: CrashPoint,
+        progress: ((CompactionProgress) -> Void)?
+    ) throws(StorageError) -> (RootRecord, Int) {
+        try file.handle.write(
+            SnapshotHeader(fileNumber: file.number, createdGeneration: generation, timestamp: timestamp).encoded(),
+            at: 0)
+        var appender = PageAppender(
+            file: file, generation: generation, start: UInt64(SnapshotHeader.size),
+            collectsCacheEntries: false, crashPoint: crashPoint)
         var copier = PageCopier(source: base.pages, total: base.record.liveBytes, progress: progress)
         let catalog = TreeState(name: "", descriptor: nil)
         let catalogEditor = TreeEditor(reader: base.reader)
         for (name, descriptor) in try base.allDescriptors() {
             let before = appender.bytesAppended
             let root = descriptor.root.isNone ? PageAddress.none : try copier.copy(descriptor.root, into: &appender)
-            let copied = TreeDescriptor(root: root, depth: descriptor.depth, count: descriptor.count,
-                                        bytes: appender.bytesAppended - before)
+            let copied = TreeDescriptor(
+                root: root, depth: descriptor.depth, count: descriptor.count,
+                bytes: appender.bytesAppended - before)
             _ = try catalogEditor.put(Array(name.utf8), .inline(copied.encoded()), in: catalog)
         }
         let catalogRoot = try appender.writeTree(catalog.root)
-        let commit = CommitRecord(generation: generation, timestamp: timestamp, kind: .compaction, catalogRoot: catalogRoot,
-                                  liveBytes: 0, previous: previous, changes: ChangeRecord())
+        let commit = CommitRecord(
+            generation: generation, timestamp: timestamp, kind: .compaction, catalogRoot: catalogRoot,
+            liveBytes: 0, previous: previous, changes: ChangeRecord())
         let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: appender.bytesAppended)
         try appender.flush()
         progress?(.switching)
         try file.handle.sync()
-        let record = RootRecord(generation: generation, snapshotFile: file.number, committedLength: commitPage.end,
-                                commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
-                                previous: previous, chain: chain)
+        let record = RootRecord(
+            generation: generation, snapshotFile: file.number, committedLength: commitPage.end,
+            commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
+            previous: previous, chain: chain)
         return (record, appender.pageCount)
     }
 }

@@ -38,8 +38,10 @@ struct PageAppender {
     /// do not: they are written once, to their final length).
     let preallocates: Bool
 
-    init(file: SnapshotFile, generation: UInt64, start: UInt64, collectsCacheEntries: Bool = true,
-         crashPoint: CrashPoint = .commitMidAppend, chainSeed: UInt32? = nil, preallocates: Bool = false) {
+    init(
+        file: SnapshotFile, generation: UInt64, start: UInt64, collectsCacheEntries: Bool = true,
+        crashPoint: CrashPoint = .commitMidAppend, chainSeed: UInt32? = nil, preallocates: Bool = false
+    ) {
         self.file = file
         self.generation = generation
         self.start = start
@@ -51,8 +53,10 @@ struct PageAppender {
 
     /// An appender that continues a run begun by earlier appenders (a transaction's spilled
     /// pages): `start` is where they ended, `runningChecksum` their ``runningChecksum``.
-    init(continuingRunAt start: UInt64, runningChecksum: UInt32, file: SnapshotFile, generation: UInt64,
-         collectsCacheEntries: Bool, preallocates: Bool) {
+    init(
+        continuingRunAt start: UInt64, runningChecksum: UInt32, file: SnapshotFile, generation: UInt64,
+        collectsCacheEntries: Bool, preallocates: Bool
+    ) {
         self.file = file
         self.generation = generation
         self.start = start
@@ -84,7 +88,9 @@ struct PageAppender {
         case .mutable(let node) where node.isLeaf:
             var values = node.values
             for index in values.indices {
-                if case .pendingOverflow(let bytes) = values[index] { values[index] = .overflow(try appendOverflow(bytes)) }
+                if case .pendingOverflow(let bytes) = values[index] {
+                    values[index] = .overflow(try appendOverflow(bytes))
+                }
             }
             return try appendLeaf(LeafNode(keys: node.keys, values: values))
         case .mutable(let node):
@@ -103,7 +109,8 @@ struct PageAppender {
 
     mutating func appendBranch(_ branch: BranchNode) throws(StorageError) -> PageAddress {
         let offset = position
-        TreePage.encodeBranch(keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
+        TreePage.encodeBranch(
+            keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
         return try finishPage(at: offset, cached: .node(.branch(branch)))
     }
 
@@ -115,8 +122,10 @@ struct PageAppender {
 
     /// Appends the commit page (always the last page of a commit). In a run, the page
     /// carries the checksum of every byte appended before it.
-    mutating func appendCommit(_ record: CommitRecord,
-                               liveBytesBeforePage: UInt64) -> (address: PageAddress, liveBytes: UInt64, chain: UInt32) {
+    mutating func appendCommit(
+        _ record: CommitRecord,
+        liveBytesBeforePage: UInt64
+    ) -> (address: PageAddress, liveBytes: UInt64, chain: UInt32) {
         pageCount += 1
         var record = record
         if runCRC != nil {
@@ -129,7 +138,9 @@ struct PageAppender {
 
     private mutating func foldBufferIntoRunChecksum() {
         guard let crc = runCRC, buffer.count > checksummedInBuffer else { return }
-        runCRC = buffer.bytes.withUnsafeBytes { RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[checksummedInBuffer...])) }
+        runCRC = buffer.bytes.withUnsafeBytes {
+            RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[checksummedInBuffer...]))
+        }
         checksummedInBuffer = buffer.count
     }
 
@@ -137,7 +148,8 @@ struct PageAppender {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
         pageCount += 1
         if collectsCacheEntries {
-            cacheEntries.append((PageCache.Key(file: file.cacheIdentity, offset: offset), cached, Int(address.length) + 64))
+            cacheEntries.append(
+                (PageCache.Key(file: file.cacheIdentity, offset: offset), cached, Int(address.length) + 64))
         }
         if buffer.count >= Self.chunkSize {
             try flush()

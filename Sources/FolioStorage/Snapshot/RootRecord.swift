@@ -104,8 +104,10 @@ struct RootRecord: Equatable, Sendable {
         // Once the slot's bytes are in hand, every error names its stored and computed checksum.
         var checksums: (stored: UInt32, actual: UInt32)? = nil
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: UInt64(base), detail: "root slot \(slot): \(detail)",
-                                   expectedChecksum: checksums?.stored, actualChecksum: checksums?.actual))
+            .corruption(
+                Corruption(
+                    file: file, offset: UInt64(base), detail: "root slot \(slot): \(detail)",
+                    expectedChecksum: checksums?.stored, actualChecksum: checksums?.actual))
         }
         guard bytes.count >= base + slotSize else { throw corrupt("root file has only \(bytes.count) bytes") }
         let slotBytes = Array(bytes[base..<(base + slotSize)])
@@ -128,21 +130,29 @@ struct RootRecord: Equatable, Sendable {
             throw corrupt("format version \(version) in a version \(layoutVersion) root file (\(bytes.count) bytes)")
         }
         guard slotBytes.littleEndianUInt32(at: 12) == UInt32(slotSize) else { throw corrupt("unexpected slot length") }
-        let commitPage = PageAddress(offset: slotBytes.littleEndianUInt64(at: 40), length: slotBytes.littleEndianUInt32(at: 48))
-        let catalogRoot = PageAddress(offset: slotBytes.littleEndianUInt64(at: 56), length: slotBytes.littleEndianUInt32(at: 64))
+        let commitPage = PageAddress(
+            offset: slotBytes.littleEndianUInt64(at: 40), length: slotBytes.littleEndianUInt32(at: 48))
+        let catalogRoot = PageAddress(
+            offset: slotBytes.littleEndianUInt64(at: 56), length: slotBytes.littleEndianUInt32(at: 64))
         let committedLength = slotBytes.littleEndianUInt64(at: 32)
         guard commitPage.offset >= UInt64(SnapshotHeader.size), commitPage.ends(atOrBefore: committedLength),
-              commitPage.end == committedLength, catalogRoot.isNone || catalogRoot.ends(atOrBefore: commitPage.offset) else {
+            commitPage.end == committedLength, catalogRoot.isNone || catalogRoot.ends(atOrBefore: commitPage.offset)
+        else {
             throw corrupt("inconsistent page addresses")
         }
         let previousFile = slotBytes.littleEndianUInt64(at: 88)
-        let previous = previousFile == 0 ? nil : CommitLocation(
-            fileNumber: previousFile,
-            address: PageAddress(offset: slotBytes.littleEndianUInt64(at: 96), length: slotBytes.littleEndianUInt32(at: 104)))
-        return RootRecord(generation: slotBytes.littleEndianUInt64(at: 16),
-                          snapshotFile: slotBytes.littleEndianUInt64(at: 24),
-                          committedLength: committedLength, commitPage: commitPage, catalogRoot: catalogRoot,
-                          liveBytes: slotBytes.littleEndianUInt64(at: 72), timestamp: slotBytes.littleEndianUInt64(at: 80),
-                          previous: previous, chain: version >= 2 ? slotBytes.littleEndianUInt32(at: 52) : 0)
+        let previous =
+            previousFile == 0
+            ? nil
+            : CommitLocation(
+                fileNumber: previousFile,
+                address: PageAddress(
+                    offset: slotBytes.littleEndianUInt64(at: 96), length: slotBytes.littleEndianUInt32(at: 104)))
+        return RootRecord(
+            generation: slotBytes.littleEndianUInt64(at: 16),
+            snapshotFile: slotBytes.littleEndianUInt64(at: 24),
+            committedLength: committedLength, commitPage: commitPage, catalogRoot: catalogRoot,
+            liveBytes: slotBytes.littleEndianUInt64(at: 72), timestamp: slotBytes.littleEndianUInt64(at: 80),
+            previous: previous, chain: version >= 2 ? slotBytes.littleEndianUInt32(at: 52) : 0)
     }
 }

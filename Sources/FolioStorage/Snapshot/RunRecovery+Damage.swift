@@ -49,7 +49,8 @@ extension RunRecovery {
             let header = try file.handle.read(at: position, count: PageHeader.size)
             guard header.count == PageHeader.size else { return nil }
             let length = UInt64(header.littleEndianUInt32(at: 8))
-            guard PageKind(rawValue: header[4]) != nil, length >= UInt64(PageHeader.size), length <= size - position else {
+            guard PageKind(rawValue: header[4]) != nil, length >= UInt64(PageHeader.size), length <= size - position
+            else {
                 return nil  // zeros, garbage, or a page past the end: the bytes end here
             }
             let address = PageAddress(offset: position, length: UInt32(length))
@@ -63,43 +64,54 @@ extension RunRecovery {
             guard header[4] == PageKind.commit.rawValue else { continue }
             // The first sound commit page past `last` decides.
             guard let firstBad = badPages.first?.offset,
-                  let commit = try? CommitRecord.decode(page, address: address, file: file.path),
-                  commit.kind == .transaction, let previous = commit.previous else { return nil }
+                let commit = try? CommitRecord.decode(page, address: address, file: file.path),
+                commit.kind == .transaction, let previous = commit.previous
+            else { return nil }
             let chain = page.littleEndianUInt32(at: 0)
             let damaged: RootRecord
             if commit.generation == last.generation &+ 1 && previous == last.location {
                 // The run's own commit page is sound and names `last`; a page before it is not.
                 damaged = root(of: commit, at: address, in: file, chain: chain)
             } else if commit.generation == last.generation &+ 2, previous.fileNumber == file.number,
-                      badPages.contains(previous.address), previous.address.offset > last.committedLength {
+                badPages.contains(previous.address), previous.address.offset > last.committedLength
+            {
                 // The damaged page is the run's commit page: the next commit names it, and its
                 // run checksums to the bytes after it seeded with its stored checksum.
                 let seed = try file.storedChecksum(at: previous.address)
-                guard commit.runChecksum == (try runChecksum(seed: seed, from: previous.address.end, to: address.offset, in: file))
+                guard
+                    commit.runChecksum
+                        == (try runChecksum(seed: seed, from: previous.address.end, to: address.offset, in: file))
                 else { return nil }
                 let next = root(of: commit, at: address, in: file, chain: chain)
                 let (newest, _) = try followRuns(from: next, chain: chain, in: file)
-                return DamagedRun(generation: last.generation + 1, offset: firstBad,
-                                  cutOff: (last.generation + 2)...newest.generation)
+                return DamagedRun(
+                    generation: last.generation + 1, offset: firstBad,
+                    cutOff: (last.generation + 2)...newest.generation)
             } else {
                 return nil  // another chain's commit: stale bytes, not damage
             }
             let (newest, runs) = try followRuns(from: damaged, chain: chain, in: file)
             guard runs > 0 else { return nil }
-            return DamagedRun(generation: damaged.generation, offset: firstBad, cutOff: (damaged.generation + 1)...newest.generation)
+            return DamagedRun(
+                generation: damaged.generation, offset: firstBad, cutOff: (damaged.generation + 1)...newest.generation)
         }
     }
 
-    private static func root(of commit: CommitRecord, at address: PageAddress, in file: SnapshotFile,
-                             chain: UInt32) -> RootRecord {
-        RootRecord(generation: commit.generation, snapshotFile: file.number, committedLength: address.end,
-                   commitPage: address, catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
-                   timestamp: commit.timestamp, previous: commit.previous, chain: chain)
+    private static func root(
+        of commit: CommitRecord, at address: PageAddress, in file: SnapshotFile,
+        chain: UInt32
+    ) -> RootRecord {
+        RootRecord(
+            generation: commit.generation, snapshotFile: file.number, committedLength: address.end,
+            commitPage: address, catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
+            timestamp: commit.timestamp, previous: commit.previous, chain: chain)
     }
 
     /// The run checksum of the bytes `[start, end)` of `file`, seeded with `seed`.
-    private static func runChecksum(seed: UInt32, from start: UInt64, to end: UInt64,
-                                    in file: SnapshotFile) throws(StorageError) -> UInt32 {
+    private static func runChecksum(
+        seed: UInt32, from start: UInt64, to end: UInt64,
+        in file: SnapshotFile
+    ) throws(StorageError) -> UInt32 {
         var crc = RunChecksum.seeded(with: seed)
         var position = start
         while position < end {

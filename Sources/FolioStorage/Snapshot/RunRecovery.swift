@@ -17,8 +17,10 @@ enum RunRecovery {
     /// The newest root reachable from `root` by complete runs, and how many runs that is.
     /// I/O errors are thrown, never taken for the end of the runs: stopping early would
     /// let the next commit write over an acknowledged one.
-    static func followRuns(from root: RootRecord, chain: UInt32,
-                           in file: SnapshotFile) throws(StorageError) -> (root: RootRecord, runs: Int) {
+    static func followRuns(
+        from root: RootRecord, chain: UInt32,
+        in file: SnapshotFile
+    ) throws(StorageError) -> (root: RootRecord, runs: Int) {
         let size = try file.handle.size()
         var current = root
         current.chain = chain
@@ -40,19 +42,21 @@ enum RunRecovery {
             guard header.count == PageHeader.size else { return nil }
             let length = UInt64(header.littleEndianUInt32(at: 8))
             guard let kind = PageKind(rawValue: header[4]), length >= UInt64(PageHeader.size),
-                  length <= size - position else { return nil }
+                length <= size - position
+            else { return nil }
             let page = try file.handle.read(at: position, count: Int(length))
             guard page.count == Int(length) else { return nil }
             if kind == .commit {
                 let address = PageAddress(offset: position, length: UInt32(length))
                 guard let commit = try? CommitRecord.decode(page, address: address, file: file.path),
-                      commit.kind == .transaction, commit.generation == root.generation &+ 1,
-                      commit.previous == root.location, commit.runChecksum == RunChecksum.finish(crc)
+                    commit.kind == .transaction, commit.generation == root.generation &+ 1,
+                    commit.previous == root.location, commit.runChecksum == RunChecksum.finish(crc)
                 else { return nil }
-                return RootRecord(generation: commit.generation, snapshotFile: root.snapshotFile,
-                                  committedLength: address.end, commitPage: address, catalogRoot: commit.catalogRoot,
-                                  liveBytes: commit.liveBytes, timestamp: commit.timestamp, previous: root.location,
-                                  chain: page.littleEndianUInt32(at: 0))
+                return RootRecord(
+                    generation: commit.generation, snapshotFile: root.snapshotFile,
+                    committedLength: address.end, commitPage: address, catalogRoot: commit.catalogRoot,
+                    liveBytes: commit.liveBytes, timestamp: commit.timestamp, previous: root.location,
+                    chain: page.littleEndianUInt32(at: 0))
             }
             crc = page.withUnsafeBytes { RunChecksum.update(crc, $0) }
             position += length

@@ -76,7 +76,9 @@ struct PageSource: Sendable {
     /// (for whole-store walks such as compaction and verification, which would otherwise
     /// evict every hot page).
     func nodeBypassingCache(at address: PageAddress) throws(StorageError) -> StoredNode {
-        if case .node(let node)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) { return node }
+        if case .node(let node)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) {
+            return node
+        }
         let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
         return try TreePage.decode(bytes, address: address, file: file.path)
@@ -84,7 +86,9 @@ struct PageSource: Sendable {
 
     /// The overflow value at `address`, without adding it to the cache.
     func overflowBypassingCache(at address: PageAddress) throws(StorageError) -> [UInt8] {
-        if case .overflow(let bytes)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) { return bytes }
+        if case .overflow(let bytes)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) {
+            return bytes
+        }
         let raw = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: raw.count)
         return try TreePage.decodeOverflow(raw, address: address, file: file.path)

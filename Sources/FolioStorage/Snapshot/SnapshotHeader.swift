@@ -36,8 +36,10 @@ struct SnapshotHeader: Equatable, Sendable {
         // Once the header's bytes are in hand, every error names its stored and computed checksum.
         var checksums: (stored: UInt32, actual: UInt32)? = nil
         func corrupt(_ detail: String) -> StorageError {
-            .corruption(Corruption(file: file, offset: 0, detail: "snapshot header: \(detail)",
-                                   expectedChecksum: checksums?.stored, actualChecksum: checksums?.actual))
+            .corruption(
+                Corruption(
+                    file: file, offset: 0, detail: "snapshot header: \(detail)",
+                    expectedChecksum: checksums?.stored, actualChecksum: checksums?.actual))
         }
         guard bytes.count >= size else { throw corrupt("file shorter than its \(size)-byte header") }
         let stored = bytes.littleEndianUInt32(at: 60)
@@ -51,9 +53,10 @@ struct SnapshotHeader: Equatable, Sendable {
             throw .unsupportedFormatVersion(path: file, found: version, supported: StorageFormat.version)
         }
         guard bytes.littleEndianUInt32(at: 12) == UInt32(size) else { throw corrupt("unexpected header length") }
-        return SnapshotHeader(fileNumber: bytes.littleEndianUInt64(at: 16),
-                              createdGeneration: bytes.littleEndianUInt64(at: 24),
-                              timestamp: bytes.littleEndianUInt64(at: 32))
+        return SnapshotHeader(
+            fileNumber: bytes.littleEndianUInt64(at: 16),
+            createdGeneration: bytes.littleEndianUInt64(at: 24),
+            timestamp: bytes.littleEndianUInt64(at: 32))
     }
 }
 

@@ -40,7 +40,8 @@ struct StoreLayout: Sendable {
         // Exactly what snapshotName writes: 16 lower-case hex digits (no sign, no upper case).
         let digits = name.utf8.prefix(16)
         guard name.utf8.count == 22, name.hasSuffix(".folio"),
-              digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
+            digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else { return nil }
         return UInt64(String(decoding: digits, as: UTF8.self), radix: 16)
     }
 

@@ -31,8 +31,9 @@ final class CommittedRoot: Sendable {
         let root: NodeRef? = record.catalogRoot.isNone ? nil : .stored(record.catalogRoot)
         var descriptor: TreeDescriptor? = nil
         if let value = try reader.get(root: root, key: name) {
-            descriptor = try TreeDescriptor.decode(try reader.resolve(value), tree: tree, file: file.path,
-                                                   offset: record.catalogRoot.offset)
+            descriptor = try TreeDescriptor.decode(
+                try reader.resolve(value), tree: tree, file: file.path,
+                offset: record.catalogRoot.offset)
         }
         descriptors.withLock { $0[name] = .some(descriptor) }
         return descriptor
@@ -45,8 +46,13 @@ final class CommittedRoot: Sendable {
         var result: [(String, TreeDescriptor)] = []
         while let entry = try cursor.next() {
             let name = String(decoding: entry.key, as: UTF8.self)
-            result.append((name, try TreeDescriptor.decode(entry.value, tree: name, file: file.path,
-                                                          offset: record.catalogRoot.offset)))
+            result.append(
+                (
+                    name,
+                    try TreeDescriptor.decode(
+                        entry.value, tree: name, file: file.path,
+                        offset: record.catalogRoot.offset)
+                ))
         }
         return result
     }

@@ -24,9 +24,10 @@ final class IOCounters: Sendable {
     }
 
     var snapshot: IOStatistics {
-        IOStatistics(pagesRead: pagesRead.load(ordering: .relaxed), bytesRead: bytesRead.load(ordering: .relaxed),
-                     pagesWritten: pagesWritten.load(ordering: .relaxed), bytesWritten: bytesWritten.load(ordering: .relaxed),
-                     commitSyncs: commitSyncs.load(ordering: .relaxed))
+        IOStatistics(
+            pagesRead: pagesRead.load(ordering: .relaxed), bytesRead: bytesRead.load(ordering: .relaxed),
+            pagesWritten: pagesWritten.load(ordering: .relaxed), bytesWritten: bytesWritten.load(ordering: .relaxed),
+            commitSyncs: commitSyncs.load(ordering: .relaxed))
     }
 }
 
@@ -47,8 +48,9 @@ public struct IOStatistics: Sendable, Equatable {
 
     /// The difference `self - earlier`, for measuring one operation.
     public func since(_ earlier: IOStatistics) -> IOStatistics {
-        IOStatistics(pagesRead: pagesRead - earlier.pagesRead, bytesRead: bytesRead - earlier.bytesRead,
-                     pagesWritten: pagesWritten - earlier.pagesWritten, bytesWritten: bytesWritten - earlier.bytesWritten,
-                     commitSyncs: commitSyncs - earlier.commitSyncs)
+        IOStatistics(
+            pagesRead: pagesRead - earlier.pagesRead, bytesRead: bytesRead - earlier.bytesRead,
+            pagesWritten: pagesWritten - earlier.pagesWritten, bytesWritten: bytesWritten - earlier.bytesWritten,
+            commitSyncs: commitSyncs - earlier.commitSyncs)
     }
 }

@@ -26,7 +26,9 @@ public final class ReadView: Sendable {
     }
 
     /// A cursor over `range` of `tree` (empty if the tree does not exist).
-    public func cursor(in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward) throws(StorageError) -> Cursor {
+    public func cursor(
+        in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward
+    ) throws(StorageError) -> Cursor {
         let descriptor = try root.descriptor(of: tree)
         let treeRoot: NodeRef? = descriptor.flatMap { $0.root.isNone ? nil : .stored($0.root) }
         return Cursor(reader: root.reader, root: { treeRoot }, range: range, reverse: direction == .reverse)

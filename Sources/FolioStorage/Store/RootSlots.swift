@@ -60,7 +60,8 @@ struct RootSlots {
         let file = try fileSystem.open(layout.root, mode: .readWrite)
         do throws(StorageError) {
             let bytes = try file.readAll()
-            namedAtOpen = Set((0..<2).compactMap { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root).snapshotFile })
+            namedAtOpen = Set(
+                (0..<2).compactMap { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root).snapshotFile })
             if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
                 file.close()
                 // Slot 1 of a version 1 file: the root before the last, perhaps in the file
@@ -97,8 +98,9 @@ struct RootSlots {
         guard handle == nil else { return }
         var record = current
         record.chain = try file.chainValue(of: current)
-        try fileSystem.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: record),
-                                         temporaryPath: layout.rootTemporary)
+        try fileSystem.replaceAtomically(
+            layout.root, with: RootRecord.encodeFile(current: record),
+            temporaryPath: layout.rootTemporary)
         handle = try fileSystem.open(layout.root, mode: .readWrite)
         anchor = 0
         contents = [record, nil]
@@ -111,7 +113,8 @@ struct RootSlots {
     /// anchor: the caller syncs at once, so the lag never passes the bound.
     var syncIsDue: Bool {
         // A difference, not a sum: generations read from disk can be near UInt64.max.
-        unsyncedWrites > 0 && newestWritten >= anchorGeneration && newestWritten - anchorGeneration >= Self.maximumAnchorLag
+        unsyncedWrites > 0 && newestWritten >= anchorGeneration
+            && newestWritten - anchorGeneration >= Self.maximumAnchorLag
     }
 
     /// Writes `record` into the slot that is not the anchor, in place, without a sync (the

@@ -25,7 +25,8 @@ extension Store {
         let root = try read().root
         var fileCount = 0
         var total: UInt64 = 0
-        for name in try fileSystem.contentsOfDirectory(layout.snapshots) where StoreLayout.snapshotNumber(fromName: name) != nil {
+        for name in try fileSystem.contentsOfDirectory(layout.snapshots)
+        where StoreLayout.snapshotNumber(fromName: name) != nil {
             fileCount += 1
             if let handle = try? fileSystem.open(StoragePath.join(layout.snapshots, name), mode: .readOnly) {
                 total += (try? handle.size()) ?? 0
@@ -35,9 +36,10 @@ extension Store {
         let committed = root.record.committedLength
         let live = root.record.liveBytes
         let overhead = UInt64(SnapshotHeader.size)
-        return StorageStatistics(generation: root.record.generation, liveBytes: live,
-                                 deadBytes: committed >= live + overhead ? committed - live - overhead : 0,
-                                 currentFileBytes: committed, fileCount: fileCount, totalFileBytes: total,
-                                 treeCount: try root.allDescriptors().count)
+        return StorageStatistics(
+            generation: root.record.generation, liveBytes: live,
+            deadBytes: committed >= live + overhead ? committed - live - overhead : 0,
+            currentFileBytes: committed, fileCount: fileCount, totalFileBytes: total,
+            treeCount: try root.allDescriptors().count)
     }
 }

@@ -17,7 +17,9 @@ extension Store {
     /// readable. Works on read-only stores. It streams (bounded memory) and reports progress.
     /// The copy is complete only when this returns: its root file is written last.
     @discardableResult
-    public func backup(to destination: String, progress: ((CompactionProgress) -> Void)? = nil) throws(StorageError) -> BackupReport {
+    public func backup(
+        to destination: String, progress: ((CompactionProgress) -> Void)? = nil
+    ) throws(StorageError) -> BackupReport {
         let root = try read().root
         let fs = fileSystem
         let layout = StoreLayout(directory: destination)
@@ -25,20 +27,25 @@ extension Store {
         case nil:
             try Store.createDirectories(layout.directory, fileSystem: fs)
         case .directory?:
-            guard try fs.contentsOfDirectory(layout.directory).isEmpty else { throw .destinationNotEmpty(path: layout.directory) }
+            guard try fs.contentsOfDirectory(layout.directory).isEmpty else {
+                throw .destinationNotEmpty(path: layout.directory)
+            }
         case .file?:
             throw .destinationNotEmpty(path: layout.directory)
         }
         try fs.createDirectory(layout.snapshots)
         try fs.syncDirectory(layout.directory)
-        let file = SnapshotFile(number: 1, path: layout.snapshot(1), handle: try fs.open(layout.snapshot(1), mode: .truncate))
-        let (record, pages) = try LiveCopy.write(root, into: file, generation: root.record.generation,
-                                                 timestamp: root.record.timestamp, previous: nil,
-                                                 crashPoint: .backupMidCopy, progress: progress)
+        let file = SnapshotFile(
+            number: 1, path: layout.snapshot(1), handle: try fs.open(layout.snapshot(1), mode: .truncate))
+        let (record, pages) = try LiveCopy.write(
+            root, into: file, generation: root.record.generation,
+            timestamp: root.record.timestamp, previous: nil,
+            crashPoint: .backupMidCopy, progress: progress)
         try fs.syncDirectory(layout.snapshots)
         try fs.replaceAtomically(layout.info, with: InfoFile.now().encoded(), temporaryPath: layout.infoTemporary)
-        try fs.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: record),
-                                 temporaryPath: layout.rootTemporary)
+        try fs.replaceAtomically(
+            layout.root, with: RootRecord.encodeFile(current: record),
+            temporaryPath: layout.rootTemporary)
         return BackupReport(generation: record.generation, bytes: record.committedLength, pagesCopied: pages)
     }
 
@@ -47,8 +54,10 @@ extension Store {
     /// is read and its checksum checked on the way, so a damaged backup fails instead of
     /// restoring damage.
     @discardableResult
-    public static func restore(from backup: String, to destination: String, options: StoreOptions = StoreOptions(),
-                               progress: ((CompactionProgress) -> Void)? = nil) throws(StorageError) -> BackupReport {
+    public static func restore(
+        from backup: String, to destination: String, options: StoreOptions = StoreOptions(),
+        progress: ((CompactionProgress) -> Void)? = nil
+    ) throws(StorageError) -> BackupReport {
         let source = try Store.openReadOnly(at: backup, options: options)
         defer { source.close() }
         return try source.backup(to: destination, progress: progress)

@@ -36,8 +36,10 @@ extension Store {
     /// close makes it durable, or finds the store closed and writes nothing. Observers are
     /// not called here: the event is queued in order and the caller delivers it with
     /// ``deliverQueued()`` once it holds no lock.
-    func commit(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
-                spill: SpillState = SpillState()) throws(StorageError) -> CommitNotification {
+    func commit(
+        trees: [TreeState], catalog: TreeState, base: CommittedRoot,
+        spill: SpillState = SpillState()
+    ) throws(StorageError) -> CommitNotification {
         try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
             try checkWritable()
             return try commitHoldingWriteSection(trees: trees, catalog: catalog, base: base, spill: spill)
@@ -54,19 +56,23 @@ extension Store {
         }
     }
 
-    private func commitHoldingWriteSection(trees: [TreeState], catalog: TreeState, base: CommittedRoot,
-                                           spill: SpillState) throws(StorageError) -> CommitNotification {
+    private func commitHoldingWriteSection(
+        trees: [TreeState], catalog: TreeState, base: CommittedRoot,
+        spill: SpillState
+    ) throws(StorageError) -> CommitNotification {
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
         // The run begins at the committed end; if the transaction spilled pages, they are
         // its first part and this appender continues after them (WriteTransaction+Spill).
         var appender: PageAppender
         if let end = spill.end {
-            appender = PageAppender(continuingRunAt: end, runningChecksum: spill.runningChecksum, file: base.file,
-                                    generation: generation, collectsCacheEntries: true, preallocates: true)
+            appender = PageAppender(
+                continuingRunAt: end, runningChecksum: spill.runningChecksum, file: base.file,
+                generation: generation, collectsCacheEntries: true, preallocates: true)
         } else {
-            appender = PageAppender(file: base.file, generation: generation, start: base.record.committedLength,
-                                    chainSeed: try base.file.chainValue(of: base.record), preallocates: true)
+            appender = PageAppender(
+                file: base.file, generation: generation, start: base.record.committedLength,
+                chainSeed: try base.file.chainValue(of: base.record), preallocates: true)
         }
         let spilledLive = trees.reduce(UInt64(0)) { $0 + $1.spilledLiveBytes }
         let editor = TreeEditor(reader: base.reader)
@@ -78,7 +84,8 @@ extension Store {
         // If anything below throws, nothing references the bytes appended so far, and the
         // next commit writes over them (a run seeded by another chain value never validates
         // after it). Trees in byte order of their names, as the catalog sorts them.
-        for tree in trees.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) where tree.isModified {
+        for tree in trees.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 })
+        where tree.isModified {
             if tree.wasDropped && tree.existedBefore { dropped.append(tree.name) }
             let name = Array(tree.name.utf8)
             if tree.exists {
@@ -87,8 +94,9 @@ extension Store {
                 let root = try appender.writeTree(tree.root)
                 let written = appender.bytesAppended - before
                 let kept = tree.committedBytes >= tree.freedBytes ? tree.committedBytes - tree.freedBytes : 0
-                let descriptor = TreeDescriptor(root: root, depth: depth, count: tree.count,
-                                                bytes: kept + written + tree.spilledLiveBytes)
+                let descriptor = TreeDescriptor(
+                    root: root, depth: depth, count: tree.count,
+                    bytes: kept + written + tree.spilledLiveBytes)
                 _ = try editor.put(name, .inline(descriptor.encoded()), in: catalog)
             } else if tree.existedBefore {
                 _ = try editor.remove(name, in: catalog)
@@ -100,10 +108,12 @@ extension Store {
         let catalogRoot = try appender.writeTree(catalog.root)
         freed += catalog.freedBytes
         let kept = base.record.liveBytes >= freed ? base.record.liveBytes - freed : 0
-        let commit = CommitRecord(generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
-                                  liveBytes: 0, previous: base.record.location,
-                                  changes: ChangeRecord(trees: changed, droppedTrees: dropped))
-        let (commitPage, liveBytes, chain) = appender.appendCommit(commit, liveBytesBeforePage: kept + appender.bytesAppended + spilledLive)
+        let commit = CommitRecord(
+            generation: generation, timestamp: now, kind: .transaction, catalogRoot: catalogRoot,
+            liveBytes: 0, previous: base.record.location,
+            changes: ChangeRecord(trees: changed, droppedTrees: dropped))
+        let (commitPage, liveBytes, chain) = appender.appendCommit(
+            commit, liveBytesBeforePage: kept + appender.bytesAppended + spilledLive)
         try appender.flush()
         // Not fatal: the run is complete in the file, so failing the commit now would
         // report as failed a commit a later recovery may find. Without the zeros the
@@ -113,15 +123,17 @@ extension Store {
         } catch {
             options.log("preallocating past the run of generation \(generation) in \(base.file.path) failed: \(error)")
         }
-        let record = RootRecord(generation: generation, snapshotFile: base.record.snapshotFile,
-                                committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
-                                liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
+        let record = RootRecord(
+            generation: generation, snapshotFile: base.record.snapshotFile,
+            committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
+            liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
         counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         let published = CommittedRoot(record: record, pages: base.pages)
-        let notification = CommitNotification(generation: generation, timestamp: now, location: record.location,
-                                              previous: base.record.location,
-                                              changes: ChangeRecord(trees: changed, droppedTrees: dropped),
-                                              before: ReadView(root: base), after: ReadView(root: published))
+        let notification = CommitNotification(
+            generation: generation, timestamp: now, location: record.location,
+            previous: base.record.location,
+            changes: ChangeRecord(trees: changed, droppedTrees: dropped),
+            before: ReadView(root: base), after: ReadView(root: published))
 
         switch options.durability {
         case .full:
@@ -253,7 +265,8 @@ extension Store {
     func flushQueuingEvents(unlessPublished waiter: UInt64? = nil) throws(StorageError) {
         guard !isReadOnly else { return }
         try rootFileLock.withLock { (slots) throws(StorageError) in
-            let taken = try state.withLock { (state) throws(StorageError) -> (CommittedRoot, RootRecord, [CommitNotification])? in
+            let taken = try state.withLock {
+                (state) throws(StorageError) -> (CommittedRoot, RootRecord, [CommitNotification])? in
                 if let waiter, state.current.record.generation >= waiter { return nil }
                 guard var writer = state.writer else { throw StorageError.closed(path: path) }
                 let pending = writer.pendingNotifications
@@ -268,7 +281,9 @@ extension Store {
                 return
             }
             do throws(StorageError) {
-                if let cause = state.withLock({ $0.writer?.poisoned }) { throw StorageError.needsReopen(path: path, cause: cause) }
+                if let cause = state.withLock({ $0.writer?.poisoned }) {
+                    throw StorageError.needsReopen(path: path, cause: cause)
+                }
                 CrashPoint.commitBeforeSnapshotSync.reach()
                 try syncSnapshot(tip.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
@@ -302,7 +317,8 @@ extension Store {
     }
 
     private func scheduleFlush(after window: Duration) {
-        let nanoseconds = Int(window.components.seconds) * 1_000_000_000 + Int(window.components.attoseconds / 1_000_000_000)
+        let nanoseconds =
+            Int(window.components.seconds) * 1_000_000_000 + Int(window.components.attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(max(0, nanoseconds))) { [weak self] in
             guard let self else { return }
             do throws(StorageError) {
@@ -321,7 +337,8 @@ extension Store {
                 }
                 if closed { return }  // close() flushed, and reported its own failure
                 if poisoned {
-                    self.options.log("grouped commit flush failed for \(self.path); the store must be reopened: \(error)")
+                    self.options.log(
+                        "grouped commit flush failed for \(self.path); the store must be reopened: \(error)")
                 } else {
                     // Not poisoned (a failure before anything was synced or written): the
                     // commits are still pending; try again after another window.
@@ -348,8 +365,10 @@ extension Store {
     /// version 1 root file first (once), to `durable`, the root the file names, in `file`.
     /// Caller holds `rootFileLock`. A failure poisons: the run is durable, so only a reopen
     /// can tell what the newest root is.
-    func writeRootSlot(_ record: RootRecord, durable: RootRecord, in file: SnapshotFile,
-                       slots: inout RootSlots?) throws(StorageError) {
+    func writeRootSlot(
+        _ record: RootRecord, durable: RootRecord, in file: SnapshotFile,
+        slots: inout RootSlots?
+    ) throws(StorageError) {
         guard slots != nil else { throw StorageError.closed(path: path) }
         do throws(StorageError) {
             try slots!.upgradeIfNeeded(to: durable, in: file)
@@ -376,4 +395,3 @@ extension Store {
         for entry in entries { cache.insert(entry.key, entry.page, cost: entry.cost) }
     }
 }
-

@@ -72,8 +72,9 @@ extension Store {
             state.withLock { $0.writer?.compactionBackoff = next }
             // Logged once per run of failures; later failures of the run only move the mark.
             if backoff == nil {
-                options.log("automatic compaction of \(path) failed: \(error); retrying once \(next.retryAtDeadBytes - dead) "
-                            + "more bytes are dead, the wait doubling after each further failure")
+                options.log(
+                    "automatic compaction of \(path) failed: \(error); retrying once \(next.retryAtDeadBytes - dead) "
+                        + "more bytes are dead, the wait doubling after each further failure")
             }
         }
     }
@@ -81,20 +82,25 @@ extension Store {
     /// Caller holds the writer slot. Runs in the write critical section, like a commit, so
     /// close waits for it and it never starts on a closed store. Delivers nothing: the
     /// caller calls ``deliverQueued()`` for the commits its flush made durable.
-    private func compactHoldingWriter(progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> CompactionReport {
+    private func compactHoldingWriter(
+        progress: ((CompactionProgress) -> Void)?
+    ) throws(StorageError) -> CompactionReport {
         try writeSection.withLock { _ throws(StorageError) -> CompactionReport in
             try checkWritable()
             return try compactInWriteSection(progress: progress)
         }
     }
 
-    private func compactInWriteSection(progress: ((CompactionProgress) -> Void)?) throws(StorageError) -> CompactionReport {
+    private func compactInWriteSection(
+        progress: ((CompactionProgress) -> Void)?
+    ) throws(StorageError) -> CompactionReport {
         try flushQueuingEvents()
         let base = state.withLock { $0.current }
         // Above every file on disk and every number this writer ever used, so a kept newer
         // file (see retireStaleSnapshots) is never overwritten and no number is reused. A
         // listing that fails stops the compaction: guessing could truncate a kept file.
-        let existing = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
+        let existing = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(
+            StoreLayout.snapshotNumber(fromName:))
         let used = state.withLock { $0.writer?.newestFileNumber ?? 0 }
         let number = max(base.record.snapshotFile, existing.max() ?? 0, used) + 1
         state.withLock { $0.writer?.newestFileNumber = number }
@@ -106,9 +112,10 @@ extension Store {
         let record: RootRecord
         let pagesCopied: Int
         do throws(StorageError) {
-            (record, pagesCopied) = try LiveCopy.write(base, into: newFile, generation: generation, timestamp: now,
-                                                       previous: base.record.location, crashPoint: .compactMidCopy,
-                                                       progress: progress)
+            (record, pagesCopied) = try LiveCopy.write(
+                base, into: newFile, generation: generation, timestamp: now,
+                previous: base.record.location, crashPoint: .compactMidCopy,
+                progress: progress)
             try fileSystem.syncDirectory(layout.snapshots)
         } catch {
             // The old file and root are untouched; the half-written new file is abandoned.
@@ -133,7 +140,8 @@ extension Store {
             }
             CrashPoint.compactAfterRootSwitch.reach()
         }
-        let published = CommittedRoot(record: record, pages: PageSource(file: newFile, cache: cache, counters: counters))
+        let published = CommittedRoot(
+            record: record, pages: PageSource(file: newFile, cache: cache, counters: counters))
         let removeAfter = ContinuousClock.now + options.retention.gracePeriod
         // The replaced file's length: its committed bytes and the zeros preallocated past them.
         let retiredBytes = max(base.record.committedLength, base.file.allocatedLength)
@@ -142,16 +150,18 @@ extension Store {
         state.withLock { state in
             state.current = published
             state.writer?.durableRecord = record
-            state.writer?.retired.append(RetiredSnapshot(number: base.record.snapshotFile, removeAfter: removeAfter,
-                                                         bytes: retiredBytes))
+            state.writer?.retired.append(
+                RetiredSnapshot(
+                    number: base.record.snapshotFile, removeAfter: removeAfter,
+                    bytes: retiredBytes))
             state.writer?.compactionBackoff = nil  // a success ends any backoff
         }
         counters.recordPagesWritten(pagesCopied, bytes: Int(clamping: record.committedLength) - SnapshotHeader.size)
         removeExpiredSnapshots()
-        let report = CompactionReport(generation: generation, bytesBefore: base.record.committedLength,
-                                      bytesAfter: record.committedLength, pagesCopied: pagesCopied)
+        let report = CompactionReport(
+            generation: generation, bytesBefore: base.record.committedLength,
+            bytesAfter: record.committedLength, pagesCopied: pagesCopied)
         progress?(.complete(report))
         return report
     }
 }
-

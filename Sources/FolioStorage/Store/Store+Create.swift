@@ -20,14 +20,19 @@ extension Store {
             let path = StoragePath.join(layout.snapshots, name)
             let size = try fs.open(path, mode: .readOnly).size()
             guard StoreLayout.snapshotNumber(fromName: name) == 1, size <= UInt64(SnapshotHeader.size + 512) else {
-                throw .corruption(Corruption(file: layout.root, offset: 0,
-                                             detail: "the root file is missing but \(path) holds committed data; refusing to create a new store over it"))
+                throw .corruption(
+                    Corruption(
+                        file: layout.root, offset: 0,
+                        detail:
+                            "the root file is missing but \(path) holds committed data; refusing to create a new store over it"
+                    ))
             }
         }
         for name in try fs.contentsOfDirectory(layout.snapshots) {
             try fs.remove(StoragePath.join(layout.snapshots, name))
         }
-        for leftover in [layout.rootTemporary, layout.infoTemporary, layout.info] where fs.itemKind(at: leftover) != nil {
+        for leftover in [layout.rootTemporary, layout.infoTemporary, layout.info] where fs.itemKind(at: leftover) != nil
+        {
             try fs.remove(leftover)
         }
 
@@ -35,11 +40,14 @@ extension Store {
         let fileNumber: UInt64 = 1
         let generation: UInt64 = 1
         var writer = ByteWriter(capacity: 256)
-        writer.append(bytes: SnapshotHeader(fileNumber: fileNumber, createdGeneration: generation, timestamp: now).encoded())
-        let commit = CommitRecord(generation: generation, timestamp: now, kind: .creation, catalogRoot: .none,
-                                  liveBytes: 0, previous: nil, changes: ChangeRecord())
-        let (commitPage, liveBytes, chain) = CommitRecord.encode(commit, liveBytesBeforePage: 0, into: &writer,
-                                                          at: UInt64(SnapshotHeader.size))
+        writer.append(
+            bytes: SnapshotHeader(fileNumber: fileNumber, createdGeneration: generation, timestamp: now).encoded())
+        let commit = CommitRecord(
+            generation: generation, timestamp: now, kind: .creation, catalogRoot: .none,
+            liveBytes: 0, previous: nil, changes: ChangeRecord())
+        let (commitPage, liveBytes, chain) = CommitRecord.encode(
+            commit, liveBytesBeforePage: 0, into: &writer,
+            at: UInt64(SnapshotHeader.size))
         let snapshotPath = layout.snapshot(fileNumber)
         let file = try fs.open(snapshotPath, mode: .truncate)
         defer { file.close() }
@@ -51,12 +59,14 @@ extension Store {
         try fs.replaceAtomically(layout.info, with: InfoFile.now().encoded(), temporaryPath: layout.infoTemporary)
         CrashPoint.createAfterInfo.reach()
 
-        let root = RootRecord(generation: generation, snapshotFile: fileNumber, committedLength: commitPage.end,
-                              commitPage: commitPage, catalogRoot: .none, liveBytes: liveBytes, timestamp: now, previous: nil,
-                              chain: chain)
+        let root = RootRecord(
+            generation: generation, snapshotFile: fileNumber, committedLength: commitPage.end,
+            commitPage: commitPage, catalogRoot: .none, liveBytes: liveBytes, timestamp: now, previous: nil,
+            chain: chain)
         // The only rename of a root file (besides a version 1 upgrade): the moment the store exists.
-        try fs.replaceAtomically(layout.root, with: RootRecord.encodeFile(current: root),
-                                 temporaryPath: layout.rootTemporary,
-                                 crashPoints: (CrashPoint.createBeforeRootRename, CrashPoint.createAfterRootRename))
+        try fs.replaceAtomically(
+            layout.root, with: RootRecord.encodeFile(current: root),
+            temporaryPath: layout.rootTemporary,
+            crashPoints: (CrashPoint.createBeforeRootRename, CrashPoint.createAfterRootRename))
     }
 }

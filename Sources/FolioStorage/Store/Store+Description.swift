@@ -53,8 +53,9 @@ extension Store {
                 if fs.itemKind(at: path) == .file { add("snapshots/" + name, at: path) }
             }
         }
-        return StoreDescription(formatVersion: info.formatVersion, created: info.created,
-                                currentSnapshot: "snapshots/" + StoreLayout.snapshotName(root.record.snapshotFile),
-                                files: files.sorted { $0.name < $1.name })
+        return StoreDescription(
+            formatVersion: info.formatVersion, created: info.created,
+            currentSnapshot: "snapshots/" + StoreLayout.snapshotName(root.record.snapshotFile),
+            files: files.sorted { $0.name < $1.name })
     }
 }

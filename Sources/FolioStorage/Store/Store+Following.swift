@@ -90,8 +90,10 @@ extension Store {
                     do throws(StorageError) {
                         // Held until the lock is released: at most ReplayBounds' cap of
                         // commits (beyond it the replay refuses, and observers reload).
-                        try replay(after: delivered.generation, continuing: delivered, upTo: newest,
-                                   bounds: options.replay) { batch in
+                        try replay(
+                            after: delivered.generation, continuing: delivered, upTo: newest,
+                            bounds: options.replay
+                        ) { batch in
                             enqueue(.committed(batch))
                             reached = batch.last?.generation ?? reached
                         }

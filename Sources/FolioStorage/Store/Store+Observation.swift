@@ -87,8 +87,10 @@ extension Store {
     /// `StorageError.historyUnavailable(from:)` before calling `body` if part of the
     /// history is gone or it is longer than the bounds allow; an error after some batches
     /// (a damaged page) is thrown after them.
-    public func replayCommits(after generation: UInt64, upTo view: ReadView,
-                              _ body: ([CommitNotification]) -> Void) throws(StorageError) {
+    public func replayCommits(
+        after generation: UInt64, upTo view: ReadView,
+        _ body: ([CommitNotification]) -> Void
+    ) throws(StorageError) {
         try replay(after: generation, upTo: view.root, bounds: options.replay, body)
     }
 
@@ -96,8 +98,10 @@ extension Store {
     /// commit's location, then forward, reading `bounds.batch` commits at a time. With
     /// `continuing`, the commit of `generation` the chain reaches must be that one (its
     /// location and its chain value), or the history is unavailable.
-    func replay(after generation: UInt64, continuing expected: DeliveredCommit? = nil, upTo newest: CommittedRoot,
-                bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void) throws(StorageError) {
+    func replay(
+        after generation: UInt64, continuing expected: DeliveredCommit? = nil, upTo newest: CommittedRoot,
+        bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void
+    ) throws(StorageError) {
         guard newest.record.generation > generation else { return }
         var history = HistoryReader(store: self, newest: newest, generation: generation)
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
@@ -114,7 +118,9 @@ extension Store {
                 break
             }
             let previousCommit = try history.root(at: previous).commit
-            guard previousCommit.generation + 1 == commit.generation else { throw .historyUnavailable(from: generation) }
+            guard previousCommit.generation + 1 == commit.generation else {
+                throw .historyUnavailable(from: generation)
+            }
             chain.append((location, previous))
             (location, commit) = (previous, previousCommit)
         }
@@ -124,7 +130,7 @@ extension Store {
         // reach observers as a continuation of commits it never followed.
         if let expected, commit.generation == generation {
             guard location == expected.location,
-                  try history.file(location.fileNumber).storedChecksum(at: location.address) == expected.chain
+                try history.file(location.fileNumber).storedChecksum(at: location.address) == expected.chain
             else { throw .historyUnavailable(from: generation) }
         }
         // Pass 2: oldest first, one batch of notifications (changes and views) at a time.
@@ -135,8 +141,10 @@ extension Store {
             if before == nil, let previous { before = ReadView(root: try history.root(at: previous).root) }
             let (root, commit) = try history.root(at: location)
             let after = ReadView(root: root)
-            batch.append(CommitNotification(generation: commit.generation, timestamp: commit.timestamp, location: location,
-                                            previous: previous, changes: commit.changes, before: before, after: after))
+            batch.append(
+                CommitNotification(
+                    generation: commit.generation, timestamp: commit.timestamp, location: location,
+                    previous: previous, changes: commit.changes, before: before, after: after))
             before = after
             if batch.count >= bounds.batch {
                 body(batch)
@@ -165,7 +173,8 @@ private struct HistoryReader {
     mutating func file(_ number: UInt64) throws(StorageError) -> SnapshotFile {
         if let open = files[number] { return open }
         do throws(StorageError) {
-            let opened = try Store.openSnapshot(number, layout: store.layout, fileSystem: store.fileSystem, writable: false)
+            let opened = try Store.openSnapshot(
+                number, layout: store.layout, fileSystem: store.fileSystem, writable: false)
             files[number] = opened
             return opened
         } catch {
@@ -174,16 +183,18 @@ private struct HistoryReader {
     }
 
     /// The store as the commit at `location` left it, and that commit.
-    mutating func root(at location: CommitLocation) throws(StorageError) -> (root: CommittedRoot, commit: CommitRecord) {
+    mutating func root(at location: CommitLocation) throws(StorageError) -> (root: CommittedRoot, commit: CommitRecord)
+    {
         if location == newest.record.location {
             return (newest, try newest.pages.commit(at: newest.record.commitPage))
         }
         let pages = PageSource(file: try file(location.fileNumber), cache: store.cache, counters: store.counters)
         let commit = try pages.commit(at: location.address)
-        let record = RootRecord(generation: commit.generation, snapshotFile: location.fileNumber,
-                                committedLength: location.address.end, commitPage: location.address,
-                                catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
-                                timestamp: commit.timestamp, previous: commit.previous)
+        let record = RootRecord(
+            generation: commit.generation, snapshotFile: location.fileNumber,
+            committedLength: location.address.end, commitPage: location.address,
+            catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
+            timestamp: commit.timestamp, previous: commit.previous)
         return (CommittedRoot(record: record, pages: pages), commit)
     }
 }

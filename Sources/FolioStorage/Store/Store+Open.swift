@@ -16,8 +16,11 @@ extension Store {
     public static func open(at path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
         do throws(StorageError) {
             return try openForWriting(at: path, options: options)
-        } catch .io(let operation, let file, let code) where code == SystemError.accessDenied || code == SystemError.readOnlyFileSystem {
-            throw .notWritable(path: path, cause: StorageError.io(operation: operation, path: file, code: code).description)
+        } catch .io(let operation, let file, let code)
+            where code == SystemError.accessDenied || code == SystemError.readOnlyFileSystem
+        {
+            throw .notWritable(
+                path: path, cause: StorageError.io(operation: operation, path: file, code: code).description)
         }
     }
 
@@ -37,12 +40,15 @@ extension Store {
             // Refuse to take over a directory holding other things before even locking it.
             let foreign = try fs.contentsOfDirectory(layout.directory).filter { !StoreLayout.knownNames.contains($0) }
             if !foreign.isEmpty {
-                throw .notAStore(path: layout.directory, reason: "it holds other files (\(foreign.prefix(3).joined(separator: ", ")))")
+                throw .notAStore(
+                    path: layout.directory,
+                    reason: "it holds other files (\(foreign.prefix(3).joined(separator: ", ")))")
             }
             guard options.createIfMissing else { throw .storeNotFound(path: layout.directory) }
         }
 
-        let (lock, identity) = try WriterRegistry.register(lockPath: layout.lock, fileSystem: fs) { () throws(StorageError) in
+        let (lock, identity) = try WriterRegistry.register(lockPath: layout.lock, fileSystem: fs) {
+            () throws(StorageError) in
             try fs.lock(layout.lock)
         }
         do throws(StorageError) {
@@ -53,7 +59,8 @@ extension Store {
             }
             let cache = PageCache(capacity: options.cacheCapacity)
             let counters = IOCounters()
-            let opened = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: true, log: options.log)
+            let opened = try loadRoot(
+                layout, fileSystem: fs, cache: cache, counters: counters, writable: true, log: options.log)
             var slots = try RootSlots(layout: layout, fileSystem: fs, opened: opened.record)
             let root: CommittedRoot
             do throws(StorageError) {
@@ -71,10 +78,12 @@ extension Store {
             }
             let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
             // The same counters the root's page source counts into (ioStatistics).
-            let store = Store(path: path, readOnly: false, layout: layout, options: options, cache: cache,
-                              counters: counters, state: State(current: root, writer: writer), slots: slots)
-            try store.retireStaleSnapshots(current: root.record.snapshotFile, namedAtOpen: slots.namedAtOpen,
-                                           openedFromPreviousSlot: root.openedFromPreviousSlot)
+            let store = Store(
+                path: path, readOnly: false, layout: layout, options: options, cache: cache,
+                counters: counters, state: State(current: root, writer: writer), slots: slots)
+            try store.retireStaleSnapshots(
+                current: root.record.snapshotFile, namedAtOpen: slots.namedAtOpen,
+                openedFromPreviousSlot: root.openedFromPreviousSlot)
             return store
         } catch {
             lock.unlock()
@@ -86,11 +95,15 @@ extension Store {
     /// Opens the store at `path` for reading only. Takes no lock and writes nothing, so it
     /// works beside a writer in another process and on a read-only file system. The view
     /// stays at the generation it opened until ``refresh()``.
-    public static func openReadOnly(at path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
+    public static func openReadOnly(
+        at path: String, options: StoreOptions = StoreOptions()
+    ) throws(StorageError) -> Store {
         let layout = StoreLayout(directory: path)
         let fs = options.fileSystem
         guard let kind = fs.itemKind(at: layout.directory) else { throw .storeNotFound(path: layout.directory) }
-        guard kind == .directory else { throw .notAStore(path: layout.directory, reason: "it is a file, not a directory") }
+        guard kind == .directory else {
+            throw .notAStore(path: layout.directory, reason: "it is a file, not a directory")
+        }
         guard fs.itemKind(at: layout.root) != nil else {
             let names = try fs.contentsOfDirectory(layout.directory)
             if names.contains(where: { !StoreLayout.knownNames.contains($0) }) {
@@ -100,9 +113,11 @@ extension Store {
         }
         let cache = PageCache(capacity: options.cacheCapacity)
         let counters = IOCounters()
-        let root = try loadRoot(layout, fileSystem: fs, cache: cache, counters: counters, writable: false, log: options.log)
-        return Store(path: path, readOnly: true, layout: layout, options: options, cache: cache,
-                     counters: counters, state: State(current: root, writer: nil))
+        let root = try loadRoot(
+            layout, fileSystem: fs, cache: cache, counters: counters, writable: false, log: options.log)
+        return Store(
+            path: path, readOnly: true, layout: layout, options: options, cache: cache,
+            counters: counters, state: State(current: root, writer: nil))
     }
 
     /// Read-only stores: moves to the newest committed generation, if there is a newer one.
@@ -120,16 +135,18 @@ extension Store {
                 if state.closed { throw .closed(path: path) }
                 return state.current
             }
-            var newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
-                                            log: options.log, reusing: current.file)
+            var newest = try Store.loadRoot(
+                layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+                log: options.log, reusing: current.file)
             // A slot read while the writer rewrites it in place can fail its checksum, and the
             // other slot is older: read again rather than step back. Only a root that stays
             // older (a damaged slot) is adopted below.
             var rereads = 0
             while newest.record.generation < current.record.generation && rereads < 3 {
                 rereads += 1
-                newest = try Store.loadRoot(layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
-                                            log: options.log, reusing: current.file)
+                newest = try Store.loadRoot(
+                    layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+                    log: options.log, reusing: current.file)
             }
             guard !Self.sameCommit(newest.record, current.record) else { return false }
             // A root older than the one adopted is never adopted: a slot torn by a read that
@@ -147,8 +164,10 @@ extension Store {
             // the first history neither find the new pages nor put theirs where new views
             // look. The layer above learns that the generation no longer names what it did.
             if !(try descends(newest, from: current)) {
-                let file = try Store.openSnapshot(newest.record.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
-                newest = CommittedRoot(record: newest.record, pages: PageSource(file: file, cache: cache, counters: counters))
+                let file = try Store.openSnapshot(
+                    newest.record.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
+                newest = CommittedRoot(
+                    record: newest.record, pages: PageSource(file: file, cache: cache, counters: counters))
                 cache.removeAll()  // memory only: no later lookup uses the old identities
                 reportHistoryReplaced(at: newest.record.generation)
             }
@@ -174,7 +193,8 @@ extension Store {
             return newest.record.snapshotFile > current.record.snapshotFile
         }
         guard newest.record.committedLength > current.record.committedLength else { return false }
-        return try newest.file.storedChecksum(at: current.record.commitPage) == current.file.chainValue(of: current.record)
+        return try newest.file.storedChecksum(at: current.record.commitPage)
+            == current.file.chainValue(of: current.record)
     }
 
     // MARK: Loading the root
@@ -183,26 +203,33 @@ extension Store {
     /// generation, or the other slot if that one or what it names is damaged (Docs/Format.md
     /// §8). A reader that finds the named snapshot file gone (a compaction between reading
     /// the root and opening the file) reads the root again.
-    static func loadRoot(_ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache, counters: IOCounters,
-                         writable: Bool, log: @Sendable (String) -> Void,
-                         reusing existing: SnapshotFile? = nil) throws(StorageError) -> CommittedRoot {
+    static func loadRoot(
+        _ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache, counters: IOCounters,
+        writable: Bool, log: @Sendable (String) -> Void,
+        reusing existing: SnapshotFile? = nil
+    ) throws(StorageError) -> CommittedRoot {
         var attempts = 0
         while true {
             attempts += 1
             do throws(StorageError) {
-                return try loadRootOnce(layout, fileSystem: fs, cache: cache, counters: counters, writable: writable,
-                                        log: log, reusing: existing)
-            } catch .io(let operation, let path, let code) where code == SystemError.notFound && attempts < 5
-                        && StoragePath.parent(of: path) == layout.snapshots {
+                return try loadRootOnce(
+                    layout, fileSystem: fs, cache: cache, counters: counters, writable: writable,
+                    log: log, reusing: existing)
+            } catch .io(let operation, let path, let code)
+                where code == SystemError.notFound && attempts < 5
+                && StoragePath.parent(of: path) == layout.snapshots
+            {
                 _ = operation
                 continue
             }
         }
     }
 
-    private static func loadRootOnce(_ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache,
-                                     counters: IOCounters, writable: Bool, log: @Sendable (String) -> Void,
-                                     reusing existing: SnapshotFile?) throws(StorageError) -> CommittedRoot {
+    private static func loadRootOnce(
+        _ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache,
+        counters: IOCounters, writable: Bool, log: @Sendable (String) -> Void,
+        reusing existing: SnapshotFile?
+    ) throws(StorageError) -> CommittedRoot {
         let info = try fs.open(layout.info, mode: .readOnly)
         _ = try InfoFile.decode(try info.readAll(), path: layout.info)
         info.close()
@@ -241,9 +268,12 @@ extension Store {
                 // slot would write over what is left (Docs/Format.md §8).
                 let size = try file.handle.size()
                 guard size >= record.committedLength else {
-                    shortFile = StorageError.corruption(Corruption(
-                        file: file.path, offset: size,
-                        detail: "file ends at \(size) bytes but root slot \(candidate.slot) says \(record.committedLength) are committed"))
+                    shortFile = StorageError.corruption(
+                        Corruption(
+                            file: file.path, offset: size,
+                            detail:
+                                "file ends at \(size) bytes but root slot \(candidate.slot) says \(record.committedLength) are committed"
+                        ))
                     throw shortFile!
                 }
                 // The slot carries everything a reader needs (catalog root, committed length), so
@@ -251,11 +281,13 @@ extension Store {
                 // record, which verify and observers report, not the generation.
                 let pages = PageSource(file: file, cache: cache, counters: counters)
                 if let firstProblem {
-                    log("a root slot of \(layout.root) is unusable (\(firstProblem)); opened at generation \(record.generation) "
-                        + "from slot \(candidate.slot)")
+                    log(
+                        "a root slot of \(layout.root) is unusable (\(firstProblem)); opened at generation \(record.generation) "
+                            + "from slot \(candidate.slot)")
                 }
-                return CommittedRoot(record: record, pages: pages, openedFromPreviousSlot: firstProblem != nil,
-                                     slot: candidate.slot)
+                return CommittedRoot(
+                    record: record, pages: pages, openedFromPreviousSlot: firstProblem != nil,
+                    slot: candidate.slot)
             } catch {
                 if case .unsupportedFormatVersion = error { throw error }
                 if let shortFile { throw shortFile }
@@ -274,15 +306,19 @@ extension Store {
         throw firstProblem ?? .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))
     }
 
-    static func openSnapshot(_ number: UInt64, layout: StoreLayout, fileSystem fs: any FileSystem,
-                             writable: Bool) throws(StorageError) -> SnapshotFile {
+    static func openSnapshot(
+        _ number: UInt64, layout: StoreLayout, fileSystem fs: any FileSystem,
+        writable: Bool
+    ) throws(StorageError) -> SnapshotFile {
         let path = layout.snapshot(number)
         let handle = try fs.open(path, mode: writable ? .readWrite : .readOnly)
         do throws(StorageError) {
             let header = try SnapshotHeader.decode(try handle.read(at: 0, count: SnapshotHeader.size), file: path)
             guard header.fileNumber == number else {
-                throw StorageError.corruption(Corruption(file: path, offset: 0,
-                                                         detail: "snapshot header names file \(header.fileNumber)"))
+                throw StorageError.corruption(
+                    Corruption(
+                        file: path, offset: 0,
+                        detail: "snapshot header names file \(header.fileNumber)"))
             }
         } catch {
             handle.close()
@@ -297,14 +333,18 @@ extension Store {
     /// synced. Leftover temporary files go. Bytes after the last complete run stay: they
     /// are preallocated zeros or an abandoned run, which the next commit writes over.
     /// A version 1 root file is the whole truth (version 1 wrote no chained runs).
-    private static func recover(_ opened: CommittedRoot, slots: inout RootSlots, layout: StoreLayout,
-                                fileSystem fs: any FileSystem, log: @Sendable (String) -> Void) throws(StorageError) -> CommittedRoot {
-        for leftover in [layout.rootTemporary, layout.infoTemporary, layout.reclaimTemporary] where fs.itemKind(at: leftover) != nil {
+    private static func recover(
+        _ opened: CommittedRoot, slots: inout RootSlots, layout: StoreLayout,
+        fileSystem fs: any FileSystem, log: @Sendable (String) -> Void
+    ) throws(StorageError) -> CommittedRoot {
+        for leftover in [layout.rootTemporary, layout.infoTemporary, layout.reclaimTemporary]
+        where fs.itemKind(at: leftover) != nil {
             try fs.remove(leftover)
         }
         opened.file.allocatedLength = try opened.file.handle.size()
         guard !slots.isVersionOneLayout else { return opened }
-        let (record, runs) = try RunRecovery.followRuns(from: opened.record, chain: opened.record.chain, in: opened.file)
+        let (record, runs) = try RunRecovery.followRuns(
+            from: opened.record, chain: opened.record.chain, in: opened.file)
         // Said, not repaired: the next commit writes over what lies past `record`. (A read
         // error here leaves the diagnosis unsaid rather than failing the open: the walk
         // above read every byte recovery depends on.)
@@ -316,12 +356,14 @@ extension Store {
             if slots.foundDamagedSlot { try slots.writeDurably(opened.record) }
             return opened
         }
-        log("recovered \(runs) commits past root slot \(opened.slot) of \(layout.root) (generation \(opened.record.generation) "
-            + "to \(record.generation)), from complete runs in \(opened.file.path)")
+        log(
+            "recovered \(runs) commits past root slot \(opened.slot) of \(layout.root) (generation \(opened.record.generation) "
+                + "to \(record.generation)), from complete runs in \(opened.file.path)")
         try opened.file.handle.syncData()
         try slots.writeDurably(record)
-        return CommittedRoot(record: record, pages: opened.pages, openedFromPreviousSlot: opened.openedFromPreviousSlot,
-                             slot: opened.slot)
+        return CommittedRoot(
+            record: record, pages: opened.pages, openedFromPreviousSlot: opened.openedFromPreviousSlot,
+            slot: opened.slot)
     }
 
     /// Creates `path` and any missing parents, syncing each parent so the new entry is durable.

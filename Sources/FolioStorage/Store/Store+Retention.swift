@@ -19,17 +19,21 @@ extension Store {
     /// short-lived writers (a `folio compact`) do not leave replaced files behind. Readers
     /// pinned to a removed file keep reading it through their open descriptor; a reader
     /// opening a removed file re-reads the root.
-    func retireStaleSnapshots(current: UInt64, namedAtOpen: Set<UInt64>, openedFromPreviousSlot: Bool) throws(StorageError) {
+    func retireStaleSnapshots(
+        current: UInt64, namedAtOpen: Set<UInt64>, openedFromPreviousSlot: Bool
+    ) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [RetiredSnapshot] = []
-        let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(StoreLayout.snapshotNumber(fromName:))
+        let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(
+            StoreLayout.snapshotNumber(fromName:))
         let newestOlder = newestReplacedSnapshot(among: numbers, below: current)
         for number in numbers where number != current {
             let name = StoreLayout.snapshotName(number)
             if number > current {
                 if namedAtOpen.contains(number) {
-                    options.log("keeping \(name), newer than the current file \(StoreLayout.snapshotName(current)): "
-                                + "a root slot names it, but it could not be used")
+                    options.log(
+                        "keeping \(name), newer than the current file \(StoreLayout.snapshotName(current)): "
+                            + "a root slot names it, but it could not be used")
                     continue
                 }
                 guard let header = newerSnapshotHeader(number) else {
@@ -38,7 +42,9 @@ extension Store {
                     continue
                 }
                 if openedFromPreviousSlot {
-                    options.log("keeping \(name) until the next writer open: it may hold the generation of the unusable root slot")
+                    options.log(
+                        "keeping \(name) until the next writer open: it may hold the generation of the unusable root slot"
+                    )
                 } else if header.length > UInt64(SnapshotHeader.size) {
                     options.log("reclaiming \(name), an interrupted compaction's copy that no root slot names")
                     try reclaimNewerSnapshot(number, header: header.bytes)
@@ -91,7 +97,9 @@ extension Store {
     /// older files newest first until one holds pages: usually one.
     private func newestReplacedSnapshot(among numbers: [UInt64], below current: UInt64) -> UInt64? {
         for number in numbers.filter({ $0 < current }).sorted(by: >) {
-            guard let header = newerSnapshotHeader(number), header.length == UInt64(SnapshotHeader.size) else { return number }
+            guard let header = newerSnapshotHeader(number), header.length == UInt64(SnapshotHeader.size) else {
+                return number
+            }
         }
         return nil
     }

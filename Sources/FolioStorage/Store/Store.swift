@@ -103,8 +103,10 @@ public final class Store: Sendable {
         var newestFileNumber: UInt64 = 0
     }
 
-    init(path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache,
-         counters: IOCounters, state: State, slots: RootSlots? = nil) {
+    init(
+        path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache,
+        counters: IOCounters, state: State, slots: RootSlots? = nil
+    ) {
         self.rootFileLock = Mutex(slots)
         self.path = layout.directory
         self.isReadOnly = readOnly
@@ -217,7 +219,11 @@ public final class Store: Sendable {
                     // store writes nothing more: its next open recovers.)
                     rootFileLock.withLock { slots in
                         do throws(StorageError) {
-                            if state.withLock({ $0.writer?.poisoned }) == nil { try slots?.close() } else { slots?.abandon() }
+                            if state.withLock({ $0.writer?.poisoned }) == nil {
+                                try slots?.close()
+                            } else {
+                                slots?.abandon()
+                            }
                         } catch {
                             options.log("closing \(path): the root file could not be synced: \(error)")
                         }
@@ -228,7 +234,10 @@ public final class Store: Sendable {
                     try flushQueuingEvents()
                 } catch {
                     // close() cannot throw; say that the last grouped window was not made durable.
-                    if case .closed = error {} else { options.log("closing \(path): the last commits could not be made durable: \(error)") }
+                    if case .closed = error {
+                    } else {
+                        options.log("closing \(path): the last commits could not be made durable: \(error)")
+                    }
                 }
             }
             return state.withLock { state -> WriterState? in

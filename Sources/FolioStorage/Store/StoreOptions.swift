@@ -94,8 +94,10 @@ public struct SnapshotRetention: Sendable, Equatable {
 
     /// Keep replaced files for `gracePeriod` (30 seconds), at most `maximumRetainedFiles`
     /// (2) of them and at most `maximumRetainedBytes` (4 MiB) in all.
-    public init(gracePeriod: Duration = .seconds(30), maximumRetainedFiles: Int = 2,
-                maximumRetainedBytes: UInt64 = 4 << 20) {
+    public init(
+        gracePeriod: Duration = .seconds(30), maximumRetainedFiles: Int = 2,
+        maximumRetainedBytes: UInt64 = 4 << 20
+    ) {
         self.gracePeriod = gracePeriod
         self.maximumRetainedFiles = max(1, maximumRetainedFiles)
         self.maximumRetainedBytes = maximumRetainedBytes
@@ -134,10 +136,12 @@ public struct StoreOptions: Sendable {
     var replay = ReplayBounds()
 
     /// Options; every argument has the default described on its property.
-    public init(fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,
-                cacheCapacity: Int = 8 << 20, createIfMissing: Bool = true,
-                autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
-                log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog) {
+    public init(
+        fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,
+        cacheCapacity: Int = 8 << 20, createIfMissing: Bool = true,
+        autoCompaction: AutoCompaction? = AutoCompaction(), retention: SnapshotRetention = SnapshotRetention(),
+        log: @escaping @Sendable (String) -> Void = StoreOptions.standardErrorLog
+    ) {
         self.fileSystem = fileSystem
         self.durability = durability
         self.cacheCapacity = cacheCapacity

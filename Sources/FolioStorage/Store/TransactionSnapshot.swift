@@ -29,7 +29,9 @@ public final class TransactionSnapshot: @unchecked Sendable {
     }
 
     /// A cursor over `range` of `tree`.
-    public func cursor(in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward) throws(StorageError) -> Cursor {
+    public func cursor(
+        in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward
+    ) throws(StorageError) -> Cursor {
         let treeRoot = try root(of: tree)
         return Cursor(reader: base.reader, root: { treeRoot }, range: range, reverse: direction == .reverse)
     }

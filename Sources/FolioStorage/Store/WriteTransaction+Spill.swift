@@ -46,10 +46,13 @@ extension WriteTransaction {
                 start = base.record.committedLength
                 checksum = RunChecksum.seeded(with: try base.file.chainValue(of: base.record))
             }
-            var appender = PageAppender(continuingRunAt: start, runningChecksum: checksum, file: base.file,
-                                        generation: generation, collectsCacheEntries: true, preallocates: false)
+            var appender = PageAppender(
+                continuingRunAt: start, runningChecksum: checksum, file: base.file,
+                generation: generation, collectsCacheEntries: true, preallocates: false)
             // In name order, as the commit writes them (any order would do).
-            for tree in contents.trees.values.sorted(by: { ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0 }) {
+            for tree in contents.trees.values.sorted(by: {
+                ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0
+            }) {
                 guard case .mutable? = tree.root else { continue }
                 let before = appender.bytesAppended
                 tree.root = .stored(try appender.writeTree(tree.root))

@@ -95,7 +95,9 @@ public final class WriteTransaction: @unchecked Sendable {
     /// half-edited, so the transaction refuses everything but a rollback (to a savepoint
     /// from before, or whole); if it throws before, nothing changed (the page copies it made
     /// are dropped, and so is their count in `freedBytes`).
-    private func edit<R>(_ contents: Contents, _ tree: TreeState, _ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+    private func edit<R>(
+        _ contents: Contents, _ tree: TreeState, _ body: () throws(StorageError) -> R
+    ) throws(StorageError) -> R {
         let freed = tree.freedBytes, spilled = tree.spilledLiveBytes
         tree.editChangedANode = false
         do throws(StorageError) {
@@ -170,8 +172,9 @@ public final class WriteTransaction: @unchecked Sendable {
         do throws(StorageError) {
             return try snapshot().cursor(in: tree, range: range, direction: direction)
         } catch {
-            return Cursor(fetch: { _ throws(StorageError) in throw error }, resolve: { _ throws(StorageError) in throw error },
-                          range: range, direction: direction)
+            return Cursor(
+                fetch: { _ throws(StorageError) in throw error }, resolve: { _ throws(StorageError) in throw error },
+                range: range, direction: direction)
         }
     }
 
@@ -197,7 +200,8 @@ public final class WriteTransaction: @unchecked Sendable {
             let state = try self.tree(tree, in: contents)
             let editor = self.editor(contents)
             contents.statement?.touch(state)
-            let previous = try edit(contents, state) { () throws(StorageError) in try editor.put(key, stored, in: state) }
+            let previous = try edit(contents, state) { () throws(StorageError) in try editor.put(key, stored, in: state)
+            }
             contents.statement?.log(.put(state, key: key, previous: previous))
             state.exists = true
             state.isModified = true
@@ -224,7 +228,10 @@ public final class WriteTransaction: @unchecked Sendable {
             let state = try self.tree(tree, in: contents)
             let editor = self.editor(contents)
             contents.statement?.touch(state)
-            guard let removed = try edit(contents, state, { () throws(StorageError) in try editor.remove(key, in: state) }) else { return false }
+            guard
+                let removed = try edit(
+                    contents, state, { () throws(StorageError) in try editor.remove(key, in: state) })
+            else { return false }
             contents.statement?.log(.remove(state, key: key, removed: removed))
             editor.release(removed, in: state)
             state.count -= 1
@@ -304,8 +311,9 @@ public final class WriteTransaction: @unchecked Sendable {
             notification = try statementLock.withLock { _ throws(StorageError) -> CommitNotification in
                 try withContents { (contents) throws(StorageError) -> CommitNotification in
                     contents.finished = true
-                    return try store.commit(trees: Array(contents.trees.values), catalog: contents.catalog, base: base,
-                                            spill: contents.spill)
+                    return try store.commit(
+                        trees: Array(contents.trees.values), catalog: contents.catalog, base: base,
+                        spill: contents.spill)
                 }
             }
         } catch {

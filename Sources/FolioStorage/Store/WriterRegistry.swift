@@ -11,8 +11,10 @@ enum WriterRegistry {
 
     /// Runs `body` (which takes the lock) while no other thread can register, then
     /// registers the identity it returns. Throws if the identity is already registered.
-    static func register(lockPath: String, fileSystem: any FileSystem,
-                         _ body: () throws(StorageError) -> (any FileLock)) throws(StorageError) -> (any FileLock, FileIdentity) {
+    static func register(
+        lockPath: String, fileSystem: any FileSystem,
+        _ body: () throws(StorageError) -> (any FileLock)
+    ) throws(StorageError) -> (any FileLock, FileIdentity) {
         try open.withLock { (set) throws(StorageError) -> (any FileLock, FileIdentity) in
             if let existing = try? fileSystem.identity(of: lockPath), set.contains(existing) {
                 throw .alreadyOpenInThisProcess(path: StoragePath.parent(of: lockPath))

@@ -88,9 +88,11 @@ public struct Cursor {
     private var nextTarget: SeekTarget?
     private var finished = false
 
-    init(fetch: @escaping (SeekTarget) throws(StorageError) -> LeafBatch?,
-         resolve: @escaping (LeafValue) throws(StorageError) -> [UInt8],
-         range: KeyRange, direction: ScanDirection) {
+    init(
+        fetch: @escaping (SeekTarget) throws(StorageError) -> LeafBatch?,
+        resolve: @escaping (LeafValue) throws(StorageError) -> [UInt8],
+        range: KeyRange, direction: ScanDirection
+    ) {
         self.fetch = fetch
         self.resolveValue = resolve
         self.range = range
@@ -99,9 +101,10 @@ public struct Cursor {
     }
 
     init(reader: TreeReader, root: @escaping () -> NodeRef?, range: KeyRange, reverse: Bool) {
-        self.init(fetch: { (target) throws(StorageError) in try reader.seek(root: root(), target) },
-                  resolve: { (value) throws(StorageError) in try reader.resolve(value) },
-                  range: range, direction: reverse ? .reverse : .forward)
+        self.init(
+            fetch: { (target) throws(StorageError) in try reader.seek(root: root(), target) },
+            resolve: { (value) throws(StorageError) in try reader.resolve(value) },
+            range: range, direction: reverse ? .reverse : .forward)
     }
 
     private static func start(of range: KeyRange, _ direction: ScanDirection) -> SeekTarget {
@@ -139,9 +142,11 @@ public struct Cursor {
         finished = false
         switch direction {
         case .forward:
-            nextTarget = range.isAboveLower(key) ? .forward(from: key, inclusive: true) : Self.start(of: range, direction)
+            nextTarget =
+                range.isAboveLower(key) ? .forward(from: key, inclusive: true) : Self.start(of: range, direction)
         case .reverse:
-            nextTarget = range.isBelowUpper(key) ? .backward(from: key, inclusive: true) : Self.start(of: range, direction)
+            nextTarget =
+                range.isBelowUpper(key) ? .backward(from: key, inclusive: true) : Self.start(of: range, direction)
         }
     }
 

@@ -47,7 +47,8 @@ final class MutableNode {
     convenience init(copying node: StoredNode, epoch: UInt64) {
         switch node {
         case .leaf(let leaf): self.init(leafKeys: leaf.keys, values: leaf.values, epoch: epoch)
-        case .branch(let branch): self.init(branchKeys: branch.keys, children: branch.children.map { .stored($0) }, epoch: epoch)
+        case .branch(let branch):
+            self.init(branchKeys: branch.keys, children: branch.children.map { .stored($0) }, epoch: epoch)
         }
     }
 
@@ -76,7 +77,8 @@ final class MutableNode {
     /// Size of entry `index` alone (leaf: key and value; branch: separator `index` and the
     /// child after it).
     func entrySize(_ index: Int) -> Int {
-        isLeaf ? TreePage.leafEntrySize(keyCount: keys[index].count, value: values[index])
+        isLeaf
+            ? TreePage.leafEntrySize(keyCount: keys[index].count, value: values[index])
             : TreePage.branchEntrySize(keyCount: keys[index].count)
     }
 }

@@ -36,12 +36,16 @@ public struct TreeDescriptor: Sendable, Equatable {
         return writer.bytes
     }
 
-    static func decode(_ bytes: [UInt8], tree: String, file: String, offset: UInt64) throws(StorageError) -> TreeDescriptor {
+    static func decode(
+        _ bytes: [UInt8], tree: String, file: String, offset: UInt64
+    ) throws(StorageError) -> TreeDescriptor {
         guard bytes.count == encodedSize, bytes[0] == 1 else {
-            throw .corruption(Corruption(file: file, offset: offset, detail: "catalog entry for \"\(tree)\" is malformed"))
+            throw .corruption(
+                Corruption(file: file, offset: offset, detail: "catalog entry for \"\(tree)\" is malformed"))
         }
-        return TreeDescriptor(root: PageAddress(offset: bytes.littleEndianUInt64(at: 8), length: bytes.littleEndianUInt32(at: 4)),
-                              depth: Int(bytes[1]), count: bytes.littleEndianUInt64(at: 16),
-                              bytes: bytes.littleEndianUInt64(at: 24))
+        return TreeDescriptor(
+            root: PageAddress(offset: bytes.littleEndianUInt64(at: 8), length: bytes.littleEndianUInt32(at: 4)),
+            depth: Int(bytes[1]), count: bytes.littleEndianUInt64(at: 16),
+            bytes: bytes.littleEndianUInt64(at: 24))
     }
 }

@@ -56,7 +56,8 @@ extension TreeEditor {
         // Both sides need two children, so 1 <= at <= keys.count - 2.
         let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 2, separatorMovesUp: true)
         let separator = node.keys[at]
-        let right = MutableNode(branchKeys: Array(node.keys[(at + 1)...]), children: Array(node.children[(at + 1)...]), epoch: epoch)
+        let right = MutableNode(
+            branchKeys: Array(node.keys[(at + 1)...]), children: Array(node.children[(at + 1)...]), epoch: epoch)
         node.keys.removeSubrange(at...)
         node.children.removeSubrange((at + 1)...)
         node.size = MutableNode.branchSize(keys: node.keys)
@@ -96,8 +97,9 @@ extension TreeEditor {
         if left.isLeaf {
             merged = MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values, epoch: epoch)
         } else {
-            merged = MutableNode(branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
-                                 children: left.children + right.children, epoch: epoch)
+            merged = MutableNode(
+                branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
+                children: left.children + right.children, epoch: epoch)
         }
         if merged.size <= StorageLimits.splitPageSize {
             parent.keys.remove(at: leftIndex)

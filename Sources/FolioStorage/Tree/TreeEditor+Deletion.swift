@@ -11,7 +11,9 @@ extension TreeEditor {
         return removed
     }
 
-    private func delete(_ key: [UInt8], at ref: NodeRef, in tree: TreeState) throws(StorageError) -> (MutableNode, LeafValue)? {
+    private func delete(
+        _ key: [UInt8], at ref: NodeRef, in tree: TreeState
+    ) throws(StorageError) -> (MutableNode, LeafValue)? {
         let loaded = try reader.load(ref)
         switch loaded {
         case .leaf(let keys, _):

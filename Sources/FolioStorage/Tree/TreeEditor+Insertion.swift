@@ -12,8 +12,10 @@ extension TreeEditor {
         return previous
     }
 
-    private func insert(_ key: [UInt8], _ value: LeafValue, at ref: NodeRef,
-                        in tree: TreeState) throws(StorageError) -> (MutableNode, LeafValue?) {
+    private func insert(
+        _ key: [UInt8], _ value: LeafValue, at ref: NodeRef,
+        in tree: TreeState
+    ) throws(StorageError) -> (MutableNode, LeafValue?) {
         let node = try makeMutable(ref, in: tree)
         if node.isLeaf {
             // From here on the tree is being changed: an error above leaves it half-edited.

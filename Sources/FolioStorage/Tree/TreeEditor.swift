@@ -37,8 +37,9 @@ struct TreeEditor {
         var root = node
         while root.size > StorageLimits.splitPageSize {
             let pieces = split(root)
-            root = MutableNode(branchKeys: pieces.map(\.separator), children: [.mutable(root)] + pieces.map { .mutable($0.node) },
-                               epoch: epoch)
+            root = MutableNode(
+                branchKeys: pieces.map(\.separator), children: [.mutable(root)] + pieces.map { .mutable($0.node) },
+                epoch: epoch)
         }
         if root.isLeaf {
             return root.keys.isEmpty ? nil : .mutable(root)
@@ -47,7 +48,9 @@ struct TreeEditor {
         while case .mutable(let branch) = ref, !branch.isLeaf, branch.children.count == 1 {
             ref = branch.children[0]
         }
-        if case .stored(let address) = ref, case .branch(let branch) = try reader.pages.node(at: address), branch.children.count == 1 {
+        if case .stored(let address) = ref, case .branch(let branch) = try reader.pages.node(at: address),
+            branch.children.count == 1
+        {
             // Never written by this engine (a branch always has two children), but harmless.
             ref = .stored(branch.children[0])
         }

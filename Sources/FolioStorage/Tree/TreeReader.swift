@@ -113,7 +113,8 @@ struct TreeReader {
                         child = ByteOrder.upperBound(separators, key)
                         if child < separators.count { fence = separators[child] }
                     case .backward(let key?, let inclusive):
-                        child = inclusive ? ByteOrder.upperBound(separators, key) : ByteOrder.lowerBound(separators, key)
+                        child =
+                            inclusive ? ByteOrder.upperBound(separators, key) : ByteOrder.lowerBound(separators, key)
                         if child > 0 { fence = separators[child - 1] }
                     case .backward(nil, _):
                         child = separators.count

@@ -86,8 +86,10 @@ final class TreeState {
     }
 
     func saved() -> Saved {
-        Saved(root: root, count: count, freedBytes: freedBytes, spilledLiveBytes: spilledLiveBytes, exists: exists, wasDropped: wasDropped,
-              isModified: isModified, changeCount: changes.count, changesFrom: changesFrom)
+        Saved(
+            root: root, count: count, freedBytes: freedBytes, spilledLiveBytes: spilledLiveBytes, exists: exists,
+            wasDropped: wasDropped,
+            isModified: isModified, changeCount: changes.count, changesFrom: changesFrom)
     }
 
     func restore(_ saved: Saved) {

@@ -65,7 +65,8 @@ struct ExtentWindow {
         var parent = index
         while true {
             var largest = parent
-            for child in [2 * parent + 1, 2 * parent + 2] where child < heap.count && heap[largest].position < heap[child].position {
+            for child in [2 * parent + 1, 2 * parent + 2]
+            where child < heap.count && heap[largest].position < heap[child].position {
                 largest = child
             }
             if largest == parent { return }

@@ -28,7 +28,9 @@ extension TreeVerifier {
                 let commit = try pages.commit(at: current.address)
                 commitsChecked += 1
                 if commit.generation != expected {
-                    problem(current.address.offset, nil, "commit chain: generation \(commit.generation) where \(expected) was expected")
+                    problem(
+                        current.address.offset, nil,
+                        "commit chain: generation \(commit.generation) where \(expected) was expected")
                     return
                 }
                 var chainDiffers = false
@@ -37,22 +39,30 @@ extension TreeVerifier {
                     chainDiffers = stored != record.chain
                 }
                 if expected == record.generation,
-                   commit.catalogRoot != record.catalogRoot || commit.liveBytes != record.liveBytes
-                    || commit.previous != record.previous || commit.timestamp != record.timestamp || chainDiffers {
-                    problem(current.address.offset, nil, "commit page of generation \(expected) disagrees with the root slot")
+                    commit.catalogRoot != record.catalogRoot || commit.liveBytes != record.liveBytes
+                        || commit.previous != record.previous || commit.timestamp != record.timestamp || chainDiffers
+                {
+                    problem(
+                        current.address.offset, nil,
+                        "commit page of generation \(expected) disagrees with the root slot")
                 }
                 // Format version 2: the run before a transaction's commit page checksums
                 // to what the page says, seeded with the previous commit page's checksum.
                 if commit.kind == .transaction, commit.runChecksum != 0, let previous = commit.previous,
-                   previous.fileNumber == current.fileNumber, previous.address.ends(atOrBefore: current.address.offset) {
+                    previous.fileNumber == current.fileNumber, previous.address.ends(atOrBefore: current.address.offset)
+                {
                     let computed = try runChecksum(from: previous.address, to: current.address.offset)
                     if computed != commit.runChecksum {
-                        problem(current.address.offset, nil, "commit chain: the run of generation \(expected) does not match its checksum")
+                        problem(
+                            current.address.offset, nil,
+                            "commit chain: the run of generation \(expected) does not match its checksum")
                     }
                 }
                 if let previous = commit.previous, previous.fileNumber == current.fileNumber,
-                   !previous.address.ends(atOrBefore: current.address.offset) {
-                    problem(current.address.offset, nil, "commit chain: the previous commit does not lie before this one")
+                    !previous.address.ends(atOrBefore: current.address.offset)
+                {
+                    problem(
+                        current.address.offset, nil, "commit chain: the previous commit does not lie before this one")
                     return
                 }
                 expected -= 1

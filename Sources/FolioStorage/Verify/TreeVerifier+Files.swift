@@ -10,7 +10,9 @@ extension TreeVerifier {
             defer { handle.close() }
             let bytes = try handle.readAll()
             guard bytes.count == RootRecord.fileSize || bytes.count == RootRecord.versionOneFileSize else {
-                problem(0, nil, "root file is \(bytes.count) bytes, expected \(RootRecord.fileSize) "
+                problem(
+                    0, nil,
+                    "root file is \(bytes.count) bytes, expected \(RootRecord.fileSize) "
                         + "(or \(RootRecord.versionOneFileSize) for format version 1)", file: layout.root)
                 return
             }
@@ -26,8 +28,10 @@ extension TreeVerifier {
                 }
             }
             if newest > 0 && newest < durable.generation {
-                problem(0, nil, "the newest root slot holds generation \(newest), older than the durable generation \(durable.generation)",
-                        file: layout.root)
+                problem(
+                    0, nil,
+                    "the newest root slot holds generation \(newest), older than the durable generation \(durable.generation)",
+                    file: layout.root)
             }
         } catch {
             problem(0, nil, "cannot read the root file: \(error)", file: layout.root)
@@ -49,21 +53,26 @@ extension TreeVerifier {
         guard let handle = try? fileSystem.open(layout.root, mode: .readOnly) else { return }
         defer { handle.close() }
         guard let bytes = try? handle.readAll(),
-              let current = (0..<2).compactMap({ try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) })
-                .filter({ $0.generation > opened.generation }).max(by: { $0.generation < $1.generation }) else {
+            let current = (0..<2).compactMap({ try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) })
+                .filter({ $0.generation > opened.generation }).max(by: { $0.generation < $1.generation })
+        else {
             return  // a damaged newest slot: already reported by checkRootFile
         }
         let reason: String
         do throws(StorageError) {
-            let file = try Store.openSnapshot(current.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
+            let file = try Store.openSnapshot(
+                current.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
             let size = try file.handle.size()
-            reason = size < current.committedLength
+            reason =
+                size < current.committedLength
                 ? "it is \(size) bytes but \(current.committedLength) are committed"
                 : "it could not be read when the store was opened"
         } catch {
             reason = "\(error)"
         }
-        problem(0, nil, "the newest root slot names generation \(current.generation) in \(StoreLayout.snapshotName(current.snapshotFile)), "
+        problem(
+            0, nil,
+            "the newest root slot names generation \(current.generation) in \(StoreLayout.snapshotName(current.snapshotFile)), "
                 + "which cannot be used (\(reason)); the store opened at the previous root, generation \(opened.generation), "
                 + "and that is the generation checked", file: layout.root)
     }

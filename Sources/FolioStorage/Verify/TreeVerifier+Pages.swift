@@ -13,19 +13,25 @@ extension TreeVerifier {
     }
 
     /// Walks a tree depth-first, checking each page and calling `visit` for each entry.
-    mutating func walk(_ root: PageAddress, tree: String,
-                               visit: ([UInt8], [UInt8]) -> Void) -> WalkStatistics {
+    mutating func walk(
+        _ root: PageAddress, tree: String,
+        visit: ([UInt8], [UInt8]) -> Void
+    ) -> WalkStatistics {
         var stats = WalkStatistics()
         guard !root.isNone else { return stats }
         var leafDepth: Int? = nil
-        check(root, tree: tree, level: 1, isRoot: true, lower: nil, upper: nil, leafDepth: &leafDepth, stats: &stats, visit: visit)
+        check(
+            root, tree: tree, level: 1, isRoot: true, lower: nil, upper: nil, leafDepth: &leafDepth, stats: &stats,
+            visit: visit)
         stats.depth = leafDepth ?? 0
         return stats
     }
 
-    mutating func check(_ address: PageAddress, tree: String, level: Int, isRoot: Bool,
-                                lower: [UInt8]?, upper: [UInt8]?, leafDepth: inout Int?,
-                                stats: inout WalkStatistics, visit: ([UInt8], [UInt8]) -> Void) {
+    mutating func check(
+        _ address: PageAddress, tree: String, level: Int, isRoot: Bool,
+        lower: [UInt8]?, upper: [UInt8]?, leafDepth: inout Int?,
+        stats: inout WalkStatistics, visit: ([UInt8], [UInt8]) -> Void
+    ) {
         let node: StoredNode
         do throws(StorageError) {
             node = try pages.nodeBypassingCache(at: address)
@@ -54,15 +60,22 @@ extension TreeVerifier {
             }
         }
         if UInt64(address.length) > UInt64(StorageLimits.maximumPageSize) {
-            problem(address.offset, tree, "page of \(address.length) bytes exceeds the \(StorageLimits.maximumPageSize)-byte bound")
+            problem(
+                address.offset, tree,
+                "page of \(address.length) bytes exceeds the \(StorageLimits.maximumPageSize)-byte bound")
         }
         if !isRoot && UInt64(address.length) < UInt64(StorageLimits.minimumPageFill) {
-            problem(address.offset, tree, "non-root page of \(address.length) bytes is under the \(StorageLimits.minimumPageFill)-byte fill bound")
+            problem(
+                address.offset, tree,
+                "non-root page of \(address.length) bytes is under the \(StorageLimits.minimumPageFill)-byte fill bound"
+            )
         }
         switch node {
         case .leaf(let leaf):
             if let depth = leafDepth, depth != level {
-                problem(address.offset, tree, "leaf at depth \(level), other leaves at depth \(depth): the tree is unbalanced")
+                problem(
+                    address.offset, tree,
+                    "leaf at depth \(level), other leaves at depth \(depth): the tree is unbalanced")
             }
             leafDepth = leafDepth ?? level
             stats.count += UInt64(leaf.keys.count)
@@ -88,8 +101,9 @@ extension TreeVerifier {
             for index in branch.children.indices {
                 let childLower = index == 0 ? lower : branch.keys[index - 1]
                 let childUpper = index == branch.keys.count ? upper : branch.keys[index]
-                check(branch.children[index], tree: tree, level: level + 1, isRoot: false, lower: childLower,
-                      upper: childUpper, leafDepth: &leafDepth, stats: &stats, visit: visit)
+                check(
+                    branch.children[index], tree: tree, level: level + 1, isRoot: false, lower: childLower,
+                    upper: childUpper, leafDepth: &leafDepth, stats: &stats, visit: visit)
             }
         }
     }

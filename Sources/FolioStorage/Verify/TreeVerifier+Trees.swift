@@ -14,7 +14,9 @@ extension TreeVerifier {
     mutating func walkTrees(_ record: RootRecord) {
         counted(record.commitPage)
         var catalogEntries: [([UInt8], [UInt8])] = []
-        let catalogStats = walk(record.catalogRoot, tree: "(catalog)") { key, value in catalogEntries.append((key, value)) }
+        let catalogStats = walk(record.catalogRoot, tree: "(catalog)") { key, value in
+            catalogEntries.append((key, value))
+        }
         _ = catalogStats
         for (key, value) in catalogEntries {
             let name = String(decoding: key, as: UTF8.self)
@@ -28,13 +30,18 @@ extension TreeVerifier {
             }
             let stats = walk(descriptor.root, tree: name) { _, _ in }
             if stats.count != descriptor.count {
-                problem(descriptor.root.offset, name, "catalog says \(descriptor.count) keys, the tree holds \(stats.count)")
+                problem(
+                    descriptor.root.offset, name, "catalog says \(descriptor.count) keys, the tree holds \(stats.count)"
+                )
             }
             if stats.bytes != descriptor.bytes {
-                problem(descriptor.root.offset, name, "catalog says \(descriptor.bytes) bytes of pages, the tree has \(stats.bytes)")
+                problem(
+                    descriptor.root.offset, name,
+                    "catalog says \(descriptor.bytes) bytes of pages, the tree has \(stats.bytes)")
             }
             if stats.depth != descriptor.depth && stats.complete {
-                problem(descriptor.root.offset, name, "catalog says depth \(descriptor.depth), the tree has \(stats.depth)")
+                problem(
+                    descriptor.root.offset, name, "catalog says depth \(descriptor.depth), the tree has \(stats.depth)")
             }
         }
     }
@@ -49,19 +56,25 @@ extension TreeVerifier {
         var seen = 0
         while true {
             for extent in window {
-                if extent.offset < end { problem(extent.offset, nil, "page overlaps another reachable page (which ends at \(end))") }
+                if extent.offset < end {
+                    problem(extent.offset, nil, "page overlaps another reachable page (which ends at \(end))")
+                }
                 end = max(end, extent.offset + UInt64(extent.length))
             }
             seen += window.count
             guard seen < totalExtents, let last = window.last else { break }
-            var pass = TreeVerifier(pages: pages, total: total, progress: nil, extentCapacity: extentCapacity, after: last.position)
+            var pass = TreeVerifier(
+                pages: pages, total: total, progress: nil, extentCapacity: extentCapacity, after: last.position)
             pass.walkTrees(record)  // its problems were reported by the first walk
             window = pass.extents.sorted()
         }
         let live = reachableBytes
-        if end > record.committedLength { problem(end, nil, "a reachable page ends past the committed length \(record.committedLength)") }
+        if end > record.committedLength {
+            problem(end, nil, "a reachable page ends past the committed length \(record.committedLength)")
+        }
         if problems.isEmpty && live != record.liveBytes {
-            problem(record.commitPage.offset, nil, "root says \(record.liveBytes) live bytes, reachable pages hold \(live)")
+            problem(
+                record.commitPage.offset, nil, "root says \(record.liveBytes) live bytes, reachable pages hold \(live)")
         }
     }
 }

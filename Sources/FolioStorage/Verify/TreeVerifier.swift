@@ -23,8 +23,10 @@ struct TreeVerifier {
 
     /// `extentCapacity` bounds the memory of the overlap check (24 bytes an extent); tests
     /// set it small to exercise several windows.
-    init(pages: PageSource, total: UInt64, progress: ((VerificationProgress) -> Void)?,
-         extentCapacity: Int = 1 << 16, after: ExtentWindow.Position? = nil) {
+    init(
+        pages: PageSource, total: UInt64, progress: ((VerificationProgress) -> Void)?,
+        extentCapacity: Int = 1 << 16, after: ExtentWindow.Position? = nil
+    ) {
         self.pages = pages
         self.total = total
         self.progress = progress
@@ -40,8 +42,10 @@ struct TreeVerifier {
 
     mutating func problem(_ error: StorageError, tree: String?, at offset: UInt64) {
         if case .corruption(let corruption) = error {
-            problems.append(VerificationProblem(file: corruption.file, offset: corruption.offset, tree: tree,
-                                                detail: corruption.detail + checksumText(corruption)))
+            problems.append(
+                VerificationProblem(
+                    file: corruption.file, offset: corruption.offset, tree: tree,
+                    detail: corruption.detail + checksumText(corruption)))
         } else {
             problem(offset, tree, "\(error)")
         }

@@ -18,9 +18,14 @@ extension Store {
         do throws(StorageError) {
             root = try read().root
         } catch {
-            return VerificationReport(generation: 0, problems: [VerificationProblem(file: layout.root, offset: 0, tree: nil,
-                                                                                   detail: "\(error)")],
-                                      pagesChecked: 0, bytesChecked: 0, treesChecked: 0, commitsChecked: 0)
+            return VerificationReport(
+                generation: 0,
+                problems: [
+                    VerificationProblem(
+                        file: layout.root, offset: 0, tree: nil,
+                        detail: "\(error)")
+                ],
+                pagesChecked: 0, bytesChecked: 0, treesChecked: 0, commitsChecked: 0)
         }
         var verifier = TreeVerifier(pages: root.pages, total: root.record.liveBytes, progress: progress)
         // A grouped-mode writer publishes commits before the root file names them
@@ -28,7 +33,9 @@ extension Store {
         // root, not the newest published one. Readers and full durability: the same root.
         let durable = state.withLock { $0.writer?.durableRecord } ?? root.record
         verifier.checkRootFile(layout: layout, fileSystem: fileSystem, durable: durable)
-        if root.openedFromPreviousSlot { verifier.checkUnusableCurrentSlot(root.record, layout: layout, fileSystem: fileSystem) }
+        if root.openedFromPreviousSlot {
+            verifier.checkUnusableCurrentSlot(root.record, layout: layout, fileSystem: fileSystem)
+        }
         verifier.checkFile(root.record)
         verifier.checkTrees(root.record)
         verifier.checkCommitChain(root.record)
@@ -36,9 +43,10 @@ extension Store {
         // a read-only store says what that open will find.
         var notes: [VerificationNote] = []
         if isReadOnly { verifier.checkRunsPastRoot(root.record, layout: layout, fileSystem: fileSystem, notes: &notes) }
-        return VerificationReport(generation: root.record.generation, problems: verifier.problems,
-                                  pagesChecked: verifier.pagesChecked, bytesChecked: verifier.bytesChecked,
-                                  treesChecked: verifier.treesChecked, commitsChecked: verifier.commitsChecked,
-                                  notes: notes)
+        return VerificationReport(
+            generation: root.record.generation, problems: verifier.problems,
+            pagesChecked: verifier.pagesChecked, bytesChecked: verifier.bytesChecked,
+            treesChecked: verifier.treesChecked, commitsChecked: verifier.commitsChecked,
+            notes: notes)
     }
 }

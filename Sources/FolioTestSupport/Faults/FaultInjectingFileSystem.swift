@@ -31,8 +31,10 @@ public final class FaultInjectingFileSystem: FileSystem {
     /// restricts which calls are counted (and can be chosen by a plan's call number), for
     /// example `[.write, .sync, .syncDirectory]` to sweep only over those. Persistent faults
     /// fail later mutating calls whether or not their kind is counted.
-    public init(wrapping fileSystem: any FileSystem, plan: FaultPlan? = nil,
-                countedKinds: Set<FileOperation.Kind> = FileOperation.Kind.all) {
+    public init(
+        wrapping fileSystem: any FileSystem, plan: FaultPlan? = nil,
+        countedKinds: Set<FileOperation.Kind> = FileOperation.Kind.all
+    ) {
         wrapped = fileSystem
         injector = FaultInjector(plan: plan, countedKinds: countedKinds)
     }

@@ -34,7 +34,11 @@ final class FaultInjector: Sendable {
 
     var plan: FaultPlan? {
         get { state.withLock { $0.plan } }
-        set { state.withLock { $0.plan = newValue; $0.persistentCode = nil } }
+        set {
+            state.withLock {
+                $0.plan = newValue; $0.persistentCode = nil
+            }
+        }
     }
 
     var callCount: Int { state.withLock { $0.callCount } }

@@ -10,7 +10,8 @@ public struct TreeModel: Equatable, Sendable {
         for (name, entries) in a.trees {
             let other = b.trees[name]!
             guard entries.count == other.count else { return false }
-            for index in entries.indices where entries[index].key != other[index].key || entries[index].value != other[index].value {
+            for index in entries.indices
+            where entries[index].key != other[index].key || entries[index].value != other[index].value {
                 return false
             }
         }
@@ -39,7 +40,11 @@ public struct TreeModel: Equatable, Sendable {
     public mutating func put(_ value: [UInt8], for key: [UInt8], in tree: String) -> Bool {
         let (index, found) = index(of: key, in: trees[tree] ?? [])
         // Mutate in place (the default-value subscript does not copy the array).
-        if found { trees[tree, default: []][index].value = value } else { trees[tree, default: []].insert((key, value), at: index) }
+        if found {
+            trees[tree, default: []][index].value = value
+        } else {
+            trees[tree, default: []].insert((key, value), at: index)
+        }
         return found
     }
 
@@ -56,8 +61,10 @@ public struct TreeModel: Equatable, Sendable {
     public mutating func drop(_ tree: String) -> Bool { trees.removeValue(forKey: tree) != nil }
 
     /// Keys and values of `tree` with `lower <= key < upper` (nil: unbounded), in order.
-    public func range(in tree: String, lower: [UInt8]?, lowerInclusive: Bool, upper: [UInt8]?,
-                      upperInclusive: Bool) -> [(key: [UInt8], value: [UInt8])] {
+    public func range(
+        in tree: String, lower: [UInt8]?, lowerInclusive: Bool, upper: [UInt8]?,
+        upperInclusive: Bool
+    ) -> [(key: [UInt8], value: [UInt8])] {
         (trees[tree] ?? []).filter { entry in
             if let lower {
                 if lowerInclusive ? Self.less(entry.key, lower) : !Self.less(lower, entry.key) { return false }

@@ -50,7 +50,9 @@ struct PowerLossFileData: Sendable {
     /// The contents a crash could leave, per `mode` (see ``CrashMode``).
     /// With `tearingSectors`, a torn write's sectors may themselves tear (see
     /// ``PowerLossFileSystem/crashImage(mode:seed:tearingSectors:)``).
-    func crashContents(mode: CrashMode, tearingSectors: Bool = false, using rng: inout some RandomNumberGenerator) -> [UInt8] {
+    func crashContents(
+        mode: CrashMode, tearingSectors: Bool = false, using rng: inout some RandomNumberGenerator
+    ) -> [UInt8] {
         switch mode {
         case .durableOnly: return durable
         case .everything: return live

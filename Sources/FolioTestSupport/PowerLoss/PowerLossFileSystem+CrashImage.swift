@@ -19,8 +19,10 @@ extension PowerLossFileSystem {
     /// With `tearingSectors`, a torn write's sectors may tear too, in ``CrashMode/random``:
     /// a sector then holds a prefix of the new bytes over the old ones, as a device without
     /// atomic sector writes leaves it (a root slot is 128 bytes inside one sector).
-    public func crashImage(using rng: inout some RandomNumberGenerator, mode: CrashMode,
-                           tearingSectors: Bool = false) -> MemoryFileSystem {
+    public func crashImage(
+        using rng: inout some RandomNumberGenerator, mode: CrashMode,
+        tearingSectors: Bool = false
+    ) -> MemoryFileSystem {
         let (durable, live, pendingNames, files) = state.withLock { state in
             (state.durable, state.live, state.pendingNames, state.inodes.mapValues(\.data))
         }

@@ -107,7 +107,8 @@ public final class PowerLossFileSystem: FileSystem {
             }
             if state.live.directories.contains(path) { throw .io(operation: "open", path: path, code: EISDIR) }
             guard mode == .create || mode == .truncate,
-                  state.live.directories.contains(StoragePath.parent(of: path)) else {
+                state.live.directories.contains(StoragePath.parent(of: path))
+            else {
                 throw .io(operation: "open", path: path, code: SystemError.notFound)
             }
             return state.create(path)
@@ -202,7 +203,9 @@ public final class PowerLossFileSystem: FileSystem {
     public func lock(_ path: String) throws(StorageError) -> any FileLock {
         let path = TestFilePath.normalize(path)
         try state.withLock { (state) throws(StorageError) in
-            if state.live.directories.contains(path) { throw .io(operation: "open lock file", path: path, code: EISDIR) }
+            if state.live.directories.contains(path) {
+                throw .io(operation: "open lock file", path: path, code: EISDIR)
+            }
             if state.live.files[path] == nil {
                 guard state.live.directories.contains(StoragePath.parent(of: path)) else {
                     throw .io(operation: "open lock file", path: path, code: SystemError.notFound)

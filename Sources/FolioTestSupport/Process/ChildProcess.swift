@@ -16,7 +16,8 @@ public enum ProjectExecutable {
             let root = packageRoot(from: filePath)
             candidates.append("\(root)/.build/debug/\(name)")
             if let existing = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
-               isFresh(existing, name: name, root: root) {
+                isFresh(existing, name: name, root: root)
+            {
                 known[name] = existing
                 return existing
             }
@@ -42,8 +43,9 @@ public enum ProjectExecutable {
                 if messages.text.withLock({ $0.contains("Another instance of SwiftPM") }) {
                     build.terminate()
                     build.waitUntilExit()
-                    throw ChildProcessError.buildFailed("\(name) (it is older than its sources, and the build directory is "
-                                                        + "locked by the running `swift test`: run `swift build` first)")
+                    throw ChildProcessError.buildFailed(
+                        "\(name) (it is older than its sources, and the build directory is "
+                            + "locked by the running `swift test`: run `swift build` first)")
                 }
                 Thread.sleep(forTimeInterval: 0.05)
             }
@@ -61,7 +63,9 @@ public enum ProjectExecutable {
     public static func packageRoot(from filePath: String = #filePath) -> String {
         var url = URL(fileURLWithPath: filePath).deletingLastPathComponent()
         while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url.path
+            }
             url.deleteLastPathComponent()
         }
         return FileManager.default.currentDirectoryPath
@@ -77,13 +81,18 @@ public enum ProjectExecutable {
     /// build is rebuilt).
     private static func isFresh(_ binary: String, name: String, root: String) -> Bool {
         guard let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date,
-              let enumerator = FileManager.default.enumerator(atPath: "\(root)/Sources") else { return false }
+            let enumerator = FileManager.default.enumerator(atPath: "\(root)/Sources")
+        else { return false }
         while let file = enumerator.nextObject() as? String {
             guard file.hasSuffix(".swift") else { continue }
             let target = String(file.prefix { $0 != "/" })
             if target != name && notLinkedByOtherExecutables.contains(target) { continue }
-            if let date = (try? FileManager.default.attributesOfItem(atPath: "\(root)/Sources/\(file)"))?[.modificationDate] as? Date,
-               date > built { return false }
+            if let date = (try? FileManager.default.attributesOfItem(atPath: "\(root)/Sources/\(file)"))?[
+                .modificationDate] as? Date,
+                date > built
+            {
+                return false
+            }
         }
         return true
     }
@@ -231,7 +240,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// ``waitForLine(timeout:where:)`` for async tests, off the cooperative pool.
     @discardableResult
-    public func nextLine(timeout: Double = 60, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+    public func nextLine(
+        timeout: Double = 60, where predicate: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
         try await Self.offPool { try self.waitForLine(timeout: timeout, where: predicate) }
     }
 

@@ -68,9 +68,9 @@ public enum FileOperation: Hashable, Sendable, CustomStringConvertible {
     public var path: String {
         switch self {
         case .open(let path, _), .read(let path, _, _), .write(let path, _, _), .sync(let path),
-             .truncate(let path, _), .size(let path), .close(let path), .rename(let path, _),
-             .remove(let path), .syncDirectory(let path), .createDirectory(let path), .list(let path),
-             .itemKind(let path), .lock(let path), .unlock(let path), .identity(let path):
+            .truncate(let path, _), .size(let path), .close(let path), .rename(let path, _),
+            .remove(let path), .syncDirectory(let path), .createDirectory(let path), .list(let path),
+            .itemKind(let path), .lock(let path), .unlock(let path), .identity(let path):
             return path
         }
     }

@@ -30,9 +30,11 @@ public struct OperationCounts: Hashable, Sendable, CustomStringConvertible {
     public init() {}
 
     /// Creates statistics with the given counters; unnamed ones are zero.
-    public init(reads: Int = 0, bytesRead: Int = 0, writes: Int = 0, bytesWritten: Int = 0,
-                syncs: Int = 0, directorySyncs: Int = 0, opens: Int = 0, renames: Int = 0,
-                removes: Int = 0, truncates: Int = 0) {
+    public init(
+        reads: Int = 0, bytesRead: Int = 0, writes: Int = 0, bytesWritten: Int = 0,
+        syncs: Int = 0, directorySyncs: Int = 0, opens: Int = 0, renames: Int = 0,
+        removes: Int = 0, truncates: Int = 0
+    ) {
         self.reads = reads
         self.bytesRead = bytesRead
         self.writes = writes
@@ -47,11 +49,12 @@ public struct OperationCounts: Hashable, Sendable, CustomStringConvertible {
 
     /// The counters of `later` minus those of `earlier`: the I/O issued in between.
     public static func - (later: OperationCounts, earlier: OperationCounts) -> OperationCounts {
-        OperationCounts(reads: later.reads - earlier.reads, bytesRead: later.bytesRead - earlier.bytesRead,
-                     writes: later.writes - earlier.writes, bytesWritten: later.bytesWritten - earlier.bytesWritten,
-                     syncs: later.syncs - earlier.syncs, directorySyncs: later.directorySyncs - earlier.directorySyncs,
-                     opens: later.opens - earlier.opens, renames: later.renames - earlier.renames,
-                     removes: later.removes - earlier.removes, truncates: later.truncates - earlier.truncates)
+        OperationCounts(
+            reads: later.reads - earlier.reads, bytesRead: later.bytesRead - earlier.bytesRead,
+            writes: later.writes - earlier.writes, bytesWritten: later.bytesWritten - earlier.bytesWritten,
+            syncs: later.syncs - earlier.syncs, directorySyncs: later.directorySyncs - earlier.directorySyncs,
+            opens: later.opens - earlier.opens, renames: later.renames - earlier.renames,
+            removes: later.removes - earlier.removes, truncates: later.truncates - earlier.truncates)
     }
 
     /// One line listing every counter.

@@ -34,15 +34,19 @@ public final class RecordingFileSystem: FileSystem {
     /// ``FileOperation/summary`` strings (`write root.tmp`, `syncdir .`). By default only the
     /// durability-relevant kinds (writes, truncates, syncs, renames, removals, directory
     /// creation and syncs) are kept.
-    public func summaries(relativeTo root: String,
-                          kinds: Set<FileOperation.Kind> = FileOperation.Kind.durabilityRelevant) -> [String] {
+    public func summaries(
+        relativeTo root: String,
+        kinds: Set<FileOperation.Kind> = FileOperation.Kind.durabilityRelevant
+    ) -> [String] {
         operations.filter { kinds.contains($0.kind) }.map { $0.relative(to: root).summary }
     }
 
     /// Like ``summaries(relativeTo:kinds:)`` but with full ``FileOperation/description``
     /// strings (`write snapshots/1.folio @4096 +8192`).
-    public func descriptions(relativeTo root: String,
-                             kinds: Set<FileOperation.Kind> = FileOperation.Kind.all) -> [String] {
+    public func descriptions(
+        relativeTo root: String,
+        kinds: Set<FileOperation.Kind> = FileOperation.Kind.all
+    ) -> [String] {
         operations.filter { kinds.contains($0.kind) }.map { $0.relative(to: root).description }
     }
 

@@ -31,7 +31,9 @@ public struct TransferWorkload: Sendable, Equatable {
     public var blobEvery: Int
     public var blobBytes: Int
 
-    public init(seed: UInt64, accounts: Int = 100, initialBalance: Int64 = 1_000_000, blobEvery: Int = 0, blobBytes: Int = 0) {
+    public init(
+        seed: UInt64, accounts: Int = 100, initialBalance: Int64 = 1_000_000, blobEvery: Int = 0, blobBytes: Int = 0
+    ) {
         precondition(accounts >= 2)
         self.seed = seed
         self.accounts = accounts
@@ -135,7 +137,8 @@ public struct TransferWorkload: Sendable, Equatable {
             let transfer = transfer(number)
             let fromKey = Self.accountKey(transfer.from), toKey = Self.accountKey(transfer.to)
             guard let from = try transaction.get(fromKey, in: Self.accountsTree).flatMap(Self.decodeInt64),
-                  let to = try transaction.get(toKey, in: Self.accountsTree).flatMap(Self.decodeInt64) else {
+                let to = try transaction.get(toKey, in: Self.accountsTree).flatMap(Self.decodeInt64)
+            else {
                 throw Mismatch("transaction \(number): account \(transfer.from) or \(transfer.to) is missing")
             }
             try transaction.put(Self.encode(from - transfer.amount), for: fromKey, in: Self.accountsTree)
@@ -200,8 +203,9 @@ public struct TransferWorkload: Sendable, Equatable {
         let found = try TreeModel(view)
         let expected = expectedContents(after: count)
         guard found == expected else {
-            throw Mismatch("generation \(view.generation) holds count \(count) but differs from the model: "
-                           + TreeModel.difference(found, expected))
+            throw Mismatch(
+                "generation \(view.generation) holds count \(count) but differs from the model: "
+                    + TreeModel.difference(found, expected))
         }
         if count >= 1 {
             let sum = balances(after: count).reduce(0, +)
@@ -236,8 +240,10 @@ extension TreeModel {
             guard let left = a.trees[name] else { return "tree \(name) missing from the first" }
             guard let right = b.trees[name] else { return "tree \(name) missing from the second" }
             if left.count != right.count { return "tree \(name): \(left.count) keys against \(right.count)" }
-            for index in left.indices where left[index].key != right[index].key || left[index].value != right[index].value {
-                return "tree \(name): entry \(index) differs (key \(left[index].key.prefix(12)) against \(right[index].key.prefix(12)))"
+            for index in left.indices
+            where left[index].key != right[index].key || left[index].value != right[index].value {
+                return
+                    "tree \(name): entry \(index) differs (key \(left[index].key.prefix(12)) against \(right[index].key.prefix(12)))"
             }
         }
         return "no difference"

@@ -19,7 +19,7 @@ enum BackupCommand: Command {
         is complete only when the command succeeds (its root file is written last). Never \
         overwrites anything: DEST must not exist or be an empty directory. Progress goes to \
         standard error.
-        """,
+        """
     ]
     static let examples = ["folio backup ~/Library.folio /backups/Library-2026-11-21.folio"]
 
@@ -30,17 +30,21 @@ enum BackupCommand: Command {
         let report = try Copying.run(quiet: arguments.flag("quiet")) { progress throws(StorageError) in
             try store.backup(to: destination, progress: progress)
         }
-        OutputStream.standardOutput.line("backed up generation \(report.report.generation) of \(path) to \(destination) in "
-                                         + "\(Format.duration(report.elapsed)): \(Format.bytes(report.report.bytes)), "
-                                         + "\(Format.count(report.report.pagesCopied, "page"))")
+        OutputStream.standardOutput.line(
+            "backed up generation \(report.report.generation) of \(path) to \(destination) in "
+                + "\(Format.duration(report.elapsed)): \(Format.bytes(report.report.bytes)), "
+                + "\(Format.count(report.report.pagesCopied, "page"))")
         return .success
     }
 }
 
 /// The progress and timing shared by backup and restore.
 enum Copying {
-    @MainActor static func run(quiet: Bool, _ body: (((CompactionProgress) -> Void)?) throws(StorageError) -> BackupReport)
-        throws(StorageError) -> (report: BackupReport, elapsed: Duration) {
+    @MainActor static func run(
+        quiet: Bool, _ body: (((CompactionProgress) -> Void)?) throws(StorageError) -> BackupReport
+    )
+        throws(StorageError) -> (report: BackupReport, elapsed: Duration)
+    {
         let reporter = ProgressReporter(mode: ProgressReporter.mode(quiet: quiet), verb: "copied")
         defer { reporter.abandon() }
         let clock = ContinuousClock()

@@ -15,7 +15,7 @@ enum CompactCommand: Command {
         and switches the root to it: a new generation with the same contents. Readers in \
         other processes are not disturbed; the replaced file is kept for them for the \
         retention period (30 s) and removed by a later writer. Progress goes to standard error.
-        """,
+        """
     ]
     static let examples = ["folio compact ~/Library.folio"]
 
@@ -35,9 +35,11 @@ enum CompactCommand: Command {
         reporter.finish(before.liveBytes, of: before.liveBytes)
         let after = try store.statistics()
         let out = OutputStream.standardOutput
-        out.line("compacted \(path) in \(Format.duration(elapsed)): snapshot file \(Format.bytes(report.bytesBefore)) → "
-                 + "\(Format.bytes(report.bytesAfter)), \(Format.count(report.pagesCopied, "page")) copied, "
-                 + "dead \(Format.bytes(before.deadBytes)) → \(Format.bytes(after.deadBytes)), generation \(report.generation)")
+        out.line(
+            "compacted \(path) in \(Format.duration(elapsed)): snapshot file \(Format.bytes(report.bytesBefore)) → "
+                + "\(Format.bytes(report.bytesAfter)), \(Format.count(report.pagesCopied, "page")) copied, "
+                + "dead \(Format.bytes(before.deadBytes)) → \(Format.bytes(after.deadBytes)), generation \(report.generation)"
+        )
         return .success
     }
 }

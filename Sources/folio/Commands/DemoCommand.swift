@@ -9,8 +9,11 @@ enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "build a sample library store and show what Folio does, with timings"
     static let positionals = [
-        PositionalSpec("DIR", optional: true,
-                       help: "where to build the store: a path that does not exist, or an empty directory (default: a new temporary directory)"),
+        PositionalSpec(
+            "DIR", optional: true,
+            help:
+                "where to build the store: a path that does not exist, or an empty directory (default: a new temporary directory)"
+        )
     ]
     static let options: [OptionSpec] = []
     static let showsProgress = true
@@ -25,7 +28,7 @@ enum DemoCommand: Command {
         leaves nothing behind), deletes a range, compacts and verifies. Each step is printed with \
         its time, then the store's statistics and the commands to look at the store it \
         leaves behind. Takes a few seconds.
-        """,
+        """
     ]
     static let examples = ["folio demo", "folio demo /tmp/library.folio && folio info /tmp/library.folio"]
 
@@ -57,7 +60,9 @@ enum DemoCommand: Command {
         // 1. Release 1 of the app, with its older book format.
         let old = SampleData.oldBooks(oldBooks, offset: 10_000, authors: authorCount)
         var (_, elapsed) = try await timed { try await Release1.store(old, at: path, options: options) }
-        step(elapsed, "release 1 stored \(Format.count(oldBooks)) books in its format (version 2024-03: one author, no year)")
+        step(
+            elapsed,
+            "release 1 stored \(Format.count(oldBooks)) books in its format (version 2024-03: one author, no year)")
 
         // 2. Today's app: today's formats, an upgrade with progress.
         let library: Library
@@ -70,7 +75,8 @@ enum DemoCommand: Command {
             }
         }
         step(elapsed, "\(Format.count(authorCount)) authors added in one transaction")
-        let upgrade = ProgressReporter(mode: ProgressReporter.mode(quiet: quiet), verb: "upgraded", unit: .items("records"))
+        let upgrade = ProgressReporter(
+            mode: ProgressReporter.mode(quiet: quiet), verb: "upgraded", unit: .items("records"))
         var migrated = 0
         (_, elapsed) = try await timed {
             // What `Library.upgrade` does, called here so that the progress closure stays on
@@ -86,8 +92,11 @@ enum DemoCommand: Command {
         }
         upgrade.finish(UInt64(migrated), of: UInt64(migrated))
         let oldLeft = try StoreInspector(store: library.persistence.store).versionsPresent(in: "books")["2024-03"] ?? 0
-        step(elapsed, "upgrade: books' indexes rebuilt for today's declaration and \(Format.count(oldBooks)) release-1 books "
-             + "rewritten as 2025-01 (\(Format.count(migrated)) records of work; \(oldLeft) left in the old version)")
+        step(
+            elapsed,
+            "upgrade: books' indexes rebuilt for today's declaration and \(Format.count(oldBooks)) release-1 books "
+                + "rewritten as 2025-01 (\(Format.count(migrated)) records of work; \(oldLeft) left in the old version)"
+        )
 
         // 3. Writes.
         let books = SampleData.books(newBooks, authors: authorCount)
@@ -103,8 +112,10 @@ enum DemoCommand: Command {
                 try await library.books.persist(book)
             }
         }
-        step(elapsed, "\(revisions) books revised, each in its own durable transaction "
-             + "(\(Format.duration(elapsed / revisions)) each)")
+        step(
+            elapsed,
+            "\(revisions) books revised, each in its own durable transaction "
+                + "(\(Format.duration(elapsed / revisions)) each)")
 
         // 4. Reads.
         let wanted = books[1_234 % newBooks]
@@ -118,13 +129,17 @@ enum DemoCommand: Command {
         (_, elapsed) = try await timed {
             for try await book in library.shelf(from: "glass", to: "glasz") { shelf.append(book.title) }
         }
-        step(elapsed, "titles \"glass\" ..< \"glasz\" (range over a computed index): \(Format.count(shelf.count, "book")), "
-             + "from \"\(shelf.first ?? "")\" to \"\(shelf.last ?? "")\"")
+        step(
+            elapsed,
+            "titles \"glass\" ..< \"glasz\" (range over a computed index): \(Format.count(shelf.count, "book")), "
+                + "from \"\(shelf.first ?? "")\" to \"\(shelf.last ?? "")\"")
         var newest: [Int] = []
         (_, elapsed) = try await timed {
             for try await book in library.newest(5) { newest.append(book.year) }
         }
-        step(elapsed, "newest 5 (year index, descending, limit 5): years \(newest.map(String.init).joined(separator: ", "))")
+        step(
+            elapsed,
+            "newest 5 (year index, descending, limit 5): years \(newest.map(String.init).joined(separator: ", "))")
         let nineties: Int
         (nineties, elapsed) = try await timed { try await library.books.count(1990...1999, from: \.year) }
         step(elapsed, "counted books of 1990 ... 1999 (year index, no record decoded): \(Format.count(nineties))")
@@ -135,8 +150,10 @@ enum DemoCommand: Command {
         step(elapsed, "counted an identifier range of UUIDs: \(Format.count(firstThousand, "book"))")
         let recent: [Book]
         (recent, elapsed) = try await timed { try await library.books(by: 3, since: 1990, limit: 10).collect() }
-        step(elapsed, "query #Predicate { $0.authorIDs.contains(3) && $0.year >= 1990 }, by title, limit 10: "
-             + "\(Format.count(recent.count, "book")), from \"\(recent.first?.title ?? "")\"")
+        step(
+            elapsed,
+            "query #Predicate { $0.authorIDs.contains(3) && $0.year >= 1990 }, by title, limit 10: "
+                + "\(Format.count(recent.count, "book")), from \"\(recent.first?.title ?? "")\"")
         let plan: QueryPlan
         (plan, elapsed) = try await timed { try await library.explainBooks(by: 3, since: 1990) }
         step(elapsed, "explain that query: \(plan)")
@@ -144,12 +161,15 @@ enum DemoCommand: Command {
         // 5. Transactions across both datastores.
         let merged: Int
         (merged, elapsed) = try await timed { try await library.merge(author: authorCount - 1, into: authorCount - 2) }
-        step(elapsed, "merged author \(authorCount - 1) into \(authorCount - 2): update(where: #Predicate { "
-             + "$0.authorIDs.contains(\(authorCount - 1)) }) changed \(Format.count(merged, "book")), then the author "
-             + "was deleted, in one transaction")
+        step(
+            elapsed,
+            "merged author \(authorCount - 1) into \(authorCount - 2): update(where: #Predicate { "
+                + "$0.authorIDs.contains(\(authorCount - 1)) }) changed \(Format.count(merged, "book")), then the author "
+                + "was deleted, in one transaction")
         let newcomer = Author(id: authorCount, name: "Lena Okafor", born: 1990)
-        var book = Book(id: SampleData.bookID(50_000), title: "The Orchard Engine", authorIDs: [3, newcomer.id],
-                        isbn: "978-1-0050000-0", year: 2025)
+        var book = Book(
+            id: SampleData.bookID(50_000), title: "The Orchard Engine", authorIDs: [3, newcomer.id],
+            isbn: "978-1-0050000-0", year: 2025)
         (_, elapsed) = try await timed { try await library.publish(book, withNewAuthors: [newcomer]) }
         step(elapsed, "published a book with a new co-author: one transaction across books and authors")
         book.id = SampleData.bookID(50_001)
@@ -158,14 +178,17 @@ enum DemoCommand: Command {
         var refusal = "was not refused"
         (_, elapsed) = try await timed {
             do {
-                try await library.publish(book, withNewAuthors: [Author(id: authorCount + 1, name: "Ghost", born: 2000)])
+                try await library.publish(
+                    book, withNewAuthors: [Author(id: authorCount + 1, name: "Ghost", born: 2000)])
             } catch LibraryError.unknownAuthor(let id) {
                 refusal = "was refused: author \(id) is unknown"
             }
         }
         let (authorsNow, booksNow) = (try await library.authors.count(), try await library.books.count())
-        step(elapsed, "a book by an unknown author, with a new co-author, \(refusal); nothing of it kept: "
-             + "still \(Format.count(authorsNow, "author")) and \(Format.count(booksNow, "book"))")
+        step(
+            elapsed,
+            "a book by an unknown author, with a new co-author, \(refusal); nothing of it kept: "
+                + "still \(Format.count(authorsNow, "author")) and \(Format.count(booksNow, "book"))")
         // 6. Values by key, beside the books: the publish count moved with the one book kept.
         (_, elapsed) = try await timed {
             try library.remember(shelf: "glass")
@@ -173,9 +196,11 @@ enum DemoCommand: Command {
             try await library.persistence.values.flush()
         }
         let values = library.persistence.values
-        step(elapsed, "values by key: \(ValueKeys.publishedCount.name) = \(values[.publishedCount]) (counted in publish's "
-             + "transaction, the refused book not counted), \(ValueKeys.lastShelf.name) = \"\(values[.lastShelf] ?? "")\", "
-             + "page size \(values[.display].pageSize); set, then flushed")
+        step(
+            elapsed,
+            "values by key: \(ValueKeys.publishedCount.name) = \(values[.publishedCount]) (counted in publish's "
+                + "transaction, the refused book not counted), \(ValueKeys.lastShelf.name) = \"\(values[.lastShelf] ?? "")\", "
+                + "page size \(values[.display].pageSize); set, then flushed")
         let deleted: Int
         (deleted, elapsed) = try await timed {
             try await library.books.delete(SampleData.bookID(newBooks - 400)..<SampleData.bookID(newBooks))
@@ -193,29 +218,41 @@ enum DemoCommand: Command {
             }
         }
         copying.finish(before.liveBytes, of: before.liveBytes)
-        step(elapsed, "compacted: snapshot file \(Format.bytes(compaction.bytesBefore)) → \(Format.bytes(compaction.bytesAfter)) "
-             + "(\(Format.bytes(before.deadBytes)) dead reclaimed)")
+        step(
+            elapsed,
+            "compacted: snapshot file \(Format.bytes(compaction.bytesBefore)) → \(Format.bytes(compaction.bytesAfter)) "
+                + "(\(Format.bytes(before.deadBytes)) dead reclaimed)")
         let verification: PersistenceVerificationReport
         (verification, elapsed) = try await timed { library.persistence.verify() }
-        step(elapsed, "verified \(Format.count(verification.storage.pagesChecked, "page")), "
-             + "\(Format.count(verification.recordsChecked, "record")), "
-             + "\(Format.count(verification.entriesChecked, "index entry", plural: "index entries")): "
-             + (verification.isClean ? "no problems" : "\(Format.count(verification.lines.count, "problem"))"))
+        step(
+            elapsed,
+            "verified \(Format.count(verification.storage.pagesChecked, "page")), "
+                + "\(Format.count(verification.recordsChecked, "record")), "
+                + "\(Format.count(verification.entriesChecked, "index entry", plural: "index entries")): "
+                + (verification.isClean ? "no problems" : "\(Format.count(verification.lines.count, "problem"))"))
         for line in verification.lines { out.line("    problem: \(CommandFailure.oneLine(line))") }
 
         // 8. Statistics, and where to look.
         let statistics = try store.statistics()
         // Retention may already have removed the replaced file (over its byte limit): say it
         // is kept only when it is there.
-        let retained = statistics.fileCount > 1 ? " (the replaced one is kept for readers for the retention period)" : ""
+        let retained =
+            statistics.fileCount > 1 ? " (the replaced one is kept for readers for the retention period)" : ""
         out.line()
         out.line("store statistics (\(Format.duration(clock.now - begin)) in all)")
         let rows: [[String]] = [
             ["generation", "\(statistics.generation)"],
-            ["datastores", "authors \(Format.count(authorsNow, "record")), books \(Format.count(booksNow - deleted, "record"))"],
+            [
+                "datastores",
+                "authors \(Format.count(authorsNow, "record")), books \(Format.count(booksNow - deleted, "record"))",
+            ],
             ["live", "\(Format.bytes(statistics.liveBytes)) in \(Format.count(statistics.treeCount, "tree"))"],
             ["dead", Format.bytes(statistics.deadBytes)],
-            ["files", "\(Format.count(statistics.fileCount, "snapshot file")), \(Format.bytes(statistics.totalFileBytes))" + retained],
+            [
+                "files",
+                "\(Format.count(statistics.fileCount, "snapshot file")), \(Format.bytes(statistics.totalFileBytes))"
+                    + retained,
+            ],
         ]
         for line in Format.table(rows, indent: "  ") { out.line(line) }
         out.line()
@@ -235,8 +272,9 @@ enum DemoCommand: Command {
         var template = Array((NSTemporaryDirectory().trimmingTrailingSlashes + "/folio-demo-XXXXXX").utf8CString)
         let created = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
         guard created != nil else {
-            throw CommandFailure("cannot create a temporary directory for the demo: \(String(cString: strerror(errno)))",
-                                 status: .storeError)
+            throw CommandFailure(
+                "cannot create a temporary directory for the demo: \(String(cString: strerror(errno)))",
+                status: .storeError)
         }
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -245,9 +283,11 @@ enum DemoCommand: Command {
     static func checkedDirectory(_ path: String) throws -> String {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return path }
-        guard isDirectory.boolValue, (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty == true else {
-            throw CommandFailure("demo: \(path) exists and is not an empty directory; the demo builds a new store there "
-                                 + "(give a new path, or none for a temporary directory)", status: .storeError)
+        guard isDirectory.boolValue, (try? FileManager.default.contentsOfDirectory(atPath: path))?.isEmpty == true
+        else {
+            throw CommandFailure(
+                "demo: \(path) exists and is not an empty directory; the demo builds a new store there "
+                    + "(give a new path, or none for a temporary directory)", status: .storeError)
         }
         return path
     }

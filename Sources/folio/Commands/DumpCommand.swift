@@ -8,13 +8,18 @@ enum DumpCommand: Command {
     static let summary = "print the records of a datastore, or the key-value store's values, as JSON"
     static let positionals = [
         PositionalSpec("STORE", help: "the store's directory"),
-        PositionalSpec("DATASTORE", optional: true, help: "the datastore's key (as 'folio info' lists them); not with --values"),
+        PositionalSpec(
+            "DATASTORE", optional: true, help: "the datastore's key (as 'folio info' lists them); not with --values"),
     ]
     static let options = [
         OptionSpec("values", help: "the key-value store's values (persistence.values) instead of a datastore"),
         OptionSpec("index", value: "NAME", help: "in the order of this index (default: identifier order)"),
-        OptionSpec("from", value: "V", help: "start at this identifier, index value with --index, or key with --values (inclusive)"),
-        OptionSpec("to", value: "V", help: "end at this identifier, index value with --index, or key with --values (inclusive)"),
+        OptionSpec(
+            "from", value: "V",
+            help: "start at this identifier, index value with --index, or key with --values (inclusive)"),
+        OptionSpec(
+            "to", value: "V", help: "end at this identifier, index value with --index, or key with --values (inclusive)"
+        ),
         OptionSpec("limit", value: "N", help: "print at most N records (or values)"),
         OptionSpec("reverse", help: "descending order"),
         OptionSpec("json", help: "one compact JSON document per line (default: pretty-printed)"),
@@ -73,14 +78,17 @@ enum DumpCommand: Command {
         let inspector = StoreInspector(store: store)
         let summary = try inspector.datastore(key)
         let out = OutputStream.standardOutput
-        try inspector.forEachRecord(in: key, index: arguments.value("index"), from: arguments.value("from"),
-                                    to: arguments.value("to"), order: arguments.flag("reverse") ? .descending : .ascending,
-                                    limit: limit) { record in
+        try inspector.forEachRecord(
+            in: key, index: arguments.value("index"), from: arguments.value("from"),
+            to: arguments.value("to"), order: arguments.flag("reverse") ? .descending : .ascending,
+            limit: limit
+        ) { record in
             let json: JSONValue
             do {
                 json = try JSONValue.parse(record.json)
             } catch {
-                throw CommandFailure("\(key): record \(record.identifier) is not valid JSON: \(error)", status: .storeError)
+                throw CommandFailure(
+                    "\(key): record \(record.identifier) is not valid JSON: \(error)", status: .storeError)
             }
             let document = JSONValue.object([
                 ("id", identifier(record.identifier, type: summary.identifierType)),
@@ -101,15 +109,18 @@ enum DumpCommand: Command {
         let store = try StoreAccess.openForReading(arguments.positionals[0])
         defer { store.close() }
         let out = OutputStream.standardOutput
-        try StoreInspector(store: store).forEachValue(from: arguments.value("from"), to: arguments.value("to"),
-                                                      order: arguments.flag("reverse") ? .descending : .ascending,
-                                                      limit: limit) { value in
+        try StoreInspector(store: store).forEachValue(
+            from: arguments.value("from"), to: arguments.value("to"),
+            order: arguments.flag("reverse") ? .descending : .ascending,
+            limit: limit
+        ) { value in
             let json: JSONValue
             do {
                 json = try JSONValue.parse(value.json)
             } catch {
-                throw CommandFailure("key-value store: the value of key \"\(value.key)\" is not valid JSON: \(error)",
-                                     status: .storeError)
+                throw CommandFailure(
+                    "key-value store: the value of key \"\(value.key)\" is not valid JSON: \(error)",
+                    status: .storeError)
             }
             let document = JSONValue.object([("key", .string(value.key)), ("value", json)])
             out.line(compact ? document.compact() : document.pretty())

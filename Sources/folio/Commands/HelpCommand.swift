@@ -34,8 +34,11 @@ enum HelpCommand: Command {
         lines += ["", "synopsis:"]
         lines += Commands.all.map { "  " + $0.synopsis }
         lines += ["", "options:"]
-        lines += Format.table([CommonOptions.help, CommonOptions.quiet].map { [$0.usage, $0.help + ($0.name == "quiet" ? " (demo, verify, compact, backup, restore)" : "")] },
-                              indent: "  ")
+        lines += Format.table(
+            [CommonOptions.help, CommonOptions.quiet].map {
+                [$0.usage, $0.help + ($0.name == "quiet" ? " (demo, verify, compact, backup, restore)" : "")]
+            },
+            indent: "  ")
         lines += [
             "",
             "Options may come before, between or after the arguments; '--' ends them. A value",

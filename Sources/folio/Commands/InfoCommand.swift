@@ -18,7 +18,7 @@ enum InfoCommand: Command {
         (persistence.values, the tree folio/values): its number of keys, the bytes of its keys \
         and values as stored, and the bytes of the pages that hold them; or "key-value store: \
         no values".
-        """,
+        """
     ]
     static let examples = ["folio info ~/Library.folio"]
 
@@ -35,14 +35,26 @@ enum InfoCommand: Command {
 
         out.line("store \(path)")
         var rows: [[String]] = [
-            ["format version", "\(description.formatVersion) (this folio reads versions up to \(StorageFormat.version))"],
+            [
+                "format version",
+                "\(description.formatVersion) (this folio reads versions up to \(StorageFormat.version))",
+            ],
             ["created", description.created.isEmpty ? "(not recorded)" : description.created],
-            ["generation", "\(statistics.generation), committed \(Format.timestamp(microseconds: view.commitTimestamp))"],
+            [
+                "generation",
+                "\(statistics.generation), committed \(Format.timestamp(microseconds: view.commitTimestamp))",
+            ],
             ["live", Format.exactBytes(statistics.liveBytes)],
-            ["dead", "\(Format.exactBytes(statistics.deadBytes)), "
-                + "\(Format.percent(statistics.deadBytes, of: statistics.currentFileBytes)) of the current snapshot file"],
+            [
+                "dead",
+                "\(Format.exactBytes(statistics.deadBytes)), "
+                    + "\(Format.percent(statistics.deadBytes, of: statistics.currentFileBytes)) of the current snapshot file",
+            ],
             ["trees", Format.count(statistics.treeCount)],
-            ["files", "\(description.files.count), \(Format.bytes(description.files.reduce(0) { $0 + $1.bytes })) in all"],
+            [
+                "files",
+                "\(description.files.count), \(Format.bytes(description.files.reduce(0) { $0 + $1.bytes })) in all",
+            ],
         ]
         out.write(Format.table(rows, indent: "  ").joined(separator: "\n") + "\n")
         let files = description.files.map { file -> [String] in
@@ -58,7 +70,9 @@ enum InfoCommand: Command {
 
         if datastores.isEmpty {
             out.line()
-            out.line("no datastores (the store holds \(Format.count(statistics.treeCount, "engine tree")) and no Folio catalog entries)")
+            out.line(
+                "no datastores (the store holds \(Format.count(statistics.treeCount, "engine tree")) and no Folio catalog entries)"
+            )
         }
         for datastore in datastores {
             out.line()
@@ -75,13 +89,17 @@ enum InfoCommand: Command {
                 var label = version
                 if version == datastore.currentVersion { label += " (current)" }
                 if !datastore.versions.contains(version) { label += " (not declared)" }
-                rows.append([index == 0 ? "versions" : "", "\(label): \(Format.count(present[version] ?? 0, "record"))"])
+                rows.append([
+                    index == 0 ? "versions" : "", "\(label): \(Format.count(present[version] ?? 0, "record"))",
+                ])
             }
             rows.append(["indexes", datastore.indexes.isEmpty ? "none" : Format.count(datastore.indexes.count)])
             out.write(Format.table(rows, indent: "  ").joined(separator: "\n") + "\n")
             let indexes = datastore.indexes.map { index in
-                [index.name, kind(index.kind), index.storage.rawValue, index.valueType, index.keyPath,
-                 index.built ? "built" : "not built", Format.count(index.entryCount, "entry", plural: "entries")]
+                [
+                    index.name, kind(index.kind), index.storage.rawValue, index.valueType, index.keyPath,
+                    index.built ? "built" : "not built", Format.count(index.entryCount, "entry", plural: "entries"),
+                ]
             }
             out.write(Format.table(indexes, indent: "    ").joined(separator: "\n") + (indexes.isEmpty ? "" : "\n"))
         }
@@ -99,8 +117,11 @@ enum InfoCommand: Command {
         out.line("key-value store")
         let rows = [
             ["keys", Format.count(values.keyCount)],
-            ["bytes", "\(Format.exactBytes(UInt64(values.storedBytes))) of keys and values as stored, "
-                + "in \(Format.bytes(UInt64(values.pageBytes))) of pages"],
+            [
+                "bytes",
+                "\(Format.exactBytes(UInt64(values.storedBytes))) of keys and values as stored, "
+                    + "in \(Format.bytes(UInt64(values.pageBytes))) of pages",
+            ],
         ]
         out.write(Format.table(rows, indent: "  ").joined(separator: "\n") + "\n")
     }

@@ -17,19 +17,21 @@ enum RestoreCommand: Command {
         and its checksum checked on the way, so a damaged backup fails instead of restoring \
         damage. Refuses to overwrite: DEST must not exist or be an empty directory (restore \
         next to the damaged store, then swap the directories). Progress goes to standard error.
-        """,
+        """
     ]
     static let examples = ["folio restore /backups/Library-2026-11-21.folio ~/Library-restored.folio"]
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitStatus {
         let (backup, destination) = (arguments.positionals[0], arguments.positionals[1])
         let report = try Copying.run(quiet: arguments.flag("quiet")) { progress throws(StorageError) in
-            try Store.restore(from: backup, to: destination,
-                              options: StoreOptions(createIfMissing: false, autoCompaction: nil), progress: progress)
+            try Store.restore(
+                from: backup, to: destination,
+                options: StoreOptions(createIfMissing: false, autoCompaction: nil), progress: progress)
         }
-        OutputStream.standardOutput.line("restored generation \(report.report.generation) from \(backup) to \(destination) in "
-                                         + "\(Format.duration(report.elapsed)): \(Format.bytes(report.report.bytes)), "
-                                         + "\(Format.count(report.report.pagesCopied, "page"))")
+        OutputStream.standardOutput.line(
+            "restored generation \(report.report.generation) from \(backup) to \(destination) in "
+                + "\(Format.duration(report.elapsed)): \(Format.bytes(report.report.bytes)), "
+                + "\(Format.count(report.report.pagesCopied, "page"))")
         return .success
     }
 }

@@ -69,18 +69,21 @@ enum VerifyCommand: Command {
         }
         if report.isEngineLevel {
             // Not a finding: a store written through FolioStorage alone has no datastores.
-            out.line("engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply")
+            out.line(
+                "engine-level store: no Folio datastores or values (no folio/catalog), so only the engine's checks apply"
+            )
         }
         // Not problems: they do not change the exit status.
         for note in report.storage.notes {
             out.line("note: " + CommandFailure.oneLine(note.detail) + " (\(note.file) @\(note.offset))")
         }
         let storage = report.storage
-        out.line("checked \(Format.count(storage.pagesChecked, "page")) (\(Format.bytes(storage.bytesChecked))) in "
-                 + "\(Format.count(storage.treesChecked, "tree")), \(Format.count(storage.commitsChecked, "commit page")), "
-                 + "\(Format.count(report.recordsChecked, "record")), "
-                 + "\(Format.count(report.entriesChecked, "index entry", plural: "index entries")) and "
-                 + "\(Format.count(report.valuesChecked, "value")) in \(Format.duration(elapsed))")
+        out.line(
+            "checked \(Format.count(storage.pagesChecked, "page")) (\(Format.bytes(storage.bytesChecked))) in "
+                + "\(Format.count(storage.treesChecked, "tree")), \(Format.count(storage.commitsChecked, "commit page")), "
+                + "\(Format.count(report.recordsChecked, "record")), "
+                + "\(Format.count(report.entriesChecked, "index entry", plural: "index entries")) and "
+                + "\(Format.count(report.valuesChecked, "value")) in \(Format.duration(elapsed))")
         let count = report.lines.count
         if count == 0 {
             out.line("no problems found")

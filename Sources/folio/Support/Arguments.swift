@@ -88,8 +88,10 @@ enum ArgumentParser {
         return false
     }
 
-    static func parse(_ arguments: [String], command: String, options: [OptionSpec],
-                      positionals: [PositionalSpec]) throws(UsageError) -> ParsedArguments {
+    static func parse(
+        _ arguments: [String], command: String, options: [OptionSpec],
+        positionals: [PositionalSpec]
+    ) throws(UsageError) -> ParsedArguments {
         var result = ParsedArguments(command: command)
         var index = 0
         var onlyPositionals = false
@@ -122,7 +124,9 @@ enum ArgumentParser {
                     if let inline {
                         try record(option, value: inline, spelled: "--\(name)")
                     } else {
-                        guard index < arguments.count else { throw fail("option --\(name) needs a value (\(placeholder))") }
+                        guard index < arguments.count else {
+                            throw fail("option --\(name) needs a value (\(placeholder))")
+                        }
                         try record(option, value: arguments[index], spelled: "--\(name)")
                         index += 1
                     }
@@ -144,7 +148,9 @@ enum ArgumentParser {
                     if !letters.isEmpty {
                         try record(option, value: String(letters), spelled: "-\(letter)")
                     } else {
-                        guard index < arguments.count else { throw fail("option -\(letter) needs a value (\(placeholder))") }
+                        guard index < arguments.count else {
+                            throw fail("option -\(letter) needs a value (\(placeholder))")
+                        }
                         try record(option, value: arguments[index], spelled: "-\(letter)")
                         index += 1
                     }

@@ -18,7 +18,9 @@
 }
 
 extension Command {
-    static var allOptions: [OptionSpec] { options + [CommonOptions.help] + (showsProgress ? [CommonOptions.quiet] : []) }
+    static var allOptions: [OptionSpec] {
+        options + [CommonOptions.help] + (showsProgress ? [CommonOptions.quiet] : [])
+    }
 
     /// `folio dump STORE DATASTORE [--index NAME] ... [--quiet]`.
     static var synopsis: String {

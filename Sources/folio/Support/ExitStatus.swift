@@ -26,7 +26,8 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .success: "success"
         case .problemsFound: "verify found problems in the store"
         case .usage: "usage error: unknown command or option, missing or invalid value, missing or extra argument"
-        case .storeError: "the store cannot be used or the operation failed: missing, not a Folio store, newer format, unreadable or damaged, destination not empty"
+        case .storeError:
+            "the store cannot be used or the operation failed: missing, not a Folio store, newer format, unreadable or damaged, destination not empty"
         case .locked: "the store is locked by another writer (compact needs the write lock)"
         case .notFound: "no datastore or index of that name in the store (or the index is not built yet)"
         }

@@ -12,7 +12,8 @@ indirect enum JSONValue: Sendable, Equatable {
 
     static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value == $1.value }
         case (.array(let a), .array(let b)): a == b
         case (.string(let a), .string(let b)): a == b
         case (.number(let a), .number(let b)): a == b
@@ -136,7 +137,8 @@ indirect enum JSONValue: Sendable, Equatable {
 
         mutating func expect(_ literal: String, _ value: JSONValue) throws(SyntaxError) -> JSONValue {
             let expected = Array(literal.utf8)
-            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+            guard bytes.count - index >= expected.count, Array(bytes[index..<(index + expected.count)]) == expected
+            else {
                 throw fail("invalid literal")
             }
             index += expected.count
@@ -243,7 +245,9 @@ indirect enum JSONValue: Sendable, Equatable {
             func flushRun(to end: Int) throws(SyntaxError) {
                 guard run < end else { return }
                 // Validate the raw UTF-8 of the run.
-                guard let text = String(validating: bytes[run..<end], as: UTF8.self) else { throw fail("invalid UTF-8 in a string") }
+                guard let text = String(validating: bytes[run..<end], as: UTF8.self) else {
+                    throw fail("invalid UTF-8 in a string")
+                }
                 scalars.append(contentsOf: text.unicodeScalars)
             }
             while true {
@@ -271,7 +275,9 @@ indirect enum JSONValue: Sendable, Equatable {
                 case UInt8(ascii: "u"):
                     var code = try hex4()
                     if (0xD800..<0xDC00).contains(code) {
-                        guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        guard bytes.count - index >= 6, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else {
                             throw fail("unpaired surrogate")
                         }
                         index += 2

@@ -102,7 +102,8 @@
         let filled = total == 0 ? width : Int(min(done, total) * UInt64(width) / total)
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let percent = Format.percent(done, of: total)
-        var line = "[\(bar)] \(String(repeating: " ", count: max(0, 4 - percent.count)))\(percent)  \(text(done, total))"
+        var line =
+            "[\(bar)] \(String(repeating: " ", count: max(0, 4 - percent.count)))\(percent)  \(text(done, total))"
         // Pad over a longer previous line.
         let length = line.count
         if length < barWidth { line += String(repeating: " ", count: barWidth - length) }

@@ -15,8 +15,9 @@ enum StoreAccess {
         do {
             return try Store.open(at: path, options: StoreOptions(createIfMissing: false, autoCompaction: nil))
         } catch .lockedByAnotherWriter(let lock) {
-            throw CommandFailure("cannot \(purpose) \(path): the store is locked by another writer (\(lock) is held); "
-                                 + "try again once that process has closed it", status: .locked)
+            throw CommandFailure(
+                "cannot \(purpose) \(path): the store is locked by another writer (\(lock) is held); "
+                    + "try again once that process has closed it", status: .locked)
         }
     }
 }

@@ -2,8 +2,10 @@ import Testing
 
 /// A failed run: the exit status, nothing on standard output, and exactly one line on
 /// standard error, `folio: ...` holding `text`; no crash, no stack trace.
-func expectOneLineError(_ run: FolioRun, status: Int32, containing text: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
+func expectOneLineError(
+    _ run: FolioRun, status: Int32, containing text: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     #expect(run.status == status, "\(run)", sourceLocation: sourceLocation)
     #expect(run.output.isEmpty, "\(run)", sourceLocation: sourceLocation)
     #expect(run.errorLines.count == 1, "\(run)", sourceLocation: sourceLocation)

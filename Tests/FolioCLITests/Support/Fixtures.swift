@@ -5,7 +5,8 @@ import LibraryExample
 
 /// Options for stores the tests build: quiet, no automatic compaction, replaced files
 /// removed at once.
-let quietOptions = PersistenceOptions(autoCompaction: nil, retention: SnapshotRetention(gracePeriod: .zero), log: { _ in })
+let quietOptions = PersistenceOptions(
+    autoCompaction: nil, retention: SnapshotRetention(gracePeriod: .zero), log: { _ in })
 
 /// A store of the worked example, built in this process: release-1 books left in their old
 /// version, then today's authors and books, some books revised (so there are dead bytes).
@@ -66,6 +67,8 @@ func makeBlobStore(at path: String, count: Int) async throws {
 
 /// The current snapshot file of a store: the one with the highest number.
 func currentSnapshot(of store: String) throws -> String {
-    let names = try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots").filter { $0.hasSuffix(".folio") }.sorted()
+    let names = try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots").filter {
+        $0.hasSuffix(".folio")
+    }.sorted()
     return "\(store)/snapshots/\(names.last!)"
 }

@@ -20,7 +20,9 @@ struct FolioRun: CustomStringConvertible {
         errors.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
 
-    var description: String { "folio \(arguments.joined(separator: " ")) → \(status)\nstdout: \(output.suffix(2_000))\nstderr: \(errors.suffix(2_000))" }
+    var description: String {
+        "folio \(arguments.joined(separator: " ")) → \(status)\nstdout: \(output.suffix(2_000))\nstderr: \(errors.suffix(2_000))"
+    }
 }
 
 /// Runs `folio` with `arguments` to completion. Output goes to files, read after exit, so
@@ -48,7 +50,8 @@ func runFolio(_ arguments: [String], timeout: Double = 120) throws -> FolioRun {
     while process.isRunning {
         if Date() > deadline {
             process.terminate()
-            throw ChildProcessError.timedOut(waitingFor: "folio \(arguments.joined(separator: " "))", output: [], errorOutput: "")
+            throw ChildProcessError.timedOut(
+                waitingFor: "folio \(arguments.joined(separator: " "))", output: [], errorOutput: "")
         }
         Thread.sleep(forTimeInterval: 0.005)
     }
@@ -56,9 +59,10 @@ func runFolio(_ arguments: [String], timeout: Double = 120) throws -> FolioRun {
     try out.close()
     try err.close()
     let status = process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
-    return FolioRun(arguments: arguments, status: status,
-                    output: try String(contentsOfFile: outPath, encoding: .utf8),
-                    errors: try String(contentsOfFile: errPath, encoding: .utf8))
+    return FolioRun(
+        arguments: arguments, status: status,
+        output: try String(contentsOfFile: outPath, encoding: .utf8),
+        errors: try String(contentsOfFile: errPath, encoding: .utf8))
 }
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.

@@ -75,7 +75,8 @@ struct UnkeyedProbe: Decodable, Equatable {
                 continue
             }
             if let keyed = try? u.nestedContainer(keyedBy: KeyedProbe.AnyKey.self) {
-                log.append("object \(keyed.allKeys.map(\.stringValue).sorted()) at \(keyed.codingPath.map(\.stringValue))")
+                log.append(
+                    "object \(keyed.allKeys.map(\.stringValue).sorted()) at \(keyed.codingPath.map(\.stringValue))")
                 continue
             }
             if try u.decodeNil() { log.append("nil"); continue }
@@ -164,7 +165,10 @@ struct PathProbe: Decodable, Equatable {
     }
 
     @Test func unkeyedContainerOperations() {
-        let texts = ["[]", "[null]", "[1,2,3]", "[null,1,\"a\",[1,2],{\"k\":1},null,true,1.5]", "[[],[[]],{}]", "[1,]", "[true,false]"]
+        let texts = [
+            "[]", "[null]", "[1,2,3]", "[null,1,\"a\",[1,2],{\"k\":1},null,true,1.5]", "[[],[[]],{}]", "[1,]",
+            "[true,false]",
+        ]
         for text in texts {
             expectSame(UnkeyedProbe.self, text)
             expectSame([UnkeyedProbe].self, "[\(text)]")

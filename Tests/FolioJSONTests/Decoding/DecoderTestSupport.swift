@@ -26,7 +26,9 @@ func outcome<T>(_ body: () throws -> T) -> DecodeOutcome<T> {
     do {
         return .value(try body())
     } catch let error as DecodingError {
-        let path: (DecodingError.Context) -> [String] = { $0.codingPath.map { $0.intValue.map { "#\($0)" } ?? $0.stringValue } }
+        let path: (DecodingError.Context) -> [String] = {
+            $0.codingPath.map { $0.intValue.map { "#\($0)" } ?? $0.stringValue }
+        }
         switch error {
         case .dataCorrupted(let c): return .failure(kind: "dataCorrupted", path: path(c))
         case .keyNotFound(let k, let c): return .failure(kind: "keyNotFound(\(k.stringValue))", path: path(c))
@@ -60,7 +62,8 @@ struct Strategies {
         }
         d.dataDecodingStrategy = base64 ? .base64 : .deferredToData
         if let (p, n, nan) = nonConforming {
-            d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: p, negativeInfinity: n, nan: nan)
+            d.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: p, negativeInfinity: n, nan: nan)
         }
         if snakeCase { d.keyDecodingStrategy = .convertFromSnakeCase }
         return d
@@ -76,7 +79,8 @@ struct Strategies {
         }
         d.dataDecodingStrategy = base64 ? .base64 : .deferredToData
         if let (p, n, nan) = nonConforming {
-            d.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: p, negativeInfinity: n, nan: nan)
+            d.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: p, negativeInfinity: n, nan: nan)
         }
         if snakeCase { d.keyDecodingStrategy = .convertFromSnakeCase }
         return d
@@ -84,7 +88,9 @@ struct Strategies {
 }
 
 /// Both decoders' outcomes for the same bytes.
-func bothOutcomes<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], _ strategies: Strategies = Strategies()) -> (folio: DecodeOutcome<T>, foundation: DecodeOutcome<T>) {
+func bothOutcomes<T: Decodable>(
+    _ type: T.Type, _ bytes: [UInt8], _ strategies: Strategies = Strategies()
+) -> (folio: DecodeOutcome<T>, foundation: DecodeOutcome<T>) {
     let folio = outcome { try strategies.folio().decode(T.self, from: bytes) }
     let foundation = outcome { try strategies.foundation().decode(T.self, from: Data(bytes)) }
     return (folio, foundation)
@@ -92,35 +98,46 @@ func bothOutcomes<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], _ strategies: 
 
 /// Expects Folio's decoder to do what Foundation's does with `bytes`: an equal value
 /// (by `same`), or the same error case at the same coding path.
-func expectSame<T: Decodable>(_ type: T.Type, _ bytes: [UInt8], _ strategies: Strategies = Strategies(),
-                              same: (T, T) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectSame<T: Decodable>(
+    _ type: T.Type, _ bytes: [UInt8], _ strategies: Strategies = Strategies(),
+    same: (T, T) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) {
     let (folio, foundation) = bothOutcomes(type, bytes, strategies)
     let input = String(decoding: bytes.prefix(200), as: UTF8.self)
     switch (folio, foundation) {
     case (.value(let a), .value(let b)):
         #expect(same(a, b), "\(T.self) from \(input): Folio \(a), Foundation \(b)", sourceLocation: sourceLocation)
     case (.failure(let k1, let p1), .failure(let k2, let p2)):
-        #expect(k1 == k2 && p1 == p2, "\(T.self) from \(input): Folio \(k1) at \(p1), Foundation \(k2) at \(p2)", sourceLocation: sourceLocation)
+        #expect(
+            k1 == k2 && p1 == p2, "\(T.self) from \(input): Folio \(k1) at \(p1), Foundation \(k2) at \(p2)",
+            sourceLocation: sourceLocation)
     default:
-        Issue.record("\(T.self) from \(input): Folio \(folio), Foundation \(foundation)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(T.self) from \(input): Folio \(folio), Foundation \(foundation)", sourceLocation: sourceLocation)
     }
 }
 
-func expectSame<T: Decodable & Equatable>(_ type: T.Type, _ json: String, _ strategies: Strategies = Strategies(),
-                                          sourceLocation: SourceLocation = #_sourceLocation) {
+func expectSame<T: Decodable & Equatable>(
+    _ type: T.Type, _ json: String, _ strategies: Strategies = Strategies(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     expectSame(type, Array(json.utf8), strategies, same: ==, sourceLocation: sourceLocation)
 }
 
-func expectSame<T: Decodable & Equatable>(_ type: T.Type, bytes: [UInt8], _ strategies: Strategies = Strategies(),
-                                          sourceLocation: SourceLocation = #_sourceLocation) {
+func expectSame<T: Decodable & Equatable>(
+    _ type: T.Type, bytes: [UInt8], _ strategies: Strategies = Strategies(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     expectSame(type, bytes, strategies, same: ==, sourceLocation: sourceLocation)
 }
 
 /// Encodes `value` with Foundation's encoder and expects both decoders to agree on it
 /// (and to return it).
-func expectRoundTrip<T: Codable & Equatable>(_ value: T, _ strategies: Strategies = Strategies(),
-                                             encoder: JSONEncoder = JSONEncoder(),
-                                             sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectRoundTrip<T: Codable & Equatable>(
+    _ value: T, _ strategies: Strategies = Strategies(),
+    encoder: JSONEncoder = JSONEncoder(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     let bytes = Array(try encoder.encode(value))
     expectSame(T.self, bytes, strategies, same: ==, sourceLocation: sourceLocation)
     #expect(try strategies.folio().decode(T.self, from: bytes) == value, sourceLocation: sourceLocation)

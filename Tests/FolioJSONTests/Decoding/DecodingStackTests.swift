@@ -123,9 +123,12 @@ enum Nest {
         Shape(name: "keyed", value: { Keyed(levels: $0) }, decode: { _ = try $0.decode(Keyed.self, from: $1) }),
         Shape(name: "record", value: { Record(levels: $0) }, decode: { _ = try $0.decode(Record.self, from: $1) }),
         Shape(name: "arrays", value: { Arrays(levels: $0) }, decode: { _ = try $0.decode(Arrays.self, from: $1) }),
-        Shape(name: "dictionaries", value: { Dictionaries(levels: $0) }, decode: { _ = try $0.decode(Dictionaries.self, from: $1) }),
+        Shape(
+            name: "dictionaries", value: { Dictionaries(levels: $0) },
+            decode: { _ = try $0.decode(Dictionaries.self, from: $1) }),
         // An even depth: the enum nests two levels at a time.
-        Shape(name: "enum", value: { Choice(levels: $0 / 2 * 2) }, decode: { _ = try $0.decode(Choice.self, from: $1) }),
+        Shape(
+            name: "enum", value: { Choice(levels: $0 / 2 * 2) }, decode: { _ = try $0.decode(Choice.self, from: $1) }),
     ]
 
     /// How deep `json` nests arrays and objects (none of these documents has a bracket in
@@ -194,7 +197,9 @@ enum Nest {
                         _ = try encoder.encode(shape.value(limit))
                     }
                     if decoding > Self.budget || encoding > Self.budget {
-                        report.append("\(shape.name) at \(limit) levels: decoding used \(decoding) bytes of stack, encoding \(encoding); the budget is \(Self.budget)")
+                        report.append(
+                            "\(shape.name) at \(limit) levels: decoding used \(decoding) bytes of stack, encoding \(encoding); the budget is \(Self.budget)"
+                        )
                     }
                 } catch {
                     report.append("\(shape.name): \(error)")
@@ -230,7 +235,9 @@ enum Nest {
             let json = try wide.encode(shape.value(limit + 1))
             #expect(Nest.depth(of: json) == limit + 1)
             #expect(throws: DecodingError.self, "\(shape.name)") { try shape.decode(FolioJSONDecoder(), json) }
-            #expect(throws: EncodingError.self, "\(shape.name)") { try FolioJSONEncoder().encode(shape.value(limit + 1)) }
+            #expect(throws: EncodingError.self, "\(shape.name)") {
+                try FolioJSONEncoder().encode(shape.value(limit + 1))
+            }
             var deeper = FolioJSONDecoder()
             deeper.maximumDepth = limit + 1
             #expect(throws: Never.self, "\(shape.name)") { try shape.decode(deeper, json) }

@@ -7,7 +7,10 @@ enum DiffChecks {
     /// three directions: reference → subject, subject → reference, subject → subject.
     /// Returns how many values were checked.
     @discardableResult
-    static func roundTrips(subject: DiffCoder, reference: DiffCoder, seed: UInt64, count: Int, valuesPerShape: Int = 25, depth: Int = 4, report: DiffReport) -> Int {
+    static func roundTrips(
+        subject: DiffCoder, reference: DiffCoder, seed: UInt64, count: Int, valuesPerShape: Int = 25, depth: Int = 4,
+        report: DiffReport
+    ) -> Int {
         var checked = 0
         var shapeIndex: UInt64 = 0
         while checked < count && !report.shouldStop {
@@ -18,13 +21,20 @@ enum DiffChecks {
             for k in 0..<valuesPerShape where checked < count {
                 let value = generator.value(shape)
                 checked += 1
-                roundTrip(value, shape, subject: subject, reference: reference, where: "seed \(shapeSeed) depth \(depth) value #\(k), replay: FOLIO_JSON_REPLAY=\(shapeSeed)/\(depth)", report: report)
+                roundTrip(
+                    value, shape, subject: subject, reference: reference,
+                    where:
+                        "seed \(shapeSeed) depth \(depth) value #\(k), replay: FOLIO_JSON_REPLAY=\(shapeSeed)/\(depth)",
+                    report: report)
             }
         }
         return checked
     }
 
-    static func roundTrip(_ value: DiffValue, _ shape: DiffShape, subject: DiffCoder, reference: DiffCoder, where place: String, report: DiffReport) {
+    static func roundTrip(
+        _ value: DiffValue, _ shape: DiffShape, subject: DiffCoder, reference: DiffCoder, where place: String,
+        report: DiffReport
+    ) {
         func describe(_ step: String, _ bytes: [UInt8]?, _ detail: String) -> String {
             "\(step) (\(place)): \(detail)\n  shape: \(shape)\n  value: \(value)\n  json: \(bytes.map(jsonText) ?? "-")"
         }
@@ -76,7 +86,10 @@ enum DiffChecks {
     /// ISO 8601): the subject's encoder must write what the reference reads as the reference
     /// encoder's output reads, and the subject's decoder must read the reference's output as
     /// the reference's decoder does (same value, or both throw).
-    static func strategyAgreement(subject: DiffCoder, reference: DiffCoder, strategies: DiffStrategies, options: ValueOptions, seed: UInt64, count: Int, report: DiffReport) {
+    static func strategyAgreement(
+        subject: DiffCoder, reference: DiffCoder, strategies: DiffStrategies, options: ValueOptions, seed: UInt64,
+        count: Int, report: DiffReport
+    ) {
         let subject = subject.with(strategies), reference = reference.with(strategies)
         let plainReference = reference.with(DiffStrategies())
         var checked = 0
@@ -95,16 +108,25 @@ enum DiffChecks {
                 switch (referenceBytes, subjectBytes) {
                 case (.failure, .failure): continue
                 case (.value(let r), .failure(let error)):
-                    report.fail("\(place): \(subject) encode threw \(error), \(reference) wrote \(jsonText(r))\n  shape: \(shape)\n  value: \(value)")
+                    report.fail(
+                        "\(place): \(subject) encode threw \(error), \(reference) wrote \(jsonText(r))\n  shape: \(shape)\n  value: \(value)"
+                    )
                     continue
                 case (.failure(let error), .value(let s)):
                     // The subject writes what the reference refuses to: a finding, not a
                     // failure, when both read it back to the same value (the value itself
                     // with exact strategies; lossy ones such as seconds since 1970 round).
-                    if sameOutcome(DiffOutcome { try reference.decode(shape, from: s) }, DiffOutcome { try subject.decode(shape, from: s) }) {
-                        report.note("\(place): \(reference) encode threw \(error), \(subject) wrote \(jsonText(s)), which both read back alike\n  shape: \(shape)\n  value: \(value)")
+                    if sameOutcome(
+                        DiffOutcome { try reference.decode(shape, from: s) },
+                        DiffOutcome { try subject.decode(shape, from: s) })
+                    {
+                        report.note(
+                            "\(place): \(reference) encode threw \(error), \(subject) wrote \(jsonText(s)), which both read back alike\n  shape: \(shape)\n  value: \(value)"
+                        )
                     } else {
-                        report.fail("\(place): \(reference) encode threw \(error), \(subject) wrote \(jsonText(s))\n  shape: \(shape)\n  value: \(value)")
+                        report.fail(
+                            "\(place): \(reference) encode threw \(error), \(subject) wrote \(jsonText(s))\n  shape: \(shape)\n  value: \(value)"
+                        )
                     }
                     continue
                 case (.value(let r), .value(let s)):
@@ -112,18 +134,24 @@ enum DiffChecks {
                     let rTree = DiffOutcome { try plainReference.decode(DiffAnyJSON.self, from: r) }
                     let sTree = DiffOutcome { try plainReference.decode(DiffAnyJSON.self, from: s) }
                     if let rt = rTree.value, rt != sTree.value {
-                        report.fail("\(place): different JSON\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))\n  shape: \(shape)\n  value: \(value)")
+                        report.fail(
+                            "\(place): different JSON\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))\n  shape: \(shape)\n  value: \(value)"
+                        )
                     }
                     // ... the reference reads the subject's output as its own...
                     let fromReference = DiffOutcome { try reference.decode(shape, from: r) }
                     let fromSubject = DiffOutcome { try reference.decode(shape, from: s) }
                     if !sameOutcome(fromReference, fromSubject) {
-                        report.fail("\(place): \(reference) reads \(subject)'s output as \(fromSubject), its own as \(fromReference)\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))\n  shape: \(shape)")
+                        report.fail(
+                            "\(place): \(reference) reads \(subject)'s output as \(fromSubject), its own as \(fromReference)\n  \(reference): \(jsonText(r))\n  \(subject): \(jsonText(s))\n  shape: \(shape)"
+                        )
                     }
                     // ... and the subject reads the reference's output as the reference does.
                     let subjectReads = DiffOutcome { try subject.decode(shape, from: r) }
                     if !sameOutcome(fromReference, subjectReads) {
-                        report.fail("\(place): \(subject) reads \(reference)'s output as \(subjectReads), \(reference) as \(fromReference)\n  json: \(jsonText(r))\n  shape: \(shape)\n  value: \(value)")
+                        report.fail(
+                            "\(place): \(subject) reads \(reference)'s output as \(subjectReads), \(reference) as \(fromReference)\n  json: \(jsonText(r))\n  shape: \(shape)\n  value: \(value)"
+                        )
                     }
                 }
             }
@@ -142,17 +170,25 @@ enum DiffChecks {
     /// the same value; when the reference refuses, the subject must too (a decoder that
     /// accepts damaged input would hand a store's reader a value nobody wrote). Never traps:
     /// a trap ends the test process, which is the failure this guards against.
-    static func hostile<T>(_ bytes: [UInt8], as decode: (DiffCoder, [UInt8]) throws -> T, equal: (T, T) -> Bool, subject: DiffCoder, reference: DiffCoder, place: @autoclosure () -> String, report: DiffReport) {
+    static func hostile<T>(
+        _ bytes: [UInt8], as decode: (DiffCoder, [UInt8]) throws -> T, equal: (T, T) -> Bool, subject: DiffCoder,
+        reference: DiffCoder, place: @autoclosure () -> String, report: DiffReport
+    ) {
         let r = DiffOutcome { try decode(reference, bytes) }
         let s = DiffOutcome { try decode(subject, bytes) }
         switch (r, s) {
         case (.value(let x), .value(let y)):
-            if !equal(x, y) { report.fail("\(place()): \(reference) decodes \(x), \(subject) \(y)\n  json: \(jsonText(bytes))") }
+            if !equal(x, y) {
+                report.fail("\(place()): \(reference) decodes \(x), \(subject) \(y)\n  json: \(jsonText(bytes))")
+            }
         case (.value(let x), .failure(let error)):
             if foundationTranscodes(bytes) {
-                report.note("\(place()): \(reference) decodes \(x) (reading the bytes as UTF-16 or UTF-32), \(subject) throws \(error)\n  json: \(jsonText(bytes))")
+                report.note(
+                    "\(place()): \(reference) decodes \(x) (reading the bytes as UTF-16 or UTF-32), \(subject) throws \(error)\n  json: \(jsonText(bytes))"
+                )
             } else {
-                report.fail("\(place()): \(reference) decodes \(x), \(subject) throws \(error)\n  json: \(jsonText(bytes))")
+                report.fail(
+                    "\(place()): \(reference) decodes \(x), \(subject) throws \(error)\n  json: \(jsonText(bytes))")
             }
         case (.failure(let error), .value(let y)):
             report.fail("\(place()): \(reference) throws \(error), \(subject) decodes \(y)\n  json: \(jsonText(bytes))")
@@ -173,7 +209,9 @@ enum DiffChecks {
     /// different orders). Decoding paths must agree; encoding paths differ where Folio
     /// documents it (keys of nested containers, which Foundation's leave out; values its tree
     /// fallback encodes a second time), so they are findings.
-    static func codingPaths(subject: DiffCoder, reference: DiffCoder, seed: UInt64, count: Int, report: DiffReport) -> (decoding: Int, encodingDiffering: Int) {
+    static func codingPaths(
+        subject: DiffCoder, reference: DiffCoder, seed: UInt64, count: Int, report: DiffReport
+    ) -> (decoding: Int, encodingDiffering: Int) {
         var checked = 0, encodingDiffering = 0
         var shapeIndex: UInt64 = 0
         while checked < count && !report.shouldStop {
@@ -186,23 +224,31 @@ enum DiffChecks {
                 let value = generator.value(shape)
                 let generated = DiffGenerated(shape: shape, value: value)
                 let r = ShapeStack(shape), s = ShapeStack(shape)
-                guard let bytes = try? reference.encode(generated, userInfo: [.diffShapes: r]), (try? subject.encode(generated, userInfo: [.diffShapes: s])) != nil else {
+                guard let bytes = try? reference.encode(generated, userInfo: [.diffShapes: r]),
+                    (try? subject.encode(generated, userInfo: [.diffShapes: s])) != nil
+                else {
                     report.fail("seed \(shapeSeed): an encoder threw on \(value) of shape \(shape)")
                     continue
                 }
                 if Set(r.paths) != Set(s.paths) {
                     encodingDiffering += 1
-                    report.note("seed \(shapeSeed): encoding paths \(reference) \(Set(r.paths).sorted()), \(subject) \(Set(s.paths).sorted())\n  shape: \(shape)")
+                    report.note(
+                        "seed \(shapeSeed): encoding paths \(reference) \(Set(r.paths).sorted()), \(subject) \(Set(s.paths).sorted())\n  shape: \(shape)"
+                    )
                 } else if r.paths.count != s.paths.count {
                     // Folio's tree fallback calls encode(to:) again for values written out of order.
                     encodingDiffering += 1
-                    report.note("seed \(shapeSeed): encode(to:) called \(r.paths.count) times by \(reference), \(s.paths.count) by \(subject)\n  shape: \(shape)")
+                    report.note(
+                        "seed \(shapeSeed): encode(to:) called \(r.paths.count) times by \(reference), \(s.paths.count) by \(subject)\n  shape: \(shape)"
+                    )
                 }
                 let rd = ShapeStack(shape), sd = ShapeStack(shape)
                 _ = try? reference.decode(DiffGenerated.self, from: bytes, userInfo: [.diffShapes: rd])
                 _ = try? subject.decode(DiffGenerated.self, from: bytes, userInfo: [.diffShapes: sd])
                 if rd.paths.sorted() != sd.paths.sorted() {
-                    report.fail("seed \(shapeSeed): decoding paths \(reference) \(rd.paths.sorted()), \(subject) \(sd.paths.sorted())\n  shape: \(shape)\n  json: \(jsonText(bytes))")
+                    report.fail(
+                        "seed \(shapeSeed): decoding paths \(reference) \(rd.paths.sorted()), \(subject) \(sd.paths.sorted())\n  shape: \(shape)\n  json: \(jsonText(bytes))"
+                    )
                 }
             }
         }

@@ -22,7 +22,9 @@ struct DiffStrategies: Sendable, CustomStringConvertible {
     var floats: [String]? = nil
     var snakeCase = false
 
-    var description: String { "date: \(date), data: \(data), floats: \(floats.map { "\($0)" } ?? "throw"), snakeCase: \(snakeCase)" }
+    var description: String {
+        "date: \(date), data: \(data), floats: \(floats.map { "\($0)" } ?? "throw"), snakeCase: \(snakeCase)"
+    }
 }
 
 struct DiffCoder: Sendable, CustomStringConvertible {
@@ -35,7 +37,8 @@ struct DiffCoder: Sendable, CustomStringConvertible {
     /// The coder under test. `FOLIO_JSON_DIFF_SUBJECT=foundation` puts Foundation in its
     /// place: every differential test then runs Foundation against itself and must pass,
     /// which proves the harness (how it was built while Folio's coder was a stub).
-    static let folio = DiffCoder(side: ProcessInfo.processInfo.environment["FOLIO_JSON_DIFF_SUBJECT"] == "foundation" ? .foundation : .folio)
+    static let folio = DiffCoder(
+        side: ProcessInfo.processInfo.environment["FOLIO_JSON_DIFF_SUBJECT"] == "foundation" ? .foundation : .folio)
 
     func with(_ strategies: DiffStrategies) -> DiffCoder {
         var copy = self
@@ -54,7 +57,8 @@ struct DiffCoder: Sendable, CustomStringConvertible {
     func encode<T: Encodable>(_ value: T, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> [UInt8] {
         switch side {
         case .faulty:
-            return Self.plantBug(try DiffCoder(side: .foundation, strategies: strategies).encode(value, userInfo: userInfo))
+            return Self.plantBug(
+                try DiffCoder(side: .foundation, strategies: strategies).encode(value, userInfo: userInfo))
         case .foundation:
             let encoder = JSONEncoder()
             switch strategies.date {
@@ -68,7 +72,8 @@ struct DiffCoder: Sendable, CustomStringConvertible {
             case .base64: encoder.dataEncodingStrategy = .base64
             }
             if let f = strategies.floats {
-                encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
+                encoder.nonConformingFloatEncodingStrategy = .convertToString(
+                    positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
             }
             if strategies.snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
             encoder.userInfo = userInfo
@@ -86,7 +91,8 @@ struct DiffCoder: Sendable, CustomStringConvertible {
             case .base64: encoder.dataEncodingStrategy = .base64
             }
             if let f = strategies.floats {
-                encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
+                encoder.nonConformingFloatEncodingStrategy = .convertToString(
+                    positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
             }
             if strategies.snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
             encoder.userInfo = userInfo
@@ -94,7 +100,9 @@ struct DiffCoder: Sendable, CustomStringConvertible {
         }
     }
 
-    func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {
+    func decode<T: Decodable>(
+        _ type: T.Type, from bytes: [UInt8], userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) throws -> T {
         switch side {
         case .folio: return try folioDecoder(userInfo).decode(type, from: bytes)
         default: return try decode(type, from: bytes[...], userInfo: userInfo)
@@ -103,10 +111,13 @@ struct DiffCoder: Sendable, CustomStringConvertible {
 
     /// Decodes from a slice whose base array goes on past its end (Folio decodes a record in
     /// place in a page: it must not read past the slice).
-    func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>, userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws -> T {
+    func decode<T: Decodable>(
+        _ type: T.Type, from bytes: ArraySlice<UInt8>, userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) throws -> T {
         switch side {
         case .faulty:
-            return try DiffCoder(side: .foundation, strategies: strategies).decode(type, from: Self.plantBug(Array(bytes)), userInfo: userInfo)
+            return try DiffCoder(side: .foundation, strategies: strategies).decode(
+                type, from: Self.plantBug(Array(bytes)), userInfo: userInfo)
         case .foundation:
             return try foundationDecoder(userInfo).decode(type, from: Data(bytes))
         case .folio:
@@ -127,7 +138,8 @@ struct DiffCoder: Sendable, CustomStringConvertible {
         case .base64: decoder.dataDecodingStrategy = .base64
         }
         if let f = strategies.floats {
-            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
         }
         if strategies.snakeCase { decoder.keyDecodingStrategy = .convertFromSnakeCase }
         decoder.userInfo = userInfo
@@ -147,7 +159,8 @@ struct DiffCoder: Sendable, CustomStringConvertible {
         case .base64: decoder.dataDecodingStrategy = .base64
         }
         if let f = strategies.floats {
-            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: f[0], negativeInfinity: f[1], nan: f[2])
         }
         if strategies.snakeCase { decoder.keyDecodingStrategy = .convertFromSnakeCase }
         if let maximumDepth { decoder.maximumDepth = maximumDepth }
@@ -188,18 +201,27 @@ indirect enum DiffAnyJSON: Decodable, Equatable, CustomStringConvertible {
             while !c.isAtEnd {
                 let before = c.currentIndex
                 a.append(try c.decode(DiffAnyJSON.self))
-                guard c.currentIndex > before else { throw GeneratedError(description: "unkeyed container did not advance") }
+                guard c.currentIndex > before else {
+                    throw GeneratedError(description: "unkeyed container did not advance")
+                }
             }
             self = .array(a)
             return
         }
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let i = try? c.decode(Int64.self) { self = .int(i) }
-        else if let u = try? c.decode(UInt64.self) { self = .uint(u) }
-        else { self = .double(try c.decode(Double.self)) }
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let i = try? c.decode(Int64.self) {
+            self = .int(i)
+        } else if let u = try? c.decode(UInt64.self) {
+            self = .uint(u)
+        } else {
+            self = .double(try c.decode(Double.self))
+        }
     }
 
     static func == (a: DiffAnyJSON, b: DiffAnyJSON) -> Bool {
@@ -212,10 +234,11 @@ indirect enum DiffAnyJSON: Decodable, Equatable, CustomStringConvertible {
         case (.string(let x), .string(let y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
         case (.array(let x), .array(let y)): return x == y
         case (.object(let x), .object(let y)):
-            return x.count == y.count && x.allSatisfy { key, value in
-                guard let i = y.index(forKey: key) else { return false }
-                return y[i].key.unicodeScalars.elementsEqual(key.unicodeScalars) && y[i].value == value
-            }
+            return x.count == y.count
+                && x.allSatisfy { key, value in
+                    guard let i = y.index(forKey: key) else { return false }
+                    return y[i].key.unicodeScalars.elementsEqual(key.unicodeScalars) && y[i].value == value
+                }
         default: return false
         }
     }
@@ -229,7 +252,8 @@ indirect enum DiffAnyJSON: Decodable, Equatable, CustomStringConvertible {
         case .double(let d): return "\(d)"
         case .string(let s): return String(reflecting: s)
         case .array(let a): return "[" + a.map(\.description).joined(separator: ",") + "]"
-        case .object(let o): return "{" + o.map { "\(String(reflecting: $0.key)):\($0.value)" }.joined(separator: ",") + "}"
+        case .object(let o):
+            return "{" + o.map { "\(String(reflecting: $0.key)):\($0.value)" }.joined(separator: ",") + "}"
         }
     }
 }

@@ -22,7 +22,10 @@ final class ShapeStack: @unchecked Sendable {
 
     static func describe(_ path: [any CodingKey]) -> String {
         // An index or integer key by its number, whichever of intValue and stringValue holds it.
-        path.map { key in key.intValue.map { "#\($0)" } ?? (Int(key.stringValue).map { "#\($0)" } ?? String(reflecting: key.stringValue)) }.joined(separator: ".")
+        path.map { key in
+            key.intValue.map { "#\($0)" }
+                ?? (Int(key.stringValue).map { "#\($0)" } ?? String(reflecting: key.stringValue))
+        }.joined(separator: ".")
     }
 
     func with<R>(_ shape: DiffShape, _ body: () throws -> R) rethrows -> R {
@@ -52,13 +55,16 @@ struct DiffGenerated: Codable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        if let stack = encoder.userInfo[.diffShapes] as? ShapeStack { stack.paths.append(ShapeStack.describe(encoder.codingPath)) }
+        if let stack = encoder.userInfo[.diffShapes] as? ShapeStack {
+            stack.paths.append(ShapeStack.describe(encoder.codingPath))
+        }
         try GeneratedCoding.encode(value, as: shape, to: encoder)
     }
 
     init(from decoder: any Decoder) throws {
         guard let stack = decoder.userInfo[.diffShapes] as? ShapeStack, let shape = stack.shapes.last else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "userInfo has no shape"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "userInfo has no shape"))
         }
         self.shape = shape
         stack.paths.append(ShapeStack.describe(decoder.codingPath))
@@ -123,7 +129,9 @@ enum GeneratedCoding {
     /// keeps a container and writes to it later does (a streaming encoder must cope).
     static func isOutOfOrder(_ count: Int) -> Bool { count >= 2 && count % 2 == 0 }
 
-    static func encodeFields(_ values: [DiffValue], _ fields: [ShapeField], into c: inout KeyedEncodingContainer<DiffKey>) throws {
+    static func encodeFields(
+        _ values: [DiffValue], _ fields: [ShapeField], into c: inout KeyedEncodingContainer<DiffKey>
+    ) throws {
         guard isOutOfOrder(fields.count) else {
             for (field, v) in zip(fields, values) {
                 try encodeField(v, as: field.shape, field.mode, key: DiffKey(field.name), into: &c)
@@ -141,7 +149,9 @@ enum GeneratedCoding {
         for fill in later.reversed() { try fill() }
     }
 
-    static func encodeElements(_ values: [DiffValue], as element: DiffShape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
+    static func encodeElements(
+        _ values: [DiffValue], as element: DiffShape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer
+    ) throws {
         guard isOutOfOrder(values.count) else {
             for v in values { try encodeElement(v, as: element, mode, into: &c) }
             return
@@ -159,7 +169,10 @@ enum GeneratedCoding {
 
     /// Opens the container (or super encoder) for a compound child now and returns what
     /// fills it; nil for a child written at once.
-    static func openLater(_ value: DiffValue, _ shape: DiffShape, _ mode: ChildMode, key: DiffKey, in c: inout KeyedEncodingContainer<DiffKey>) -> (() throws -> Void)? {
+    static func openLater(
+        _ value: DiffValue, _ shape: DiffShape, _ mode: ChildMode, key: DiffKey,
+        in c: inout KeyedEncodingContainer<DiffKey>
+    ) -> (() throws -> Void)? {
         var shape = shape, value = value
         if case .optional(let inner) = shape {
             guard case .some(let v) = value else { return nil }
@@ -183,7 +196,9 @@ enum GeneratedCoding {
         }
     }
 
-    static func openLater(_ value: DiffValue, _ shape: DiffShape, _ mode: ChildMode, in c: inout any UnkeyedEncodingContainer) -> (() throws -> Void)? {
+    static func openLater(
+        _ value: DiffValue, _ shape: DiffShape, _ mode: ChildMode, in c: inout any UnkeyedEncodingContainer
+    ) -> (() throws -> Void)? {
         var shape = shape, value = value
         if case .optional(let inner) = shape {
             guard case .some(let v) = value else { return nil }
@@ -207,7 +222,9 @@ enum GeneratedCoding {
     }
 
     /// `{"caseName":{"_0":...,"label":...}}`, as synthesized `Codable` writes an enum case.
-    static func encodeCase(_ index: Int, _ values: [DiffValue], _ cases: [ShapeCase], into c: inout KeyedEncodingContainer<DiffKey>) throws {
+    static func encodeCase(
+        _ index: Int, _ values: [DiffValue], _ cases: [ShapeCase], into c: inout KeyedEncodingContainer<DiffKey>
+    ) throws {
         let theCase = cases[index]
         var n = c.nestedContainer(keyedBy: DiffKey.self, forKey: DiffKey(theCase.name))
         for (i, v) in values.enumerated() {
@@ -215,7 +232,10 @@ enum GeneratedCoding {
         }
     }
 
-    static func encodeField(_ value: DiffValue, as shape: DiffShape, _ mode: ChildMode, key: DiffKey, into c: inout KeyedEncodingContainer<DiffKey>) throws {
+    static func encodeField(
+        _ value: DiffValue, as shape: DiffShape, _ mode: ChildMode, key: DiffKey,
+        into c: inout KeyedEncodingContainer<DiffKey>
+    ) throws {
         if case .optional(let inner) = shape {
             switch (value, mode) {
             case (.none, .direct): return  // omitted, as `encodeIfPresent`
@@ -270,7 +290,9 @@ enum GeneratedCoding {
         }
     }
 
-    static func encodeElement(_ value: DiffValue, as shape: DiffShape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer) throws {
+    static func encodeElement(
+        _ value: DiffValue, as shape: DiffShape, _ mode: ChildMode, into c: inout any UnkeyedEncodingContainer
+    ) throws {
         if case .optional(let inner) = shape {
             switch (value, mode) {
             case (.none, .direct): try c.encodeNil()
@@ -337,10 +359,12 @@ enum GeneratedCoding {
             return .array(try decodeElements(element, mode, &c, stack))
         case .stringDictionary(let element):
             let c = try decoder.singleValueContainer()
-            return .stringDictionary(try stack.with(element) { try c.decode([String: DiffGenerated].self) }.mapValues(\.value))
+            return .stringDictionary(
+                try stack.with(element) { try c.decode([String: DiffGenerated].self) }.mapValues(\.value))
         case .intDictionary(let element):
             let c = try decoder.singleValueContainer()
-            return .intDictionary(try stack.with(element) { try c.decode([Int: DiffGenerated].self) }.mapValues(\.value))
+            return .intDictionary(
+                try stack.with(element) { try c.decode([Int: DiffGenerated].self) }.mapValues(\.value))
         case .structure(let fields):
             return try decodeFields(fields, try decoder.container(keyedBy: DiffKey.self), stack)
         case .enumeration(let cases):
@@ -369,7 +393,9 @@ enum GeneratedCoding {
         }
     }
 
-    static func decodeElements(_ element: DiffShape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack) throws -> [DiffValue] {
+    static func decodeElements(
+        _ element: DiffShape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack
+    ) throws -> [DiffValue] {
         var values: [DiffValue] = []
         while !c.isAtEnd {
             let before = c.currentIndex
@@ -382,33 +408,50 @@ enum GeneratedCoding {
         return values
     }
 
-    static func decodeFields(_ fields: [ShapeField], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> DiffValue {
+    static func decodeFields(
+        _ fields: [ShapeField], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack
+    ) throws -> DiffValue {
         .structure(try fields.map { try decodeField($0.shape, $0.mode, key: DiffKey($0.name), c, stack) })
     }
 
-    static func decodeCase(_ cases: [ShapeCase], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> DiffValue {
+    static func decodeCase(
+        _ cases: [ShapeCase], _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack
+    ) throws -> DiffValue {
         let keys = c.allKeys
         guard keys.count == 1 else {
-            throw DecodingError.typeMismatch(DiffGenerated.self, .init(codingPath: c.codingPath, debugDescription: "\(keys.count) keys for an enum case"))
+            throw DecodingError.typeMismatch(
+                DiffGenerated.self,
+                .init(codingPath: c.codingPath, debugDescription: "\(keys.count) keys for an enum case"))
         }
-        guard let index = cases.firstIndex(where: { $0.name.unicodeScalars.elementsEqual(keys[0].stringValue.unicodeScalars) }) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "no case \(keys[0].stringValue)"))
+        guard
+            let index = cases.firstIndex(where: {
+                $0.name.unicodeScalars.elementsEqual(keys[0].stringValue.unicodeScalars)
+            })
+        else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: c.codingPath, debugDescription: "no case \(keys[0].stringValue)"))
         }
         let n = try c.nestedContainer(keyedBy: DiffKey.self, forKey: keys[0])
         let theCase = cases[index]
-        return .enumeration(index, try theCase.fields.indices.map { i in
-            try decodeField(theCase.fields[i].shape, .boxed, key: DiffKey(theCase.key(i)), n, stack)
-        })
+        return .enumeration(
+            index,
+            try theCase.fields.indices.map { i in
+                try decodeField(theCase.fields[i].shape, .boxed, key: DiffKey(theCase.key(i)), n, stack)
+            })
     }
 
-    static func decodeField(_ shape: DiffShape, _ mode: ChildMode, key: DiffKey, _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack) throws -> DiffValue {
+    static func decodeField(
+        _ shape: DiffShape, _ mode: ChildMode, key: DiffKey, _ c: KeyedDecodingContainer<DiffKey>, _ stack: ShapeStack
+    ) throws -> DiffValue {
         if case .optional(let inner) = shape {
             switch mode {
             case .direct:
                 if try !c.contains(key) || c.decodeNil(forKey: key) { return .none }
                 return .some(try decodeField(inner, mode, key: key, c, stack))
             case .boxed:
-                return try stack.with(inner) { try c.decodeIfPresent(DiffGenerated.self, forKey: key) }.map { .some($0.value) } ?? .none
+                return try stack.with(inner) { try c.decodeIfPresent(DiffGenerated.self, forKey: key) }.map {
+                    .some($0.value)
+                } ?? .none
             case .superCoder:
                 return try decode(shape, from: c.superDecoder(forKey: key), stack)
             }
@@ -422,9 +465,12 @@ enum GeneratedCoding {
                 var n = try c.nestedUnkeyedContainer(forKey: key)
                 return .array(try decodeElements(element, m, &n, stack))
             case .stringDictionary(let element):
-                return .stringDictionary(try stack.with(element) { try c.decode([String: DiffGenerated].self, forKey: key) }.mapValues(\.value))
+                return .stringDictionary(
+                    try stack.with(element) { try c.decode([String: DiffGenerated].self, forKey: key) }.mapValues(
+                        \.value))
             case .intDictionary(let element):
-                return .intDictionary(try stack.with(element) { try c.decode([Int: DiffGenerated].self, forKey: key) }.mapValues(\.value))
+                return .intDictionary(
+                    try stack.with(element) { try c.decode([Int: DiffGenerated].self, forKey: key) }.mapValues(\.value))
             case .structure(let fields):
                 return try decodeFields(fields, try c.nestedContainer(keyedBy: DiffKey.self, forKey: key), stack)
             case .enumeration(let cases):
@@ -450,14 +496,17 @@ enum GeneratedCoding {
         }
     }
 
-    static func decodeElement(_ shape: DiffShape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack) throws -> DiffValue {
+    static func decodeElement(
+        _ shape: DiffShape, _ mode: ChildMode, _ c: inout any UnkeyedDecodingContainer, _ stack: ShapeStack
+    ) throws -> DiffValue {
         if case .optional(let inner) = shape {
             switch mode {
             case .direct:
                 if try c.decodeNil() { return .none }
                 return .some(try decodeElement(inner, mode, &c, stack))
             case .boxed:
-                return try stack.with(inner) { try c.decodeIfPresent(DiffGenerated.self) }.map { .some($0.value) } ?? .none
+                return try stack.with(inner) { try c.decodeIfPresent(DiffGenerated.self) }.map { .some($0.value) }
+                    ?? .none
             case .superCoder:
                 return try decode(shape, from: c.superDecoder(), stack)
             }
@@ -471,9 +520,11 @@ enum GeneratedCoding {
                 var n = try c.nestedUnkeyedContainer()
                 return .array(try decodeElements(element, m, &n, stack))
             case .stringDictionary(let element):
-                return .stringDictionary(try stack.with(element) { try c.decode([String: DiffGenerated].self) }.mapValues(\.value))
+                return .stringDictionary(
+                    try stack.with(element) { try c.decode([String: DiffGenerated].self) }.mapValues(\.value))
             case .intDictionary(let element):
-                return .intDictionary(try stack.with(element) { try c.decode([Int: DiffGenerated].self) }.mapValues(\.value))
+                return .intDictionary(
+                    try stack.with(element) { try c.decode([Int: DiffGenerated].self) }.mapValues(\.value))
             case .structure(let fields):
                 return try decodeFields(fields, try c.nestedContainer(keyedBy: DiffKey.self), stack)
             case .enumeration(let cases):

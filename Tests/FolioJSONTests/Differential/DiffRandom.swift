@@ -15,13 +15,17 @@ extension SplitMix64 {
 /// every generated count by N for long runs (`FOLIO_JSON_FUZZ=50 swift test --filter Differential`).
 enum DiffBudget {
     static let factor: Int = {
-        guard let text = ProcessInfo.processInfo.environment["FOLIO_JSON_FUZZ"], let n = Int(text), n > 0 else { return 1 }
+        guard let text = ProcessInfo.processInfo.environment["FOLIO_JSON_FUZZ"], let n = Int(text), n > 0 else {
+            return 1
+        }
         return n
     }()
 
     /// A base seed; `FOLIO_JSON_SEED=S` replays a reported run.
     static let seed: UInt64 = {
-        guard let text = ProcessInfo.processInfo.environment["FOLIO_JSON_SEED"], let n = UInt64(text) else { return 0x16_F0_11_0 }
+        guard let text = ProcessInfo.processInfo.environment["FOLIO_JSON_SEED"], let n = UInt64(text) else {
+            return 0x16_F0_11_0
+        }
         return n
     }()
 

@@ -23,7 +23,8 @@ enum DiffRespell {
                 while end < json.count, "0123456789+-.eE".utf8.contains(json[end]) { end += 1 }
                 out += respellNumber(Array(json[i..<end]), &random)
                 i = end
-            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "}"), UInt8(ascii: "]"):
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "}"),
+                UInt8(ascii: "]"):
                 whitespace()
                 out.append(b)
                 whitespace()
@@ -38,7 +39,9 @@ enum DiffRespell {
     }
 
     /// Reads the string starting at `start` (a quote), writes it respelled, returns the index after it.
-    static func respellString(_ json: [UInt8], from start: Int, into out: inout [UInt8], _ random: inout DiffRandom) -> Int {
+    static func respellString(
+        _ json: [UInt8], from start: Int, into out: inout [UInt8], _ random: inout DiffRandom
+    ) -> Int {
         var scalars: [UInt32] = []
         var i = start + 1
         func hex(_ at: Int) -> UInt32 { UInt32(String(decoding: json[at..<at + 4], as: UTF8.self), radix: 16) ?? 0 }
@@ -49,7 +52,9 @@ enum DiffRespell {
                 case UInt8(ascii: "u"):
                     var v = hex(i + 2)
                     i += 6
-                    if (0xD800..<0xDC00).contains(v), i + 6 <= json.count, json[i] == UInt8(ascii: "\\"), json[i + 1] == UInt8(ascii: "u") {
+                    if (0xD800..<0xDC00).contains(v), i + 6 <= json.count, json[i] == UInt8(ascii: "\\"),
+                        json[i + 1] == UInt8(ascii: "u")
+                    {
                         let low = hex(i + 2)
                         v = 0x10000 + ((v - 0xD800) << 10) + (low - 0xDC00)
                         i += 6
@@ -67,7 +72,13 @@ enum DiffRespell {
             } else {
                 // One UTF-8 sequence.
                 var length = 1
-                if json[i] >= 0xF0 { length = 4 } else if json[i] >= 0xE0 { length = 3 } else if json[i] >= 0xC0 { length = 2 }
+                if json[i] >= 0xF0 {
+                    length = 4
+                } else if json[i] >= 0xE0 {
+                    length = 3
+                } else if json[i] >= 0xC0 {
+                    length = 2
+                }
                 let s = String(decoding: json[i..<min(json.count, i + length)], as: UTF8.self)
                 scalars += s.unicodeScalars.map(\.value)
                 i += length
@@ -87,7 +98,9 @@ enum DiffRespell {
 
     static func spell(_ v: UInt32, _ random: inout DiffRandom) -> [UInt8] {
         let upper = random.chance(1, in: 2)
-        let short: [UInt32: String] = [8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 0x22: "\\\"", 0x5C: "\\\\", 0x2F: "\\/"]
+        let short: [UInt32: String] = [
+            8: "\\b", 12: "\\f", 10: "\\n", 13: "\\r", 9: "\\t", 0x22: "\\\"", 0x5C: "\\\\", 0x2F: "\\/",
+        ]
         if let s = short[v], random.chance(1, in: 2) || v == 0x22 || v == 0x5C || v < 0x20 {
             return random.chance(2, in: 3) ? Array(s.utf8) : uEscape(v, upper)
         }
@@ -108,7 +121,11 @@ enum DiffRespell {
             // Switch the exponent letter's case, or give a bare exponent a plus sign.
             if let e = n.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
                 if random.chance(1, in: 2) { n[e] = n[e] == UInt8(ascii: "e") ? UInt8(ascii: "E") : UInt8(ascii: "e") }
-                if e + 1 < n.count, n[e + 1] != UInt8(ascii: "+"), n[e + 1] != UInt8(ascii: "-"), random.chance(1, in: 2) { n.insert(UInt8(ascii: "+"), at: e + 1) }
+                if e + 1 < n.count, n[e + 1] != UInt8(ascii: "+"), n[e + 1] != UInt8(ascii: "-"),
+                    random.chance(1, in: 2)
+                {
+                    n.insert(UInt8(ascii: "+"), at: e + 1)
+                }
             }
             return n
         }

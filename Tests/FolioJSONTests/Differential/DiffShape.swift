@@ -41,7 +41,10 @@ indirect enum DiffShape: Sendable, CustomStringConvertible {
     case structure([ShapeField])
     case enumeration([ShapeCase])
 
-    static let scalars: [DiffShape] = [.bool, .string, .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint64, .uint, .float, .double, .date, .data]
+    static let scalars: [DiffShape] = [
+        .bool, .string, .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint64, .uint, .float, .double,
+        .date, .data,
+    ]
 
     var isOptional: Bool { if case .optional = self { return true } else { return false } }
 
@@ -78,11 +81,13 @@ indirect enum DiffShape: Sendable, CustomStringConvertible {
         case .stringDictionary(let s): return "[String: \(s)]"
         case .intDictionary(let s): return "[Int: \(s)]"
         case .structure(let fields):
-            return "struct{" + fields.map { "\(String(reflecting: $0.name))/\($0.mode): \($0.shape)" }.joined(separator: ", ") + "}"
+            return "struct{"
+                + fields.map { "\(String(reflecting: $0.name))/\($0.mode): \($0.shape)" }.joined(separator: ", ") + "}"
         case .enumeration(let cases):
-            return "enum{" + cases.map { c in
-                "\(c.name)(" + c.fields.map { "\($0.label ?? "_"): \($0.shape)" }.joined(separator: ", ") + ")"
-            }.joined(separator: " | ") + "}"
+            return "enum{"
+                + cases.map { c in
+                    "\(c.name)(" + c.fields.map { "\($0.label ?? "_"): \($0.shape)" }.joined(separator: ", ") + ")"
+                }.joined(separator: " | ") + "}"
         }
     }
 }
@@ -121,7 +126,8 @@ indirect enum DiffValue: Sendable, CustomStringConvertible {
         case .none: return "nil"
         case .some(let v): return "some(\(v))"
         case .array(let vs): return "[" + vs.map(\.description).joined(separator: ", ") + "]"
-        case .stringDictionary(let d): return "[" + d.map { "\(String(reflecting: $0.key)): \($0.value)" }.joined(separator: ", ") + "]"
+        case .stringDictionary(let d):
+            return "[" + d.map { "\(String(reflecting: $0.key)): \($0.value)" }.joined(separator: ", ") + "]"
         case .intDictionary(let d): return "[" + d.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"
         case .structure(let vs): return "{" + vs.map(\.description).joined(separator: ", ") + "}"
         case .enumeration(let c, let vs): return ".case\(c)(" + vs.map(\.description).joined(separator: ", ") + ")"
@@ -147,19 +153,24 @@ func strictlyEqual(_ a: DiffValue, _ b: DiffValue) -> Bool {
     case (.uint(let x), .uint(let y)): return x == y
     case (.float(let x), .float(let y)): return (x.isNaN && y.isNaN) || x.bitPattern == y.bitPattern
     case (.double(let x), .double(let y)): return sameDouble(x, y)
-    case (.date(let x), .date(let y)): return sameDouble(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
+    case (.date(let x), .date(let y)):
+        return sameDouble(x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
     case (.data(let x), .data(let y)): return x == y
     case (.none, .none): return true
     case (.some(let x), .some(let y)): return strictlyEqual(x, y)
-    case (.array(let xs), .array(let ys)): return xs.count == ys.count && zip(xs, ys).allSatisfy { strictlyEqual($0, $1) }
-    case (.structure(let xs), .structure(let ys)): return xs.count == ys.count && zip(xs, ys).allSatisfy { strictlyEqual($0, $1) }
+    case (.array(let xs), .array(let ys)):
+        return xs.count == ys.count && zip(xs, ys).allSatisfy { strictlyEqual($0, $1) }
+    case (.structure(let xs), .structure(let ys)):
+        return xs.count == ys.count && zip(xs, ys).allSatisfy { strictlyEqual($0, $1) }
     case (.enumeration(let c, let xs), .enumeration(let d, let ys)):
         return c == d && xs.count == ys.count && zip(xs, ys).allSatisfy { strictlyEqual($0, $1) }
     case (.stringDictionary(let x), .stringDictionary(let y)):
-        return x.count == y.count && x.allSatisfy { key, value in
-            guard let index = y.index(forKey: key) else { return false }
-            return y[index].key.unicodeScalars.elementsEqual(key.unicodeScalars) && strictlyEqual(value, y[index].value)
-        }
+        return x.count == y.count
+            && x.allSatisfy { key, value in
+                guard let index = y.index(forKey: key) else { return false }
+                return y[index].key.unicodeScalars.elementsEqual(key.unicodeScalars)
+                    && strictlyEqual(value, y[index].value)
+            }
     case (.intDictionary(let x), .intDictionary(let y)):
         return x.count == y.count && x.allSatisfy { key, value in y[key].map { strictlyEqual(value, $0) } ?? false }
     default: return false
@@ -221,12 +232,19 @@ struct DiffGenerator {
             let fields: [(label: String?, shape: DiffShape)] = (0..<random.below(3)).map { j in
                 (labels ? "v\(j)" : nil, shape(depth: depth))
             }
-            return ShapeCase(name: random.pick(["a", "case", "some", "none", "value", "x_y", "émoji😀"]) + "\(i)", fields: fields)
+            return ShapeCase(
+                name: random.pick(["a", "case", "some", "none", "value", "x_y", "émoji😀"]) + "\(i)", fields: fields)
         }
     }
 
-    static let namePieces = ["id", "name", "x", "", "é", "e\u{301}", "😀", "\"", "\\", "/", "\n", "\u{0}", "\u{1F}", "\t", "key with space", "\u{7F}", "\u{2028}", "𝄞"]
-    static let camelNames = ["imageURL", "userID", "firstName", "a", "aB", "ABC", "already_snake", "_leading", "trailing_", "__double", "x1Y2", "URLString", "oneTwoThree", "ünïcodeKey", "HTTPResponseCode", "isOK"]
+    static let namePieces = [
+        "id", "name", "x", "", "é", "e\u{301}", "😀", "\"", "\\", "/", "\n", "\u{0}", "\u{1F}", "\t", "key with space",
+        "\u{7F}", "\u{2028}", "𝄞",
+    ]
+    static let camelNames = [
+        "imageURL", "userID", "firstName", "a", "aB", "ABC", "already_snake", "_leading", "trailing_", "__double",
+        "x1Y2", "URLString", "oneTwoThree", "ünïcodeKey", "HTTPResponseCode", "isOK",
+    ]
 
     mutating func fieldName(_ index: Int) -> String {
         if options.camelCaseNames { return random.pick(DiffGenerator.camelNames) + (index == 0 ? "" : "F\(index)") }
@@ -281,15 +299,20 @@ struct DiffGenerator {
         case 2: return 0
         case 3: return T.isSigned ? -1 : 1
         case 4: return T(truncatingIfNeeded: random.below(1000))
-        case 5: return T.isSigned ? T(truncatingIfNeeded: -random.below(1000)) : .max - T(truncatingIfNeeded: random.below(100))
+        case 5:
+            return T.isSigned
+                ? T(truncatingIfNeeded: -random.below(1000)) : .max - T(truncatingIfNeeded: random.below(100))
         default: return T(truncatingIfNeeded: random.next())
         }
     }
 
     static let specialDoubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 5e-324, -5e-324, 1e300, 1e-300, 1e23, 9_007_199_254_740_993, 9_007_199_254_740_992,
-        123_456_789_012_345_680_000, 1.7976931348623157e308, -1.7976931348623157e308, 2.2250738585072014e-308, 2.225073858507201e-308,
-        .leastNonzeroMagnitude, .greatestFiniteMagnitude, .leastNormalMagnitude, .pi, .ulpOfOne, 1e21, 1e22, 1e-7, 1e-6, 100, 1e16,
+        0, -0.0, 1, -1, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 5e-324, -5e-324, 1e300, 1e-300, 1e23, 9_007_199_254_740_993,
+        9_007_199_254_740_992,
+        123_456_789_012_345_680_000, 1.7976931348623157e308, -1.7976931348623157e308, 2.2250738585072014e-308,
+        2.225073858507201e-308,
+        .leastNonzeroMagnitude, .greatestFiniteMagnitude, .leastNormalMagnitude, .pi, .ulpOfOne, 1e21, 1e22, 1e-7, 1e-6,
+        100, 1e16,
         0.000001, 123.456, 4.35, 2.5, -2.5, 1e15, 1.5e-10, Double(Int64.max), Double(UInt64.max),
     ]
     static let specialFloats: [Float] = [
@@ -330,7 +353,11 @@ struct DiffGenerator {
             return Date(timeIntervalSince1970: Double(random.below(13_000_000_000) - 2_208_988_800))
         }
         switch random.below(4) {
-        case 0: return Date(timeIntervalSinceReferenceDate: random.pick([0, -0.0, 1, -1, 0.001, 1e9, -978_307_200, 1.5, 694_224_000.123]))
+        case 0:
+            return Date(
+                timeIntervalSinceReferenceDate: random.pick([
+                    0, -0.0, 1, -1, 0.001, 1e9, -978_307_200, 1.5, 694_224_000.123,
+                ]))
         case 1: return Date(timeIntervalSince1970: Double(random.below(4_000_000_000)))
         case 2: return Date(timeIntervalSince1970: Double(random.below(4_000_000_000_000)) / 1000)
         default: return Date(timeIntervalSinceReferenceDate: double())
@@ -338,9 +365,12 @@ struct DiffGenerator {
     }
 
     static let stringPieces: [String] = [
-        "", "a", "hello", "\"", "\\", "/", "\\/", "\u{0}", "\u{8}", "\u{C}", "\n", "\r", "\t", "\u{1}", "\u{1F}", "\u{7F}", "\u{80}", "\u{9F}",
-        "é", "e\u{301}", "a\u{301}\u{302}\u{303}", "😀", "👨‍👩‍👧‍👦", "🇫🇷", "𝄞", "\u{10FFFF}", "\u{FFFF}", "\u{FEFF}", "\u{2028}", "\u{2029}",
-        "日本語", "\u{D7FF}", "\u{E000}", "ﬀ", " ", "  ", "0", "-1", "1e5", "true", "null", "{", "}", "[", "]", ",", ":", "\\u0041", "\\ud800",
+        "", "a", "hello", "\"", "\\", "/", "\\/", "\u{0}", "\u{8}", "\u{C}", "\n", "\r", "\t", "\u{1}", "\u{1F}",
+        "\u{7F}", "\u{80}", "\u{9F}",
+        "é", "e\u{301}", "a\u{301}\u{302}\u{303}", "😀", "👨‍👩‍👧‍👦", "🇫🇷", "𝄞", "\u{10FFFF}", "\u{FFFF}", "\u{FEFF}", "\u{2028}",
+        "\u{2029}",
+        "日本語", "\u{D7FF}", "\u{E000}", "ﬀ", " ", "  ", "0", "-1", "1e5", "true", "null", "{", "}", "[", "]", ",", ":",
+        "\\u0041", "\\ud800",
     ]
 
     mutating func string() -> String {

@@ -7,10 +7,13 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         Issue.record("\(report.name): \(failure)", sourceLocation: sourceLocation)
     }
     if report.failureCount > report.failures.count {
-        Issue.record("\(report.name): \(report.failureCount - report.failures.count) more mismatches", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(report.name): \(report.failureCount - report.failures.count) more mismatches",
+            sourceLocation: sourceLocation)
     }
     if report.findingCount > 0 {
-        print("[\(report.name)] \(report.findingCount) findings (differences Docs/JSON.md allows, not failures); first:")
+        print(
+            "[\(report.name)] \(report.findingCount) findings (differences Docs/JSON.md allows, not failures); first:")
         for finding in report.findings { print("  " + finding) }
     }
 }
@@ -23,7 +26,9 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
     @Test("Generated values round-trip", arguments: 0..<2)
     func generatedValues(part: Int) {
         let report = DiffReport("round trips part \(part)")
-        let checked = DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ UInt64(part) << 40, count: DiffBudget.count(50_000), report: report)
+        let checked = DiffChecks.roundTrips(
+            subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ UInt64(part) << 40,
+            count: DiffBudget.count(50_000), report: report)
         #expect(checked == DiffBudget.count(50_000) || report.shouldStop)
         recordDiff(report)
     }
@@ -41,18 +46,25 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         for k in 0..<25 {
             let value = generator.value(shape)
             print("value #\(k): \(value)")
-            print("  Foundation: \(DiffOutcome { try DiffCoder.foundation.encode(value, as: shape) }.value.map(jsonText) ?? "throws")")
-            print("  Folio:      \(DiffOutcome { try DiffCoder.folio.encode(value, as: shape) }.value.map(jsonText) ?? "throws")")
+            print(
+                "  Foundation: \(DiffOutcome { try DiffCoder.foundation.encode(value, as: shape) }.value.map(jsonText) ?? "throws")"
+            )
+            print(
+                "  Folio:      \(DiffOutcome { try DiffCoder.folio.encode(value, as: shape) }.value.map(jsonText) ?? "throws")"
+            )
         }
         let report = DiffReport("replay \(seed)")
-        DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: seed, count: 25, depth: depth, report: report)
+        DiffChecks.roundTrips(
+            subject: .folio, reference: .foundation, seed: seed, count: 25, depth: depth, report: report)
         recordDiff(report)
     }
 
     /// The coding paths nested values see, while encoding and decoding.
     @Test func codingPaths() {
         let report = DiffReport("coding paths")
-        let (checked, _) = DiffChecks.codingPaths(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ 8 << 40, count: DiffBudget.count(3_000), report: report)
+        let (checked, _) = DiffChecks.codingPaths(
+            subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ 8 << 40, count: DiffBudget.count(3_000),
+            report: report)
         #expect(checked == DiffBudget.count(3_000))
         recordDiff(report)
     }
@@ -60,7 +72,9 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
     /// Deep shapes, fewer values: nesting of every container kind through every child mode.
     @Test func deepShapes() {
         let report = DiffReport("deep shapes")
-        DiffChecks.roundTrips(subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ 7 << 40, count: DiffBudget.count(2_000), valuesPerShape: 4, depth: 9, report: report)
+        DiffChecks.roundTrips(
+            subject: .folio, reference: .foundation, seed: DiffBudget.seed &+ 7 << 40, count: DiffBudget.count(2_000),
+            valuesPerShape: 4, depth: 9, report: report)
         recordDiff(report)
     }
 }
@@ -70,7 +84,8 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
 @Suite("Differential harness self-test") struct DifferentialHarnessTests {
     @Test func foundationAgreesWithItself() {
         let report = DiffReport("self-test")
-        let checked = DiffChecks.roundTrips(subject: .foundation, reference: .foundation, seed: DiffBudget.seed, count: 2_000, report: report)
+        let checked = DiffChecks.roundTrips(
+            subject: .foundation, reference: .foundation, seed: DiffBudget.seed, count: 2_000, report: report)
         #expect(checked == 2_000)
         #expect(report.failureCount == 0)
         recordDiff(report)
@@ -79,12 +94,18 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
     /// ... and it does report a coder that gets values wrong.
     @Test func reportsAFaultyCoder() {
         let roundTrips = DiffReport("faulty round trips")
-        DiffChecks.roundTrips(subject: DiffCoder(side: .faulty), reference: .foundation, seed: DiffBudget.seed, count: 500, report: roundTrips)
+        DiffChecks.roundTrips(
+            subject: DiffCoder(side: .faulty), reference: .foundation, seed: DiffBudget.seed, count: 500,
+            report: roundTrips)
         #expect(roundTrips.failureCount > 50)
-        #expect(roundTrips.failures.first.map { $0.contains("shape: ") && $0.contains("json: ") && $0.contains("seed ") } == true)
+        #expect(
+            roundTrips.failures.first.map { $0.contains("shape: ") && $0.contains("json: ") && $0.contains("seed ") }
+                == true)
         let strategies = DiffReport("faulty strategies")
-        DiffChecks.strategyAgreement(subject: DiffCoder(side: .faulty), reference: .foundation, strategies: DiffStrategies(date: .seconds), options: ValueOptions(),
-                                     seed: 1, count: 200, report: strategies)
+        DiffChecks.strategyAgreement(
+            subject: DiffCoder(side: .faulty), reference: .foundation, strategies: DiffStrategies(date: .seconds),
+            options: ValueOptions(),
+            seed: 1, count: 200, report: strategies)
         #expect(strategies.failureCount > 20)
         let hostile = DiffReport("faulty hostile")
         HostileChecks.mutations(subject: DiffCoder(side: .faulty), seed: 1, count: 500, report: hostile)
@@ -93,7 +114,8 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
 
     @Test func codingPathsAgreeWithThemselves() {
         let report = DiffReport("coding paths self-test")
-        let (_, differing) = DiffChecks.codingPaths(subject: .foundation, reference: .foundation, seed: 3, count: 500, report: report)
+        let (_, differing) = DiffChecks.codingPaths(
+            subject: .foundation, reference: .foundation, seed: 3, count: 500, report: report)
         #expect(differing == 0 && report.failureCount == 0)
         recordDiff(report)
     }
@@ -131,7 +153,10 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
         var g = DiffGenerator(seed: 1)
         for _ in 0..<500 { walk(g.shape()) }
         for s in DiffShape.scalars { #expect(seen.contains(s.description), "\(s)") }
-        for k in ["optional", "array", "stringDictionary", "intDictionary", "structure", "enumeration", "mode d", "mode b", "mode s"] {
+        for k in [
+            "optional", "array", "stringDictionary", "intDictionary", "structure", "enumeration", "mode d", "mode b",
+            "mode s",
+        ] {
             #expect(seen.contains(k), "\(k)")
         }
         var doubles = Set<UInt64>(), strings = ""
@@ -139,9 +164,13 @@ func recordDiff(_ report: DiffReport, sourceLocation: SourceLocation = #_sourceL
             doubles.insert(g.double().bitPattern)
             strings += g.string()
         }
-        for d in [-0.0, 5e-324, .greatestFiniteMagnitude, 0.1, 1.0 / 3, 1e300] { #expect(doubles.contains(d.bitPattern), "\(d)") }
+        for d in [-0.0, 5e-324, .greatestFiniteMagnitude, 0.1, 1.0 / 3, 1e300] {
+            #expect(doubles.contains(d.bitPattern), "\(d)")
+        }
         #expect(doubles.contains { Double(bitPattern: $0).isSubnormal && Double(bitPattern: $0) != 5e-324 })
-        for c in ["\u{0}", "\"", "\\", "/", "😀", "e\u{301}", "\u{1F}"] { #expect(strings.contains(c), "\(String(reflecting: c))") }
+        for c in ["\u{0}", "\"", "\\", "/", "😀", "e\u{301}", "\u{1F}"] {
+            #expect(strings.contains(c), "\(String(reflecting: c))")
+        }
         // Foundation writes them as JSON escapes, and the generated JSON holds them.
         let json = try DiffCoder.foundation.encode(DiffValue.string("\u{0}\"\\/\n"), as: .string)
         #expect(String(decoding: json, as: UTF8.self) == #""\u0000\"\\\/\n""#)

@@ -29,8 +29,9 @@ import FolioJSON
     @Test("Strategy agreement", arguments: Array(strategySets.enumerated()))
     func agreement(index: Int, strategies: DiffStrategies) {
         let report = DiffReport("strategies \(strategies)")
-        DiffChecks.strategyAgreement(subject: .folio, reference: .foundation, strategies: strategies, options: Self.options(strategies),
-                                     seed: DiffBudget.seed &+ UInt64(index) << 20, count: DiffBudget.count(200), report: report)
+        DiffChecks.strategyAgreement(
+            subject: .folio, reference: .foundation, strategies: strategies, options: Self.options(strategies),
+            seed: DiffBudget.seed &+ UInt64(index) << 20, count: DiffBudget.count(200), report: report)
         recordDiff(report)
     }
 
@@ -39,8 +40,9 @@ import FolioJSON
     @Test func iso8601FractionalSeconds() throws {
         let report = DiffReport("iso8601 fractional")
         let strategies = DiffStrategies(date: .iso8601)
-        DiffChecks.strategyAgreement(subject: .folio, reference: .foundation, strategies: strategies, options: ValueOptions(),
-                                     seed: DiffBudget.seed &+ 99, count: DiffBudget.count(500), report: report)
+        DiffChecks.strategyAgreement(
+            subject: .folio, reference: .foundation, strategies: strategies, options: ValueOptions(),
+            seed: DiffBudget.seed &+ 99, count: DiffBudget.count(500), report: report)
         recordDiff(report)
     }
 
@@ -55,9 +57,12 @@ import FolioJSON
                 let date = Date(timeIntervalSinceReferenceDate: base - below)
                 let foundation = try DiffCoder.foundation.with(strategies).encode([date])
                 let folio = try DiffCoder.folio.with(strategies).encode([date])
-                let f = try JSONDecoder().decode([String].self, from: Data(foundation)), g = try JSONDecoder().decode([String].self, from: Data(folio))
+                let f = try JSONDecoder().decode([String].self, from: Data(foundation)),
+                    g = try JSONDecoder().decode([String].self, from: Data(folio))
                 if f != g {
-                    report.fail("Date(timeIntervalSinceReferenceDate: \(date.timeIntervalSinceReferenceDate)): Foundation writes \(f[0]), Folio \(g[0])")
+                    report.fail(
+                        "Date(timeIntervalSinceReferenceDate: \(date.timeIntervalSinceReferenceDate)): Foundation writes \(f[0]), Folio \(g[0])"
+                    )
                 }
             }
         }
@@ -67,16 +72,22 @@ import FolioJSON
     /// ISO 8601 text Foundation's `.iso8601` decoding reads (and refuses), read by Folio.
     @Test func iso8601Texts() {
         let report = DiffReport("iso8601 texts")
-        let texts = ["2025-03-01T12:00:00Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2000-02-29T00:00:00Z", "2001-02-29T00:00:00Z",
-                     "2025-03-01T12:00:00+01:00", "2025-03-01T12:00:00-0530", "2025-03-01T12:00:00.5Z", "2025-03-01 12:00:00Z", "2025-03-01T12:00:00",
-                     "2025-03-01", "20250301T120000Z", "2025-13-01T00:00:00Z", "2025-03-01T24:00:00Z", "2025-03-01T12:60:00Z", "2025-03-01T12:00:60Z",
-                     "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "", "Z", "2025-03-01t12:00:00z", " 2025-03-01T12:00:00Z"]
+        let texts = [
+            "2025-03-01T12:00:00Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "2000-02-29T00:00:00Z",
+            "2001-02-29T00:00:00Z",
+            "2025-03-01T12:00:00+01:00", "2025-03-01T12:00:00-0530", "2025-03-01T12:00:00.5Z", "2025-03-01 12:00:00Z",
+            "2025-03-01T12:00:00",
+            "2025-03-01", "20250301T120000Z", "2025-13-01T00:00:00Z", "2025-03-01T24:00:00Z", "2025-03-01T12:60:00Z",
+            "2025-03-01T12:00:60Z",
+            "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "", "Z", "2025-03-01t12:00:00z", " 2025-03-01T12:00:00Z",
+        ]
         let coder = DiffStrategies(date: .iso8601)
         for text in texts {
             let bytes = Array("[\"\(text)\"]".utf8)
-            DiffChecks.hostile(bytes, as: { try $0.with(coder).decode([Date].self, from: $1) },
-                               equal: { $0.map(\.timeIntervalSinceReferenceDate) == $1.map(\.timeIntervalSinceReferenceDate) },
-                               subject: .folio, reference: .foundation, place: "iso8601 \(String(reflecting: text))", report: report)
+            DiffChecks.hostile(
+                bytes, as: { try $0.with(coder).decode([Date].self, from: $1) },
+                equal: { $0.map(\.timeIntervalSinceReferenceDate) == $1.map(\.timeIntervalSinceReferenceDate) },
+                subject: .folio, reference: .foundation, place: "iso8601 \(String(reflecting: text))", report: report)
         }
         recordDiff(report)
     }
@@ -84,11 +95,15 @@ import FolioJSON
     /// Base64 text variants: padding, no padding, whitespace, URL alphabet, garbage.
     @Test func base64Texts() {
         let report = DiffReport("base64 texts")
-        let texts = ["", "AA==", "AAA=", "AAAA", "AA", "AAA", "A", "AA=", "AA===", "/+/+", "-_-_", "AA AA", "AA\\nAA", "QUJD", "QUJDRA==", "QUJDRA", "QUJD\\/w==", "====", "Zm9v YmFy"]
+        let texts = [
+            "", "AA==", "AAA=", "AAAA", "AA", "AAA", "A", "AA=", "AA===", "/+/+", "-_-_", "AA AA", "AA\\nAA", "QUJD",
+            "QUJDRA==", "QUJDRA", "QUJD\\/w==", "====", "Zm9v YmFy",
+        ]
         for text in texts {
             let bytes = Array("[\"\(text)\"]".utf8)
-            DiffChecks.hostile(bytes, as: { try $0.decode([Data].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation,
-                               place: "base64 \(String(reflecting: text))", report: report)
+            DiffChecks.hostile(
+                bytes, as: { try $0.decode([Data].self, from: $1) }, equal: ==, subject: .folio, reference: .foundation,
+                place: "base64 \(String(reflecting: text))", report: report)
         }
         recordDiff(report)
     }
@@ -97,17 +112,27 @@ import FolioJSON
     /// and which key each decoder matches.
     @Test func snakeCaseKeys() throws {
         let report = DiffReport("snake case keys")
-        let names = DiffGenerator.camelNames + ["", "_", "__", "a_b", "aBc_dEf", "ABCdef", "abcDEF", "a1", "A1b", "é", "ÉtéX", "a😀B", "snake_Case", "_a_B_", "oneTWO3four",
-                                            "x-y", "kebab-caseKey", "with space", "İstanbul", "ǅungla", "straße", "ǈJ"]
-        let shape = DiffShape.structure(names.enumerated().map { ShapeField(name: $1 + ($0 == 0 ? "" : "\u{0}\($0)"), shape: .int, mode: .direct) })
+        let names =
+            DiffGenerator.camelNames + [
+                "", "_", "__", "a_b", "aBc_dEf", "ABCdef", "abcDEF", "a1", "A1b", "é", "ÉtéX", "a😀B", "snake_Case",
+                "_a_B_", "oneTWO3four",
+                "x-y", "kebab-caseKey", "with space", "İstanbul", "ǅungla", "straße", "ǈJ",
+            ]
+        let shape = DiffShape.structure(
+            names.enumerated().map { ShapeField(name: $1 + ($0 == 0 ? "" : "\u{0}\($0)"), shape: .int, mode: .direct) })
         let value = DiffValue.structure(names.indices.map { .int($0) })
         let strategies = DiffStrategies(snakeCase: true)
         let r = try DiffCoder.foundation.with(strategies).encode(value, as: shape)
         let s = try DiffCoder.folio.with(strategies).encode(value, as: shape)
-        let rTree = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: r), sTree = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: s)
+        let rTree = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: r),
+            sTree = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: s)
         if rTree != sTree {
             if case .object(let ro) = rTree, case .object(let so) = sTree {
-                for key in Set(ro.keys).symmetricDifference(so.keys) { report.fail("convertToSnakeCase: key \(String(reflecting: key)) only in \(ro[key] != nil ? "Foundation's" : "Folio's") output") }
+                for key in Set(ro.keys).symmetricDifference(so.keys) {
+                    report.fail(
+                        "convertToSnakeCase: key \(String(reflecting: key)) only in \(ro[key] != nil ? "Foundation's" : "Folio's") output"
+                    )
+                }
             } else {
                 report.fail("convertToSnakeCase: Foundation \(jsonText(r)), Folio \(jsonText(s))")
             }
@@ -115,23 +140,32 @@ import FolioJSON
         // Each name alone, decoded from the snake case key and from the name as it is.
         for name in names {
             let one = DiffShape.structure([ShapeField(name: name, shape: .int, mode: .direct)])
-            let snake = try DiffCoder.foundation.decode(DiffAnyJSON.self, from: DiffCoder.foundation.with(strategies).encode(DiffValue.structure([.int(1)]), as: one))
+            let snake = try DiffCoder.foundation.decode(
+                DiffAnyJSON.self,
+                from: DiffCoder.foundation.with(strategies).encode(DiffValue.structure([.int(1)]), as: one))
             for key in [name, snake.snakeKey(forValue: 1) ?? name] {
                 let bytes = Array("{\(String(decoding: try JSONEncoder().encode(key), as: UTF8.self)):1}".utf8)
-                DiffChecks.hostile(bytes, as: { try $0.with(strategies).decode(one, from: $1) }, equal: strictlyEqual, subject: .folio, reference: .foundation,
-                                   place: "convertFromSnakeCase of \(String(reflecting: key)) for field \(String(reflecting: name))", report: report)
+                DiffChecks.hostile(
+                    bytes, as: { try $0.with(strategies).decode(one, from: $1) }, equal: strictlyEqual, subject: .folio,
+                    reference: .foundation,
+                    place: "convertFromSnakeCase of \(String(reflecting: key)) for field \(String(reflecting: name))",
+                    report: report)
             }
         }
         // Dictionary keys: Foundation converts `[String: T]` keys neither way.
         let dictionary = DiffShape.stringDictionary(.int)
-        let dictionaryValue = DiffValue.stringDictionary(Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, .int($0)) }))
-        DiffChecks.strategyAgreementOne(dictionaryValue, dictionary, subject: .folio, reference: .foundation, strategies: strategies, place: "[String: Int] keys", report: report)
+        let dictionaryValue = DiffValue.stringDictionary(
+            Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, .int($0)) }))
+        DiffChecks.strategyAgreementOne(
+            dictionaryValue, dictionary, subject: .folio, reference: .foundation, strategies: strategies,
+            place: "[String: Int] keys", report: report)
         recordDiff(report)
     }
 
     /// userInfo reaches nested values through both coders (the generated values need it).
     @Test func userInfoReachesNestedValues() throws {
-        let shape = DiffShape.array(.structure([ShapeField(name: "a", shape: .array(.int8, .boxed), mode: .superCoder)]), .boxed)
+        let shape = DiffShape.array(
+            .structure([ShapeField(name: "a", shape: .array(.int8, .boxed), mode: .superCoder)]), .boxed)
         let value = DiffValue.array([.structure([.array([.int8(1), .int8(-128)])])])
         let bytes = try DiffCoder.folio.encode(value, as: shape)
         #expect(strictlyEqual(try DiffCoder.folio.decode(shape, from: bytes), value))
@@ -148,18 +182,26 @@ extension DiffAnyJSON {
 }
 
 extension DiffChecks {
-    static func strategyAgreementOne(_ value: DiffValue, _ shape: DiffShape, subject: DiffCoder, reference: DiffCoder, strategies: DiffStrategies, place: String, report: DiffReport) {
+    static func strategyAgreementOne(
+        _ value: DiffValue, _ shape: DiffShape, subject: DiffCoder, reference: DiffCoder, strategies: DiffStrategies,
+        place: String, report: DiffReport
+    ) {
         let subject = subject.with(strategies), reference = reference.with(strategies)
-        let r = DiffOutcome { try reference.encode(value, as: shape) }, s = DiffOutcome { try subject.encode(value, as: shape) }
+        let r = DiffOutcome { try reference.encode(value, as: shape) },
+            s = DiffOutcome { try subject.encode(value, as: shape) }
         guard let rb = r.value, let sb = s.value else {
-            if (r.value == nil) != (s.value == nil) { report.fail("\(place): \(reference) encodes \(r), \(subject) \(s)") }
+            if (r.value == nil) != (s.value == nil) {
+                report.fail("\(place): \(reference) encodes \(r), \(subject) \(s)")
+            }
             return
         }
         let plain = DiffCoder.foundation
         if (try? plain.decode(DiffAnyJSON.self, from: rb)) != (try? plain.decode(DiffAnyJSON.self, from: sb)) {
             report.fail("\(place): different JSON\n  \(reference): \(jsonText(rb))\n  \(subject): \(jsonText(sb))")
         }
-        if !sameOutcome(DiffOutcome { try reference.decode(shape, from: rb) }, DiffOutcome { try subject.decode(shape, from: rb) }) {
+        if !sameOutcome(
+            DiffOutcome { try reference.decode(shape, from: rb) }, DiffOutcome { try subject.decode(shape, from: rb) })
+        {
             report.fail("\(place): \(subject) reads \(jsonText(rb)) differently from \(reference)")
         }
     }

@@ -58,7 +58,8 @@ private struct EncOrderProgram: Encodable {
                     } else {
                         encoders.append(keyed[target].superEncoder(forKey: key))
                     }
-                case 7 where budget > 2: try keyed[target].encode(EncOrderProgram(seed: random.next(), budget: budget / 3), forKey: key)
+                case 7 where budget > 2:
+                    try keyed[target].encode(EncOrderProgram(seed: random.next(), budget: budget / 3), forKey: key)
                 default: try keyed[target].encode([random.below(9), random.below(9)], forKey: key)
                 }
             } else if !unkeyed.isEmpty {
@@ -77,7 +78,8 @@ private struct EncOrderProgram: Encodable {
                     // gives it the next position when it is asked for.
                     var single = unkeyed[target].superEncoder().singleValueContainer()
                     try single.encode("super \(random.below(9))")
-                case 7 where budget > 2: try unkeyed[target].encode(EncOrderProgram(seed: random.next(), budget: budget / 3))
+                case 7 where budget > 2:
+                    try unkeyed[target].encode(EncOrderProgram(seed: random.next(), budget: budget / 3))
                 default: try unkeyed[target].encode(["k": random.below(9)])
                 }
             }
@@ -103,13 +105,18 @@ private struct EncOrderProgram: Encodable {
             let program = EncOrderProgram(seed: random.next(), budget: 4 + round % 40)
             let snakeCase = round % 3 == 0
             let folio = try encFolioText(program) { if snakeCase { $0.keyEncodingStrategy = .convertToSnakeCase } }
-            let foundation = try encFoundationText(program) { if snakeCase { $0.keyEncodingStrategy = .convertToSnakeCase } }
-            let left = try JSONSerialization.jsonObject(with: Data(folio.utf8), options: [.fragmentsAllowed]) as! NSObject
-            let right = try JSONSerialization.jsonObject(with: Data(foundation.utf8), options: [.fragmentsAllowed]) as! NSObject
+            let foundation = try encFoundationText(program) {
+                if snakeCase { $0.keyEncodingStrategy = .convertToSnakeCase }
+            }
+            let left =
+                try JSONSerialization.jsonObject(with: Data(folio.utf8), options: [.fragmentsAllowed]) as! NSObject
+            let right =
+                try JSONSerialization.jsonObject(with: Data(foundation.utf8), options: [.fragmentsAllowed]) as! NSObject
             #expect(left == right, "round \(round)\nfolio      \(folio)\nfoundation \(foundation)")
             if left != right { break }
             // The same value, encoded again, gives the same bytes.
-            #expect(try encFolioText(program) { if snakeCase { $0.keyEncodingStrategy = .convertToSnakeCase } } == folio)
+            #expect(
+                try encFolioText(program) { if snakeCase { $0.keyEncodingStrategy = .convertToSnakeCase } } == folio)
         }
     }
 }

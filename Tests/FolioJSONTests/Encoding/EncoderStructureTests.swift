@@ -77,16 +77,20 @@ private func encParsed(_ text: String) throws -> NSObject {
 @Suite struct EncoderStructureTests {
     @Test func nestedStructsArraysAndDictionaries() throws {
         let leaf = EncPerson(name: "Leaf", age: 3, email: nil, tags: [], scores: [:], byNumber: [:], friends: [])
-        let person = EncPerson(name: "Ada", age: 36, email: "ada@example.com", tags: ["math", "engines"],
-                            scores: ["b": 2.5, "a": 1, "c": -0.5], byNumber: [3: "three", -1: "minus one", 20: "twenty"],
-                            friends: [leaf, leaf])
+        let person = EncPerson(
+            name: "Ada", age: 36, email: "ada@example.com", tags: ["math", "engines"],
+            scores: ["b": 2.5, "a": 1, "c": -0.5], byNumber: [3: "three", -1: "minus one", 20: "twenty"],
+            friends: [leaf, leaf])
         try expectEncRoundTrip(person)
         try expectEncSameAsFoundation(person)
         #expect(try encFolioText(leaf) == #"{"name":"Leaf","age":3,"tags":[],"scores":{},"byNumber":{},"friends":[]}"#)
     }
 
     @Test func enumsWithAssociatedValues() throws {
-        let shapes: [EncShape] = [.circle(radius: 2), .rectangle(3, 4), .labelled(name: "n", .circle(radius: 1)), .labelled(name: "none", nil), .empty]
+        let shapes: [EncShape] = [
+            .circle(radius: 2), .rectangle(3, 4), .labelled(name: "n", .circle(radius: 1)),
+            .labelled(name: "none", nil), .empty,
+        ]
         try expectEncRoundTrip(shapes)
         try expectEncSameAsFoundation(shapes)
         #expect(try encFolioText(EncShape.rectangle(3, 4)) == #"{"rectangle":{"_0":3,"_1":4}}"#)
@@ -145,7 +149,8 @@ private func encParsed(_ text: String) throws -> NSObject {
             try list.encode(30)
         }
         let text = try encFolioText(interleaved)
-        #expect(try encParsed(text) == encParsed(#"{"list":[10,{"deep":true},20,30],"object":{"x":"x"},"one":1,"two":2}"#))
+        #expect(
+            try encParsed(text) == encParsed(#"{"list":[10,{"deep":true},20,30],"object":{"x":"x"},"one":1,"two":2}"#))
         #expect(text == #"{"list":[10,{"deep":true},20,30],"object":{"x":"x"},"one":1,"two":2}"#)
         try expectEncSameAsFoundation(interleaved)
 
@@ -215,7 +220,8 @@ private func encParsed(_ text: String) throws -> NSObject {
                 try single.encode(inner)
             }
         }
-        let person = EncPerson(name: "p", age: 1, email: nil, tags: ["t"], scores: ["s": 1], byNumber: [1: "1"], friends: [])
+        let person = EncPerson(
+            name: "p", age: 1, email: nil, tags: ["t"], scores: ["s": 1], byNumber: [1: "1"], friends: [])
         #expect(try encFolioText(Wrapper(inner: person)) == (try encFolioText(person)))
         try expectEncSameAsFoundation([Wrapper(inner: person)])
         let date = EncCustom { encoder in
@@ -253,9 +259,13 @@ private func encParsed(_ text: String) throws -> NSObject {
     @Test func failedEncodeLeavesTheBufferAsItWas() throws {
         var bytes: [UInt8] = Array("header:".utf8)
         let encoder = FolioJSONEncoder()
-        #expect(throws: EncodingError.self) { try encoder.encode(["a": [1, .nan]] as [String: [Double]], appendingTo: &bytes) }
+        #expect(throws: EncodingError.self) {
+            try encoder.encode(["a": [1, .nan]] as [String: [Double]], appendingTo: &bytes)
+        }
         #expect(bytes == Array("header:".utf8))
-        #expect(throws: CancellationError.self) { try encoder.encode(EncCustom { _ in throw CancellationError() }, appendingTo: &bytes) }
+        #expect(throws: CancellationError.self) {
+            try encoder.encode(EncCustom { _ in throw CancellationError() }, appendingTo: &bytes)
+        }
         #expect(bytes == Array("header:".utf8))
         try encoder.encode([1, 2], appendingTo: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == "header:[1,2]")
@@ -345,7 +355,9 @@ private func encParsed(_ text: String) throws -> NSObject {
         let encoder = FolioJSONEncoder()
         #expect(try encoder.encode(first) == encoder.encode(second))
         #expect(try encoder.encode([1: first, 2: second]) == encoder.encode([2: second, 1: first]))
-        let person = EncPerson(name: "a", age: 1, email: nil, tags: [], scores: ["x": 1, "y": 2, "z": 3], byNumber: [5: "5", 1: "1"], friends: [])
+        let person = EncPerson(
+            name: "a", age: 1, email: nil, tags: [], scores: ["x": 1, "y": 2, "z": 3], byNumber: [5: "5", 1: "1"],
+            friends: [])
         #expect(try encoder.encode(person) == encoder.encode(person))
         #expect(try encFolioText([3: "c", -1: "a", 20: "b"]) == #"{"-1":"a","3":"c","20":"b"}"#)
     }
@@ -383,7 +395,9 @@ private func encParsed(_ text: String) throws -> NSObject {
         try expectEncSameAsFoundation(["myURLProperty": ["innerKey": 1]], strategies, bytes: true)
         struct Record: Codable, Equatable { var firstName: String; var lastLoginAt: Int; var tags: [String: Int] }
         let record = Record(firstName: "a", lastLoginAt: 1, tags: ["keepThis": 1])
-        #expect(try encFolioText(record) { $0.keyEncodingStrategy = .convertToSnakeCase } == #"{"first_name":"a","last_login_at":1,"tags":{"keepThis":1}}"#)
+        #expect(
+            try encFolioText(record) { $0.keyEncodingStrategy = .convertToSnakeCase }
+                == #"{"first_name":"a","last_login_at":1,"tags":{"keepThis":1}}"#)
         try expectEncRoundTrip(record, strategies)
     }
 
@@ -395,7 +409,12 @@ private func encParsed(_ text: String) throws -> NSObject {
         let outputs = try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for number in 0..<64 {
                 group.addTask {
-                    (number, String(decoding: try shared.encode(Record(someValue: number, otherValueURL: "u\(number)")), as: UTF8.self))
+                    (
+                        number,
+                        String(
+                            decoding: try shared.encode(Record(someValue: number, otherValueURL: "u\(number)")),
+                            as: UTF8.self)
+                    )
                 }
             }
             var all: [(Int, String)] = []
@@ -417,8 +436,12 @@ private func encParsed(_ text: String) throws -> NSObject {
                 age: Int(truncatingIfNeeded: random.next()),
                 email: random.below(2) == 0 ? nil : words[random.below(words.count)],
                 tags: (0..<random.below(4)).map { _ in words[random.below(words.count)] },
-                scores: Dictionary(uniqueKeysWithValues: (0..<random.below(4)).map { ("k\($0)", Double(bitPattern: random.next() >> 2)) }),
-                byNumber: Dictionary(uniqueKeysWithValues: (0..<random.below(3)).map { ($0 * 7 - 3, words[random.below(words.count)]) }),
+                scores: Dictionary(
+                    uniqueKeysWithValues: (0..<random.below(4)).map {
+                        ("k\($0)", Double(bitPattern: random.next() >> 2))
+                    }),
+                byNumber: Dictionary(
+                    uniqueKeysWithValues: (0..<random.below(3)).map { ($0 * 7 - 3, words[random.below(words.count)]) }),
                 friends: depth == 0 ? [] : (0..<random.below(3)).map { _ in makePerson(depth - 1) })
         }
         for _ in 0..<200 {

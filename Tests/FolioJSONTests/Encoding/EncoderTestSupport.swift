@@ -45,7 +45,8 @@ struct EncStrategies {
         switch float {
         case .throw: encoder.nonConformingFloatEncodingStrategy = .throw
         case .convertToString(let positive, let negative, let nan):
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: positive, negativeInfinity: negative, nan: nan)
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(
+                positiveInfinity: positive, negativeInfinity: negative, nan: nan)
         }
         encoder.keyEncodingStrategy = snakeCase ? .convertToSnakeCase : .useDefaultKeys
     }
@@ -64,7 +65,8 @@ struct EncStrategies {
         switch float {
         case .throw: decoder.nonConformingFloatDecodingStrategy = .throw
         case .convertToString(let positive, let negative, let nan):
-            decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: positive, negativeInfinity: negative, nan: nan)
+            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+                positiveInfinity: positive, negativeInfinity: negative, nan: nan)
         }
         decoder.keyDecodingStrategy = snakeCase ? .convertFromSnakeCase : .useDefaultKeys
     }
@@ -81,7 +83,9 @@ func encRoundTrip<T: Codable>(_ value: T, _ strategies: EncStrategies = EncStrat
 }
 
 /// Expects Folio's output, decoded by Foundation, to equal `value`.
-func expectEncRoundTrip<T: Codable & Equatable>(_ value: T, _ strategies: EncStrategies = EncStrategies(), sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectEncRoundTrip<T: Codable & Equatable>(
+    _ value: T, _ strategies: EncStrategies = EncStrategies(), sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     let decoded = try encRoundTrip(value, strategies)
     #expect(decoded == value, sourceLocation: sourceLocation)
 }
@@ -89,7 +93,10 @@ func expectEncRoundTrip<T: Codable & Equatable>(_ value: T, _ strategies: EncStr
 /// Expects Folio and Foundation to write the same JSON document: the same bytes if
 /// `bytes`, else the same parsed objects (object key order differs: Foundation's
 /// follows hashing).
-func expectEncSameAsFoundation<T: Encodable>(_ value: T, _ strategies: EncStrategies = EncStrategies(), bytes: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectEncSameAsFoundation<T: Encodable>(
+    _ value: T, _ strategies: EncStrategies = EncStrategies(), bytes: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws {
     let folio = try encFolioText(value) { strategies.apply(&$0) }
     let foundation = try encFoundationText(value) { strategies.apply($0) }
     if bytes {
@@ -97,7 +104,9 @@ func expectEncSameAsFoundation<T: Encodable>(_ value: T, _ strategies: EncStrate
     } else {
         let left = try JSONSerialization.jsonObject(with: Data(folio.utf8), options: [.fragmentsAllowed])
         let right = try JSONSerialization.jsonObject(with: Data(foundation.utf8), options: [.fragmentsAllowed])
-        #expect((left as! NSObject).isEqual(right), "folio \(folio) foundation \(foundation)", sourceLocation: sourceLocation)
+        #expect(
+            (left as! NSObject).isEqual(right), "folio \(folio) foundation \(foundation)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -109,4 +118,3 @@ struct EncKey: CodingKey, Hashable {
     init(stringValue: String) { self.stringValue = stringValue; intValue = nil }
     init(intValue: Int) { stringValue = "\(intValue)"; self.intValue = intValue }
 }
-

@@ -21,9 +21,13 @@ import FolioJSON
             var i: Int, i8: Int8, i16: Int16, i32: Int32, i64: Int64
             var u: UInt, u8: UInt8, u16: UInt16, u32: UInt32, u64: UInt64
         }
-        let low = Widths(i: .min, i8: .min, i16: .min, i32: .min, i64: .min, u: .min, u8: .min, u16: .min, u32: .min, u64: .min)
-        let high = Widths(i: .max, i8: .max, i16: .max, i32: .max, i64: .max, u: .max, u8: .max, u16: .max, u32: .max, u64: .max)
-        let mixed = Widths(i: -1, i8: -1, i16: 10, i32: -100, i64: 1_000_000_007, u: 9, u8: 10, u16: 99, u32: 100, u64: 10_000_000_000_000_000_000)
+        let low = Widths(
+            i: .min, i8: .min, i16: .min, i32: .min, i64: .min, u: .min, u8: .min, u16: .min, u32: .min, u64: .min)
+        let high = Widths(
+            i: .max, i8: .max, i16: .max, i32: .max, i64: .max, u: .max, u8: .max, u16: .max, u32: .max, u64: .max)
+        let mixed = Widths(
+            i: -1, i8: -1, i16: 10, i32: -100, i64: 1_000_000_007, u: 9, u8: 10, u16: 99, u32: 100,
+            u64: 10_000_000_000_000_000_000)
         for value in [low, high, mixed] {
             try expectEncRoundTrip(value)
             try expectEncSameAsFoundation(value)
@@ -71,12 +75,16 @@ import FolioJSON
 
     @Test func shortDecimalsAreWrittenAsDescriptionWritesThem() throws {
         var random = SplitMix64(seed: 13)
-        var values: [Double] = [0.0001, -0.0001, 0.0005, 0.001, 0.5, 999_999_999.9999, -999_999_999.999, 1e9 - 0.5, 1e9 + 0.5, 0.30000000000000004, 2.675, 1.005]
+        var values: [Double] = [
+            0.0001, -0.0001, 0.0005, 0.001, 0.5, 999_999_999.9999, -999_999_999.999, 1e9 - 0.5, 1e9 + 0.5,
+            0.30000000000000004, 2.675, 1.005,
+        ]
         for _ in 0..<20000 {
             let decimals = random.below(7)
             var scale = 1.0
             for _ in 0..<decimals { scale *= 10 }
-            let units = Double(Int64(bitPattern: random.next()) % Int64(random.below(2) == 0 ? 100_000 : 2_000_000_000_000))
+            let units = Double(
+                Int64(bitPattern: random.next()) % Int64(random.below(2) == 0 ? 100_000 : 2_000_000_000_000))
             values.append(units / scale)
             values.append(Double(Int64(bitPattern: random.next()) % 1_000_000) * 0.01)
         }
@@ -132,7 +140,8 @@ import FolioJSON
                 l.a == r.a && l.b == r.b && l.c.isNaN == r.c.isNaN && l.d.count == r.d.count
             }
         }
-        let strategies = EncStrategies(float: .convertToString(positiveInfinity: "+Inf", negativeInfinity: "-Inf", nan: "NaN"))
+        let strategies = EncStrategies(
+            float: .convertToString(positiveInfinity: "+Inf", negativeInfinity: "-Inf", nan: "NaN"))
         let value = Floats(a: .infinity, b: -.infinity, c: .nan, d: [1.5, .infinity])
         try expectEncRoundTrip(value, strategies)
         let decoded = try encRoundTrip(value, strategies)
@@ -181,11 +190,14 @@ import FolioJSON
 
     @Test func everyDateStrategy() throws {
         let dates = [
-            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_700_000_000), Date(timeIntervalSinceReferenceDate: 0),
-            Date(timeIntervalSince1970: -1_000_000_000), Date(timeIntervalSince1970: 951_782_400), // 2000-02-29
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 1_700_000_000),
+            Date(timeIntervalSinceReferenceDate: 0),
+            Date(timeIntervalSince1970: -1_000_000_000), Date(timeIntervalSince1970: 951_782_400),  // 2000-02-29
             Date(timeIntervalSince1970: 4_107_542_400), Date(timeIntervalSince1970: 253_402_300_799),
         ]
-        for strategy: FolioJSONEncoder.DateEncodingStrategy in [.deferredToDate, .secondsSince1970, .millisecondsSince1970, .iso8601] {
+        for strategy: FolioJSONEncoder.DateEncodingStrategy in [
+            .deferredToDate, .secondsSince1970, .millisecondsSince1970, .iso8601,
+        ] {
             let strategies = EncStrategies(date: strategy)
             try expectEncRoundTrip(dates, strategies)
             try expectEncSameAsFoundation(dates, strategies, bytes: true)
@@ -202,13 +214,18 @@ import FolioJSON
     @Test func iso8601MatchesFoundationAcrossTheCalendar() throws {
         var random = SplitMix64(seed: 5)
         var dates: [Date] = [
-            Date(timeIntervalSince1970: -1_000_000_000.5), Date(timeIntervalSince1970: -0.25), Date(timeIntervalSince1970: 0.999),
-            Date(timeIntervalSince1970: -12_212_553_600), Date(timeIntervalSince1970: -12_212_553_601), // 1583 begins
-            Date(timeIntervalSince1970: -15_000_000_000), Date(timeIntervalSince1970: -70_000_000_000), // Julian, year -249
-            Date(timeIntervalSince1970: 253_402_300_800), Date(timeIntervalSince1970: 300_000_000_000), // year 10000+
+            Date(timeIntervalSince1970: -1_000_000_000.5), Date(timeIntervalSince1970: -0.25),
+            Date(timeIntervalSince1970: 0.999),
+            Date(timeIntervalSince1970: -12_212_553_600), Date(timeIntervalSince1970: -12_212_553_601),  // 1583 begins
+            // Julian, year -249
+            Date(timeIntervalSince1970: -15_000_000_000), Date(timeIntervalSince1970: -70_000_000_000),
+            Date(timeIntervalSince1970: 253_402_300_800), Date(timeIntervalSince1970: 300_000_000_000),  // year 10000+
         ]
         for _ in 0..<2000 {
-            dates.append(Date(timeIntervalSince1970: Double(Int64(random.next() % 40_000_000_000) - 15_000_000_000) + Double(random.below(1000)) / 1000))
+            dates.append(
+                Date(
+                    timeIntervalSince1970: Double(Int64(random.next() % 40_000_000_000) - 15_000_000_000) + Double(
+                        random.below(1000)) / 1000))
         }
         try expectEncSameAsFoundation(dates, EncStrategies(date: .iso8601), bytes: true)
     }
@@ -227,10 +244,16 @@ import FolioJSON
     }
 
     @Test func decimalAndURLAsFoundationWritesThem() throws {
-        let decimals = [Decimal(string: "123.4500")!, Decimal(0), Decimal(-1), Decimal(string: "0.000000001")!, Decimal(string: "12345678901234567890.123")!]
+        let decimals = [
+            Decimal(string: "123.4500")!, Decimal(0), Decimal(-1), Decimal(string: "0.000000001")!,
+            Decimal(string: "12345678901234567890.123")!,
+        ]
         try expectEncSameAsFoundation(decimals, bytes: true)
         try expectEncRoundTrip(decimals)
-        let urls = [URL(string: "https://example.com/a/b?c=d&e=%20f#g")!, URL(string: "file:///tmp/x")!, URL(string: "relative/path", relativeTo: URL(string: "https://h.org/base/"))!]
+        let urls = [
+            URL(string: "https://example.com/a/b?c=d&e=%20f#g")!, URL(string: "file:///tmp/x")!,
+            URL(string: "relative/path", relativeTo: URL(string: "https://h.org/base/"))!,
+        ]
         try expectEncSameAsFoundation(urls, bytes: true)
         #expect(try encRoundTrip(urls).map(\.absoluteString) == urls.map(\.absoluteString))
     }

@@ -16,7 +16,9 @@ import FolioTestSupport
     /// Blobs of 1.2 MB every 25 transactions: commits and compactions of more than one
     /// append chunk, so the mid-append and mid-copy crash points are reached.
     static let workload = TransferWorkload(seed: seed, blobEvery: 25, blobBytes: 1_200_000)
-    static let arguments = ["--compact-every", "20", "--blob-every", "25", "--blob-bytes", "1200000", "--retention-ms", "0"]
+    static let arguments = [
+        "--compact-every", "20", "--blob-every", "25", "--blob-bytes", "1200000", "--retention-ms", "0",
+    ]
 
     /// Crash points after creation, with how many times each can be skipped within one
     /// child's run of at most 60 transactions (3 compactions, 2 blob commits).
@@ -64,7 +66,8 @@ import FolioTestSupport
             let context = "round \(round) (\(label)\(grouped ? ", grouped" : ""))"
             if status == -SIGKILL {
                 chain.kills += 1
-                byPoint[label.hasPrefix("random") ? "random time" : String(label.split(separator: " ")[0]), default: 0] += 1
+                byPoint[
+                    label.hasPrefix("random") ? "random time" : String(label.split(separator: " ")[0]), default: 0] += 1
             } else {
                 #expect(status == 0, "\(context): the child failed: \(child.errorOutput.suffix(400))")
                 chain.cleanExits += 1
@@ -72,13 +75,15 @@ import FolioTestSupport
             chain.childEnded(TransferTranscript(child.output), context: context)
         }
         // A last child finishes the job: the store opens unaided and everything is there.
-        let last = try ChildProcess(tool, ["transfers", chain.path, String(Self.seed), String(chain.bounds.acknowledged + 5)] + Self.arguments)
+        let last = try ChildProcess(
+            tool, ["transfers", chain.path, String(Self.seed), String(chain.bounds.acknowledged + 5)] + Self.arguments)
         #expect(try last.wait() == 0, "\(last.errorOutput.suffix(400))")
         chain.childEnded(TransferTranscript(last.output), context: "the last child")
         #expect(chain.bounds.acknowledged > 0)
-        print("durability B1: \(chain.kills) kills survived on one store (\(chain.cleanExits) clean exits), "
-              + "\(chain.bounds.acknowledged) transactions at the end; by point: "
-              + byPoint.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print(
+            "durability B1: \(chain.kills) kills survived on one store (\(chain.cleanExits) clean exits), "
+                + "\(chain.bounds.acknowledged) transactions at the end; by point: "
+                + byPoint.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 
     /// Kills at each crash point of store creation, on fresh directories: the directory
@@ -87,7 +92,9 @@ import FolioTestSupport
     @Test func killsDuringCreation() throws {
         let rounds = CrashTestMode.pick(short: 1, long: 8)
         let tool = try ProjectExecutable.path("folio-torture")
-        let creation: [CrashPoint] = [.createAfterLock, .createAfterSnapshot, .createAfterInfo, .createBeforeRootRename, .createAfterRootRename]
+        let creation: [CrashPoint] = [
+            .createAfterLock, .createAfterSnapshot, .createAfterInfo, .createBeforeRootRename, .createAfterRootRename,
+        ]
         var kills = 0
         for round in 0..<rounds {
             for point in creation {
@@ -95,7 +102,8 @@ import FolioTestSupport
                 defer { directory.remove() }
                 var chain = KillChain(path: directory.child("store"), workload: Self.workload)
                 let grouped = round % 2 == 1
-                let arguments = ["transfers", chain.path, String(Self.seed), "3"] + Self.arguments + (grouped ? ["--grouped"] : [])
+                let arguments =
+                    ["transfers", chain.path, String(Self.seed), "3"] + Self.arguments + (grouped ? ["--grouped"] : [])
                 let child = try ChildProcess(tool, arguments, environment: ["FOLIO_CRASH_POINT": point.name])
                 #expect(try child.wait() == -SIGKILL, "\(point) was not reached: \(child.output)")
                 kills += 1

@@ -39,8 +39,12 @@ import FolioTestSupport
         while killed < kills {
             // Spread the kills over the run: each writer lives about seconds / kills.
             let life = seconds / Double(kills) * (0.5 + Double(rng.index(100)) / 100)
-            let writer = try ChildProcess(tool, ["transfers", path, String(Self.seed), "100000000", "--compact-every", "15",
-                                                 "--retention-ms", "1000"] + Self.blob)
+            let writer = try ChildProcess(
+                tool,
+                [
+                    "transfers", path, String(Self.seed), "100000000", "--compact-every", "15",
+                    "--retention-ms", "1000",
+                ] + Self.blob)
             Thread.sleep(forTimeInterval: life)
             writer.kill()
             let status = try writer.wait()
@@ -60,7 +64,9 @@ import FolioTestSupport
             summaries.append(summary)
         }
         #expect(compactions > 0)
-        print("durability B2: \(String(format: "%.0f", Date().timeIntervalSince(start))) s, \(killed) writer kills, "
-              + "\(compactions) compactions, \(chain.bounds.acknowledged) transactions; readers: \(summaries.joined(separator: "; "))")
+        print(
+            "durability B2: \(String(format: "%.0f", Date().timeIntervalSince(start))) s, \(killed) writer kills, "
+                + "\(compactions) compactions, \(chain.bounds.acknowledged) transactions; readers: \(summaries.joined(separator: "; "))"
+        )
     }
 }

@@ -85,7 +85,9 @@ import FolioTestSupport
         // the first few opens, which says nothing about what a reader can see.
         let deadline = ContinuousClock.now + .seconds(20)
         var opens = 0
-        while opens < CrashTestMode.pick(short: 20, long: 200) || (generations.count < 2 && ContinuousClock.now < deadline) {
+        while opens < CrashTestMode.pick(short: 20, long: 200)
+            || (generations.count < 2 && ContinuousClock.now < deadline)
+        {
             let reader = try Store.openReadOnly(at: path, options: testOptions())
             let count = try TransferWorkload(seed: 31).check(reader.read())
             #expect(count >= 1)
@@ -113,15 +115,19 @@ import FolioTestSupport
         for round in 0..<CrashTestMode.pick(short: 5, long: 50) {
             let results = Mutex<[Result<Store, StorageError>]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
-                let result = Result { () throws(StorageError) -> Store in try Store.open(at: path, options: testOptions()) }
+                let result = Result { () throws(StorageError) -> Store in
+                    try Store.open(at: path, options: testOptions())
+                }
                 results.withLock { $0.append(result) }
             }
             let all = results.withLock { $0 }
             let winners = all.compactMap { try? $0.get() }
             #expect(winners.count == 1, "round \(round): \(winners.count) writers opened")
             for case .failure(let error) in all {
-                #expect(error == .alreadyOpenInThisProcess(path: path) || error == .lockedByAnotherWriter(path: "\(path)/lock"),
-                        "round \(round): \(error)")
+                #expect(
+                    error == .alreadyOpenInThisProcess(path: path)
+                        || error == .lockedByAnotherWriter(path: "\(path)/lock"),
+                    "round \(round): \(error)")
             }
             if round % 2 == 0 { for winner in winners { winner.close() } }  // else released without close
         }

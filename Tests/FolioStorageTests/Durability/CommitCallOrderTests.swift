@@ -28,17 +28,23 @@ import FolioTestSupport
     /// The snapshot-file writes since the last reset, as (offset, count).
     func snapshotWrites(_ recording: RecordingFileSystem, file: String = file1) -> [(offset: UInt64, count: Int)] {
         recording.operations.compactMap { operation in
-            if case .write(let path, let offset, let count) = operation, path == "/stores/s/\(file)" { return (offset, count) }
+            if case .write(let path, let offset, let count) = operation, path == "/stores/s/\(file)" {
+                return (offset, count)
+            }
             return nil
         }
     }
 
     /// Checks that `writes` cover `start..<end` exactly, in order, with no gap or overlap.
-    func expectContiguous(_ writes: [(offset: UInt64, count: Int)], from start: UInt64, to end: UInt64,
-                          sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectContiguous(
+        _ writes: [(offset: UInt64, count: Int)], from start: UInt64, to end: UInt64,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         var position = start
         for write in writes {
-            #expect(write.offset == position, "a write at \(write.offset), expected \(position)", sourceLocation: sourceLocation)
+            #expect(
+                write.offset == position, "a write at \(write.offset), expected \(position)",
+                sourceLocation: sourceLocation)
             position = write.offset + UInt64(write.count)
         }
         #expect(position == end, "writes end at \(position), the commit at \(end)", sourceLocation: sourceLocation)
@@ -64,8 +70,10 @@ import FolioTestSupport
     /// files, open the snapshot file for writing, open the root file for writing and sync it
     /// (whichever slot the last writer left unsynced is durable before the other is
     /// written), then sync the store directory.
-    static let openTail = ["open info (readOnly)", "open root (readOnly)", "open \(file1) (readWrite)",
-                           "open root (readWrite)", "sync root", "syncdir ."]
+    static let openTail = [
+        "open info (readOnly)", "open root (readOnly)", "open \(file1) (readWrite)",
+        "open root (readWrite)", "sync root", "syncdir .",
+    ]
 
     /// §2: creating a store. Every step is durable before the next: the store directory
     /// (its parent synced), the lock, `snapshots/` (the store directory synced), snapshot file
@@ -75,14 +83,15 @@ import FolioTestSupport
         let fileSystem = try memoryFileSystem()
         let recording = RecordingFileSystem(wrapping: fileSystem)
         let store = try Store.open(at: "/stores/s", options: testOptions(recording))
-        #expect(trace(recording) == [
-            "mkdir .", "syncdir /stores",
-            "lock lock",
-            "mkdir snapshots", "syncdir .",
-            "open \(Self.file1) (truncate)", "write \(Self.file1)", "sync \(Self.file1)", "syncdir snapshots",
-            "open info.tmp (truncate)", "write info.tmp", "sync info.tmp", "rename info.tmp→info", "syncdir .",
-            "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
-        ] + Self.openTail)
+        #expect(
+            trace(recording) == [
+                "mkdir .", "syncdir /stores",
+                "lock lock",
+                "mkdir snapshots", "syncdir .",
+                "open \(Self.file1) (truncate)", "write \(Self.file1)", "sync \(Self.file1)", "syncdir snapshots",
+                "open info.tmp (truncate)", "write info.tmp", "sync info.tmp", "rename info.tmp→info", "syncdir .",
+                "open root.tmp (truncate)", "write root.tmp", "sync root.tmp", "rename root.tmp→root", "syncdir .",
+            ] + Self.openTail)
         // The snapshot file is written whole from offset 0: header and creation commit.
         expectContiguous(snapshotWrites(recording), from: 0, to: 168)
         #expect(try root(fileSystem).current.generation == 1)
@@ -111,9 +120,10 @@ import FolioTestSupport
         }
         let after = try root(fileSystem)
         let writes = snapshotWrites(recording)
-        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count) + [
-            "sync \(Self.file1)", "write root",
-        ])
+        #expect(
+            trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count) + [
+                "sync \(Self.file1)", "write root",
+            ])
         // The run, contiguous from the committed end; any other write is preallocation, after it.
         let run = writes.filter { $0.offset < after.current.committedLength }
         #expect(large ? run.count >= 2 : run.count == 1)
@@ -134,7 +144,8 @@ import FolioTestSupport
     @Test func groupedFlush() throws {
         let fileSystem = try memoryFileSystem()
         let recording = RecordingFileSystem(wrapping: fileSystem)
-        let store = try Store.open(at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .seconds(3600))))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .seconds(3600))))
         try store.write { try $0.put([0], for: [0], in: "t") }
         try store.flush()
         let durable = try root(fileSystem).current
@@ -143,13 +154,16 @@ import FolioTestSupport
         let writes = snapshotWrites(recording)
         #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count))
         #expect(try root(fileSystem).current == durable, "the root file does not change before the flush")
-        #expect(store.verify().isClean, "a root file that lags the published commits is grouped mode working, not a problem")
+        #expect(
+            store.verify().isClean, "a root file that lags the published commits is grouped mode working, not a problem"
+        )
         recording.reset()
         try store.flush()
         #expect(trace(recording) == ["sync \(Self.file1)", "write root"])
         let flushed = try root(fileSystem)
-        expectContiguous(writes.filter { $0.offset < flushed.current.committedLength },
-                         from: durable.committedLength, to: flushed.current.committedLength)
+        expectContiguous(
+            writes.filter { $0.offset < flushed.current.committedLength },
+            from: durable.committedLength, to: flushed.current.committedLength)
         #expect(flushed.current.generation == durable.generation + 3)
         recording.reset()
         try store.flush()
@@ -173,7 +187,8 @@ import FolioTestSupport
         recording.reset()
         try store.compact()
         let after = try root(fileSystem)
-        #expect(trace(recording) == ["open \(Self.file2) (truncate)"]
+        #expect(
+            trace(recording) == ["open \(Self.file2) (truncate)"]
                 + Array(repeating: "write \(Self.file2)", count: snapshotWrites(recording, file: Self.file2).count) + [
                     "sync \(Self.file2)", "syncdir snapshots",
                     "sync root", "write root", "sync root", "write root", "sync root",
@@ -216,11 +231,12 @@ import FolioTestSupport
         fileSystem.setContents([UInt8](repeating: 2, count: 900), of: "/stores/s/snapshots/0000000000000003.folio")
         recording.reset()
         let recovered = try Store.open(at: "/stores/s", options: testOptions(recording))
-        #expect(trace(recording) == ["lock lock"] + Self.openTail + [
-            "remove root.tmp",
-            // A newer file goes only if it is provably no snapshot: its header is read first.
-            "open snapshots/0000000000000003.folio (readOnly)", "remove snapshots/0000000000000003.folio",
-        ])
+        #expect(
+            trace(recording) == ["lock lock"] + Self.openTail + [
+                "remove root.tmp",
+                // A newer file goes only if it is provably no snapshot: its header is read first.
+                "open snapshots/0000000000000003.folio (readOnly)", "remove snapshots/0000000000000003.folio",
+            ])
         #expect(fileSystem.contents(of: path)!.count == length + 5000, "nothing is truncated")
         #expect(recovered.generation == generation + 1)
         #expect(recovered.verify().isClean)
@@ -230,9 +246,10 @@ import FolioTestSupport
         fileSystem.setContents(rootBefore, of: "/stores/s/root")
         recording.reset()
         let followed = try Store.open(at: "/stores/s", options: testOptions(recording))
-        #expect(trace(recording) == ["lock lock"] + Self.openTail + [
-            "sync \(Self.file1)", "write root", "sync root",
-        ])
+        #expect(
+            trace(recording) == ["lock lock"] + Self.openTail + [
+                "sync \(Self.file1)", "write root", "sync root",
+            ])
         #expect(followed.generation == generation + 1)
         #expect(try root(fileSystem).current.generation == generation + 1)
         #expect(followed.verify().isClean)

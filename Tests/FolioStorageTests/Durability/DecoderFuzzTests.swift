@@ -42,45 +42,67 @@ import FolioTestSupport
         var samples: [Sample] = []
         for _ in 0..<12 {
             var writer = ByteWriter()
-            let keys = (0..<(1 + rng.index(12))).map { _ in randomBytes(&rng, 0...20) }.sorted { $0.lexicographicallyPrecedes($1) }
-            let values: [LeafValue] = keys.map { _ in rng.chance(1, in: 4) ? .overflow(reference(&rng)) : .inline(randomBytes(&rng, 0...40)) }
-            TreePage.encodeLeaf(keys: keys, values: values, generation: rng.next() % 1_000, into: &writer, at: pageOffset)
+            let keys = (0..<(1 + rng.index(12))).map { _ in randomBytes(&rng, 0...20) }.sorted {
+                $0.lexicographicallyPrecedes($1)
+            }
+            let values: [LeafValue] = keys.map { _ in
+                rng.chance(1, in: 4) ? .overflow(reference(&rng)) : .inline(randomBytes(&rng, 0...40))
+            }
+            TreePage.encodeLeaf(
+                keys: keys, values: values, generation: rng.next() % 1_000, into: &writer, at: pageOffset)
             samples.append(Sample(kind: .leaf, bytes: writer.bytes))
 
             writer = ByteWriter()
             let separators = (0..<(1 + rng.index(8))).map { _ in randomBytes(&rng, 0...16) }
             let children = (0...separators.count).map { _ in reference(&rng) }
-            TreePage.encodeBranch(keys: separators, children: children, generation: rng.next() % 1_000, into: &writer, at: pageOffset)
+            TreePage.encodeBranch(
+                keys: separators, children: children, generation: rng.next() % 1_000, into: &writer, at: pageOffset)
             samples.append(Sample(kind: .branch, bytes: writer.bytes))
 
             writer = ByteWriter()
-            TreePage.encodeOverflow(randomBytes(&rng, 0...200), generation: rng.next() % 1_000, into: &writer, at: pageOffset)
+            TreePage.encodeOverflow(
+                randomBytes(&rng, 0...200), generation: rng.next() % 1_000, into: &writer, at: pageOffset)
             samples.append(Sample(kind: .overflow, bytes: writer.bytes))
 
             writer = ByteWriter()
             let trees = (0..<rng.index(3)).map { index in
-                ChangeRecord.TreeChanges(tree: "tree-\(index)", entries: (0..<rng.index(4)).map { _ in
-                    ChangeRecord.Entry(key: randomBytes(&rng, 0...10), kind: rng.pick([.created, .updated, .deleted]))
-                })
+                ChangeRecord.TreeChanges(
+                    tree: "tree-\(index)",
+                    entries: (0..<rng.index(4)).map { _ in
+                        ChangeRecord.Entry(
+                            key: randomBytes(&rng, 0...10), kind: rng.pick([.created, .updated, .deleted]))
+                    })
             }
-            let record = CommitRecord(generation: 2 + rng.next() % 1_000, timestamp: rng.next(), kind: rng.pick([.transaction, .creation, .compaction]),
-                                      catalogRoot: rng.chance(1, in: 4) ? .none : reference(&rng), liveBytes: 0,
-                                      previous: rng.chance(1, in: 4) ? nil : CommitLocation(fileNumber: 1 + rng.next() % 4, address: reference(&rng)),
-                                      changes: ChangeRecord(trees: trees, droppedTrees: (0..<rng.index(2)).map { "gone-\($0)" }))
+            let record = CommitRecord(
+                generation: 2 + rng.next() % 1_000, timestamp: rng.next(),
+                kind: rng.pick([.transaction, .creation, .compaction]),
+                catalogRoot: rng.chance(1, in: 4) ? .none : reference(&rng), liveBytes: 0,
+                previous: rng.chance(1, in: 4)
+                    ? nil : CommitLocation(fileNumber: 1 + rng.next() % 4, address: reference(&rng)),
+                changes: ChangeRecord(trees: trees, droppedTrees: (0..<rng.index(2)).map { "gone-\($0)" }))
             _ = CommitRecord.encode(record, liveBytesBeforePage: rng.next() % 1_000_000, into: &writer, at: pageOffset)
             samples.append(Sample(kind: .commit, bytes: writer.bytes))
 
             let commit = reference(&rng)
-            let root = RootRecord(generation: rng.next() % 10_000, snapshotFile: 1 + rng.next() % 9, committedLength: commit.end,
-                                  commitPage: commit, catalogRoot: rng.chance(1, in: 4) ? .none : PageAddress(offset: 64, length: 30),
-                                  liveBytes: rng.next() % 100_000, timestamp: rng.next(),
-                                  previous: rng.chance(1, in: 3) ? nil : CommitLocation(fileNumber: 1, address: reference(&rng)))
+            let root = RootRecord(
+                generation: rng.next() % 10_000, snapshotFile: 1 + rng.next() % 9, committedLength: commit.end,
+                commitPage: commit, catalogRoot: rng.chance(1, in: 4) ? .none : PageAddress(offset: 64, length: 30),
+                liveBytes: rng.next() % 100_000, timestamp: rng.next(),
+                previous: rng.chance(1, in: 3) ? nil : CommitLocation(fileNumber: 1, address: reference(&rng)))
             samples.append(Sample(kind: .rootSlot, bytes: root.encodedSlot()))
-            samples.append(Sample(kind: .snapshotHeader,
-                                  bytes: SnapshotHeader(fileNumber: 1 + rng.next() % 9, createdGeneration: rng.next() % 99, timestamp: rng.next()).encoded()))
-            samples.append(Sample(kind: .descriptor,
-                                  bytes: TreeDescriptor(root: reference(&rng), depth: 1 + rng.index(5), count: rng.next() % 9_999,
-                                                        bytes: rng.next() % 99_999).encoded()))
+            samples.append(
+                Sample(
+                    kind: .snapshotHeader,
+                    bytes: SnapshotHeader(
+                        fileNumber: 1 + rng.next() % 9, createdGeneration: rng.next() % 99, timestamp: rng.next()
+                    ).encoded()))
+            samples.append(
+                Sample(
+                    kind: .descriptor,
+                    bytes: TreeDescriptor(
+                        root: reference(&rng), depth: 1 + rng.index(5), count: rng.next() % 9_999,
+                        bytes: rng.next() % 99_999
+                    ).encoded()))
         }
         return samples
     }
@@ -96,13 +118,17 @@ import FolioTestSupport
                 for _ in 0..<(1 + rng.index(4)) { bytes[rng.index(bytes.count)] ^= UInt8(1) << rng.index(8) }
             case 2:  // set a byte
                 guard !bytes.isEmpty else { continue }
-                bytes[rng.index(bytes.count)] = rng.pick([0, 1, 2, 3, 4, 0x7F, 0x80, 0xFE, 0xFF, UInt8(truncatingIfNeeded: rng.next())])
+                bytes[rng.index(bytes.count)] = rng.pick([
+                    0, 1, 2, 3, 4, 0x7F, 0x80, 0xFE, 0xFF, UInt8(truncatingIfNeeded: rng.next()),
+                ])
             case 3:  // an interesting integer over a 2-, 4- or 8-byte field
                 let width = rng.pick([2, 4, 8])
                 guard bytes.count >= width else { continue }
                 let at = rng.index(bytes.count - width + 1)
-                let value: UInt64 = rng.pick([0, 1, 24, 63, 64, UInt64(bytes.count), UInt64(bytes.count) &+ 1, pageOffset,
-                                              pageOffset - 1, 0xFFFF, 0xFFFF_FFFF, UInt64.max, rng.next()])
+                let value: UInt64 = rng.pick([
+                    0, 1, 24, 63, 64, UInt64(bytes.count), UInt64(bytes.count) &+ 1, pageOffset,
+                    pageOffset - 1, 0xFFFF, 0xFFFF_FFFF, UInt64.max, rng.next(),
+                ])
                 for index in 0..<width { bytes[at + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
             case 4:  // cut
                 bytes.removeLast(rng.index(bytes.count + 1))
@@ -165,14 +191,18 @@ import FolioTestSupport
                 switch node {
                 case .leaf(let leaf):
                     guard kind == .leaf || bytes[4] == 1 else { break }
-                    TreePage.encodeLeaf(keys: leaf.keys, values: leaf.values, generation: generation, into: &writer, at: pageOffset)
+                    TreePage.encodeLeaf(
+                        keys: leaf.keys, values: leaf.values, generation: generation, into: &writer, at: pageOffset)
                 case .branch(let branch):
-                    TreePage.encodeBranch(keys: branch.keys, children: branch.children, generation: generation, into: &writer, at: pageOffset)
+                    TreePage.encodeBranch(
+                        keys: branch.keys, children: branch.children, generation: generation, into: &writer,
+                        at: pageOffset)
                 }
                 zero(5..<6); zero(12..<16)
             case .overflow:
                 let value = try TreePage.decodeOverflow(bytes, address: address, file: "fuzz")
-                TreePage.encodeOverflow(value, generation: bytes.littleEndianUInt64(at: 16), into: &writer, at: pageOffset)
+                TreePage.encodeOverflow(
+                    value, generation: bytes.littleEndianUInt64(at: 16), into: &writer, at: pageOffset)
                 zero(5..<8); zero(12..<16)
             case .commit:
                 let record = try CommitRecord.decode(bytes, address: address, file: "fuzz")
@@ -196,7 +226,9 @@ import FolioTestSupport
                 writer.bytes = try SnapshotHeader.decode(bytes, file: "fuzz").encoded()
                 zero(40..<60)
                 // A version 1 header decodes and re-encodes as the version this engine writes.
-                if canonical.count >= 12 && canonical.littleEndianUInt32(at: 8) == 1 { store(UInt32(2), in: &canonical, at: 8) }
+                if canonical.count >= 12 && canonical.littleEndianUInt32(at: 8) == 1 {
+                    store(UInt32(2), in: &canonical, at: 8)
+                }
                 canonical = Array(canonical.prefix(SnapshotHeader.size))  // pages follow the header
             case .descriptor:
                 writer.bytes = try TreeDescriptor.decode(bytes, tree: "fuzz", file: "fuzz", offset: 0).encoded()
@@ -231,17 +263,21 @@ import FolioTestSupport
             if trip.encoded != trip.canonical {
                 failures += 1
                 if failures <= 20 {
-                    let difference = zip(trip.canonical, trip.encoded).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    let difference =
+                        zip(trip.canonical, trip.encoded).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         ?? min(trip.canonical.count, trip.encoded.count)
-                    let message = "shard \(shard) mutation \(iteration): an accepted \(sample.kind) re-encodes differently: "
+                    let message =
+                        "shard \(shard) mutation \(iteration): an accepted \(sample.kind) re-encodes differently: "
                         + "input \(trip.canonical.count) bytes, re-encoded \(trip.encoded.count), first difference at \(difference)"
                     Issue.record(Comment(rawValue: message))
                 }
             }
         }
         #expect(failures == 0)
-        #expect(Kind.allCases.allSatisfy { (accepted[$0] ?? 0) > 0 }, "every decoder accepted some mutations: \(accepted)")
-        print("durability A6 shard \(shard): \(Self.mutations / Self.shards) mutations; accepted "
-              + Kind.allCases.map { "\($0) \(accepted[$0] ?? 0)/\(tried[$0] ?? 0)" }.joined(separator: ", "))
+        #expect(
+            Kind.allCases.allSatisfy { (accepted[$0] ?? 0) > 0 }, "every decoder accepted some mutations: \(accepted)")
+        print(
+            "durability A6 shard \(shard): \(Self.mutations / Self.shards) mutations; accepted "
+                + Kind.allCases.map { "\($0) \(accepted[$0] ?? 0)/\(tried[$0] ?? 0)" }.joined(separator: ", "))
     }
 }

@@ -18,7 +18,8 @@ import FolioTestSupport
             defer { store.close() }
             try store.write { transaction in
                 for n in 0..<3_000 {
-                    let key = bytes(String(format: "key-%06d", n)), value = [UInt8](repeating: UInt8(n % 251), count: 150)
+                    let key = bytes(String(format: "key-%06d", n)),
+                        value = [UInt8](repeating: UInt8(n % 251), count: 150)
                     try transaction.put(value, for: key, in: "t")
                     model[key] = value
                 }

@@ -33,8 +33,10 @@ import FolioTestSupport
     /// root still names a readable generation) and two groups of four commits, each flushed;
     /// a compaction; a reopening in full mode, 6 commits, a compaction and 6 more: 30
     /// transactions.
-    static let script: [Step] = [.open(grouped: false)] + Array(repeating: .commit, count: 10) + [.close]
-        + [.open(grouped: true)] + Array(repeating: [Step.commit, .commit, .commit, .commit, .flush], count: 2).flatMap { $0 }
+    static let script: [Step] =
+        [.open(grouped: false)] + Array(repeating: .commit, count: 10) + [.close]
+        + [.open(grouped: true)]
+        + Array(repeating: [Step.commit, .commit, .commit, .commit, .flush], count: 2).flatMap { $0 }
         + [.compact, .close, .open(grouped: false)] + Array(repeating: .commit, count: 6) + [.compact]
         + Array(repeating: .commit, count: 6) + [.close]
 
@@ -62,12 +64,14 @@ import FolioTestSupport
                 switch step {
                 case .open(let mode):
                     let before = driver.acknowledged
-                    store = try driver.openTyped(options: testOptions(fileSystem, durability: mode ? .grouped(window: .seconds(3600)) : .full))
+                    store = try driver.openTyped(
+                        options: testOptions(fileSystem, durability: mode ? .grouped(window: .seconds(3600)) : .full))
                     grouped = mode
                     if step != script[index] { outcome.reopenings += 1 } else { index += 1 }
                     let count = driver.committed
-                    #expect(count >= before.acknowledged && count <= before.attempted,
-                            "\(context): reopened holding \(count), \(before)")
+                    #expect(
+                        count >= before.acknowledged && count <= before.attempted,
+                        "\(context): reopened holding \(count), \(before)")
                     failures = 0
                     continue
                 case .commit: try driver.commitNextTyped(store!, durable: !grouped)
@@ -89,7 +93,9 @@ import FolioTestSupport
                     // The memory state is the last commit that returned, nothing more or less.
                     do {
                         let count = try workload.check(current.read())
-                        #expect(count == driver.committed, "\(context): after \(error), memory holds \(count), last commit \(driver.committed)")
+                        #expect(
+                            count == driver.committed,
+                            "\(context): after \(error), memory holds \(count), last commit \(driver.committed)")
                     } catch {
                         Issue.record("\(context): after a failed \(step), reading the memory state failed: \(error)")
                     }
@@ -149,8 +155,9 @@ import FolioTestSupport
             // What is on disk, opened without faults: D1-D4.
             checkRecovered(memory, workload: Self.workload, bounds: driver.acknowledged, context: context)
         }
-        print("durability A3 \(sweep.testDescription): \(calls.count) calls, \(runs) runs, \(injected) faults injected, "
-              + "\(finished) runs completed the script, \(reopenings) reopenings")
+        print(
+            "durability A3 \(sweep.testDescription): \(calls.count) calls, \(runs) runs, \(injected) faults injected, "
+                + "\(finished) runs completed the script, \(reopenings) reopenings")
     }
 }
 

@@ -55,8 +55,9 @@ import FolioTestSupport
 
         recording.reset()
         try a.waitUntilDurable()
-        #expect(recording.operations.filter { if case .sync = $0 { return true } else { return false } }.isEmpty,
-                "A's wait finds A durable: no sync of its own")
+        #expect(
+            recording.operations.filter { if case .sync = $0 { return true } else { return false } }.isEmpty,
+            "A's wait finds A durable: no sync of its own")
         #expect(delivered.withLock { $0 } == [start + 1, start + 2], "nothing delivered twice")
 
         // The reader taken before both still sees the store as it was (snapshot isolation).

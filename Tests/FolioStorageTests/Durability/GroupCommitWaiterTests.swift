@@ -34,7 +34,8 @@ import FolioTestSupport
         }
 
         var snapshotSyncs: Int {
-            recording.operations.filter { if case .sync(let path) = $0 { path.contains("/snapshots/") } else { false } }.count
+            recording.operations.filter { if case .sync(let path) = $0 { path.contains("/snapshots/") } else { false } }
+                .count
         }
     }
 
@@ -58,9 +59,10 @@ import FolioTestSupport
     func timeline(_ store: Store, _ stack: Stack, asyncWaiter: Bool, failSecondSync: Bool) async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try runTimeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: failSecondSync)
-                })
+                continuation.resume(
+                    with: Result {
+                        try runTimeline(store, stack, asyncWaiter: asyncWaiter, failSecondSync: failSecondSync)
+                    })
             }
         }
     }
@@ -126,7 +128,8 @@ import FolioTestSupport
         if waitedForTheSync { appended.wait() }
         aDone.wait()
         bDone.wait()
-        return Outcome(a: a.withLock { $0! }, b: b.withLock { $0! }, t3: t3.withLock { $0 }, t3WaitedForTheSync: waitedForTheSync)
+        return Outcome(
+            a: a.withLock { $0! }, b: b.withLock { $0! }, t3: t3.withLock { $0 }, t3WaitedForTheSync: waitedForTheSync)
     }
 
     @Test(arguments: [false, true])
@@ -175,7 +178,9 @@ import FolioTestSupport
         let t3 = try #require(outcome.t3)
         #expect(throws: Never.self) { try outcome.a.get() }
         #expect(throws: Never.self) { try outcome.b.get() }
-        #expect(stack.snapshotSyncs == 1, "one sync for T1 and T2, none by B: \(stack.recording.summaries(relativeTo: "/stores/s"))")
+        #expect(
+            stack.snapshotSyncs == 1,
+            "one sync for T1 and T2, none by B: \(stack.recording.summaries(relativeTo: "/stores/s"))")
         #expect(store.generation == start + 2, "T3 is not published before its own sync")
         try await t3.waitUntilDurable()
         #expect(stack.snapshotSyncs == 2)

@@ -15,7 +15,8 @@ import FolioTestSupport
     @Test(arguments: [1, 2])
     func aFailedFlushPoisonsAndAcknowledgesNothing(failingStep: Int) throws {
         let faulty = FaultInjectingFileSystem(wrapping: try memoryFileSystem())
-        let store = try Store.open(at: "/stores/s", options: testOptions(faulty, durability: .grouped(window: .seconds(3600))))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(faulty, durability: .grouped(window: .seconds(3600))))
         let acknowledged = Mutex<[UInt64]>([])
         let observation = store.observe { event in
             guard case .committed(let notifications) = event else { return }
@@ -51,8 +52,9 @@ import FolioTestSupport
     @Test func aScheduledFlushWhoseSyncFailedIsNotRetried() async throws {
         let faulty = FaultInjectingFileSystem(wrapping: try memoryFileSystem(), countedKinds: [.sync])
         let messages = Mutex<[String]>([])
-        let options = testOptions(faulty, durability: .grouped(window: .milliseconds(5)),
-                                  log: { line in messages.withLock { $0.append(line) } })
+        let options = testOptions(
+            faulty, durability: .grouped(window: .milliseconds(5)),
+            log: { line in messages.withLock { $0.append(line) } })
         let store = try Store.open(at: "/stores/s", options: options)
         defer { store.close() }
         faulty.plan = FaultPlan(failingCall: faulty.callCount + 1)

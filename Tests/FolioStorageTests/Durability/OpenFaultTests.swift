@@ -21,7 +21,8 @@ import FolioTestSupport
         store.close()
 
         func open(_ fileSystem: any FileSystem) throws(StorageError) -> Store {
-            readOnly ? try Store.openReadOnly(at: "/stores/s", options: testOptions(fileSystem))
+            readOnly
+                ? try Store.openReadOnly(at: "/stores/s", options: testOptions(fileSystem))
                 : try Store.open(at: "/stores/s", options: testOptions(fileSystem))
         }
         let counting = FaultInjectingFileSystem(wrapping: memory)
@@ -40,7 +41,9 @@ import FolioTestSupport
                 failed += 1
                 opened = try open(faulty)  // the fault was transient: this works
             }
-            #expect(opened.generation == generation, "call \(call) failed: opened at \(opened.generation), not \(generation)")
+            #expect(
+                opened.generation == generation,
+                "call \(call) failed: opened at \(opened.generation), not \(generation)")
             #expect(try workload.check(opened.read()) == 4, "call \(call)")
             #expect(opened.verify().isClean)
             opened.close()

@@ -12,8 +12,10 @@ import FolioTestSupport
     /// Damages the snapshot file with `damage`, then expects the page's probe, on a fresh
     /// read-only store, to fail with a corruption error for the page; optionally also
     /// expects `verify` to report a problem at the page. Restores the file.
-    static func expectReported(_ fileSystem: MemoryFileSystem, file: String, original: [UInt8], page: ProbedPage,
-                               verify: Bool, context: String, damage: (inout [UInt8]) -> Void) {
+    static func expectReported(
+        _ fileSystem: MemoryFileSystem, file: String, original: [UInt8], page: ProbedPage,
+        verify: Bool, context: String, damage: (inout [UInt8]) -> Void
+    ) {
         var damaged = original
         damage(&damaged)
         fileSystem.setContents(damaged, of: file)
@@ -24,8 +26,11 @@ import FolioTestSupport
             expectCorruption(file: file, offset: page.address.offset, context) { try page.read(reader.read()) }
             if verify {
                 let report = reader.verify()
-                #expect(report.problems.contains { $0.file == file && $0.offset == page.address.offset && $0.detail.contains("computed 0x") },
-                        "\(context): verify: \(report.problems.prefix(2))")
+                #expect(
+                    report.problems.contains {
+                        $0.file == file && $0.offset == page.address.offset && $0.detail.contains("computed 0x")
+                    },
+                    "\(context): verify: \(report.problems.prefix(2))")
             }
         } catch {
             Issue.record("\(context): opening failed: \(error)")
@@ -45,8 +50,10 @@ import FolioTestSupport
         for page in pages {
             for bit in 0..<(PageHeader.size * 8) {
                 let at = Int(page.address.offset) + bit / 8
-                Self.expectReported(fileSystem, file: file, original: original, page: page, verify: bit % 16 == 0,
-                                    context: "\(page), header bit \(bit)") { $0[at] ^= UInt8(1) << (bit % 8) }
+                Self.expectReported(
+                    fileSystem, file: file, original: original, page: page, verify: bit % 16 == 0,
+                    context: "\(page), header bit \(bit)"
+                ) { $0[at] ^= UInt8(1) << (bit % 8) }
                 flips += 1
             }
         }
@@ -67,8 +74,10 @@ import FolioTestSupport
             let bodyBits = (Int(page.address.length) - PageHeader.size) * 8
             let bit = PageHeader.size * 8 + rng.index(bodyBits)
             let at = Int(page.address.offset) + bit / 8
-            Self.expectReported(fileSystem, file: file, original: original, page: page, verify: flip % 50 == 0,
-                                context: "flip \(flip): \(page), bit \(bit)") { $0[at] ^= UInt8(1) << (bit % 8) }
+            Self.expectReported(
+                fileSystem, file: file, original: original, page: page, verify: flip % 50 == 0,
+                context: "flip \(flip): \(page), bit \(bit)"
+            ) { $0[at] ^= UInt8(1) << (bit % 8) }
         }
     }
 
@@ -80,7 +89,9 @@ import FolioTestSupport
         store.close()
         let original = fileSystem.contents(of: file)!
         for page in pages {
-            Self.expectReported(fileSystem, file: file, original: original, page: page, verify: true, context: "\(page) zeroed") { bytes in
+            Self.expectReported(
+                fileSystem, file: file, original: original, page: page, verify: true, context: "\(page) zeroed"
+            ) { bytes in
                 for index in Int(page.address.offset)..<Int(page.address.end) { bytes[index] = 0 }
             }
         }
@@ -97,12 +108,17 @@ import FolioTestSupport
         let original = fileSystem.contents(of: file)!
         var sameLength = 0
         for (index, page) in pages.enumerated() {
-            let twin = pages.first { $0.address.length == page.address.length && $0.address.offset != page.address.offset }
+            let twin = pages.first {
+                $0.address.length == page.address.length && $0.address.offset != page.address.offset
+            }
             let source = twin ?? pages[(index + 1) % pages.count]
             if twin != nil { sameLength += 1 }
-            Self.expectReported(fileSystem, file: file, original: original, page: page, verify: true,
-                                context: "\(source) copied over \(page)") { bytes in
-                let copy = original[Int(source.address.offset)..<Int(source.address.end)].prefix(Int(page.address.length))
+            Self.expectReported(
+                fileSystem, file: file, original: original, page: page, verify: true,
+                context: "\(source) copied over \(page)"
+            ) { bytes in
+                let copy = original[Int(source.address.offset)..<Int(source.address.end)].prefix(
+                    Int(page.address.length))
                 bytes.replaceSubrange(Int(page.address.offset)..<(Int(page.address.offset) + copy.count), with: copy)
             }
         }

@@ -39,7 +39,9 @@ import FolioTestSupport
             for (index, mode) in [CrashMode.durableOnly, .random].enumerated() {
                 let again = restored.crashImage(mode: mode, seed: UInt64(point.number * 7 + index))
                 tally.withLock { $0.recoveryImages += 1 }
-                checkRecovered(again, workload: workload, bounds: bounds, context: "\(context), then \(point) of recovery, \(mode)")
+                checkRecovered(
+                    again, workload: workload, bounds: bounds, context: "\(context), then \(point) of recovery, \(mode)"
+                )
             }
         }
         checkRecovered(restored, workload: workload, bounds: bounds, context: context)
@@ -54,15 +56,20 @@ import FolioTestSupport
         let tally = Tally()
         power.onSyncPoint = { point in
             let bounds = driver.acknowledged
-            let number = tally.withLock { tally -> Int in tally.syncPoints += 1; return tally.syncPoints }
+            let number = tally.withLock { tally -> Int in
+                tally.syncPoints += 1; return tally.syncPoints
+            }
             var modes: [(CrashMode, UInt64)] = [(.durableOnly, 0), (.everything, 0)]
-            for index in 0..<Self.randomImagesPerSyncPoint { modes.append((.random, UInt64(point.number * 1_000 + index))) }
+            for index in 0..<Self.randomImagesPerSyncPoint {
+                modes.append((.random, UInt64(point.number * 1_000 + index)))
+            }
             for (index, (mode, seed)) in modes.enumerated() {
                 // Every other random image also tears inside sectors: root slots torn mid-slot.
                 let tearing = mode == .random && index % 2 == 0
-                Self.check(power.crashImage(mode: mode, seed: seed, tearingSectors: tearing), bounds: bounds,
-                           context: "\(point), \(mode)\(tearing ? " torn sectors" : "") seed \(seed)",
-                           deep: (number + index) % 10 == 0, tally: tally)
+                Self.check(
+                    power.crashImage(mode: mode, seed: seed, tearingSectors: tearing), bounds: bounds,
+                    context: "\(point), \(mode)\(tearing ? " torn sectors" : "") seed \(seed)",
+                    deep: (number + index) % 10 == 0, tally: tally)
             }
         }
         // Full durability: creation, 12 commits, a compaction, a clean reopen, 12 more, six
@@ -93,11 +100,15 @@ import FolioTestSupport
         // After the last sync point: everything is durable.
         let final = driver.acknowledged
         #expect(final.acknowledged == 38)
-        Self.check(power.crashImage(mode: .durableOnly), bounds: final, context: "after the workload", deep: true, tally: tally)
+        Self.check(
+            power.crashImage(mode: .durableOnly), bounds: final, context: "after the workload", deep: true, tally: tally
+        )
 
         let result = tally.withLock { $0 }
         #expect(result.images >= 1_000)
-        print("durability A4: \(result.syncPoints) sync points, \(result.images) crash images, \(result.recoveryImages) images cut during recovery")
+        print(
+            "durability A4: \(result.syncPoints) sync points, \(result.images) crash images, \(result.recoveryImages) images cut during recovery"
+        )
     }
 
     /// A process killed at any instant, a new writer that recovers, then a power cut: the
@@ -110,7 +121,9 @@ import FolioTestSupport
     /// the power-loss model, as they would in the kernel's page cache). Every N of the
     /// workload is tried.
     @Test func killRecoverThenPowerLoss() throws {
-        let kinds: Set<FileOperation.Kind> = [.open, .write, .sync, .truncate, .rename, .remove, .syncDirectory, .createDirectory, .lock]
+        let kinds: Set<FileOperation.Kind> = [
+            .open, .write, .sync, .truncate, .rename, .remove, .syncDirectory, .createDirectory, .lock,
+        ]
         func workload(_ fileSystem: any FileSystem, _ driver: TransferDriver) throws {
             var store = try driver.open(options: testOptions(fileSystem))
             defer { store.close() }
@@ -129,18 +142,24 @@ import FolioTestSupport
         var images = 0
         for kill in 1...calls {
             let power = try powerLossFileSystem()
-            let dying = FaultInjectingFileSystem(wrapping: power, plan: FaultPlan(failingCall: kill, persistence: .persistent),
-                                                 countedKinds: kinds)
+            let dying = FaultInjectingFileSystem(
+                wrapping: power, plan: FaultPlan(failingCall: kill, persistence: .persistent),
+                countedKinds: kinds)
             let driver = TransferDriver(Self.workload)
             do { try workload(dying, driver) } catch {}
             // The next process recovers on what the dead one left...
-            guard let recovered = checkRecovered(power, workload: Self.workload, bounds: driver.acknowledged,
-                                                 context: "killed at call \(kill)") else { continue }
+            guard
+                let recovered = checkRecovered(
+                    power, workload: Self.workload, bounds: driver.acknowledged,
+                    context: "killed at call \(kill)")
+            else { continue }
             // ... and then the power fails.
-            let opened = Acknowledged(acknowledged: recovered.count, attempted: recovered.count, generation: recovered.generation)
+            let opened = Acknowledged(
+                acknowledged: recovered.count, attempted: recovered.count, generation: recovered.generation)
             for (mode, seed) in [(CrashMode.durableOnly, UInt64(0)), (.random, 1), (.random, 2), (.random, 3)] {
-                checkRecovered(power.crashImage(mode: mode, seed: seed), workload: Self.workload, bounds: opened,
-                               context: "killed at call \(kill), recovered at \(recovered), then a power cut (\(mode) \(seed))")
+                checkRecovered(
+                    power.crashImage(mode: mode, seed: seed), workload: Self.workload, bounds: opened,
+                    context: "killed at call \(kill), recovered at \(recovered), then a power cut (\(mode) \(seed))")
                 images += 1
             }
         }

@@ -43,17 +43,25 @@ import FolioTestSupport
                 // A reader: the undamaged slot's generation, exactly as committed.
                 let messages = Mutex<[String]>([])
                 do {
-                    let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(fileSystem, log: { line in
-                        messages.withLock { $0.append(line) }
-                    }))
+                    let reader = try Store.openReadOnly(
+                        at: "/stores/s",
+                        options: testOptions(
+                            fileSystem,
+                            log: { line in
+                                messages.withLock { $0.append(line) }
+                            }))
                     let count = try workload.check(reader.read())
                     #expect(reader.generation == (slot == newest ? current - 1 : current), "\(context)")
                     #expect(count == (slot == newest ? 5 : 6), "\(context)")
-                    #expect(slot != newest || messages.withLock { $0.contains { $0.contains("is unusable") } },
-                            "\(context): fallback not logged")
+                    #expect(
+                        slot != newest || messages.withLock { $0.contains { $0.contains("is unusable") } },
+                        "\(context): fallback not logged")
                     let report = reader.verify()
-                    #expect(report.problems.contains { $0.file == path && $0.offset == UInt64(base) && $0.detail.contains("computed 0x") },
-                            "\(context): verify: \(report.problems.prefix(2))")
+                    #expect(
+                        report.problems.contains {
+                            $0.file == path && $0.offset == UInt64(base) && $0.detail.contains("computed 0x")
+                        },
+                        "\(context): verify: \(report.problems.prefix(2))")
                     reader.close()
                     // A writer (every 16th flip: the rest is the same path): the newest
                     // generation, the damaged slot rewritten.

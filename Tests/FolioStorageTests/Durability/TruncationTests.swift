@@ -22,13 +22,17 @@ import FolioTestSupport
         for cut in stride(from: 0, to: Int(committed), by: 512) {
             fileSystem.setContents(Array(original[..<cut]), of: file)
             // A corruption error must name the file and a record that does not fit before the cut.
-            let offsets = Set(pages.filter { $0.address.end > UInt64(cut) }.map(\.address.offset)).union([0, UInt64(cut)])
+            let offsets = Set(pages.filter { $0.address.end > UInt64(cut) }.map(\.address.offset)).union([
+                0, UInt64(cut),
+            ])
             func expectReported(_ error: any Error, _ what: String) {
                 guard case StorageError.corruption(let corruption) = error else {
                     Issue.record("cut at \(cut), \(what): \(error) is not a corruption error")
                     return
                 }
-                #expect(corruption.file == file && offsets.contains(corruption.offset), "cut at \(cut), \(what): \(corruption)")
+                #expect(
+                    corruption.file == file && offsets.contains(corruption.offset),
+                    "cut at \(cut), \(what): \(corruption)")
             }
             do {
                 let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(fileSystem, cache: 0))
@@ -56,8 +60,9 @@ import FolioTestSupport
         }
         fileSystem.setContents(original, of: file)
         #expect(cuts == (Int(committed) + 511) / 512)
-        print("durability A5: snapshot file (\(original.count) bytes) cut at \(cuts) sector boundaries, "
-              + "\(readable) still readable in full (only unread pages lost), all reported")
+        print(
+            "durability A5: snapshot file (\(original.count) bytes) cut at \(cuts) sector boundaries, "
+                + "\(readable) still readable in full (only unread pages lost), all reported")
 
         // The root file: empty, and cut inside slot 1: slot 0 opens, verify reports the rest.
         let root = fileSystem.contents(of: "/stores/s/root")!

@@ -51,7 +51,8 @@ struct KeyByteStringTests {
         var rng = SplitMix64(seed: 13)
         var log = KeyPropertyLog()
         let all = (0...255).map { UInt8($0) }
-        for bytes in Self.edges + [all, all.reversed()] + (0..<10_000).map({ _ in rng.interestingBytes(maxLength: 30) }) {
+        for bytes in Self.edges + [all, all.reversed()] + (0..<10_000).map({ _ in rng.interestingBytes(maxLength: 30) })
+        {
             log.checkRoundTrip(bytes) { $0 == bytes }
             log.checkRoundTrip(Data(bytes)) { $0 == Data(bytes) }
         }

@@ -8,7 +8,9 @@ struct KeyCompositeTests {
     /// other's bytes ("a", "a\0", "a\0b", "ab"), where a non-prefix-free encoding would misorder.
     static let names = ["", "\0", "a", "a\0", "a\0b", "a\u{1}", "ab", "b", "é", "e\u{301}x", "\u{FFFF}", "\u{10FFFF}"]
 
-    @Test("40,000 random (String, Int64) and (Int?, Double, Bool) pairs, first components often tied, sort in tuple order")
+    @Test(
+        "40,000 random (String, Int64) and (Int?, Double, Bool) pairs, first components often tied, sort in tuple order"
+    )
     func tupleOrder() {
         var rng = SplitMix64(seed: 0x7_0B1E)
         var log = KeyPropertyLog()
@@ -18,10 +20,16 @@ struct KeyCompositeTests {
             let first = normalizedOrder(a.0, b.0)
             let expected = first != 0 ? first : swiftOrder(a.1, b.1)
             let keyA = KeyEncoding.encode(a.0, a.1), keyB = KeyEncoding.encode(b.0, b.1)
-            log.check(KeyBytes.compare(keyA, keyB) == expected, "\(a) vs \(b): expected \(expected), keys [\(hex(keyA))] [\(hex(keyB))]")
+            log.check(
+                KeyBytes.compare(keyA, keyB) == expected,
+                "\(a) vs \(b): expected \(expected), keys [\(hex(keyA))] [\(hex(keyB))]")
 
-            let c: (Int?, Double, Bool) = (rng.chance(1, in: 3) ? nil : rng.index(3), Double(rng.index(3)) - 1, rng.chance(1, in: 2))
-            let d: (Int?, Double, Bool) = (rng.chance(1, in: 3) ? nil : rng.index(3), Double(rng.index(3)) - 1, rng.chance(1, in: 2))
+            let c: (Int?, Double, Bool) = (
+                rng.chance(1, in: 3) ? nil : rng.index(3), Double(rng.index(3)) - 1, rng.chance(1, in: 2)
+            )
+            let d: (Int?, Double, Bool) = (
+                rng.chance(1, in: 3) ? nil : rng.index(3), Double(rng.index(3)) - 1, rng.chance(1, in: 2)
+            )
             var expectedCD = optionalOrder(c.0, d.0, swiftOrder)
             if expectedCD == 0 { expectedCD = keyOrder(c.1, d.1) }
             if expectedCD == 0 { expectedCD = swiftOrder(c.2 ? 1 : 0, d.2 ? 1 : 0) }
@@ -41,12 +49,13 @@ struct KeyCompositeTests {
         let key = KeyEncoding.encode("user", Int32(-7), Double?.some(2.5), [0x00, 0x01] as [UInt8])
         #expect(key == encoder.bytes)
 
-        let (name, id, score, blob) = try KeyEncoding.decode(key, as: String.self, Int32.self, Double?.self, [UInt8].self)
+        let (name, id, score, blob) = try KeyEncoding.decode(
+            key, as: String.self, Int32.self, Double?.self, [UInt8].self)
         #expect(name == "user" && id == -7 && score == 2.5 && blob == [0x00, 0x01])
 
         var decoder = KeyDecoder(key)
         #expect(try decoder.decode(String.self) == "user")
-        #expect(try decoder.decode(Int64.self) == -7)   // any signed width reads the same bytes
+        #expect(try decoder.decode(Int64.self) == -7)  // any signed width reads the same bytes
         #expect(!decoder.isAtEnd)
         #expect(try decoder.decode(Double?.self) == 2.5)
         #expect(try decoder.decode([UInt8].self) == [0x00, 0x01])
@@ -69,7 +78,8 @@ struct KeyCompositeTests {
             let d: String? = rng.chance(1, in: 2) ? nil : rng.interestingString(maxScalars: 3)
             let bytes = KeyEncoding.encode(a, b, c, d)
             do {
-                let (x, y, z, w) = try KeyEncoding.decode(bytes, as: String.self, [UInt8].self, Int64.self, String?.self)
+                let (x, y, z, w) = try KeyEncoding.decode(
+                    bytes, as: String.self, [UInt8].self, Int64.self, String?.self)
                 log.check(x == a && y == b && z == c && w == d, "\((a, b, c, d)) decoded as \((x, y, z, w))")
             } catch {
                 log.check(false, "\((a, b, c, d)) failed to decode: \(error)")
@@ -100,7 +110,10 @@ struct KeyCompositeTests {
                 }
             }
             #expect(!matching.isEmpty)
-            #expect(inRange == matching, "range for \(name.debugDescription) holds \(inRange.count) keys, \(matching.count) have that first component")
+            #expect(
+                inRange == matching,
+                "range for \(name.debugDescription) holds \(inRange.count) keys, \(matching.count) have that first component"
+            )
         }
     }
 }

@@ -13,14 +13,17 @@ struct KeyDecoderFuzzTests {
 
     /// Decodes one `T` from the front of `bytes`. A success must re-encode to exactly the bytes
     /// consumed (decoding accepts only canonical encodings); a failure must be `invalidKey`.
-    private func attempt<T: KeyComponent>(_ type: T.Type, _ bytes: [UInt8], _ outcome: inout Outcome, _ log: inout KeyPropertyLog) {
+    private func attempt<T: KeyComponent>(
+        _ type: T.Type, _ bytes: [UInt8], _ outcome: inout Outcome, _ log: inout KeyPropertyLog
+    ) {
         var decoder = KeyDecoder(bytes)
         do {
             let value = try decoder.decode(T.self)
             outcome.decoded += 1
             let consumed = Array(bytes[..<decoder.offset])
-            log.check(key(value) == consumed,
-                      "\(T.self) decoded \(describe(value)) from [\(hex(consumed))] but re-encodes to [\(hex(key(value)))]")
+            log.check(
+                key(value) == consumed,
+                "\(T.self) decoded \(describe(value)) from [\(hex(consumed))] but re-encodes to [\(hex(key(value)))]")
         } catch {
             outcome.rejected += 1
             if case .invalidKey = error {
@@ -65,8 +68,10 @@ struct KeyDecoderFuzzTests {
     func fuzz() {
         var rng = SplitMix64(seed: 0xF022)
         var log = KeyPropertyLog()
-        let types: [any KeyComponent.Type] = [String.self, [UInt8].self, String?.self, Bool.self, Int8.self, Int.self, UInt16.self,
-                                              Double.self, Float.self, UUID.self, Date.self, Data.self, Int32?.self, UInt64.self, Bool??.self]
+        let types: [any KeyComponent.Type] = [
+            String.self, [UInt8].self, String?.self, Bool.self, Int8.self, Int.self, UInt16.self,
+            Double.self, Float.self, UUID.self, Date.self, Data.self, Int32?.self, UInt64.self, Bool??.self,
+        ]
         var outcomes = [Outcome](repeating: Outcome(), count: types.count)
         func run(_ slot: Int, _ bytes: [UInt8]) {
             switch slot {
@@ -88,7 +93,8 @@ struct KeyDecoderFuzzTests {
             }
         }
         for iteration in 0..<100_000 {
-            let bytes = rng.chance(2, in: 5)
+            let bytes =
+                rng.chance(2, in: 5)
                 ? (0..<rng.index(26)).map { _ in rng.interestingByte() }
                 : mutate(validKey(&rng), &rng)
             // Every input is decoded as a String (the most intricate decoder) and as one other
@@ -100,7 +106,9 @@ struct KeyDecoderFuzzTests {
             if iteration % 4 == 0 {
                 do {
                     let (name, id) = try KeyEncoding.decode(bytes, as: String.self, Int64.self)
-                    log.check(KeyEncoding.encode(name, id) == bytes, "(String, Int64) decoded from [\(hex(bytes))] does not re-encode")
+                    log.check(
+                        KeyEncoding.encode(name, id) == bytes,
+                        "(String, Int64) decoded from [\(hex(bytes))] does not re-encode")
                 } catch {
                     if case .invalidKey = error { log.check(true, "") } else { log.check(false, "\(error)") }
                 }
@@ -109,7 +117,9 @@ struct KeyDecoderFuzzTests {
         log.expectNoFailures()
         // The fuzzer must reach both outcomes for every type, or it proves little.
         for (type, outcome) in zip(types, outcomes) {
-            #expect(outcome.decoded > 0 && outcome.rejected > 0, "\(type): \(outcome.decoded) decoded, \(outcome.rejected) rejected")
+            #expect(
+                outcome.decoded > 0 && outcome.rejected > 0,
+                "\(type): \(outcome.decoded) decoded, \(outcome.rejected) rejected")
         }
     }
 }

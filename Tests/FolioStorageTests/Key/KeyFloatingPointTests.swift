@@ -18,7 +18,8 @@ struct KeyFloatingPointTests {
     static let doubleEdges: [Double] = [
         -.infinity, -.greatestFiniteMagnitude, -1e300, -1, -.leastNormalMagnitude, -.leastNonzeroMagnitude,
         -0.0, 0.0, .leastNonzeroMagnitude, .leastNormalMagnitude, 1, 1e300, .greatestFiniteMagnitude, .infinity,
-        .nan, -.nan, .signalingNaN, -.signalingNaN, Double(nan: 0x1234, signaling: false), Double(nan: 7, signaling: true),
+        .nan, -.nan, .signalingNaN, -.signalingNaN, Double(nan: 0x1234, signaling: false),
+        Double(nan: 7, signaling: true),
         Double(bitPattern: 0xFFFF_FFFF_FFFF_FFFF), Double(bitPattern: 0x7FF0_0000_0000_0001),
         1.0.nextUp, 1.0.nextDown, (-1.0).nextUp, (-1.0).nextDown,
     ]
@@ -83,7 +84,9 @@ struct KeyFloatingPointTests {
         log.expectNoFailures()
     }
 
-    @Test("Round trip: values decode exactly; -0.0 decodes to +0.0; NaN decodes to a NaN; Float rejects non-Float doubles")
+    @Test(
+        "Round trip: values decode exactly; -0.0 decodes to +0.0; NaN decodes to a NaN; Float rejects non-Float doubles"
+    )
     func roundTrip() throws {
         var log = KeyPropertyLog()
         var rng = SplitMix64(seed: 11)
@@ -96,7 +99,9 @@ struct KeyFloatingPointTests {
                 log.checkRoundTrip(value) { $0.bitPattern == value.bitPattern }
             }
         }
-        for value in Self.floatEdges + (0..<10_000).map({ _ in Float(bitPattern: UInt32(truncatingIfNeeded: rng.next())) }) {
+        for value in Self.floatEdges
+            + (0..<10_000).map({ _ in Float(bitPattern: UInt32(truncatingIfNeeded: rng.next())) })
+        {
             if value.isNaN {
                 log.checkRoundTrip(value) { $0.isNaN }
             } else if value == 0 {
@@ -109,8 +114,12 @@ struct KeyFloatingPointTests {
         #expect(throws: StorageError.self) { try decodeWhole(Float.self, key(0.1 as Double)) }
         #expect(throws: StorageError.self) { try decodeWhole(Float.self, key(Double.greatestFiniteMagnitude)) }
         // The two patterns the encoder never writes are rejected: -0.0 and a non-canonical NaN.
-        #expect(throws: StorageError.self) { try decodeWhole(Double.self, [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(throws: StorageError.self) {
+            try decodeWhole(Double.self, [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        }
         #expect(throws: StorageError.self) { try decodeWhole(Double.self, [0xFF, 0xF8, 0, 0, 0, 0, 0, 1]) }
-        #expect(throws: StorageError.self) { try decodeWhole(Double.self, [0x00, 0x07, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(throws: StorageError.self) {
+            try decodeWhole(Double.self, [0x00, 0x07, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        }
     }
 }

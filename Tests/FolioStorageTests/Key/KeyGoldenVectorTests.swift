@@ -59,7 +59,8 @@ struct KeyGoldenVectorTests {
         #expect(key([] as [UInt8]) == bytes("00 01"))
         #expect(key([0x00, 0xFF] as [UInt8]) == bytes("00 ff ff 00 01"))
         #expect(key(Data([0x00, 0x01])) == bytes("00 ff 01 00 01"))
-        #expect(key(UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!)
+        #expect(
+            key(UUID(uuidString: "00112233-4455-6677-8899-AABBCCDDEEFF")!)
                 == bytes("00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff"))
     }
 

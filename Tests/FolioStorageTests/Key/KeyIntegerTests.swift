@@ -26,12 +26,14 @@ struct KeyIntegerTests {
     @Test("Edge values of every signed and unsigned width sort as the integers do (all pairs)")
     func edgeValues() {
         var log = KeyPropertyLog()
-        checkAllPairs([Int.min, Int.min + 1, -256, -129, -128, -2, -1, 0, 1, 2, 127, 128, 255, 256, Int.max - 1, Int.max], &log)
+        checkAllPairs(
+            [Int.min, Int.min + 1, -256, -129, -128, -2, -1, 0, 1, 2, 127, 128, 255, 256, Int.max - 1, Int.max], &log)
         checkAllPairs([Int64.min, -1, 0, 1, Int64.max], &log)
         checkAllPairs([Int32.min, Int32.min + 1, -1, 0, 1, Int32.max - 1, Int32.max], &log)
         checkAllPairs([Int16.min, -1, 0, 1, Int16.max], &log)
         checkAllPairs([Int8.min, Int8.min + 1, -1, 0, 1, Int8.max - 1, Int8.max], &log)
-        checkAllPairs([UInt.min, 1, 127, 128, 255, 256, UInt(Int.max), UInt(Int.max) + 1, UInt.max - 1, UInt.max], &log)
+        checkAllPairs(
+            [UInt.min, 1, 127, 128, 255, 256, UInt(Int.max), UInt(Int.max) + 1, UInt.max - 1, UInt.max], &log)
         checkAllPairs([UInt64.min, 1, UInt64(1) << 63, UInt64.max], &log)
         checkAllPairs([UInt32.min, 1, UInt32.max], &log)
         checkAllPairs([UInt16.min, 1, 0x00FF, 0x0100, UInt16.max], &log)
@@ -39,13 +41,17 @@ struct KeyIntegerTests {
         log.expectNoFailures()
     }
 
-    @Test("Random pairs of every width sort as the integers do (30,000 Int/Int64/UInt/UInt64, 20,000 per narrower width, every 8-bit value)")
+    @Test(
+        "Random pairs of every width sort as the integers do (30,000 Int/Int64/UInt/UInt64, 20,000 per narrower width, every 8-bit value)"
+    )
     func randomPairs() {
         var rng = SplitMix64(seed: 0x1D5E_C0DE)
         var log = KeyPropertyLog()
         for _ in 0..<30_000 {
             let a = rng.interestingInt64()
-            let b = rng.chance(1, in: 8) ? a : (rng.chance(1, in: 2) ? rng.interestingInt64() : a &+ Int64(rng.index(5)) &- 2)
+            let b =
+                rng.chance(1, in: 8)
+                ? a : (rng.chance(1, in: 2) ? rng.interestingInt64() : a &+ Int64(rng.index(5)) &- 2)
             log.checkPair(a, b, expected: swiftOrder(a, b))
             log.checkPair(Int(a), Int(b), expected: swiftOrder(a, b))
             let c = rng.interestingUInt64()
@@ -54,11 +60,13 @@ struct KeyIntegerTests {
             log.checkPair(UInt(c), UInt(d), expected: swiftOrder(c, d))
         }
         for _ in 0..<20_000 {
-            let a = Int32(truncatingIfNeeded: rng.interestingInt64()), b = Int32(truncatingIfNeeded: rng.interestingInt64())
+            let a = Int32(truncatingIfNeeded: rng.interestingInt64()),
+                b = Int32(truncatingIfNeeded: rng.interestingInt64())
             log.checkPair(a, b, expected: swiftOrder(a, b))
             let c = Int16(truncatingIfNeeded: rng.next()), d = Int16(truncatingIfNeeded: rng.next())
             log.checkPair(c, d, expected: swiftOrder(c, d))
-            let e = UInt32(truncatingIfNeeded: rng.interestingUInt64()), f = UInt32(truncatingIfNeeded: rng.interestingUInt64())
+            let e = UInt32(truncatingIfNeeded: rng.interestingUInt64()),
+                f = UInt32(truncatingIfNeeded: rng.interestingUInt64())
             log.checkPair(e, f, expected: swiftOrder(e, f))
             let g = UInt16(truncatingIfNeeded: rng.next()), h = UInt16(truncatingIfNeeded: rng.next())
             log.checkPair(g, h, expected: swiftOrder(g, h))
@@ -66,12 +74,16 @@ struct KeyIntegerTests {
         // Every 8-bit value against its neighbours (where a dropped sign flip or a byte-order
         // mistake shows first) and against eight random partners.
         for a in Int8.min...Int8.max {
-            for b in [a, a &+ 1, a &- 1, a &+ 2, Int8.min, Int8.max] + (0..<8).map({ _ in Int8(truncatingIfNeeded: rng.next()) }) {
+            for b in [a, a &+ 1, a &- 1, a &+ 2, Int8.min, Int8.max]
+                + (0..<8).map({ _ in Int8(truncatingIfNeeded: rng.next()) })
+            {
                 log.checkPair(a, b, expected: swiftOrder(a, b))
             }
         }
         for a in UInt8.min...UInt8.max {
-            for b in [a, a &+ 1, a &- 1, a &+ 2, UInt8.min, UInt8.max] + (0..<8).map({ _ in UInt8(truncatingIfNeeded: rng.next()) }) {
+            for b in [a, a &+ 1, a &- 1, a &+ 2, UInt8.min, UInt8.max]
+                + (0..<8).map({ _ in UInt8(truncatingIfNeeded: rng.next()) })
+            {
                 log.checkPair(a, b, expected: swiftOrder(a, b))
             }
         }
@@ -83,13 +95,16 @@ struct KeyIntegerTests {
         var log = KeyPropertyLog()
         for value in Int8.min...Int8.max {
             let wide = key(Int64(value))
-            log.check(key(value) == wide && key(Int16(value)) == wide && key(Int32(value)) == wide && key(Int(value)) == wide,
-                      "Int8 \(value) has width-dependent keys")
+            log.check(
+                key(value) == wide && key(Int16(value)) == wide && key(Int32(value)) == wide && key(Int(value)) == wide,
+                "Int8 \(value) has width-dependent keys")
         }
         for value in UInt8.min...UInt8.max {
             let wide = key(UInt64(value))
-            log.check(key(value) == wide && key(UInt16(value)) == wide && key(UInt32(value)) == wide && key(UInt(value)) == wide,
-                      "UInt8 \(value) has width-dependent keys")
+            log.check(
+                key(value) == wide && key(UInt16(value)) == wide && key(UInt32(value)) == wide
+                    && key(UInt(value)) == wide,
+                "UInt8 \(value) has width-dependent keys")
         }
         var rng = SplitMix64(seed: 77)
         for _ in 0..<10_000 {

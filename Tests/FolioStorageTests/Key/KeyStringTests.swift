@@ -9,13 +9,18 @@ struct KeyStringTests {
     /// strings, combining marks, precomposed letters, emoji, the highest scalars, and the
     /// Tibetan vowel signs the standard library normalises unusually.
     static let edgeStrings: [String] = [
-        "", "\0", "\0\0", "\0\u{1}", "\u{1}", "\u{7F}", "a", "a\0", "a\0\0", "a\0b", "a\u{1}", "a\u{1}b", "ab", "a b", "b",
-        "A", "Z", "e", "e\u{301}", "\u{E9}", "e\u{301}\u{323}", "e\u{323}\u{301}", "\u{1EB9}\u{301}", "f", "\u{FB01}", "fi",
-        "\u{C5}", "A\u{30A}", "\u{212B}", "\u{3A9}", "\u{2126}", "\u{1100}\u{1161}", "\u{AC00}", "\u{AC00}\u{11A8}", "\u{AC01}",
+        "", "\0", "\0\0", "\0\u{1}", "\u{1}", "\u{7F}", "a", "a\0", "a\0\0", "a\0b", "a\u{1}", "a\u{1}b", "ab", "a b",
+        "b",
+        "A", "Z", "e", "e\u{301}", "\u{E9}", "e\u{301}\u{323}", "e\u{323}\u{301}", "\u{1EB9}\u{301}", "f", "\u{FB01}",
+        "fi",
+        "\u{C5}", "A\u{30A}", "\u{212B}", "\u{3A9}", "\u{2126}", "\u{1100}\u{1161}", "\u{AC00}", "\u{AC00}\u{11A8}",
+        "\u{AC01}",
         "\u{F71}", "\u{F73}", "\u{F71}\u{F72}", "\u{345}\u{F73}", "\u{345}\u{F71}\u{F72}", "\u{F71}\u{F72}\u{345}",
-        "\u{F73}\u{F73}", "\u{F71}\u{F71}\u{F72}\u{F72}", "\u{1611E}\u{1611E}", "\u{16121}", "\u{16D67}\u{16D67}", "\u{16D68}",
+        "\u{F73}\u{F73}", "\u{F71}\u{F71}\u{F72}\u{F72}", "\u{1611E}\u{1611E}", "\u{16121}", "\u{16D67}\u{16D67}",
+        "\u{16D68}",
         "😀", "😀\0", "👍", "👍🏽", "👨\u{200D}👩\u{200D}👧", "\u{E000}", "\u{FFFD}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}",
-        String(repeating: "x", count: 1000), String(repeating: "x", count: 1000) + "\0", String(repeating: "x", count: 999) + "y",
+        String(repeating: "x", count: 1000), String(repeating: "x", count: 1000) + "\0",
+        String(repeating: "x", count: 999) + "y",
         String(repeating: "é", count: 300), String(repeating: "e\u{301}", count: 300) + "\0",
     ]
 
@@ -33,10 +38,13 @@ struct KeyStringTests {
     private func checkStrings(_ a: String, _ b: String, _ log: inout KeyPropertyLog, _ deviations: inout Deviations) {
         let expected = normalizedOrder(a, b)
         log.checkPair(a, b, expected: expected)
-        log.check((a == b) == (key(a) == key(b)),
-                  "Swift says \(a.debugDescription) == \(b.debugDescription) is \(a == b); keys say \(key(a) == key(b))")
+        log.check(
+            (a == b) == (key(a) == key(b)),
+            "Swift says \(a.debugDescription) == \(b.debugDescription) is \(a == b); keys say \(key(a) == key(b))")
         // Sanity of the oracle: Swift's `==` compares exactly these normal forms.
-        log.check((a == b) == (expected == 0), "Swift's == on \(a.debugDescription), \(b.debugDescription) is not normal-form equality")
+        log.check(
+            (a == b) == (expected == 0),
+            "Swift's == on \(a.debugDescription), \(b.debugDescription) is not normal-form equality")
         let swift = a < b ? -1 : (a == b ? 0 : 1)
         if swift != expected {
             if isProperPrefixPair(Array(a.utf8), Array(b.utf8)) {
@@ -44,13 +52,17 @@ struct KeyStringTests {
             } else if isProperPrefixPair(normalizedUTF8(a), normalizedUTF8(b)) {
                 deviations.normalizedPrefix += 1
             } else {
-                log.check(false, "Swift orders \(a.debugDescription), \(b.debugDescription) as \(swift), keys as \(expected), "
-                                 + "and neither documented shortcut applies")
+                log.check(
+                    false,
+                    "Swift orders \(a.debugDescription), \(b.debugDescription) as \(swift), keys as \(expected), "
+                        + "and neither documented shortcut applies")
             }
         }
     }
 
-    @Test("Edge strings (empty, NUL, control characters, long, combining marks, emoji) sort as Swift orders them (all pairs)")
+    @Test(
+        "Edge strings (empty, NUL, control characters, long, combining marks, emoji) sort as Swift orders them (all pairs)"
+    )
     func edgeValues() {
         var log = KeyPropertyLog()
         var deviations = Deviations()
@@ -65,31 +77,38 @@ struct KeyStringTests {
         #expect(KeyBytes.compare(key("a\0"), key("a\0b")) < 0)
         #expect(KeyBytes.compare(key("a\0b"), key("a\u{1}")) < 0)
         #expect(KeyBytes.compare(key(""), key("\0")) < 0)
-        #expect(KeyBytes.compare(key("Z"), key("a")) < 0)            // code point order, not locale order
-        #expect(KeyBytes.compare(key("\u{FFFF}"), key("\u{10000}")) < 0) // UTF-8 order is scalar order (unlike UTF-16)
+        #expect(KeyBytes.compare(key("Z"), key("a")) < 0)  // code point order, not locale order
+        #expect(KeyBytes.compare(key("\u{FFFF}"), key("\u{10000}")) < 0)  // UTF-8 order is scalar order (unlike UTF-16)
     }
 
     @Test("Canonically equivalent spellings (which Swift calls ==) share one key; compatibility equivalents do not")
     func canonicalEquivalence() {
         let equivalent: [(String, String)] = [
             ("e\u{301}", "\u{E9}"), ("\u{212B}", "\u{C5}"), ("A\u{30A}", "\u{C5}"), ("\u{2126}", "\u{3A9}"),
-            ("q\u{307}\u{323}", "q\u{323}\u{307}"), ("\u{1100}\u{1161}\u{11A8}", "\u{AC01}"), ("\u{F73}", "\u{F71}\u{F72}"),
+            ("q\u{307}\u{323}", "q\u{323}\u{307}"), ("\u{1100}\u{1161}\u{11A8}", "\u{AC01}"),
+            ("\u{F73}", "\u{F71}\u{F72}"),
             ("\u{345}\u{300}", "\u{300}\u{345}"), ("café", "cafe\u{301}"),
             // Unicode 16 compositions: the standard library composes these, Linux Foundation (older Unicode data)
             // does not. Keys follow the standard library, because `==` does.
-            ("\u{1611E}\u{1611E}", "\u{16121}"), ("\u{16D67}\u{16D67}", "\u{16D68}"), ("\u{113C2}\u{113C2}", "\u{113C5}"),
+            ("\u{1611E}\u{1611E}", "\u{16121}"), ("\u{16D67}\u{16D67}", "\u{16D68}"),
+            ("\u{113C2}\u{113C2}", "\u{113C5}"),
         ]
         for (a, b) in equivalent {
             #expect(a == b, "Swift no longer treats \(a.debugDescription) and \(b.debugDescription) as equal")
-            #expect(key(a) == key(b), "\(a.debugDescription) [\(hex(key(a)))] vs \(b.debugDescription) [\(hex(key(b)))]")
+            #expect(
+                key(a) == key(b), "\(a.debugDescription) [\(hex(key(a)))] vs \(b.debugDescription) [\(hex(key(b)))]")
         }
-        let distinct: [(String, String)] = [("\u{FB01}", "fi"), ("\u{2160}", "I"), ("K", "k"), ("\u{1E9B}", "\u{17F}\u{307}\u{301}")]
+        let distinct: [(String, String)] = [
+            ("\u{FB01}", "fi"), ("\u{2160}", "I"), ("K", "k"), ("\u{1E9B}", "\u{17F}\u{307}\u{301}"),
+        ]
         for (a, b) in distinct {
             #expect((a == b) == (key(a) == key(b)), "\(a.debugDescription) vs \(b.debugDescription)")
         }
     }
 
-    @Test("Keys follow Swift's == and decode to an equal string where the standard library's normaliser departs from UAX #15")
+    @Test(
+        "Keys follow Swift's == and decode to an equal string where the standard library's normaliser departs from UAX #15"
+    )
     func tibetanVowelSignQuirk() throws {
         // U+0F73, U+0F75 and U+0F81 have combining class 0 but decompose into marks. The standard
         // library starts a normalisation segment at them, so marks before them are not reordered
@@ -113,9 +132,12 @@ struct KeyStringTests {
         var found: [UInt32] = []
         for value in Array(UInt32(0)...0x1FFFF) + Array(UInt32(0xE0000)...0xEFFFF) {
             guard let scalar = Unicode.Scalar(value), scalar.properties.canonicalCombiningClass.rawValue == 0,
-                  scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark,
-                  let first = String(decoding: String(Character(scalar))._nfcCodeUnits, as: UTF8.self).unicodeScalars.first,
-                  first.properties.canonicalCombiningClass.rawValue != 0 else { continue }
+                scalar.properties.generalCategory == .nonspacingMark
+                    || scalar.properties.generalCategory == .spacingMark,
+                let first = String(decoding: String(Character(scalar))._nfcCodeUnits, as: UTF8.self).unicodeScalars
+                    .first,
+                first.properties.canonicalCombiningClass.rawValue != 0
+            else { continue }
             found.append(value)
         }
         // This list is `KeyTextNormalization.misclassifiedStarters`; a new Unicode version that
@@ -123,7 +145,9 @@ struct KeyStringTests {
         #expect(found == [0x0F73, 0x0F75, 0x0F81])
     }
 
-    @Test("Every scalar below U+0300 is a starter the normaliser leaves alone, alone and in 30,000 random sequences (the encoder's Latin fast path)")
+    @Test(
+        "Every scalar below U+0300 is a starter the normaliser leaves alone, alone and in 30,000 random sequences (the encoder's Latin fast path)"
+    )
     func latinFastPath() {
         var log = KeyPropertyLog()
         var scalars: [Unicode.Scalar] = []
@@ -131,8 +155,9 @@ struct KeyStringTests {
             guard let scalar = Unicode.Scalar(value) else { continue }
             scalars.append(scalar)
             let string = String(Character(scalar))
-            log.check(scalar.properties.canonicalCombiningClass.rawValue == 0 && normalizedUTF8(string) == Array(string.utf8),
-                      "U+\(String(value, radix: 16)) is not a normalisation-stable starter")
+            log.check(
+                scalar.properties.canonicalCombiningClass.rawValue == 0 && normalizedUTF8(string) == Array(string.utf8),
+                "U+\(String(value, radix: 16)) is not a normalisation-stable starter")
         }
         var rng = SplitMix64(seed: 0x300)
         for _ in 0..<30_000 {
@@ -149,7 +174,9 @@ struct KeyStringTests {
         log.expectNoFailures()
     }
 
-    @Test("60,000 random Unicode pairs: keys sort as the normal forms do, equal exactly when Swift's == is true, and Swift's < deviates only by its two shortcuts")
+    @Test(
+        "60,000 random Unicode pairs: keys sort as the normal forms do, equal exactly when Swift's == is true, and Swift's < deviates only by its two shortcuts"
+    )
     func randomPairs() {
         var rng = SplitMix64(seed: 0x5712_1696)
         var log = KeyPropertyLog()
@@ -160,7 +187,9 @@ struct KeyStringTests {
                 // A long (decomposed) spelling against a short (composed) spelling of the same
                 // text plus one more scalar: the shape where Swift's second shortcut misorders.
                 let composed = String(decoding: normalizedUTF8(a), as: UTF8.self)
-                checkStrings(a.decomposedStringWithCanonicalMapping, composed + String(rng.interestingScalar()), &log, &deviations)
+                checkStrings(
+                    a.decomposedStringWithCanonicalMapping, composed + String(rng.interestingScalar()), &log,
+                    &deviations)
                 continue
             }
             let b = rng.chance(1, in: 2) ? rng.relatedString(a) : rng.interestingString()
@@ -181,7 +210,7 @@ struct KeyStringTests {
         let x = "\u{345}", y = "\u{345}\u{300}", z = "\u{300}\u{345}"
         #expect(y == z)
         #expect(key(y) == key(z))
-        #expect(KeyBytes.compare(key(z), key(x)) < 0)   // U+0300 < U+0345 after reordering
+        #expect(KeyBytes.compare(key(z), key(x)) < 0)  // U+0300 < U+0345 after reordering
         #expect(KeyBytes.compare(key(y), key(x)) < 0)
         // Shortcut 2: when one normal form is a proper prefix of the other, Swift decides by the
         // raw UTF-8 lengths. U+0F71 and U+0F73 are both 3 bytes, so Swift finds neither < the
@@ -191,7 +220,9 @@ struct KeyStringTests {
         #expect(key("\u{F73}") == key("\u{F71}\u{F72}"))
     }
 
-    @Test("Round trip: 20,000 random strings decode to a string Swift calls equal, with the same key (the NFC bytes when normalisation is idempotent)")
+    @Test(
+        "Round trip: 20,000 random strings decode to a string Swift calls equal, with the same key (the NFC bytes when normalisation is idempotent)"
+    )
     func roundTrip() {
         var rng = SplitMix64(seed: 5)
         var log = KeyPropertyLog()
@@ -207,13 +238,15 @@ struct KeyStringTests {
 
     @Test("Decoding rejects invalid UTF-8, non-normalised bytes, bad escapes and a missing terminator")
     func rejectsMalformed() {
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0xC3, 0x00, 0x01]) }          // truncated sequence
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0xED, 0xA0, 0x80, 0x00, 0x01]) } // surrogate
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0xC0, 0x80, 0x00, 0x01]) }      // overlong NUL
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x65, 0xCC, 0x81, 0x00, 0x01]) } // e + U+0301, not NFC
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x61, 0x00, 0x02]) }            // bad escape
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x61, 0x00]) }                  // cut escape
-        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x61, 0x62]) }                  // no terminator
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0xC3, 0x00, 0x01]) }  // truncated sequence
+        // surrogate
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0xED, 0xA0, 0x80, 0x00, 0x01]) }
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0xC0, 0x80, 0x00, 0x01]) }  // overlong NUL
+        // e + U+0301, not NFC
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x65, 0xCC, 0x81, 0x00, 0x01]) }
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x61, 0x00, 0x02]) }  // bad escape
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x61, 0x00]) }  // cut escape
+        #expect(throws: StorageError.self) { try decodeWhole(String.self, [0x61, 0x62]) }  // no terminator
         #expect(throws: StorageError.self) { try decodeWhole(String.self, []) }
     }
 }

@@ -104,9 +104,9 @@ extension SplitMix64 {
             let value: UInt32
             switch index(6) {
             case 0, 1, 2: value = pick(Self.interestingScalars)
-            case 3: value = UInt32(0x20 + index(0x5F))            // printable ASCII
-            case 4: value = UInt32(index(0x3000))                  // scripts with many combining marks
-            default: value = UInt32(index(0x110000))               // anything, including unassigned
+            case 3: value = UInt32(0x20 + index(0x5F))  // printable ASCII
+            case 4: value = UInt32(index(0x3000))  // scripts with many combining marks
+            default: value = UInt32(index(0x110000))  // anything, including unassigned
             }
             if let scalar = Unicode.Scalar(value) {
                 return scalar
@@ -145,7 +145,8 @@ extension SplitMix64 {
         switch index(7) {
         case 0: return string
         case 1: return string.decomposedStringWithCanonicalMapping
-        case 2: return String(decoding: string._nfcCodeUnits, as: UTF8.self)  // equal to `string`, except for the U+0F73 quirk
+        // equal to `string`, except for the U+0F73 quirk
+        case 2: return String(decoding: string._nfcCodeUnits, as: UTF8.self)
         case 3: scalars.append(interestingScalar())
         case 4 where !scalars.isEmpty: scalars[index(scalars.count)] = interestingScalar()
         case 5 where !scalars.isEmpty: scalars.removeLast(1 + index(scalars.count))

@@ -66,13 +66,17 @@ struct KeyPropertyLog {
         let keyA = key(a)
         let keyB = key(b)
         let actual = KeyBytes.compare(keyA, keyB)
-        check(actual == expected,
-              "order of \(describe(a)) and \(describe(b)): expected \(expected), keys compare \(actual) [\(hex(keyA))] vs [\(hex(keyB))]")
+        check(
+            actual == expected,
+            "order of \(describe(a)) and \(describe(b)): expected \(expected), keys compare \(actual) [\(hex(keyA))] vs [\(hex(keyB))]"
+        )
         if keyA != keyB {
             let shorter = keyA.count < keyB.count ? keyA : keyB
             let longer = keyA.count < keyB.count ? keyB : keyA
-            check(!longer.starts(with: shorter),
-                  "key of \(describe(a)) [\(hex(keyA))] and of \(describe(b)) [\(hex(keyB))]: one is a proper prefix of the other")
+            check(
+                !longer.starts(with: shorter),
+                "key of \(describe(a)) [\(hex(keyA))] and of \(describe(b)) [\(hex(keyB))]: one is a proper prefix of the other"
+            )
         }
     }
 
@@ -90,8 +94,9 @@ struct KeyPropertyLog {
     /// Records the result as one expectation.
     func expectNoFailures(sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(cases > 0, "no cases were checked", sourceLocation: sourceLocation)
-        #expect(failureCount == 0,
-                "\(failureCount) of \(cases) checks failed; first: \n\(examples.joined(separator: "\n"))",
-                sourceLocation: sourceLocation)
+        #expect(
+            failureCount == 0,
+            "\(failureCount) of \(cases) checks failed; first: \n\(examples.joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
     }
 }

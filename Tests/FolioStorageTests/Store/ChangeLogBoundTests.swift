@@ -13,7 +13,11 @@ import Testing
         let transaction = try store.beginWrite()
         for round in 0..<100_000 {
             let key: [UInt8] = [UInt8(round % 10)]
-            if round % 3 == 2 { try transaction.remove(key, from: "t") } else { try transaction.put([UInt8(round % 7)], for: key, in: "t") }
+            if round % 3 == 2 {
+                try transaction.remove(key, from: "t")
+            } else {
+                try transaction.put([UInt8(round % 7)], for: key, in: "t")
+            }
         }
         let logged = transaction.guarded.withLock { _ in transaction.contents.trees[Array("t".utf8)]!.changes.count }
         #expect(logged < 8_200, "the log holds \(logged) entries for 10 keys")
@@ -21,7 +25,8 @@ import Testing
         let entries = try #require(notification.changes.trees.first { $0.tree == "t" }).entries
         let view = try store.read()
         // Each of the ten keys appears once, with the kind its first and last states say.
-        #expect(entries.count == (0..<10).filter { key in key == 9 || (try? view.get([UInt8(key)], in: "t")) != nil }.count)
+        #expect(
+            entries.count == (0..<10).filter { key in key == 9 || (try? view.get([UInt8(key)], in: "t")) != nil }.count)
         for entry in entries {
             let existsNow = try view.get(entry.key, in: "t") != nil
             switch entry.kind {

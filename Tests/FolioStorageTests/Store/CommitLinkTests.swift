@@ -12,7 +12,9 @@ import FolioTestSupport
 
     /// Rewrites the `previous` offset and length (bytes 80-91) of the commit page at
     /// `address`, resealing the page so that only the link is wrong.
-    func setPreviousLink(offset: UInt64, length: UInt32, ofCommitAt address: PageAddress, in fileSystem: MemoryFileSystem) {
+    func setPreviousLink(
+        offset: UInt64, length: UInt32, ofCommitAt address: PageAddress, in fileSystem: MemoryFileSystem
+    ) {
         var bytes = fileSystem.contents(of: file)!
         let start = Int(address.offset)
         withUnsafeBytes(of: offset.littleEndian) { bytes.replaceSubrange((start + 80)..<(start + 88), with: $0) }
@@ -45,9 +47,14 @@ import FolioTestSupport
             return corruption.offset == newest.address.offset && corruption.detail.contains("previous commit link")
         }
         let report = reader.verify()
-        #expect(report.problems.contains { $0.offset == newest.address.offset && $0.detail.contains("previous commit link") },
-                "\(report.problems)")
-        #expect(!report.problems.contains { $0.offset < UInt64(SnapshotHeader.size) }, "nothing is read in the header: \(report.problems)")
+        #expect(
+            report.problems.contains {
+                $0.offset == newest.address.offset && $0.detail.contains("previous commit link")
+            },
+            "\(report.problems)")
+        #expect(
+            !report.problems.contains { $0.offset < UInt64(SnapshotHeader.size) },
+            "nothing is read in the header: \(report.problems)")
     }
 
     /// File number 0 is "none" whatever the other fields hold: the creation commit's

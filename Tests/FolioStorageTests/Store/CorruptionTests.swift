@@ -24,7 +24,9 @@ import FolioTestSupport
         var flips = 0
         for kind in ["leaf", "branch", "overflow", "commit"] {
             // The smallest page of the kind keeps the sweep fast; all bytes of it are swept.
-            guard let page = pages.filter({ $0.kind == kind }).min(by: { $0.address.length < $1.address.length }) else { continue }
+            guard let page = pages.filter({ $0.kind == kind }).min(by: { $0.address.length < $1.address.length }) else {
+                continue
+            }
             let original = Array(file[Int(page.address.offset)..<Int(page.address.end)])
             try decodePage(original, at: page.address, kind: kind)
             for index in original.indices {
@@ -80,7 +82,9 @@ import FolioTestSupport
                 let report = reader.verify()
                 // Verify also checks the commit pages of the history (the change records) and
                 // the runs they checksum.
-                #expect(report.isClean == !(reachable || inHistory), "flip at \(offset), reachable: \(reachable), \(report.problems.prefix(1))")
+                #expect(
+                    report.isClean == !(reachable || inHistory),
+                    "flip at \(offset), reachable: \(reachable), \(report.problems.prefix(1))")
                 if reachable { detected += 1 } else { harmless += 1 }
             } catch let error as StorageError {
                 guard case .corruption(let corruption) = error else {

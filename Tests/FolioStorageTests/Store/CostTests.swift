@@ -14,7 +14,9 @@ import FolioTestSupport
             for start in stride(from: 0, to: 100_000, by: batch) {
                 try store.write { txn in
                     for i in start..<(start + batch) {
-                        try txn.put(Array(repeating: UInt8(i & 0xFF), count: 40), for: KeyEncoding.encode(Int64(i)), in: "numbers")
+                        try txn.put(
+                            Array(repeating: UInt8(i & 0xFF), count: 40), for: KeyEncoding.encode(Int64(i)),
+                            in: "numbers")
                     }
                 }
             }

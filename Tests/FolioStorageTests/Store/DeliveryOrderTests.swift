@@ -12,7 +12,8 @@ import FolioTestSupport
     /// commit (and a flushing thread). Every generation reaches the handler once, in order.
     @Test func groupedFlushesDeliverEveryCommitInOrder() throws {
         let commits = CloseRaceTests.isLong ? 20_000 : 1_500
-        let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem(), durability: .grouped(window: .zero)))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(try memoryFileSystem(), durability: .grouped(window: .zero)))
         let first = store.generation
         let seen = Mutex<[UInt64]>([])
         let observation = store.observe { event in
@@ -32,7 +33,9 @@ import FolioTestSupport
         let expected = Array((first + 1)...(first + UInt64(commits)))
         let outOfOrder = zip(generations, generations.dropFirst()).first { $0.0 + 1 != $0.1 }
         #expect(generations.count == expected.count, "\(generations.count) of \(commits) commits delivered")
-        #expect(outOfOrder == nil && generations.first == expected.first, "first out of order: \(String(describing: outOfOrder))")
+        #expect(
+            outOfOrder == nil && generations.first == expected.first,
+            "first out of order: \(String(describing: outOfOrder))")
     }
 
     /// A handler that reads the store and begins, writes and commits a transaction of its
@@ -44,11 +47,14 @@ import FolioTestSupport
     /// the engine refuses rather than waits: that is no deadlock).
     @Test(arguments: [Durability.full, .grouped(window: .seconds(60))])
     func handlersMayUseTheStore(durability: Durability) throws {
-        let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem(), durability: durability))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(try memoryFileSystem(), durability: durability))
         defer { store.close() }
         let outcomes = Mutex<[String]>([])
         let observation = store.observe { event in
-            guard case .committed(let list) = event, list.contains(where: { $0.changes.trees.contains { $0.tree == "t" } }) else { return }
+            guard case .committed(let list) = event,
+                list.contains(where: { $0.changes.trees.contains { $0.tree == "t" } })
+            else { return }
             do {
                 let view = try store.read()
                 let value = try view.get(bytes("a"), in: "t")
@@ -69,7 +75,8 @@ import FolioTestSupport
     /// The generation an overflowed observer resumes after is a delivered (durable) one,
     /// not the newest published grouped generation.
     @Test func deliveredGenerationIsDurable() throws {
-        let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem(), durability: .grouped(window: .seconds(60))))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(try memoryFileSystem(), durability: .grouped(window: .seconds(60))))
         defer { store.close() }
         let start = store.generation
         try store.write { try $0.put(bytes("1"), for: bytes("a"), in: "t") }
@@ -84,8 +91,11 @@ import FolioTestSupport
     @Test func droppedGroupedStoreKeepsItsLastWindow() throws {
         let fileSystem = try memoryFileSystem()
         do {
-            let store = try Store.open(at: "/stores/s", options: testOptions(fileSystem, durability: .grouped(window: .seconds(60))))
-            for i in 0..<10 { try store.write { try $0.put(bytes("v\(i)"), for: KeyEncoding.encode(Int64(i)), in: "t") } }
+            let store = try Store.open(
+                at: "/stores/s", options: testOptions(fileSystem, durability: .grouped(window: .seconds(60))))
+            for i in 0..<10 {
+                try store.write { try $0.put(bytes("v\(i)"), for: KeyEncoding.encode(Int64(i)), in: "t") }
+            }
         }
         let reopened = try Store.open(at: "/stores/s", options: testOptions(fileSystem))
         defer { reopened.close() }

@@ -16,11 +16,14 @@ import FolioTestSupport
         #expect(description.created.hasSuffix("Z") && description.created.count == 20)
         #expect(description.currentSnapshot == "snapshots/0000000000000001.folio")
         #expect(description.files.map(\.name) == ["info", "lock", "root", "snapshots/0000000000000001.folio"])
-        #expect(description.files.first { $0.name == "root" }?.bytes == 4224, "two root slots, 4 KiB apart (format version 2)")
+        #expect(
+            description.files.first { $0.name == "root" }?.bytes == 4224,
+            "two root slots, 4 KiB apart (format version 2)")
         try store.compact()
         description = try store.describe()
         #expect(description.currentSnapshot == "snapshots/0000000000000002.folio")
-        #expect(description.files.map(\.name).filter { $0.hasPrefix("snapshots/") }
+        #expect(
+            description.files.map(\.name).filter { $0.hasPrefix("snapshots/") }
                 == ["snapshots/0000000000000001.folio", "snapshots/0000000000000002.folio"])
         let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(fileSystem))
         #expect(try reader.describe() == description)

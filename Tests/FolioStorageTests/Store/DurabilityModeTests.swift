@@ -31,7 +31,8 @@ import FolioTestSupport
         try power.createDirectory("/stores")
         try power.syncDirectory("/")
         let recording = RecordingFileSystem(wrapping: power)
-        let store = try Store.open(at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .seconds(30))))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .seconds(30))))
         try store.write { try $0.put([0], for: [0], in: "t") }
         try store.flush()
         let durableGeneration = store.generation
@@ -65,7 +66,8 @@ import FolioTestSupport
     /// The grouped window flushes by itself.
     @Test func groupedWindowFlushesByItself() async throws {
         let recording = RecordingFileSystem(wrapping: try memoryFileSystem())
-        let store = try Store.open(at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .milliseconds(20))))
+        let store = try Store.open(
+            at: "/stores/s", options: testOptions(recording, durability: .grouped(window: .milliseconds(20))))
         recording.reset()
         try store.write { try $0.put([1], for: [1], in: "t") }
         var waited = 0

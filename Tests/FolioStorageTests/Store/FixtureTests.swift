@@ -8,7 +8,9 @@ import FolioTestSupport
 /// `FOLIO_WRITE_FIXTURES=1 swift test --filter FixtureTests` writes the current version's
 /// again; never do that for a released format version (Fixtures/v1 is frozen).
 @Suite(.serialized) struct FixtureTests {
-    static func fixture(_ version: String) -> String { ProjectExecutable.packageRoot() + "/Fixtures/\(version)/engine-basic" }
+    static func fixture(_ version: String) -> String {
+        ProjectExecutable.packageRoot() + "/Fixtures/\(version)/engine-basic"
+    }
     static let versions = ["v1", "v2"]
 
     static func blob(_ i: Int, _ length: Int) -> [UInt8] { (0..<length).map { UInt8(($0 * 7 + i) % 256) } }
@@ -16,7 +18,9 @@ import FolioTestSupport
     /// What the fixture holds, built the way the fixture was written.
     static func expectedModel() -> TreeModel {
         var model = TreeModel()
-        for i in 0..<2_000 where i % 7 != 0 { model.put(Array("n\(i)".utf8), for: KeyEncoding.encode(Int64(i)), in: "numbers") }
+        for i in 0..<2_000 where i % 7 != 0 {
+            model.put(Array("n\(i)".utf8), for: KeyEncoding.encode(Int64(i)), in: "numbers")
+        }
         model.put(Array("after".utf8), for: KeyEncoding.encode(Int64(1_000_000)), in: "numbers")
         for i in 0..<3 { model.put(blob(i, i == 1 ? 100 : 5_000), for: Array("b\(i)".utf8), in: "blobs") }
         return model
@@ -55,8 +59,15 @@ import FolioTestSupport
         let view = try store.read()
         #expect(try view.trees().map(\.name) == ["blobs", "numbers"])
         #expect(try contents(of: view) == Self.expectedModel())
-        #expect(try view.changes() == ChangeRecord(trees: [.init(tree: "numbers", entries: [
-            .init(key: KeyEncoding.encode(Int64(1_000_000)), kind: .created)])]))
+        #expect(
+            try view.changes()
+                == ChangeRecord(trees: [
+                    .init(
+                        tree: "numbers",
+                        entries: [
+                            .init(key: KeyEncoding.encode(Int64(1_000_000)), kind: .created)
+                        ])
+                ]))
         let report = store.verify()
         #expect(report.isClean, "\(report.problems)")
         #expect(report.commitsChecked == 2)  // the compaction and the commit after it

@@ -19,13 +19,19 @@ final class PausingFileSystem: FileSystem {
     func arm() { armed.withLock { $0 = true } }
 
     func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
-        if path.contains("/snapshots/"), armed.withLock({ state in defer { state = false }; return state }) {
+        if path.contains("/snapshots/"),
+            armed.withLock({ state in
+                defer { state = false }; return state
+            })
+        {
             paused.signal()
             release.wait()
         }
         return try wrapped.open(path, mode: mode)
     }
-    func rename(_ source: String, to destination: String) throws(StorageError) { try wrapped.rename(source, to: destination) }
+    func rename(_ source: String, to destination: String) throws(StorageError) {
+        try wrapped.rename(source, to: destination)
+    }
     func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
     func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
     func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
@@ -38,7 +44,9 @@ final class PausingFileSystem: FileSystem {
 /// Runs `body` on a thread of its own (not the test's cooperative pool, which it may block).
 func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
     let done = DispatchSemaphore(value: 0)
-    Thread { body(); done.signal() }.start()
+    Thread {
+        body(); done.signal()
+    }.start()
     return done
 }
 
@@ -130,7 +138,9 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         let start = reader.generation
         for i in 0..<100 { try writer.write { try $0.put([UInt8(i)], for: [UInt8(i % 10)], in: "t") } }
         reader.catchUp()
-        let replayed = events.withLock { events in defer { events = [] }; return events }
+        let replayed = events.withLock { events in
+            defer { events = [] }; return events
+        }
         let sizes = replayed.map { event -> Int in if case .committed(let list) = event { list.count } else { 0 } }
         #expect(sizes == Array(repeating: 16, count: 6) + [4], "batch sizes \(sizes)")
         #expect(committedGenerations(replayed) == Array((start + 1)...writer.generation))

@@ -46,7 +46,9 @@ import FolioTestSupport
         }
         reader.catchUp()
         #expect(reader.generation == followed)
-        var seen = events.withLock { events in defer { events = [] }; return events }
+        var seen = events.withLock { events in
+            defer { events = [] }; return events
+        }
         guard seen.count == 1, case .historyUnavailable(let from, let to) = seen[0] else {
             Issue.record("expected one historyUnavailable, got \(seen)")
             return
@@ -119,8 +121,9 @@ import FolioTestSupport
         let writer = try fork.fallBack()
         try SameFileFork.history(of: "b", in: writer)
         let newCommits = try writer.commits(after: fork.older)
-        try #require(newCommits.last?.generation == fork.followed && newCommits.last?.location == fork.oldCommits.last?.location,
-                     "the other history's gN is where the first one's was: \(newCommits.map(\.location))")
+        try #require(
+            newCommits.last?.generation == fork.followed && newCommits.last?.location == fork.oldCommits.last?.location,
+            "the other history's gN is where the first one's was: \(newCommits.map(\.location))")
         fork.reader.catchUp()
         let seen = fork.takeEvents()
         guard seen.count == 1, case .historyUnavailable(let from, let to) = seen[0] else {
@@ -136,7 +139,8 @@ import FolioTestSupport
 
         try writer.write { try $0.put(Array("b".utf8), for: [4], in: "t") }
         fork.reader.catchUp()
-        #expect(committedGenerations(fork.takeEvents()) == [fork.followed + 1], "a continuation of the new history only")
+        #expect(
+            committedGenerations(fork.takeEvents()) == [fork.followed + 1], "a continuation of the new history only")
     }
 
     /// Passing the delivered generation at once: the replay walks back to a commit at the

@@ -36,7 +36,9 @@ import FolioTestSupport
             let key = commit.changes.trees[0].entries[0].key
             let new = try commit.after?.get(key, in: "t")
             #expect(new != nil)
-            if commit.changes.trees[0].entries[0].kind == .updated { #expect(try commit.before?.get(key, in: "t") != new) }
+            if commit.changes.trees[0].entries[0].kind == .updated {
+                #expect(try commit.before?.get(key, in: "t") != new)
+            }
         }
         observation.cancel()
         reader.close()

@@ -79,7 +79,8 @@ import FolioTestSupport
     func malformedInfoVersionsAreRefused(version: String) throws {
         let fileSystem = try memoryFileSystem()
         try Store.open(at: path, options: testOptions(fileSystem)).close()
-        fileSystem.setContents(Array("{\"format\":\"folio-store\",\"formatVersion\":\(version)}".utf8), of: "\(path)/info")
+        fileSystem.setContents(
+            Array("{\"format\":\"folio-store\",\"formatVersion\":\(version)}".utf8), of: "\(path)/info")
         #expect {
             _ = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
         } throws: { error in
@@ -172,7 +173,9 @@ import FolioTestSupport
             for round in 0..<6 {
                 try store.write { try $0.put([UInt8(round)], for: [UInt8(round)], in: "t") }
                 try store.compact()
-                let numbers = try fileSystem.contentsOfDirectory("/stores/s/snapshots").compactMap(StoreLayout.snapshotNumber(fromName:)).sorted()
+                let numbers = try fileSystem.contentsOfDirectory("/stores/s/snapshots").compactMap(
+                    StoreLayout.snapshotNumber(fromName:)
+                ).sorted()
                 let current = UInt64(round + 2)
                 let kept = UInt64(max(1, Int(current) - limit))...current
                 #expect(numbers == Array(kept), "limit \(limit), round \(round)")
@@ -189,7 +192,9 @@ import FolioTestSupport
                 let reopened = try Store.openReadOnly(at: "/stores/s", options: options)
                 #expect(try reopened.read().count(in: "t") == 6, "both slots hold the last transaction")
                 let problems = reopened.verify().problems
-                #expect(problems.count == 1 && problems.allSatisfy { "\($0)".contains("root slot \(slot)") }, "only the damage done: \(problems)")
+                #expect(
+                    problems.count == 1 && problems.allSatisfy { "\($0)".contains("root slot \(slot)") },
+                    "only the damage done: \(problems)")
                 reopened.close()
             }
         }

@@ -33,25 +33,34 @@ import FolioTestSupport
 
     /// A number that is not whole is refused, however close it is to one (a `Double` reads
     /// `2.00000000000000000001` as 2), and so is one out of range.
-    @Test(arguments: ["2.00000000000000000001", "1.9", "2e-1", "19999999999999999999e-19", "4294967296", "1e10", "-1",
-                      "-0", "0", "0.0", "1e99999999999999999999", "true", "null", "\"2\"", "[2]"])
+    @Test(arguments: [
+        "2.00000000000000000001", "1.9", "2e-1", "19999999999999999999e-19", "4294967296", "1e10", "-1",
+        "-0", "0", "0.0", "1e99999999999999999999", "true", "null", "\"2\"", "[2]",
+    ])
     func otherVersionsAreRefused(_ version: String) {
         #expect(Self.isNotAStore(Self.info(version)), "\(version)")
     }
 
     @Test func versionsAboveTheSupportedOneAreUnsupported() {
-        #expect(throws: StorageError.unsupportedFormatVersion(path: "/stores/s", found: 4_294_967_295, supported: StorageFormat.version)) {
+        #expect(
+            throws: StorageError.unsupportedFormatVersion(
+                path: "/stores/s", found: 4_294_967_295, supported: StorageFormat.version)
+        ) {
             _ = try Self.decode(Self.info("4294967295"))
         }
-        #expect(throws: StorageError.unsupportedFormatVersion(path: "/stores/s", found: 3, supported: StorageFormat.version)) {
+        #expect(
+            throws: StorageError.unsupportedFormatVersion(path: "/stores/s", found: 3, supported: StorageFormat.version)
+        ) {
             _ = try Self.decode(Self.info("3.0"))
         }
     }
 
     /// A member named twice (any member, compared after unescaping) makes the file invalid:
     /// no reader has to choose which occurrence wins.
-    @Test(arguments: [",\"formatVersion\":2", ",\"format\":\"folio-store\"", ",\"created\":\"x\",\"created\":\"y\"",
-                      ",\"form\\u0061t\":\"folio-store\"", ",\"x\":1,\"x\":1"])
+    @Test(arguments: [
+        ",\"formatVersion\":2", ",\"format\":\"folio-store\"", ",\"created\":\"x\",\"created\":\"y\"",
+        ",\"form\\u0061t\":\"folio-store\"", ",\"x\":1,\"x\":1",
+    ])
     func duplicateMembersAreRefused(_ extra: String) {
         #expect(Self.isNotAStore(Self.info("2", extra: extra)), "\(extra)")
     }
@@ -89,7 +98,9 @@ import FolioTestSupport
         for text in accepted {
             #expect(try Self.decode(Array(text.utf8)).formatVersion == 2, "\(text.prefix(80))")
         }
-        #expect(try Self.decode(Self.info("2", extra: ",\"created\":\"2026-11-21T20:49:23Z\"")).created == "2026-11-21T20:49:23Z")
+        #expect(
+            try Self.decode(Self.info("2", extra: ",\"created\":\"2026-11-21T20:49:23Z\"")).created
+                == "2026-11-21T20:49:23Z")
     }
 
     /// What the engine writes reads back, and every committed fixture's info file opens.

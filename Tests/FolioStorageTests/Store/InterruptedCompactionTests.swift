@@ -58,11 +58,14 @@ import FolioTestSupport
         #expect(memory.contents(of: Self.copy)?.count == left)
 
         let messages = Mutex<[String]>([])
-        let writer = try Store.open(at: Self.path, options: testOptions(memory, log: { line in messages.withLock { $0.append(line) } }))
+        let writer = try Store.open(
+            at: Self.path, options: testOptions(memory, log: { line in messages.withLock { $0.append(line) } }))
         defer { writer.close() }
         #expect(writer.generation == generation)
         #expect(memory.contents(of: Self.copy)?.count == 64, "reclaimed to its header, its number kept")
-        #expect(messages.withLock { $0.contains { $0.contains("reclaiming 0000000000000002.folio") } }, "\(messages.withLock { $0 })")
+        #expect(
+            messages.withLock { $0.contains { $0.contains("reclaiming 0000000000000002.folio") } },
+            "\(messages.withLock { $0 })")
         // The space bound counts every snapshot file: the copy no longer adds the live size.
         let sizes = try snapshotBytes(memory)
         let total = sizes.values.reduce(0, +)
@@ -101,8 +104,9 @@ import FolioTestSupport
         store = try Store.open(at: Self.path, options: options)
         defer { store.close() }
         let names = try memory.contentsOfDirectory("\(Self.path)/snapshots").sorted()
-        #expect(names == ["0000000000000001.folio", "0000000000000003.folio"],
-                "the replaced file 1 is kept for its grace period, the empty file 2 goes: \(names)")
+        #expect(
+            names == ["0000000000000001.folio", "0000000000000003.folio"],
+            "the replaced file 1 is kept for its grace period, the empty file 2 goes: \(names)")
         #expect(store.verify().isClean)
     }
 
@@ -128,7 +132,10 @@ import FolioTestSupport
             writer.close()
             #expect(memory.contents(of: Self.copy) == copy, "kept whole")
         }
-        #expect(messages.withLock { $0.contains { $0.contains("keeping 0000000000000002.folio") && $0.contains("a root slot names it") } },
-                "\(messages.withLock { $0 })")
+        #expect(
+            messages.withLock {
+                $0.contains { $0.contains("keeping 0000000000000002.folio") && $0.contains("a root slot names it") }
+            },
+            "\(messages.withLock { $0 })")
     }
 }

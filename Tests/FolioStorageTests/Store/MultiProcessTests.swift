@@ -61,7 +61,9 @@ import FolioTestSupport
         options.retention = SnapshotRetention(gracePeriod: .milliseconds(200))
         let store = try Store.open(at: path, options: options)
         try store.write { txn in
-            for k in 0..<20 { try txn.put(Array(String(txn.generation).utf8), for: Array("k\(k)".utf8), in: "consistency") }
+            for k in 0..<20 {
+                try txn.put(Array(String(txn.generation).utf8), for: Array("k\(k)".utf8), in: "consistency")
+            }
         }
         let reader = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["reader", path, "4"])
         for i in 0..<300 {

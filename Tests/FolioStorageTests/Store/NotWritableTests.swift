@@ -13,8 +13,9 @@ import FolioTestSupport
 
         // The lock file cannot be opened for writing: what EACCES on it, or on a read-only
         // mount (EROFS), looks like to the writer open.
-        let denied = FaultInjectingFileSystem(wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .accessDenied),
-                                              countedKinds: [.lock])
+        let denied = FaultInjectingFileSystem(
+            wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .accessDenied),
+            countedKinds: [.lock])
         #expect {
             try Store.open(at: "/stores/s", options: testOptions(denied))
         } throws: { error in
@@ -30,7 +31,8 @@ import FolioTestSupport
     @Test func otherFailuresOfTheWriterOpenStayIOErrors() throws {
         let memory = try memoryFileSystem()
         try Store.open(at: "/stores/s", options: testOptions(memory)).close()
-        let failing = FaultInjectingFileSystem(wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .io), countedKinds: [.lock])
+        let failing = FaultInjectingFileSystem(
+            wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .io), countedKinds: [.lock])
         #expect {
             try Store.open(at: "/stores/s", options: testOptions(failing))
         } throws: { error in

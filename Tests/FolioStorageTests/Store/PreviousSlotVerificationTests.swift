@@ -34,7 +34,8 @@ import FolioTestSupport
         #expect(report.problems.count == 1)
         let problem = try #require(report.problems.first)
         #expect(problem.file == "/stores/s/root" && problem.offset == 0)
-        #expect(problem.detail.contains("the newest root slot names generation \(generation) in 0000000000000002.folio"))
+        #expect(
+            problem.detail.contains("the newest root slot names generation \(generation) in 0000000000000002.folio"))
         // A sound store opened normally has no such problem.
         let healthy = try Store.open(at: "/stores/h", options: testOptions(fileSystem))
         try healthy.write { try $0.put([1], for: [1], in: "t") }

@@ -10,9 +10,10 @@ import FolioTestSupport
         let fileSystem = try memoryFileSystem()
         let writer = try Store.open(at: "/stores/s", options: testOptions(fileSystem))
         try write(sampleModel(count: 500, seed: 4), to: writer)
-        let readOnly = FaultInjectingFileSystem(wrapping: fileSystem,
-                                                plan: FaultPlan(failingCall: 1, kind: .io, persistence: .persistent),
-                                                countedKinds: Set(FileOperation.Kind.allCases.filter(\.isMutating)))
+        let readOnly = FaultInjectingFileSystem(
+            wrapping: fileSystem,
+            plan: FaultPlan(failingCall: 1, kind: .io, persistence: .persistent),
+            countedKinds: Set(FileOperation.Kind.allCases.filter(\.isMutating)))
         let recording = RecordingFileSystem(wrapping: readOnly)
         let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(recording))
         _ = try contents(of: reader.read())
@@ -38,8 +39,10 @@ import FolioTestSupport
         }
         try fileSystem.createDirectory("/stores/photos")
         fileSystem.setContents([1, 2, 3], of: "/stores/photos/holiday.jpg")
-        for open in [{ try Store.open(at: "/stores/photos", options: testOptions(fileSystem)) },
-                     { try Store.openReadOnly(at: "/stores/photos", options: testOptions(fileSystem)) }] {
+        for open in [
+            { try Store.open(at: "/stores/photos", options: testOptions(fileSystem)) },
+            { try Store.openReadOnly(at: "/stores/photos", options: testOptions(fileSystem)) },
+        ] {
             #expect { _ = try open() } throws: { error in
                 if case StorageError.notAStore = error { return true }
                 return false

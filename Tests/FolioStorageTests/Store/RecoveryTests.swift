@@ -33,8 +33,12 @@ import FolioTestSupport
         var rng = SplitMix64(seed: 99)
         var recoveredRuns = 0
         for round in 0..<200 {
-            let cut = round == 0 ? fullFile.count : round == 1 ? runEnd - 1
-                : Int.random(in: committedLength...fullFile.count, using: &rng)
+            let cut =
+                round == 0
+                ? fullFile.count
+                : round == 1
+                    ? runEnd - 1
+                    : Int.random(in: committedLength...fullFile.count, using: &rng)
             fileSystem.setContents(Array(fullFile[..<cut]), of: snapshot)
             fileSystem.setContents(rootBytes, of: "\(path)/root")
             // Read-only first: it takes the slots, ignores the tail and writes nothing.
@@ -45,11 +49,14 @@ import FolioTestSupport
             reader.close()
             // A writer follows the run if it is whole, truncates nothing, and can commit again.
             let messages = Mutex<[String]>([])
-            let writer = try Store.open(at: path, options: testOptions(fileSystem, log: { line in messages.withLock { $0.append(line) } }))
+            let writer = try Store.open(
+                at: path, options: testOptions(fileSystem, log: { line in messages.withLock { $0.append(line) } }))
             let whole = cut >= runEnd
             if whole { recoveredRuns += 1 }
             #expect(writer.generation == committedGeneration + (whole ? 1 : 0), "round \(round), cut at \(cut)")
-            #expect(try contents(of: writer.read()) == (whole ? laterModel : committedModel), "round \(round), cut at \(cut)")
+            #expect(
+                try contents(of: writer.read()) == (whole ? laterModel : committedModel),
+                "round \(round), cut at \(cut)")
             #expect(whole == messages.withLock { $0.contains { $0.contains("recovered 1 commits past root slot") } })
             #expect(fileSystem.contents(of: snapshot)!.count >= cut)
             if round % 20 == 0 {

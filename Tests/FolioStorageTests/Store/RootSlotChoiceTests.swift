@@ -19,11 +19,14 @@ import FolioTestSupport
         store.close()
     }
 
-    func slot(_ bytes: [UInt8], _ slot: Int) -> RootRecord? { try? RootRecord.decodeSlot(bytes, slot: slot, file: "root") }
+    func slot(_ bytes: [UInt8], _ slot: Int) -> RootRecord? {
+        try? RootRecord.decodeSlot(bytes, slot: slot, file: "root")
+    }
 
     func openReadOnlyLogging(_ fileSystem: MemoryFileSystem) throws -> (Store, [String]) {
         let messages = Mutex<[String]>([])
-        let store = try Store.openReadOnly(at: path, options: testOptions(fileSystem, log: { line in messages.withLock { $0.append(line) } }))
+        let store = try Store.openReadOnly(
+            at: path, options: testOptions(fileSystem, log: { line in messages.withLock { $0.append(line) } }))
         return (store, messages.withLock { $0 })
     }
 
@@ -81,7 +84,8 @@ import FolioTestSupport
         try storeWithTwoSlots(fileSystem)
         let whole = fileSystem.contents(of: root)!
         var cut = Array(whole[..<RootRecord.versionOneFileSize])
-        cut.replaceSubrange(RootRecord.slotSize..<(2 * RootRecord.slotSize), with: [UInt8](repeating: 0, count: RootRecord.slotSize))
+        cut.replaceSubrange(
+            RootRecord.slotSize..<(2 * RootRecord.slotSize), with: [UInt8](repeating: 0, count: RootRecord.slotSize))
         fileSystem.setContents(cut, of: root)
         #expect {
             _ = try Store.open(at: path, options: testOptions(fileSystem))

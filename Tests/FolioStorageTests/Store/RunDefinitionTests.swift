@@ -11,7 +11,9 @@ import FolioTestSupport
 
     func reseal(_ bytes: inout [UInt8], pageAt offset: Int) {
         let length = Int(bytes.littleEndianUInt32(at: offset + 8))
-        let crc = bytes.withUnsafeBytes { PageHeader.checksum($0[(offset + 4)..<(offset + length)], fileOffset: UInt64(offset)) }
+        let crc = bytes.withUnsafeBytes {
+            PageHeader.checksum($0[(offset + 4)..<(offset + length)], fileOffset: UInt64(offset))
+        }
         withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(offset..<(offset + 4), with: $0) }
     }
 
@@ -33,11 +35,15 @@ import FolioTestSupport
         let start = Int(base.address.end)
         #expect(Int(last.address.offset) > start, "the run has pages before its commit page")
         // The run's first page says it was written by the generation before.
-        withUnsafeBytes(of: (generation - 1).littleEndian) { bytes.replaceSubrange((start + 16)..<(start + 24), with: $0) }
+        withUnsafeBytes(of: (generation - 1).littleEndian) {
+            bytes.replaceSubrange((start + 16)..<(start + 24), with: $0)
+        }
         reseal(&bytes, pageAt: start)
         // Its commit page's run checksum over the changed bytes, seeded with the base's chain value.
         var crc = RunChecksum.seeded(with: bytes.littleEndianUInt32(at: Int(base.address.offset)))
-        crc = bytes.withUnsafeBytes { RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[start..<Int(last.address.offset)])) }
+        crc = bytes.withUnsafeBytes {
+            RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[start..<Int(last.address.offset)]))
+        }
         withUnsafeBytes(of: RunChecksum.finish(crc).littleEndian) {
             bytes.replaceSubrange((Int(last.address.offset) + 44)..<(Int(last.address.offset) + 48), with: $0)
         }

@@ -63,7 +63,8 @@ import FolioTestSupport
         let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(memory))
         let report = reader.verify()
         reader.close()
-        #expect(report.notes.count == 1 && report.notes[0].detail.contains("generation \(slot + 1) lie"), "\(report.notes)")
+        #expect(
+            report.notes.count == 1 && report.notes[0].detail.contains("generation \(slot + 1) lie"), "\(report.notes)")
         #expect(report.problems.count == 1, "\(report.problems)")
         let problem = try #require(report.problems.first)
         #expect(problem.offset == commits[0].address.end)
@@ -73,11 +74,15 @@ import FolioTestSupport
 
         // The writer's open stops there, as said, and logs it.
         let messages = Mutex<[String]>([])
-        let writer = try Store.open(at: "/stores/s", options: testOptions(memory, log: { line in messages.withLock { $0.append(line) } }))
+        let writer = try Store.open(
+            at: "/stores/s", options: testOptions(memory, log: { line in messages.withLock { $0.append(line) } }))
         defer { writer.close() }
         #expect(writer.generation == slot + 1)
-        #expect(messages.withLock { $0.contains { $0.contains("the run of generation \(slot + 2) ") && $0.contains("are lost") } },
-                "\(messages.withLock { $0 })")
+        #expect(
+            messages.withLock {
+                $0.contains { $0.contains("the run of generation \(slot + 2) ") && $0.contains("are lost") }
+            },
+            "\(messages.withLock { $0 })")
     }
 
     /// The damaged page is the run's commit page: the next commit page names it as its
@@ -91,7 +96,8 @@ import FolioTestSupport
         let report = reader.verify()
         #expect(report.problems.count == 1, "\(report.problems)")
         #expect(report.problems.first?.offset == commits[1].address.offset)
-        #expect(report.problems.first?.detail.contains("generations \(slot + 3)-\(slot + 4)") == true, "\(report.problems)")
+        #expect(
+            report.problems.first?.detail.contains("generations \(slot + 3)-\(slot + 4)") == true, "\(report.problems)")
     }
 
     /// A damaged last run with nothing after it is what a power cut leaves of an unsynced

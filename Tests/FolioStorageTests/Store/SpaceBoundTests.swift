@@ -9,12 +9,16 @@ import FolioTestSupport
 @Suite struct SpaceBoundTests {
     static let slack: UInt64 = 256 << 10
 
-    static func options(_ fileSystem: any FileSystem = POSIXFileSystem(), retainedBytes: UInt64 = 0,
-                        log: @escaping @Sendable (String) -> Void = { _ in }) -> StoreOptions {
-        StoreOptions(fileSystem: fileSystem, autoCompaction: AutoCompaction(slackBytes: slack, deadToLiveRatio: 1),
-                     retention: SnapshotRetention(gracePeriod: .seconds(3600), maximumRetainedFiles: 8,
-                                                  maximumRetainedBytes: retainedBytes),
-                     log: log)
+    static func options(
+        _ fileSystem: any FileSystem = POSIXFileSystem(), retainedBytes: UInt64 = 0,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) -> StoreOptions {
+        StoreOptions(
+            fileSystem: fileSystem, autoCompaction: AutoCompaction(slackBytes: slack, deadToLiveRatio: 1),
+            retention: SnapshotRetention(
+                gracePeriod: .seconds(3600), maximumRetainedFiles: 8,
+                maximumRetainedBytes: retainedBytes),
+            log: log)
     }
 
     /// Sizes of the snapshot files on disk, by file name.
@@ -111,7 +115,8 @@ import FolioTestSupport
         let memory = try memoryFileSystem()
         let fileSystem = FaultInjectingFileSystem(wrapping: memory)
         let logged = Mutex<[String]>([])
-        let store = try Store.open(at: "/stores/s", options: Self.options(fileSystem, log: { line in logged.withLock { $0.append(line) } }))
+        let store = try Store.open(
+            at: "/stores/s", options: Self.options(fileSystem, log: { line in logged.withLock { $0.append(line) } }))
         defer { store.close() }
         let value = [UInt8](repeating: 7, count: 150)
         try store.write { txn in
@@ -161,7 +166,9 @@ import FolioTestSupport
         }
         #expect(attempts() == 1, "after a success the first failure comes at the normal limit")
         #expect(firstRetry < 200)
-        #expect(logged.withLock { $0.filter { $0.contains("failed:") } }.count == 2, "a new run of failures is logged again")
+        #expect(
+            logged.withLock { $0.filter { $0.contains("failed:") } }.count == 2, "a new run of failures is logged again"
+        )
         #expect(try store.verify().isClean)
     }
 }

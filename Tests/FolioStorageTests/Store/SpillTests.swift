@@ -29,8 +29,11 @@ import FolioTestSupport
         }
         let spilled = transaction.contents.spill
         #expect(spilled.count >= 5, "spills: \(spilled.count)")
-        #expect(recording.operations.contains { if case .write = $0 { return true }; return false },
-                "pages were written before the commit")
+        #expect(
+            recording.operations.contains {
+                if case .write = $0 { return true }; return false
+            },
+            "pages were written before the commit")
         #expect(store.generation == before, "nothing is committed by a spill")
         #expect(try contents(of: store.read()) != model)
         try transaction.commit()
@@ -86,7 +89,10 @@ import FolioTestSupport
         let spillsBefore = transaction.contents.spill.count
         #expect(throws: Failure.self) {
             try transaction.atomically {
-                for i in 0..<400 { try transaction.put([UInt8](repeating: UInt8(i % 200), count: 3_000), for: Array("a\(i % 200)".utf8), in: "t") }
+                for i in 0..<400 {
+                    try transaction.put(
+                        [UInt8](repeating: UInt8(i % 200), count: 3_000), for: Array("a\(i % 200)".utf8), in: "t")
+                }
                 throw Failure()
             }
         }
@@ -108,7 +114,9 @@ import FolioTestSupport
         let transaction = try store.beginWrite()
         for i in 0..<3_000 { try transaction.put(Self.value(i), for: Array("k\(i)".utf8), in: "big") }
         #expect(transaction.contents.spill.count > 0)
-        for (mode, seed) in [(CrashMode.durableOnly, UInt64(0)), (.everything, 0), (.random, 1), (.random, 2), (.random, 3)] {
+        for (mode, seed) in [
+            (CrashMode.durableOnly, UInt64(0)), (.everything, 0), (.random, 1), (.random, 2), (.random, 3),
+        ] {
             let image = power.crashImage(mode: mode, seed: seed, tearingSectors: true)
             let reopened = try Store.open(at: "/stores/s", options: testOptions(image))
             #expect(reopened.generation == generation, "\(mode) \(seed)")
@@ -136,7 +144,9 @@ extension SpillTests {
             for key in keys { try transaction.put([UInt8](repeating: byte, count: 100), for: key, in: "t") }
             #expect(transaction.contents.spill.count > 0)
             // Read back through the spilled pages: the cache now holds decoded copies.
-            for key in keys.prefix(200) { #expect(try transaction.get(key, in: "t") == [UInt8](repeating: byte, count: 100)) }
+            for key in keys.prefix(200) {
+                #expect(try transaction.get(key, in: "t") == [UInt8](repeating: byte, count: 100))
+            }
             if commit { try transaction.commit() } else { transaction.rollback() }
         }
         try fill(0xAA, commit: false)

@@ -24,8 +24,9 @@ import FolioTestSupport
         let start = RootRecord.slotOffset(newest, fileLength: root.count)
         for index in (start + 64)..<(start + 128) { torn[index] ^= 0x5A }
         memory.setContents(torn, of: "/stores/s/root")
-        #expect(try Store.openReadOnly(at: "/stores/s", options: testOptions(memory)).generation < seen,
-                "a fresh open takes the other, older slot")
+        #expect(
+            try Store.openReadOnly(at: "/stores/s", options: testOptions(memory)).generation < seen,
+            "a fresh open takes the other, older slot")
         #expect(try reader.refresh() == false)
         #expect(reader.generation == seen, "the reader did not step back")
         #expect(try reader.read().get([4], in: "t") == [4])

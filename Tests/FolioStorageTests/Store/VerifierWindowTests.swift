@@ -8,7 +8,9 @@ import FolioTestSupport
     private func sampleStore() throws -> Store {
         let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem()))
         try store.write { txn in
-            for i in 0..<600 { try txn.put([UInt8](repeating: UInt8(i & 0xFF), count: 60), for: KeyEncoding.encode(Int64(i)), in: "t") }
+            for i in 0..<600 {
+                try txn.put([UInt8](repeating: UInt8(i & 0xFF), count: 60), for: KeyEncoding.encode(Int64(i)), in: "t")
+            }
             try txn.put([UInt8](repeating: 7, count: 5_000), for: bytes("big"), in: "blobs")
         }
         try store.write { txn in
@@ -17,7 +19,9 @@ import FolioTestSupport
         return store
     }
 
-    private func problems(_ store: Store, _ record: RootRecord, capacity: Int) throws -> (problems: [String], pages: Int) {
+    private func problems(
+        _ store: Store, _ record: RootRecord, capacity: Int
+    ) throws -> (problems: [String], pages: Int) {
         let root = try store.read().root
         var verifier = TreeVerifier(pages: root.pages, total: record.liveBytes, progress: nil, extentCapacity: capacity)
         verifier.checkTrees(record)

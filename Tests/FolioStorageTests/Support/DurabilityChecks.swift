@@ -35,14 +35,17 @@ struct Recovered: Equatable {
 /// it (G = 0). Records an issue naming `context` for each failed criterion; returns what the
 /// store opened at, or nil if it could not be opened or read.
 @discardableResult
-func checkRecovered(_ fileSystem: any FileSystem, path: String = "/stores/s", workload: TransferWorkload,
-                    bounds: Acknowledged, context: @autoclosure () -> String,
-                    sourceLocation: SourceLocation = #_sourceLocation) -> Recovered? {
+func checkRecovered(
+    _ fileSystem: any FileSystem, path: String = "/stores/s", workload: TransferWorkload,
+    bounds: Acknowledged, context: @autoclosure () -> String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Recovered? {
     let store: Store
     do {
         store = try Store.open(at: path, options: testOptions(fileSystem))
     } catch {
-        Issue.record("D4: the store does not open unaided (\(context()), \(bounds)): \(error)", sourceLocation: sourceLocation)
+        Issue.record(
+            "D4: the store does not open unaided (\(context()), \(bounds)): \(error)", sourceLocation: sourceLocation)
         return nil
     }
     defer { store.close() }
@@ -53,14 +56,21 @@ func checkRecovered(_ fileSystem: any FileSystem, path: String = "/stores/s", wo
         Issue.record("D2/D3: \(context()), \(bounds): \(error)", sourceLocation: sourceLocation)
         return nil
     }
-    #expect(count >= bounds.acknowledged, "D1: acknowledged transaction lost: \(context()), \(bounds), found \(count)",
-            sourceLocation: sourceLocation)
-    #expect(count <= bounds.attempted, "D2: a transaction that was never attempted: \(context()), \(bounds), found \(count)",
-            sourceLocation: sourceLocation)
-    #expect(store.generation >= bounds.generation,
-            "D4: the generation went backwards: \(context()), \(bounds), found \(store.generation)", sourceLocation: sourceLocation)
+    #expect(
+        count >= bounds.acknowledged, "D1: acknowledged transaction lost: \(context()), \(bounds), found \(count)",
+        sourceLocation: sourceLocation)
+    #expect(
+        count <= bounds.attempted,
+        "D2: a transaction that was never attempted: \(context()), \(bounds), found \(count)",
+        sourceLocation: sourceLocation)
+    #expect(
+        store.generation >= bounds.generation,
+        "D4: the generation went backwards: \(context()), \(bounds), found \(store.generation)",
+        sourceLocation: sourceLocation)
     let report = store.verify()
-    #expect(report.isClean, "D3: verify after recovery: \(context()): \(report.problems.prefix(3))", sourceLocation: sourceLocation)
+    #expect(
+        report.isClean, "D3: verify after recovery: \(context()): \(report.problems.prefix(3))",
+        sourceLocation: sourceLocation)
     return Recovered(count: count, generation: store.generation)
 }
 

@@ -68,9 +68,12 @@ struct KillChain {
     /// that nothing is repaired before looking (D1-D3), and `verify`.
     mutating func childEnded(_ transcript: TransferTranscript, context: String) {
         if let opened = transcript.opened {
-            #expect(opened.count >= bounds.acknowledged && opened.count <= bounds.attempted,
-                    "\(context): the child opened holding \(opened.count), \(bounds)")
-            #expect(opened.generation >= seenGeneration, "\(context): the child opened at \(opened.generation) after \(seenGeneration) was seen")
+            #expect(
+                opened.count >= bounds.acknowledged && opened.count <= bounds.attempted,
+                "\(context): the child opened holding \(opened.count), \(bounds)")
+            #expect(
+                opened.generation >= seenGeneration,
+                "\(context): the child opened at \(opened.generation) after \(seenGeneration) was seen")
             seenGeneration = max(seenGeneration, opened.generation)
         }
         bounds.attempted = max(bounds.attempted, transcript.attempted, transcript.opened?.count ?? 0)
@@ -92,8 +95,9 @@ struct KillChain {
             let count = try workload.check(reader.read())
             #expect(count >= bounds.acknowledged, "D1: \(context): holds \(count), \(bounds)")
             #expect(count <= bounds.attempted, "D2: \(context): holds \(count), \(bounds)")
-            #expect(reader.generation >= bounds.generation && reader.generation >= seenGeneration,
-                    "D4: \(context): generation \(reader.generation), \(bounds), seen \(seenGeneration)")
+            #expect(
+                reader.generation >= bounds.generation && reader.generation >= seenGeneration,
+                "D4: \(context): generation \(reader.generation), \(bounds), seen \(seenGeneration)")
             seenGeneration = max(seenGeneration, reader.generation)
             // What the store holds now is what the next child must find, at least. It may
             // find more, up to what was attempted: a read-only open takes the root slots

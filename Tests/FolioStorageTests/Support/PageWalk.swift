@@ -13,7 +13,9 @@ func reachablePages(of store: Store) throws -> [ReachablePage] {
         switch try root.pages.node(at: address) {
         case .leaf(let leaf):
             pages.append(ReachablePage(address: address, kind: "leaf"))
-            for value in leaf.values { if case .overflow(let overflow) = value { pages.append(.init(address: overflow, kind: "overflow")) } }
+            for value in leaf.values {
+                if case .overflow(let overflow) = value { pages.append(.init(address: overflow, kind: "overflow")) }
+            }
         case .branch(let branch):
             pages.append(ReachablePage(address: address, kind: "branch"))
             for child in branch.children { try walk(child) }

@@ -43,7 +43,8 @@ func probedPages(of store: Store) throws -> [ProbedPage] {
             pages.append(ProbedPage(address: address, kind: "leaf", probe: probe))
             for (index, value) in leaf.values.enumerated() {
                 if case .overflow(let overflow) = value, let tree {
-                    pages.append(ProbedPage(address: overflow, kind: "overflow", probe: .get(tree: tree, key: leaf.keys[index])))
+                    pages.append(
+                        ProbedPage(address: overflow, kind: "overflow", probe: .get(tree: tree, key: leaf.keys[index])))
                 }
             }
             return leaf.keys[0]
@@ -76,17 +77,22 @@ func storeWithEveryPageKind(_ fileSystem: MemoryFileSystem, keys: Int = 800) thr
 
 /// Expects `body` to fail with a corruption error naming `file` and `offset`, with the
 /// stored and computed checksums (Docs/Durability.md §7, A5).
-func expectCorruption(file: String, offset: UInt64, checksums: Bool = true, _ context: @autoclosure () -> String,
-                      sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> String) {
+func expectCorruption(
+    file: String, offset: UInt64, checksums: Bool = true, _ context: @autoclosure () -> String,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> String
+) {
     do {
         let returned = try body()
-        Issue.record("\(context()): damage went unseen; the read returned \(returned.prefix(80))", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(context()): damage went unseen; the read returned \(returned.prefix(80))", sourceLocation: sourceLocation
+        )
     } catch let StorageError.corruption(corruption) {
         #expect(corruption.file == file, "\(context()): \(corruption)", sourceLocation: sourceLocation)
         #expect(corruption.offset == offset, "\(context()): \(corruption)", sourceLocation: sourceLocation)
         if checksums {
-            #expect(corruption.expectedChecksum != nil && corruption.actualChecksum != nil,
-                    "\(context()): no checksums in \(corruption)", sourceLocation: sourceLocation)
+            #expect(
+                corruption.expectedChecksum != nil && corruption.actualChecksum != nil,
+                "\(context()): no checksums in \(corruption)", sourceLocation: sourceLocation)
         }
     } catch {
         Issue.record("\(context()): \(error) is not a corruption error", sourceLocation: sourceLocation)

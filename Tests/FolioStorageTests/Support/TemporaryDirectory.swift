@@ -22,10 +22,13 @@ struct TemporaryDirectory {
 /// default is 16 MiB), so that every engine test with a larger transaction also runs the
 /// spilling path (WriteTransaction+Spill.swift): model tests, savepoints, power cuts and
 /// fault sweeps included.
-func testOptions(_ fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,
-                 cache: Int = 8 << 20, log: @escaping @Sendable (String) -> Void = { _ in }) -> StoreOptions {
-    var options = StoreOptions(fileSystem: fileSystem, durability: durability, cacheCapacity: cache, autoCompaction: nil,
-                               retention: SnapshotRetention(gracePeriod: .zero), log: log)
+func testOptions(
+    _ fileSystem: any FileSystem = POSIXFileSystem(), durability: Durability = .full,
+    cache: Int = 8 << 20, log: @escaping @Sendable (String) -> Void = { _ in }
+) -> StoreOptions {
+    var options = StoreOptions(
+        fileSystem: fileSystem, durability: durability, cacheCapacity: cache, autoCompaction: nil,
+        retention: SnapshotRetention(gracePeriod: .zero), log: log)
     options.transactionSpillBytes = 32 << 10
     return options
 }

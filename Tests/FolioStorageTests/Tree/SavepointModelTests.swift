@@ -14,7 +14,9 @@ import FolioTestSupport
     static let trees = ["alpha", "beta", "gamma"]
 
     static var seedCount: Int {
-        if let text = ProcessInfo.processInfo.environment["FOLIO_MODEL_SEEDS"], let value = Int(text) { return value / 5 }
+        if let text = ProcessInfo.processInfo.environment["FOLIO_MODEL_SEEDS"], let value = Int(text) {
+            return value / 5
+        }
         return 40
     }
 
@@ -30,8 +32,9 @@ import FolioTestSupport
     func savepointsAndCursorsMatchTheModel(shard: Int) throws {
         var rollbacks = 0, heldChecked = 0, failedStatements = 0
         for seed in stride(from: shard, to: Self.seedCount, by: 2) {
-            try run(seed: UInt64(seed), operations: 600, rollbacks: &rollbacks, heldChecked: &heldChecked,
-                    failedStatements: &failedStatements)
+            try run(
+                seed: UInt64(seed), operations: 600, rollbacks: &rollbacks, heldChecked: &heldChecked,
+                failedStatements: &failedStatements)
         }
         #expect(rollbacks > 0 && heldChecked > 0 && failedStatements > 0)
     }
@@ -49,7 +52,9 @@ import FolioTestSupport
         return (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 
-    func run(seed: UInt64, operations: Int, rollbacks: inout Int, heldChecked: inout Int, failedStatements: inout Int) throws {
+    func run(
+        seed: UInt64, operations: Int, rollbacks: inout Int, heldChecked: inout Int, failedStatements: inout Int
+    ) throws {
         var rng = SplitMix64(seed: seed &* 0x2545_F491 &+ 7)
         let fileSystem = MemoryFileSystem()
         try fileSystem.createDirectory("/stores")
@@ -72,7 +77,9 @@ import FolioTestSupport
                 switch roll {
                 case 0..<40:
                     let key = randomKey(&rng, keySpace: keySpace), value = randomValue(&rng)
-                    #expect(try transaction.put(value, for: key, in: tree) == working.put(value, for: key, in: tree), "seed \(seed)")
+                    #expect(
+                        try transaction.put(value, for: key, in: tree) == working.put(value, for: key, in: tree),
+                        "seed \(seed)")
                 case 40..<55:
                     let key = randomKey(&rng, keySpace: keySpace)
                     #expect(try transaction.remove(key, from: tree) == working.remove(key, from: tree), "seed \(seed)")
@@ -120,19 +127,25 @@ import FolioTestSupport
                 case 92..<96 where !held.isEmpty:
                     var entry = held.removeLast()
                     var found: [(key: [UInt8], value: [UInt8])] = []
-                    while found.count <= entry.expected.count, let next = try entry.cursor.next() { found.append((next.key, next.value)) }
-                    #expect(found.count == entry.expected.count
+                    while found.count <= entry.expected.count, let next = try entry.cursor.next() {
+                        found.append((next.key, next.value))
+                    }
+                    #expect(
+                        found.count == entry.expected.count
                             && zip(found, entry.expected).allSatisfy { $0.key == $1.key && $0.value == $1.value },
-                            "seed \(seed): a held cursor saw later writes")
+                        "seed \(seed): a held cursor saw later writes")
                     heldChecked += 1
                 case 96..<97:
                     if try transaction.dropTree(tree) { dropped.insert(tree) }
                     _ = working.drop(tree)
                 default:
                     let lower = randomKey(&rng, keySpace: keySpace), upper = randomKey(&rng, keySpace: keySpace)
-                    let expected = working.range(in: tree, lower: lower, lowerInclusive: true, upper: upper, upperInclusive: false)
+                    let expected = working.range(
+                        in: tree, lower: lower, lowerInclusive: true, upper: upper, upperInclusive: false)
                     for entry in expected { working.remove(entry.key, from: tree) }
-                    #expect(try transaction.removeAll(in: KeyRange(lower: .included(lower), upper: .excluded(upper)), from: tree)
+                    #expect(
+                        try transaction.removeAll(
+                            in: KeyRange(lower: .included(lower), upper: .excluded(upper)), from: tree)
                             == expected.count, "seed \(seed)")
                 }
             }
@@ -149,17 +162,23 @@ import FolioTestSupport
                 var cursor = try view.cursor(in: tree)
                 let expected = committed.trees[tree] ?? []
                 var entries: [(key: [UInt8], value: [UInt8])] = []
-                while entries.count <= expected.count, let entry = try cursor.next() { entries.append((entry.key, entry.value)) }
-                #expect(entries.count == expected.count && zip(entries, expected).allSatisfy { $0.key == $1.key && $0.value == $1.value },
-                        "seed \(seed), tree \(tree): committed state differs from the model")
+                while entries.count <= expected.count, let entry = try cursor.next() {
+                    entries.append((entry.key, entry.value))
+                }
+                #expect(
+                    entries.count == expected.count
+                        && zip(entries, expected).allSatisfy { $0.key == $1.key && $0.value == $1.value },
+                    "seed \(seed), tree \(tree): committed state differs from the model")
             }
         }
     }
 
     /// Every key whose existence or value changed is in the commit's change record with the
     /// right kind, and no entry contradicts the two states (rolled-back writes leave none).
-    func expectChanges(_ changes: ChangeRecord, from before: TreeModel, to after: TreeModel, dropped: Set<String>,
-                       seed: UInt64) throws {
+    func expectChanges(
+        _ changes: ChangeRecord, from before: TreeModel, to after: TreeModel, dropped: Set<String>,
+        seed: UInt64
+    ) throws {
         for tree in Self.trees where !dropped.contains(tree) {
             let entries = changes.trees.first { $0.tree == tree }?.entries ?? []
             var recorded: [[UInt8]: ChangeRecord.Kind] = [:]
@@ -167,9 +186,12 @@ import FolioTestSupport
             for entry in entries {
                 let old = before.get(entry.key, in: tree), new = after.get(entry.key, in: tree)
                 switch entry.kind {
-                case .created: #expect(old == nil && new != nil, "seed \(seed): a created entry for a key that existed or is gone")
-                case .updated: #expect(old != nil && new != nil, "seed \(seed): an updated entry for a key missing on one side")
-                case .deleted: #expect(old != nil && new == nil, "seed \(seed): a deleted entry for a key that is still there")
+                case .created:
+                    #expect(old == nil && new != nil, "seed \(seed): a created entry for a key that existed or is gone")
+                case .updated:
+                    #expect(old != nil && new != nil, "seed \(seed): an updated entry for a key missing on one side")
+                case .deleted:
+                    #expect(old != nil && new == nil, "seed \(seed): a deleted entry for a key that is still there")
                 }
             }
             for (key, value) in after.trees[tree] ?? [] where before.get(key, in: tree) != value {

@@ -42,7 +42,9 @@ import FolioTestSupport
 
     func randomValue(_ rng: inout SplitMix64) -> [UInt8] {
         let roll = Int.random(in: 0..<100, using: &rng)
-        let length = roll < 2 ? Int.random(in: 2_049...9_000, using: &rng)   // overflow pages
+        let length =
+            roll < 2
+            ? Int.random(in: 2_049...9_000, using: &rng)  // overflow pages
             : roll < 10 ? Int.random(in: 300...2_048, using: &rng) : Int.random(in: 0...60, using: &rng)
         return (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
@@ -75,7 +77,8 @@ import FolioTestSupport
                     let key = randomKey(&rng, keySpace: keySpace)
                     #expect(try transaction.get(key, in: tree) == working.get(key, in: tree), "seed \(seed)")
                 } else if roll < 97 {
-                    try checkRange(&rng, keySpace: keySpace, tree: tree, model: working, counts: &counts) { range, direction in
+                    try checkRange(&rng, keySpace: keySpace, tree: tree, model: working, counts: &counts) {
+                        range, direction in
                         transaction.cursor(in: tree, range: range, direction: direction)
                     }
                 } else if roll < 98 {
@@ -83,7 +86,8 @@ import FolioTestSupport
                 } else {
                     let lower = randomKey(&rng, keySpace: keySpace), upper = randomKey(&rng, keySpace: keySpace)
                     let range = KeyRange(lower: .included(lower), upper: .excluded(upper))
-                    let expected = working.range(in: tree, lower: lower, lowerInclusive: true, upper: upper, upperInclusive: false)
+                    let expected = working.range(
+                        in: tree, lower: lower, lowerInclusive: true, upper: upper, upperInclusive: false)
                     for entry in expected { working.remove(entry.key, from: tree) }
                     #expect(try transaction.removeAll(in: range, from: tree) == expected.count, "seed \(seed)")
                 }
@@ -109,9 +113,13 @@ import FolioTestSupport
                 var entries: [(key: [UInt8], value: [UInt8])] = []
                 let expected = committed.trees[tree] ?? []
                 // Bounded, so a cursor that repeats keys fails the test instead of hanging it.
-                while entries.count <= expected.count, let entry = try cursor.next() { entries.append((entry.key, entry.value)) }
-                #expect(entries.count == expected.count && zip(entries, expected).allSatisfy { $0.key == $1.key && $0.value == $1.value },
-                        "seed \(seed), tree \(tree): view differs from the model")
+                while entries.count <= expected.count, let entry = try cursor.next() {
+                    entries.append((entry.key, entry.value))
+                }
+                #expect(
+                    entries.count == expected.count
+                        && zip(entries, expected).allSatisfy { $0.key == $1.key && $0.value == $1.value },
+                    "seed \(seed), tree \(tree): view differs from the model")
             }
             if Int.random(in: 0..<10, using: &rng) == 0 {
                 store.close()
@@ -126,8 +134,10 @@ import FolioTestSupport
         store.close()
     }
 
-    func checkRange(_ rng: inout SplitMix64, keySpace: Int, tree: String, model: TreeModel, counts: inout Counts,
-                    cursor makeCursor: (KeyRange, ScanDirection) throws -> Cursor) throws {
+    func checkRange(
+        _ rng: inout SplitMix64, keySpace: Int, tree: String, model: TreeModel, counts: inout Counts,
+        cursor makeCursor: (KeyRange, ScanDirection) throws -> Cursor
+    ) throws {
         func bound(_ rng: inout SplitMix64) -> (KeyBound, [UInt8]?, Bool) {
             switch Int.random(in: 0..<3, using: &rng) {
             case 0: return (.unbounded, nil, true)
@@ -138,16 +148,18 @@ import FolioTestSupport
         let (lower, lowerKey, lowerInclusive) = bound(&rng)
         let (upper, upperKey, upperInclusive) = bound(&rng)
         let direction: ScanDirection = Bool.random(using: &rng) ? .forward : .reverse
-        var expected = model.range(in: tree, lower: lowerKey, lowerInclusive: lowerInclusive, upper: upperKey,
-                                   upperInclusive: upperInclusive)
+        var expected = model.range(
+            in: tree, lower: lowerKey, lowerInclusive: lowerInclusive, upper: upperKey,
+            upperInclusive: upperInclusive)
         if direction == .reverse { expected.reverse() }
         let limit = Int.random(in: 1...200, using: &rng)
         var cursor = try makeCursor(KeyRange(lower: lower, upper: upper), direction)
         var found: [(key: [UInt8], value: [UInt8])] = []
         while found.count < limit, let entry = try cursor.next() { found.append((entry.key, entry.value)) }
         let prefix = Array(expected.prefix(limit))
-        #expect(found.count == prefix.count && zip(found, prefix).allSatisfy { $0.key == $1.key && $0.value == $1.value },
-                "range mismatch: got \(found.count) entries, expected \(prefix.count)")
+        #expect(
+            found.count == prefix.count && zip(found, prefix).allSatisfy { $0.key == $1.key && $0.value == $1.value },
+            "range mismatch: got \(found.count) entries, expected \(prefix.count)")
         counts.rangesChecked += 1
     }
 }

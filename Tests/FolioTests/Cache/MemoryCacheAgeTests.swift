@@ -6,7 +6,8 @@ import Testing
 @Suite struct MemoryCacheAgeTests {
     @Test func anEntryExpiresAfterItsIdleTime() {
         let time = ManualCacheClock()
-        let cache = MemoryCache<String, Int>(limits: MemoryCacheLimits(age: .seconds(10)), shardCount: 1, clock: time.clock)
+        let cache = MemoryCache<String, Int>(
+            limits: MemoryCacheLimits(age: .seconds(10)), shardCount: 1, clock: time.clock)
         cache.insert(1, forKey: "a")
         time.advance(by: 10_000_000_000)  // exactly 10 s idle: still there
         #expect(cache.value(forKey: "a") == 1)  // and the read restarts its age
@@ -22,7 +23,8 @@ import Testing
     /// `trim` drops them in every shard without reading anything.
     @Test func expiryIsLazyAndTrimDropsEverything() {
         let time = ManualCacheClock()
-        let cache = MemoryCache<Int, Int>(limits: MemoryCacheLimits(age: .milliseconds(5)), shardCount: 4, clock: time.clock)
+        let cache = MemoryCache<Int, Int>(
+            limits: MemoryCacheLimits(age: .milliseconds(5)), shardCount: 4, clock: time.clock)
         for key in 0..<100 { cache.insert(key, forKey: key) }
         time.advance(by: 3_000_000)
         for key in 100..<150 { cache.insert(key, forKey: key) }

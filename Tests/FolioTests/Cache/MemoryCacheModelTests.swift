@@ -16,7 +16,8 @@ import FolioTestSupport
             default: return Int.random(in: small...large, using: &rng)
             }
         }
-        let ageBound: Duration? = age && Bool.random(using: &rng) ? .nanoseconds(Int.random(in: 0...200, using: &rng)) : nil
+        let ageBound: Duration? =
+            age && Bool.random(using: &rng) ? .nanoseconds(Int.random(in: 0...200, using: &rng)) : nil
         return MemoryCacheLimits(count: bound(8, 60), cost: bound(60, 600), age: ageBound)
     }
 
@@ -31,7 +32,9 @@ import FolioTestSupport
         let keySpace = Int.random(in: 4...80, using: &rng)
 
         for step in 0..<operations {
-            if withAge, Int.random(in: 0..<3, using: &rng) == 0 { clock.advance(by: Int64.random(in: 0...60, using: &rng)) }
+            if withAge, Int.random(in: 0..<3, using: &rng) == 0 {
+                clock.advance(by: Int64.random(in: 0...60, using: &rng))
+            }
             let key = Int.random(in: 0..<keySpace, using: &rng)
             let now = clock.now
             var operation: String
@@ -39,7 +42,10 @@ import FolioTestSupport
             case 0..<40:
                 let got = cache.value(forKey: key), expected = model.value(forKey: key, now: now)
                 operation = "value(\(key))"
-                if got != expected { return "step \(step) \(operation): \(String(describing: got)), expected \(String(describing: expected))" }
+                if got != expected {
+                    return
+                        "step \(step) \(operation): \(String(describing: got)), expected \(String(describing: expected))"
+                }
             case 40..<80:
                 let value = Int.random(in: 0..<1_000_000, using: &rng), cost = Int.random(in: 0...40, using: &rng)
                 cache.insert(value, forKey: key, cost: cost)
@@ -48,9 +54,13 @@ import FolioTestSupport
             case 80..<88:
                 let got = cache.removeValue(forKey: key), expected = model.removeValue(forKey: key)
                 operation = "removeValue(\(key))"
-                if got != expected { return "step \(step) \(operation): \(String(describing: got)), expected \(String(describing: expected))" }
+                if got != expected {
+                    return
+                        "step \(step) \(operation): \(String(describing: got)), expected \(String(describing: expected))"
+                }
             case 88..<91:
-                let keys = (0..<Int.random(in: 0...6, using: &rng)).map { _ in Int.random(in: 0..<keySpace, using: &rng) }
+                let keys = (0..<Int.random(in: 0...6, using: &rng)).map { _ in Int.random(in: 0..<keySpace, using: &rng)
+                }
                 cache.removeValues(forKeys: keys)
                 for key in keys { _ = model.removeValue(forKey: key) }
                 operation = "removeValues(\(keys))"
@@ -75,7 +85,9 @@ import FolioTestSupport
             }
             let keys = cache.keysByRecency[0]
             if keys != model.keys { return "step \(step) \(operation): keys \(keys), expected \(model.keys)" }
-            if cache.totalCost != model.totalCost { return "step \(step) \(operation): cost \(cache.totalCost), expected \(model.totalCost)" }
+            if cache.totalCost != model.totalCost {
+                return "step \(step) \(operation): cost \(cache.totalCost), expected \(model.totalCost)"
+            }
             if cache.count != model.keys.count { return "step \(step) \(operation): count \(cache.count)" }
             if cache.statistics != model.statistics {
                 return "step \(step) \(operation): statistics \(cache.statistics), expected \(model.statistics)"

@@ -34,7 +34,8 @@ import FolioTestSupport
         for seed in 0..<100 as Range<UInt64> {
             var rng = SplitMix64(seed: seed)
             let countBound = Int.random(in: 8...200, using: &rng), costBound = Int.random(in: 50...2000, using: &rng)
-            let cache = MemoryCache<Int, Int>(limits: MemoryCacheLimits(count: countBound, cost: costBound), shardCount: 8)
+            let cache = MemoryCache<Int, Int>(
+                limits: MemoryCacheLimits(count: countBound, cost: costBound), shardCount: 8)
             var last: [Int: Int] = [:]
             for step in 0..<500 {
                 let key = Int.random(in: 0..<300, using: &rng)
@@ -78,7 +79,9 @@ import FolioTestSupport
                         case 0..<50:
                             myReads += 1
                             if let got = cache.value(forKey: key) {
-                                if got / 1_000_000 != key || (own && got != mine[key]) { tally.wrong.add(1, ordering: .relaxed) }
+                                if got / 1_000_000 != key || (own && got != mine[key]) {
+                                    tally.wrong.add(1, ordering: .relaxed)
+                                }
                             }
                         case 50..<90 where own:
                             version += 1
@@ -94,8 +97,10 @@ import FolioTestSupport
                             cache.removeValues(forKeys: keys)
                             for key in keys { mine[key] = nil }
                         case 97..<99 where task == 0:
-                            cache.limits = step % 2 == 0
-                                ? MemoryCacheLimits(count: 300, cost: 20_000) : MemoryCacheLimits(count: 600, cost: 40_000)
+                            cache.limits =
+                                step % 2 == 0
+                                ? MemoryCacheLimits(count: 300, cost: 20_000)
+                                : MemoryCacheLimits(count: 600, cost: 40_000)
                         case 99:
                             cache.trim()
                         default:

@@ -25,9 +25,12 @@ import FolioTestSupport
 
     struct Rollback: Error {}
 
-    @Test(arguments: [(1, 24), (2, 1_000)]) func readsEqualTheModelWhateverTheCacheHolds(seed: UInt64, capacity: Int) async throws {
-        let options = PersistenceOptions(durability: seed % 2 == 0 ? .grouped(window: .milliseconds(1)) : .full, autoCompaction: nil,
-                                         log: { _ in }, recordCache: RecordCacheLimits(count: capacity))
+    @Test(arguments: [(1, 24), (2, 1_000)]) func readsEqualTheModelWhateverTheCacheHolds(
+        seed: UInt64, capacity: Int
+    ) async throws {
+        let options = PersistenceOptions(
+            durability: seed % 2 == 0 ? .grouped(window: .milliseconds(1)) : .full, autoCompaction: nil,
+            log: { _ in }, recordCache: RecordCacheLimits(count: capacity))
         let persistence = Persistence.inMemory(options: options)
         let items = persistence.datastore(for: ItemFormat.self)
         let readOnly = persistence.readOnly().datastore(for: ItemFormat.self)
@@ -91,15 +94,19 @@ import FolioTestSupport
     }
 
     /// Point reads, point queries, an index read and a full scan, each against `model`.
-    static func check<Access: AccessMode>(_ datastore: Datastore<ItemFormat, Access>, ids: Range<Int>, against model: [Int: Item],
-                                          _ rng: inout SplitMix64) async throws {
+    static func check<Access: AccessMode>(
+        _ datastore: Datastore<ItemFormat, Access>, ids: Range<Int>, against model: [Int: Item],
+        _ rng: inout SplitMix64
+    ) async throws {
         for _ in 0..<20 {
             let id = Int(rng.next() % UInt64(ids.count + 5))
             #expect(try await datastore.load(id) == model[id], "load(\(id))")
             #expect(try await datastore.first(where: #Predicate { $0.id == id }) == model[id], "point query \(id)")
         }
         let group = Int(rng.next() % 4)
-        #expect(try await datastore.load(group, from: \.group).collect() == model.values.filter { $0.group == group }.sorted { $0.id < $1.id })
+        #expect(
+            try await datastore.load(group, from: \.group).collect()
+                == model.values.filter { $0.group == group }.sorted { $0.id < $1.id })
         #expect(try await datastore.load(...).collect() == model.values.sorted { $0.id < $1.id })
     }
 

@@ -23,24 +23,30 @@ import LibraryExample
         defer { reader.close() }
         let authors = reader.datastore(for: LibraryExample.AuthorFormat.self)
         let transactions = 600
-        let child = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["authors", path, "\(transactions)", "100"])
+        let child = try ChildProcess(
+            try ProjectExecutable.path("folio-torture"), ["authors", path, "\(transactions)", "100"])
         var newest = Array(repeating: -1, count: 20)
         var reads = 0
         let deadline = ContinuousClock.now + .seconds(120)
         while newest.contains(where: { $0 < transactions - 20 }) && ContinuousClock.now < deadline {
             for k in 0..<20 {
-                let pair = try await reader.read { () async throws -> (LibraryExample.Author?, LibraryExample.Author?) in
+                let pair = try await reader.read {
+                    () async throws -> (LibraryExample.Author?, LibraryExample.Author?) in
                     (try await authors.load(2 * k), try await authors.load(2 * k + 1))
                 }
                 reads += 1
                 guard let first = pair.0, let second = pair.1 else { continue }  // not written yet
-                #expect(first.born == second.born, "authors \(2 * k) and \(2 * k + 1) disagree in one snapshot: \(first.born) and \(second.born)")
+                #expect(
+                    first.born == second.born,
+                    "authors \(2 * k) and \(2 * k + 1) disagree in one snapshot: \(first.born) and \(second.born)")
                 #expect(first.born >= newest[k], "author \(2 * k) went back from \(newest[k]) to \(first.born)")
                 newest[k] = max(newest[k], first.born)
             }
         }
         #expect(try await child.waitUntilExit() == 0, "writer failed: \(child.errorOutput)")
-        #expect(!newest.contains(where: { $0 < transactions - 20 }), "the reader did not follow the writer to its last transactions: \(newest)")
+        #expect(
+            !newest.contains(where: { $0 < transactions - 20 }),
+            "the reader did not follow the writer to its last transactions: \(newest)")
         let statistics = try #require(reader.core.records?.statistics)
         #expect(statistics.hits > 0, "\(reads) pair reads and never a cache hit")
     }

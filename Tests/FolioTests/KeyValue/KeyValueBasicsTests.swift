@@ -91,7 +91,8 @@ struct Theme: Codable, Sendable, Equatable {
         try values.set(Theme(name: "x", scale: 2), for: .theme)
         try values.set(1, for: .launchCount)
         try await values.flush()
-        try values.set(ValueKey<Int>("user/age", default: 0).defaultValue + 36, for: ValueKey<Int>("user/age", default: 0))
+        try values.set(
+            ValueKey<Int>("user/age", default: 0).defaultValue + 36, for: ValueKey<Int>("user/age", default: 0))
         try values.removeValue(for: .userName)
         #expect(try values.keys(withPrefix: "user/") == ["user/age", "user/theme"])
         #expect(try values.keys() == ["launchCount", "sync/cursor", "user/age", "user/theme"])
@@ -258,7 +259,9 @@ struct Theme: Codable, Sendable, Equatable {
         for (n, name) in names.enumerated() { try persistence.values.set(n, for: ValueKey<Int>(name, default: -1)) }
         try await persistence.values.flush()
         let reopened = try persistence.reopened()
-        for (n, name) in names.enumerated() { #expect(reopened.values[ValueKey<Int>(name, default: -1)] == n, "\(name)") }
+        for (n, name) in names.enumerated() {
+            #expect(reopened.values[ValueKey<Int>(name, default: -1)] == n, "\(name)")
+        }
         #expect(try reopened.values.keys().count == names.count)
     }
 

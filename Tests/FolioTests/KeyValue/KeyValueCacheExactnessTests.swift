@@ -26,8 +26,9 @@ import FolioStorage
     func modelHoldsWithAnEvictingOrNoCache(cache: Cache, seed: UInt64) async throws {
         let path = KV.temporaryPath("cache-\(cache.rawValue)")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try await KeyValueModelRun.run(seed: seed, steps: KeyValueModelTests.steps, path: path,
-                                       options: KV.options(durability: .grouped(window: .milliseconds(2)), valueCache: cache.limits))
+        try await KeyValueModelRun.run(
+            seed: seed, steps: KeyValueModelTests.steps, path: path,
+            options: KV.options(durability: .grouped(window: .milliseconds(2)), valueCache: cache.limits))
     }
 
     /// Many more keys than the cache holds, read over and over between sets: every read is
@@ -52,7 +53,9 @@ import FolioStorage
             if round % 3 == 2 {
                 try await values.flush()
                 let reopened = persistence.readOnly()
-                for (i, key) in keys.enumerated() { #expect(reopened.values[key] == expected[i], "round \(round) read-only \(key.name)") }
+                for (i, key) in keys.enumerated() {
+                    #expect(reopened.values[key] == expected[i], "round \(round) read-only \(key.name)")
+                }
             }
         }
     }

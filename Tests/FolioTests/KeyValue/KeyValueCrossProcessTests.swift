@@ -63,7 +63,9 @@ import FolioTestSupport
         let observed = seen.withLock { $0 }
         #expect(observed.first == 0)
         #expect(observed == observed.sorted(), "observed values went backwards: \(observed)")
-        #expect(await KV.eventually(within: 60) { reader.values[counter] == count }, "reader's value is \(reader.values[counter])")
+        #expect(
+            await KV.eventually(within: 60) { reader.values[counter] == count },
+            "reader's value is \(reader.values[counter])")
         stop.store(true, ordering: .releasing)
         let backwards = await reads.value
         #expect(backwards.isEmpty, "\(backwards)")

@@ -10,11 +10,15 @@ import FolioTestSupport
 /// `@testable`: there is no public way to give a persistence another file system).
 @Suite struct KeyValueFaultTests {
     /// A persistence over `fileSystem` at "/store", with `PersistenceOptions`' defaults.
-    static func open(_ fileSystem: any FileSystem, durability: FolioStorage.Durability = .full) throws -> Persistence<ReadWrite> {
+    static func open(
+        _ fileSystem: any FileSystem, durability: FolioStorage.Durability = .full
+    ) throws -> Persistence<ReadWrite> {
         let options = KV.options(durability: durability)
         let store = try Store.open(at: "/store", options: options.storeOptions(fileSystem))
-        return Persistence(core: PersistenceCore(store: store, durability: durability, recordCache: options.recordCache,
-                                                 valueCache: options.valueCache))
+        return Persistence(
+            core: PersistenceCore(
+                store: store, durability: durability, recordCache: options.recordCache,
+                valueCache: options.valueCache))
     }
 
     static let a = ValueKey<Int>("f/a", default: 0)
@@ -77,7 +81,8 @@ import FolioTestSupport
             let values = persistence.values
             try values.set(1, for: Self.a)
             try await values.flush()
-            fileSystem.plan = FaultPlan(failingCall: fileSystem.callCount + failingCallAfterSetup, kind: .io, persistence: .transient)
+            fileSystem.plan = FaultPlan(
+                failingCall: fileSystem.callCount + failingCallAfterSetup, kind: .io, persistence: .transient)
             // Once a background commit's sync has failed, the store refuses every write
             // until reopened, and so do later sets, with that error (never accepted and
             // then dropped).
@@ -111,7 +116,9 @@ import FolioTestSupport
         fileSystem.plan = nil
         let reopened = try Self.open(fileSystem)
         defer { reopened.close() }
-        #expect(reopened.values[Self.a] == expected, "a flush returned, but the reopened store has \(reopened.values[Self.a])")
+        #expect(
+            reopened.values[Self.a] == expected,
+            "a flush returned, but the reopened store has \(reopened.values[Self.a])")
         #expect(reopened.values[Self.b] == KVPoint(x: expected, label: "\(expected)"))
     }
 
@@ -129,8 +136,10 @@ import FolioTestSupport
         try await persistence.values.flush()
         #expect(persistence.values[Self.a] == 1)  // cached now
 
-        let damaged = ["f/layout": [UInt8(2)] + Array("5".utf8), "f/empty": [], "f/truncated": [UInt8(1)] + Array("{\"x\":".utf8),
-                       "f/a": [UInt8(0)] + Array("1".utf8)]
+        let damaged = [
+            "f/layout": [UInt8(2)] + Array("5".utf8), "f/empty": [], "f/truncated": [UInt8(1)] + Array("{\"x\":".utf8),
+            "f/a": [UInt8(0)] + Array("1".utf8),
+        ]
         let transaction = try persistence.store.beginWrite()
         for (name, bytes) in damaged { _ = try transaction.put(bytes, for: Array(name.utf8), in: "folio/values") }
         try transaction.commit()
@@ -176,7 +185,9 @@ import FolioTestSupport
         try persistence.values.set(1, for: Self.a)
         try await persistence.values.flush()
         fileSystem.plan = FaultPlan(failingCall: fileSystem.callCount + 1, kind: .io, persistence: .persistent)
-        await #expect(throws: (any Error).self) { try await persistence.perform { try persistence.values.set(2, for: Self.a) } }
+        await #expect(throws: (any Error).self) {
+            try await persistence.perform { try persistence.values.set(2, for: Self.a) }
+        }
         #expect(fileSystem.injectedFaults > 0)
         #expect(throws: FolioError.self) { try persistence.values.set(3, for: Self.c) }
         #expect(persistence.values[Self.c] == 0)

@@ -33,7 +33,9 @@ import LibraryExample
             try await Task.sleep(for: .milliseconds(rng.index(30)))
             child.kill()
             let status = try await child.waitUntilExit(timeout: 120)
-            if status == -SIGKILL { killed += 1 } else {
+            if status == -SIGKILL {
+                killed += 1
+            } else {
                 #expect(status == 0, "round \(round): the child failed: \(child.errorOutput.suffix(400))")
             }
             let flushed = child.output.compactMap { $0.hasPrefix("flushed ") ? Int($0.dropFirst(8)) : nil }.max() ?? 0

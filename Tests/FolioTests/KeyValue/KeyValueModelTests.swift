@@ -18,13 +18,15 @@ import FolioTestSupport
     func onDiskStoreMatchesTheModel(seed: UInt64) async throws {
         let path = KV.temporaryPath("model")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try await KeyValueModelRun.run(seed: seed, steps: Self.steps, path: path,
-                                       options: KV.options(durability: .grouped(window: .milliseconds(2))))
+        try await KeyValueModelRun.run(
+            seed: seed, steps: Self.steps, path: path,
+            options: KV.options(durability: .grouped(window: .milliseconds(2))))
     }
 
     @Test(arguments: seeds)
     func fullDurabilityInMemoryMatchesTheModel(seed: UInt64) async throws {
-        try await KeyValueModelRun.run(seed: seed &+ 1_000, steps: Self.steps, path: nil, options: KV.options(durability: .full))
+        try await KeyValueModelRun.run(
+            seed: seed &+ 1_000, steps: Self.steps, path: nil, options: KV.options(durability: .full))
     }
 
     /// The strict model: a `read { }` begun right after sets outside transactions (no flush
@@ -34,8 +36,9 @@ import FolioTestSupport
     /// model runs flush before each `read { }` so that they keep checking everything else.
     @Test(arguments: seeds)
     func readScopesWithoutAFlushFirstMatchTheModel(seed: UInt64) async throws {
-        try await KeyValueModelRun.run(seed: seed &+ 2_000, steps: Self.steps, path: nil, options: KV.options(durability: .full),
-                                       flushBeforeRead: false)
+        try await KeyValueModelRun.run(
+            seed: seed &+ 2_000, steps: Self.steps, path: nil, options: KV.options(durability: .full),
+            flushBeforeRead: false)
     }
 }
 
@@ -48,8 +51,12 @@ enum KeyValueModelRun {
     struct Model: Equatable, CustomStringConvertible {
         var ints: [String: Int] = [:]
         var points: [String: KVPoint] = [:]
-        var names: [String] { (Array(ints.keys) + Array(points.keys)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }
-        var description: String { "ints \(ints.sorted { $0.key < $1.key }) points \(points.sorted { $0.key < $1.key })" }
+        var names: [String] {
+            (Array(ints.keys) + Array(points.keys)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+        var description: String {
+            "ints \(ints.sorted { $0.key < $1.key }) points \(points.sorted { $0.key < $1.key })"
+        }
     }
 
     /// One write: set an Int, set a point, or remove, of one key.
@@ -66,7 +73,8 @@ enum KeyValueModelRun {
                 let x = Int(rng.next() % 1_000)
                 return .point(Int(rng.next() % UInt64(pointKeys.count)), KVPoint(x: x, label: "p\(x)"))
             default:
-                return rng.next() % 2 == 0 ? .removeInt(Int(rng.next() % UInt64(intKeys.count)))
+                return rng.next() % 2 == 0
+                    ? .removeInt(Int(rng.next() % UInt64(intKeys.count)))
                     : .removePoint(Int(rng.next() % UInt64(pointKeys.count)))
             }
         }
@@ -102,31 +110,43 @@ enum KeyValueModelRun {
     /// Every key read (throwing and subscript), `contains`, and the prefix listings, against
     /// `model`. Returns false (after recording) on the first difference.
     @discardableResult
-    static func check(_ values: KeyValueStore<ReadWrite>, _ model: Model, _ where: @autoclosure () -> String,
-                      sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    static func check(
+        _ values: KeyValueStore<ReadWrite>, _ model: Model, _ where: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
         var differences: [String] = []
         for key in intKeys {
             let expected = model.ints[key.name]
             do {
                 let read = try values.value(for: key)
-                if read != (expected ?? key.defaultValue) { differences.append("\(key.name) read \(read), model \(expected.map(String.init) ?? "absent")") }
-                if try values.contains(key) != (expected != nil) { differences.append("contains(\(key.name)) != \(expected != nil)") }
+                if read != (expected ?? key.defaultValue) {
+                    differences.append("\(key.name) read \(read), model \(expected.map(String.init) ?? "absent")")
+                }
+                if try values.contains(key) != (expected != nil) {
+                    differences.append("contains(\(key.name)) != \(expected != nil)")
+                }
             } catch { differences.append("\(key.name) threw \(error)") }
         }
         for key in pointKeys {
             let expected = model.points[key.name]
             do {
                 let read = try values.value(for: key)
-                if read != (expected ?? key.defaultValue) { differences.append("\(key.name) read \(read), model \(expected?.description ?? "absent")") }
+                if read != (expected ?? key.defaultValue) {
+                    differences.append("\(key.name) read \(read), model \(expected?.description ?? "absent")")
+                }
                 if values[key] != read { differences.append("\(key.name) subscript differs from value(for:)") }
-                if try values.contains(key) != (expected != nil) { differences.append("contains(\(key.name)) != \(expected != nil)") }
+                if try values.contains(key) != (expected != nil) {
+                    differences.append("contains(\(key.name)) != \(expected != nil)")
+                }
             } catch { differences.append("\(key.name) threw \(error)") }
         }
         do {
             let listed = try values.keys(withPrefix: "m/")
             if listed != model.names { differences.append("keys(withPrefix: \"m/\") \(listed), model \(model.names)") }
             let points = try values.keys(withPrefix: "m/p")
-            if points != model.names.filter({ $0.hasPrefix("m/p") }) { differences.append("keys(withPrefix: \"m/p\") \(points)") }
+            if points != model.names.filter({ $0.hasPrefix("m/p") }) {
+                differences.append("keys(withPrefix: \"m/p\") \(points)")
+            }
         } catch { differences.append("keys threw \(error)") }
         if differences.isEmpty { return true }
         Issue.record("\(`where`()): \(differences.joined(separator: "; "))", sourceLocation: sourceLocation)
@@ -138,9 +158,12 @@ enum KeyValueModelRun {
     /// Runs `steps` random steps of seed `seed` on a store at `path` (in memory if nil).
     /// `flushBeforeRead`: flush before each `read { }` (the snapshot then starts from
     /// committed values only; see ``KeyValueModelTests/readScopesWithoutAFlushFirstMatchTheModel(seed:)``).
-    static func run(seed: UInt64, steps: Int, path: String?, options: PersistenceOptions, flushBeforeRead: Bool = true) async throws {
+    static func run(
+        seed: UInt64, steps: Int, path: String?, options: PersistenceOptions, flushBeforeRead: Bool = true
+    ) async throws {
         var rng = SplitMix64(seed: seed)
-        var persistence = try path.map { try Persistence(at: $0, options: options) } ?? Persistence.inMemory(options: options)
+        var persistence =
+            try path.map { try Persistence(at: $0, options: options) } ?? Persistence.inMemory(options: options)
         defer { persistence.close() }
         var model = Model()
         var recent: [String] = []  // the last steps, for the failure message

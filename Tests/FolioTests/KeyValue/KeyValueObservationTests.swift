@@ -22,7 +22,9 @@ import FolioStorage
             do {
                 for try await value in updates { received.values.withLock { $0.append(value) } }
             } catch {
-                received.failure.withLock { $0 = error as? FolioError ?? .storage(.transactionAborted(cause: "not a FolioError: \(error)")) }
+                received.failure.withLock {
+                    $0 = error as? FolioError ?? .storage(.transactionAborted(cause: "not a FolioError: \(error)"))
+                }
             }
             received.ended.store(true, ordering: .releasing)
         }

@@ -10,7 +10,8 @@ import FolioTestSupport
 /// values set after the last flush may be lost, never half a transaction, and the store
 /// opens and verifies clean, in both durabilities.
 @Suite struct KeyValuePowerLossTests {
-    static func open(_ fileSystem: any FileSystem, durability: FolioStorage.Durability) throws -> Persistence<ReadWrite> {
+    static func open(_ fileSystem: any FileSystem, durability: FolioStorage.Durability) throws -> Persistence<ReadWrite>
+    {
         try KeyValueFaultTests.open(fileSystem, durability: durability)
     }
 
@@ -38,7 +39,9 @@ import FolioTestSupport
                 let image = power.crashImage(using: &rng, mode: mode)
                 let recovered = try Self.open(image, durability: durability)
                 let value = try recovered.values.value(for: counter)
-                #expect(value >= flushed && value <= round * 100 + 25, "round \(round), \(mode): counter \(value), flushed \(flushed)")
+                #expect(
+                    value >= flushed && value <= round * 100 + 25,
+                    "round \(round), \(mode): counter \(value), flushed \(flushed)")
                 let (a, b) = (try recovered.values.value(for: pair.0), try recovered.values.value(for: pair.1))
                 #expect(a == round && b == round, "round \(round), \(mode): pair \(a), \(b)")
                 #expect(recovered.verify().isClean, "round \(round), \(mode)")

@@ -61,7 +61,7 @@ private final class RaceFlags: Sendable {
             }
         }
         for i in 1...100 {
-            try p.values.set(-i, for: a)   // a write of `a` not yet published
+            try p.values.set(-i, for: a)  // a write of `a` not yet published
             try await p.perform {
                 try p.values.set(i, for: a)
                 try p.values.set(i, for: b)
@@ -89,8 +89,8 @@ private final class RaceFlags: Sendable {
                 }
             }
             try await Task.sleep(for: .milliseconds(5))
-            try p.values.set(10 * i + 1, for: k)   // during the transaction: superseded at its append
-            try await p.values.flush()              // "every value set before the call is durable"
+            try p.values.set(10 * i + 1, for: k)  // during the transaction: superseded at its append
+            try await p.values.flush()  // "every value set before the call is durable"
             let seen = p.values[k]
             let published = try await p.read { p.values[k] }
             if published != seen { notDurable += 1 }

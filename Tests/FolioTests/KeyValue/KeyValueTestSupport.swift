@@ -16,8 +16,12 @@ enum KV {
     }
 
     /// Options with a quiet log, no background compaction, and the given caches.
-    static func options(durability: FolioStorage.Durability = .full, valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20))
-        -> PersistenceOptions {
+    static func options(
+        durability: FolioStorage.Durability = .full,
+        valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
+    )
+        -> PersistenceOptions
+    {
         PersistenceOptions(durability: durability, autoCompaction: nil, log: { _ in }, valueCache: valueCache)
     }
 

@@ -23,7 +23,8 @@ import FolioStorage
     /// to hit it.
     @Test(arguments: durabilities, [true, false])
     func aReaderNeverSeesAValueGoBackwards(durability: FolioStorage.Durability, cached: Bool) async throws {
-        let persistence = Persistence.inMemory(options: KV.options(durability: durability, valueCache: cached ? RecordCacheLimits() : nil))
+        let persistence = Persistence.inMemory(
+            options: KV.options(durability: durability, valueCache: cached ? RecordCacheLimits() : nil))
         defer { persistence.close() }
         let values = persistence.values
         let key = ValueKey<Int>("t/counter", default: 0)
@@ -245,7 +246,9 @@ import FolioStorage
         let completed = await KV.eventually { finished.load(ordering: .acquiring) }
         #expect(completed, "reads and sets outside waited for the open transaction")
         // Only now is the transaction let go.
-        gate.withLock { $0?.resume(); $0 = nil }
+        gate.withLock {
+            $0?.resume(); $0 = nil
+        }
         try await transaction.value
         let wrong = await outside.value
         #expect(wrong.isEmpty, "\(wrong)")

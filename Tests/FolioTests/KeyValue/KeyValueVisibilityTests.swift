@@ -57,7 +57,9 @@ import FolioStorage
             }
             let listed = Set(try values.keys(withPrefix: "l/"))
             if listed != present {
-                problems.append("after step \(n): missing \(present.subtracting(listed).sorted()), extra \(listed.subtracting(present).sorted())")
+                problems.append(
+                    "after step \(n): missing \(present.subtracting(listed).sorted()), extra \(listed.subtracting(present).sorted())"
+                )
             }
             if n % 50 == 0 { await Task.yield() }
         }
@@ -84,7 +86,8 @@ import FolioStorage
             }
             persistence = try persistence.reopened()
             for (i, key) in keys.enumerated() where persistence.values[key] != round * 10 + i {
-                lost.append("round \(round): \(key.name) is \(persistence.values[key]) after reopen, set \(round * 10 + i)")
+                lost.append(
+                    "round \(round): \(key.name) is \(persistence.values[key]) after reopen, set \(round * 10 + i)")
             }
         }
         #expect(lost.isEmpty, "\(lost)")

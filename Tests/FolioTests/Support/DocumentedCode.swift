@@ -32,8 +32,9 @@ enum DocumentedCode {
 
     /// Whether `block`'s lines appear, consecutively, among `source`'s (both normalized).
     static func source(_ source: [String], contains block: [String]) -> Bool {
-        source.count >= block.count && (0...(source.count - block.count)).contains { start in
-            Array(source[start..<(start + block.count)]) == block
-        }
+        source.count >= block.count
+            && (0...(source.count - block.count)).contains { start in
+                Array(source[start..<(start + block.count)]) == block
+            }
     }
 }

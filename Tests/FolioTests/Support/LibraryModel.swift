@@ -46,19 +46,23 @@ struct BookFormat: DatastoreFormat {
 
 /// A deterministic book.
 func makeBook(_ n: Int, authors: [Int]? = nil) -> Book {
-    Book(id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", n))!,
-         title: "Title \(String(format: "%05d", n % 1000))", authorIDs: authors ?? [n % 7, (n + 3) % 7],
-         isbn: String(format: "978-%09d", n), year: 1900 + n % 120)
+    Book(
+        id: UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", n))!,
+        title: "Title \(String(format: "%05d", n % 1000))", authorIDs: authors ?? [n % 7, (n + 3) % 7],
+        isbn: String(format: "978-%09d", n), year: 1900 + n % 120)
 }
 
 /// A fresh disk persistence in a temporary directory, removed by the returned closure.
 func diskPersistence(_ label: String = "folio") throws -> (Persistence<ReadWrite>, path: String, cleanup: () -> Void) {
     let path = FileManager.default.temporaryDirectory.path + "/\(label)-\(UUID().uuidString)"
     let persistence = try Persistence(at: path, options: PersistenceOptions(autoCompaction: nil, log: { _ in }))
-    return (persistence, path, {
-        persistence.close()
-        try? FileManager.default.removeItem(atPath: path)
-    })
+    return (
+        persistence, path,
+        {
+            persistence.close()
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    )
 }
 
 /// Verifies the engine and index/record agreement: every test that touches a store ends so.

@@ -28,36 +28,36 @@ struct Arguments: Equatable {
     var help = false
 
     static let usage = """
-    folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
-    the floors of this machine (raw commits, Foundation JSON); every figure is the median of
-    at least 3 runs, and rows whose system is not written yet say "not yet available".
+        folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
+        the floors of this machine (raw commits, Foundation JSON); every figure is the median of
+        at least 3 runs, and rows whose system is not written yet say "not yet available".
 
-    USAGE
-      swift run -c release --package-path Benchmarks folio-bench [options]
+        USAGE
+          swift run -c release --package-path Benchmarks folio-bench [options]
 
-    OPTIONS
-      --suite NAME            crud, engine, scale, observe, locks or kv; repeat for
-                              several (default: all six)
-      --n N                   size of every suite instead of the defaults: crud N records
-                              (default 10,000), engine N keys (default 1,000,000), JSON
-                              floors N records, scale N/1000..N (default 1k..1M), kv N
-                              keys (default 40,000)
-      --runs R                runs per workload, median reported (default 3, at least 3)
-      --durability MODE       full (default) or grouped: Folio's durability; GRDB's
-                              synchronous = FULL or NORMAL (WAL mode in both)
-      --json PATH             write {"machine": {...}, "results": [...]}
-      --markdown PATH         write the results as a markdown table
-      --svg DIR               write bar charts (per suite) and scale curves as SVG files
-      --svg-scale log|linear  value axis of the bar charts (default log)
-      --work-dir DIR          where stores are created (default: the temporary directory,
-                              $TMPDIR or /tmp); its disk is what the fsync figures measure
-      --smoke                 tiny sizes for every suite, checks the output (for CI); writes
-                              JSON, markdown and SVG into the work directory unless given
-      -h, --help              this text
+        OPTIONS
+          --suite NAME            crud, engine, scale, observe, locks or kv; repeat for
+                                  several (default: all six)
+          --n N                   size of every suite instead of the defaults: crud N records
+                                  (default 10,000), engine N keys (default 1,000,000), JSON
+                                  floors N records, scale N/1000..N (default 1k..1M), kv N
+                                  keys (default 40,000)
+          --runs R                runs per workload, median reported (default 3, at least 3)
+          --durability MODE       full (default) or grouped: Folio's durability; GRDB's
+                                  synchronous = FULL or NORMAL (WAL mode in both)
+          --json PATH             write {"machine": {...}, "results": [...]}
+          --markdown PATH         write the results as a markdown table
+          --svg DIR               write bar charts (per suite) and scale curves as SVG files
+          --svg-scale log|linear  value axis of the bar charts (default log)
+          --work-dir DIR          where stores are created (default: the temporary directory,
+                                  $TMPDIR or /tmp); its disk is what the fsync figures measure
+          --smoke                 tiny sizes for every suite, checks the output (for CI); writes
+                                  JSON, markdown and SVG into the work directory unless given
+          -h, --help              this text
 
-    EXAMPLE
-      folio-bench --suite crud --suite engine --suite scale --json out.json --svg charts
-    """
+        EXAMPLE
+          folio-bench --suite crud --suite engine --suite scale --json out.json --svg charts
+        """
 
     /// Parses `arguments` (without the program name).
     static func parse(_ arguments: [String]) throws -> Arguments {
@@ -125,7 +125,9 @@ struct Arguments: Equatable {
             case "--svg-scale":
                 try once(option)
                 let text = try value(for: option, inline: inline)
-                guard text == "log" || text == "linear" else { throw ArgumentError("--svg-scale must be log or linear, not '\(text)'") }
+                guard text == "log" || text == "linear" else {
+                    throw ArgumentError("--svg-scale must be log or linear, not '\(text)'")
+                }
                 result.svgLogarithmic = text == "log"
             case "--work-dir":
                 try once(option)

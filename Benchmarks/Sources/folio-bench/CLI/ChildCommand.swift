@@ -13,14 +13,18 @@ enum ChildCommand {
         var values: [String: String] = [:]
         var rest = arguments.dropFirst()
         while let flag = rest.popFirst() {
-            guard flag.hasPrefix("--"), let value = rest.popFirst() else { throw ArgumentError("__child: bad argument \(flag)") }
+            guard flag.hasPrefix("--"), let value = rest.popFirst() else {
+                throw ArgumentError("__child: bad argument \(flag)")
+            }
             values[String(flag.dropFirst(2))] = value
         }
         func value(_ name: String) throws -> String {
             guard let value = values[name] else { throw ArgumentError("__child \(kind): missing --\(name)") }
             return value
         }
-        guard let durability = BenchDurability(rawValue: try value("durability")) else { throw ArgumentError("__child: bad durability") }
+        guard let durability = BenchDurability(rawValue: try value("durability")) else {
+            throw ArgumentError("__child: bad durability")
+        }
         switch kind {
         case "engine-open":
             let directory = try value("dir")
@@ -36,14 +40,18 @@ enum ChildCommand {
             }
             store?.close()
         case "crud-open":
-            guard let system = CrudSystems.type(named: try value("system")) else { throw ArgumentError("__child: unknown system") }
+            guard let system = CrudSystems.type(named: try value("system")) else {
+                throw ArgumentError("__child: unknown system")
+            }
             let directory = try value("dir")
             guard let id = Int64(try value("id")) else { throw ArgumentError("__child: bad --id") }
             var store: (any CrudSystem)?
             try await ChildProcess.report {
                 let opened = try await system.open(directory: directory, durability: durability)
                 store = opened
-                guard let record = try await opened.fetch(id: id) else { throw BenchError.wrongResult("record \(id) not found") }
+                guard let record = try await opened.fetch(id: id) else {
+                    throw BenchError.wrongResult("record \(id) not found")
+                }
                 return record.priority
             }
             try await store?.close()

@@ -37,14 +37,16 @@ enum ChildProcess {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        let (data, errorData, status) = try await ChildOutcome.collect(process, output: output.fileHandleForReading,
-                                                                      errors: errors.fileHandleForReading)
+        let (data, errorData, status) = try await ChildOutcome.collect(
+            process, output: output.fileHandleForReading,
+            errors: errors.fileHandleForReading)
         guard status == 0 else {
             let message = String(decoding: errorData, as: UTF8.self)
             throw BenchError.harness("child \(arguments.joined(separator: " ")) failed (status \(status)): \(message)")
         }
         guard let line = String(decoding: data, as: UTF8.self).split(separator: "\n").last,
-              let report = try? JSONDecoder().decode(ChildReport.self, from: Data(line.utf8)) else {
+            let report = try? JSONDecoder().decode(ChildReport.self, from: Data(line.utf8))
+        else {
             throw BenchError.harness("child \(arguments.joined(separator: " ")) printed no report")
         }
         return report
@@ -55,7 +57,8 @@ enum ChildProcess {
         let start = DispatchTime.now().uptimeNanoseconds
         let checksum = try await body()
         let end = DispatchTime.now().uptimeNanoseconds
-        let report = ChildReport(seconds: Double(end - start) / 1e9, peakRSSBytes: PeakMemory.peakBytes(), checksum: checksum)
+        let report = ChildReport(
+            seconds: Double(end - start) / 1e9, peakRSSBytes: PeakMemory.peakBytes(), checksum: checksum)
         let data = try JSONEncoder().encode(report)
         print(String(decoding: data, as: UTF8.self))
     }
@@ -76,7 +79,8 @@ private final class ChildOutcome: Sendable {
     }
     private let state = Mutex(State())
 
-    static func collect(_ process: Process, output: FileHandle, errors: FileHandle) async throws -> (Data, Data, Int32) {
+    static func collect(_ process: Process, output: FileHandle, errors: FileHandle) async throws -> (Data, Data, Int32)
+    {
         let outcome = ChildOutcome()
         return try await withCheckedThrowingContinuation { continuation in
             outcome.state.withLock { $0.continuation = continuation }
@@ -101,10 +105,12 @@ private final class ChildOutcome: Sendable {
     }
 
     private func update(_ change: (inout State) -> Void) {
-        let ready = state.withLock { state -> (CheckedContinuation<(Data, Data, Int32), any Error>, (Data, Data, Int32))? in
+        let ready = state.withLock {
+            state -> (CheckedContinuation<(Data, Data, Int32), any Error>, (Data, Data, Int32))? in
             change(&state)
             guard let output = state.output, let errors = state.errors, let status = state.status,
-                  let continuation = state.continuation else { return nil }
+                let continuation = state.continuation
+            else { return nil }
             state.continuation = nil
             return (continuation, (output, errors, status))
         }

@@ -11,10 +11,14 @@ enum GRDBPool {
         let wanted = durability.sqliteSynchronous
         let (journal, synchronous) = try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(wanted.name)")
-            return (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+            return (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous")
+            )
         }
         guard journal == "wal", synchronous == wanted.value else {
-            throw BenchError.harness("GRDB pool is in journal mode \(journal ?? "?"), synchronous \(synchronous ?? -1); wanted wal, \(wanted.value)")
+            throw BenchError.harness(
+                "GRDB pool is in journal mode \(journal ?? "?"), synchronous \(synchronous ?? -1); wanted wal, \(wanted.value)"
+            )
         }
         return pool
     }

@@ -36,9 +36,11 @@ enum PeakMemory {
     static var methodDescription: String {
         #if os(Linux)
         if resetWorks {
-            return "VmHWM from /proc/self/status, reset before each run by writing 5 to /proc/self/clear_refs (verified at start-up: the mark fell after freeing 64 MiB); includes the harness's own input data"
+            return
+                "VmHWM from /proc/self/status, reset before each run by writing 5 to /proc/self/clear_refs (verified at start-up: the mark fell after freeing 64 MiB); includes the harness's own input data"
         }
-        return "VmHWM from /proc/self/status; resetting it via /proc/self/clear_refs did NOT work here, so figures are the process-wide peak so far"
+        return
+            "VmHWM from /proc/self/status; resetting it via /proc/self/clear_refs did NOT work here, so figures are the process-wide peak so far"
         #else
         return "ru_maxrss from getrusage: process-wide peak so far (no reset on this system)"
         #endif
@@ -51,7 +53,8 @@ enum PeakMemory {
         #if os(Linux)
         let size = 64 << 20
         guard let region = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              region != MAP_FAILED else { return false }
+            region != MAP_FAILED
+        else { return false }
         let bytes = region.assumingMemoryBound(to: UInt8.self)
         for offset in stride(from: 0, to: size, by: 4096) { bytes[offset] = 1 }
         let high = peakBytes()

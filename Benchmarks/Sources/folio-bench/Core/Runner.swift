@@ -31,7 +31,8 @@ struct Runner {
                 let context = RunContext()
                 try await workload.run(context)
                 guard context.seconds != nil, context.peakRSS != nil else {
-                    throw BenchError.harness("\(workload.suite)/\(workload.name) [\(workload.system)] ran without measuring")
+                    throw BenchError.harness(
+                        "\(workload.suite)/\(workload.name) [\(workload.system)] ran without measuring")
                 }
                 contexts[index].append(context)
             }
@@ -56,7 +57,9 @@ struct Runner {
         for run in runs { for part in run.parts where !partNames.contains(part.name) { partNames.append(part.name) } }
         for name in partNames {
             let values = runs.compactMap { run in run.parts.first { $0.name == name }?.seconds }
-            notes.append("\(name): median \(Format.seconds(Self.median(values))) (runs \(values.map(Format.seconds).joined(separator: " ")))")
+            notes.append(
+                "\(name): median \(Format.seconds(Self.median(values))) (runs \(values.map(Format.seconds).joined(separator: " ")))"
+            )
         }
         return BenchResult(
             suite: workload.suite, workload: workload.name, system: workload.system, n: workload.n,
@@ -91,7 +94,8 @@ struct Runner {
         guard r.status == .ok, let seconds = r.seconds else { return "\(head) not yet available" }
         let unit = r.secondsUnit == "per-operation" ? " per op" : ""
         let rate = r.operationsPerSecond.map { " \(Format.rate($0)) ops/s" } ?? ""
-        return "\(head) \(Format.seconds(seconds))\(unit),\(rate), runs \(r.samples.map(Format.seconds).joined(separator: " "))"
+        return
+            "\(head) \(Format.seconds(seconds))\(unit),\(rate), runs \(r.samples.map(Format.seconds).joined(separator: " "))"
     }
 }
 

@@ -53,8 +53,9 @@ final class Scratch: @unchecked Sendable {
         while let name = enumerator.nextObject() as? String {
             let full = (path as NSString).appendingPathComponent(name)
             guard let attributes = try? manager.attributesOfItem(atPath: full),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let size = attributes[.size] as? NSNumber else { continue }
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = attributes[.size] as? NSNumber
+            else { continue }
             total += size.int64Value
         }
         return total

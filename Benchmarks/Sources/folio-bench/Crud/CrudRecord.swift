@@ -54,7 +54,8 @@ final class CrudDataset: Sendable {
 
     /// The crud data set: `make(id:priorityDomain:)` for ids 1...n.
     convenience init(n: Int) {
-        self.init(n: n, label: "crud", records: (1...max(1, n)).map { CrudRecord.make(id: Int64($0), priorityDomain: n) })
+        self.init(
+            n: n, label: "crud", records: (1...max(1, n)).map { CrudRecord.make(id: Int64($0), priorityDomain: n) })
     }
 
     /// A data set of `records` (ids 1...n, in id order).

@@ -11,8 +11,10 @@ enum CrudSuite {
         for entry in CrudSystems.all {
             guard let system = entry.type else {
                 for name in CrudWorkloads.names where name != "get-hot" {  // get-hot is Folio's alone
-                    context.unavailable(UnavailableWorkload(suite: Self.name, name: name, system: entry.name, n: n,
-                                                            durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
+                    context.unavailable(
+                        UnavailableWorkload(
+                            suite: Self.name, name: name, system: entry.name, n: n,
+                            durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
                 }
                 continue
             }

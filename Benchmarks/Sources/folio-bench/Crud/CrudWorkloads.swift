@@ -5,9 +5,11 @@ import Foundation
 /// untimed, times only the operations the workload names, and checks their result.
 struct CrudWorkloads {
     /// The crud suite's workload names, in report order.
-    static let names = ["insert-batch", "scan-filter", "scan-decode-filter", "get-by-id", "get-hot", "range-index",
-                        "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual",
-                        "query-scan", "query-indexed", "point-query", "update-where", "delete-where"]
+    static let names = [
+        "insert-batch", "scan-filter", "scan-decode-filter", "get-by-id", "get-hot", "range-index",
+        "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual",
+        "query-scan", "query-indexed", "point-query", "update-where", "delete-where",
+    ]
 
     let context: BenchContext
     let fixtures: CrudFixtures
@@ -17,28 +19,39 @@ struct CrudWorkloads {
     private var durability: BenchDurability { context.durability }
     private var scratch: Scratch { context.scratch }
 
-    private func workload(_ name: String, n: Int, operations: Int, notes: [String] = [],
-                          run: @escaping (RunContext) async throws -> Void) -> Workload {
-        Workload(suite: suite, name: name, system: system.systemName, n: n, durability: .flag(durability),
-                 operations: operations, notes: notes, run: run)
+    private func workload(
+        _ name: String, n: Int, operations: Int, notes: [String] = [],
+        run: @escaping (RunContext) async throws -> Void
+    ) -> Workload {
+        Workload(
+            suite: suite, name: name, system: system.systemName, n: n, durability: .flag(durability),
+            operations: operations, notes: notes, run: run)
     }
 
     private func openShared(_ dataset: CrudDataset) -> OpenFixture {
         let system = system, fixtures = fixtures, durability = durability
-        return OpenFixture { try await system.open(directory: try await fixtures.directory(system, dataset), durability: durability) }
+        return OpenFixture {
+            try await system.open(directory: try await fixtures.directory(system, dataset), durability: durability)
+        }
     }
 
     /// n records inserted in one transaction into an empty store (a new one each run).
     func insertBatch(_ dataset: CrudDataset) -> Workload {
         let system = system, scratch = scratch, durability = durability, fixtures = fixtures
-        return workload("insert-batch", n: dataset.n, operations: dataset.n,
-                        notes: ["one transaction; bytes on disk after closing the store; the first run's store is the fixture of the read workloads"]) { run in
+        return workload(
+            "insert-batch", n: dataset.n, operations: dataset.n,
+            notes: [
+                "one transaction; bytes on disk after closing the store; the first run's store is the fixture of the read workloads"
+            ]
+        ) { run in
             let path = try scratch.makeDirectory("\(system.systemName)-insert")
             var kept = false
             defer { if !kept { scratch.remove(path) } }
             let store = try await system.open(directory: path, durability: durability)
             try await run.measure { try await store.insert(dataset.records) }
-            guard let probe = try await store.fetch(id: Int64(dataset.n)) else { throw BenchError.wrongResult("last record missing after insert-batch") }
+            guard let probe = try await store.fetch(id: Int64(dataset.n)) else {
+                throw BenchError.wrongResult("last record missing after insert-batch")
+            }
             try expect(probe == dataset.records[dataset.n - 1], "last record differs after insert-batch")
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
@@ -50,11 +63,17 @@ struct CrudWorkloads {
     /// Every record with color 1 (a third), fetched and decoded without an index.
     func scanFilter(_ dataset: CrudDataset) -> Workload {
         let shared = openShared(dataset)
-        var w = workload("scan-filter", n: dataset.n, operations: dataset.n,
-                         notes: ["color == 1 without an index: \(dataset.colorOneCount) of \(dataset.n) records; ops = records scanned"]) { run in
+        var w = workload(
+            "scan-filter", n: dataset.n, operations: dataset.n,
+            notes: [
+                "color == 1 without an index: \(dataset.colorOneCount) of \(dataset.n) records; ops = records scanned"
+            ]
+        ) { run in
             let store = try await shared.get()
             let found = try await run.measure { try await store.fetchAll(color: 1) }
-            try expect(found.count == dataset.colorOneCount, "scan-filter found \(found.count), expected \(dataset.colorOneCount)")
+            try expect(
+                found.count == dataset.colorOneCount,
+                "scan-filter found \(found.count), expected \(dataset.colorOneCount)")
             try expect(found.allSatisfy { $0.color == 1 }, "scan-filter returned a record of another color")
         }
         w.tearDown = shared.close
@@ -66,11 +85,17 @@ struct CrudWorkloads {
     /// compared with.
     func scanDecodeFilter(_ dataset: CrudDataset) -> Workload {
         let shared = openShared(dataset)
-        var w = workload("scan-decode-filter", n: dataset.n, operations: dataset.n,
-                         notes: ["every record fetched and decoded through Codable, color == 1 kept by a Swift filter; ops = records decoded"]) { run in
+        var w = workload(
+            "scan-decode-filter", n: dataset.n, operations: dataset.n,
+            notes: [
+                "every record fetched and decoded through Codable, color == 1 kept by a Swift filter; ops = records decoded"
+            ]
+        ) { run in
             let store = try await shared.get()
             let found = try await run.measure { try await store.fetchEveryDecodedRecord(whereColorIs: 1) }
-            try expect(found.count == dataset.colorOneCount, "scan-decode-filter found \(found.count), expected \(dataset.colorOneCount)")
+            try expect(
+                found.count == dataset.colorOneCount,
+                "scan-decode-filter found \(found.count), expected \(dataset.colorOneCount)")
         }
         w.tearDown = shared.close
         return w
@@ -82,8 +107,10 @@ struct CrudWorkloads {
         let shared = openShared(dataset)
         let ids = Array(dataset.shuffledIDs(seed: 7).prefix(limit ?? dataset.n))
         let what = ids.count == dataset.n ? "n loads" : "\(Format.grouped(ids.count)) loads (random ids out of all n)"
-        var w = workload("get-by-id", n: dataset.n, operations: ids.count,
-                         notes: ["\(what) by primary key in a random order, one read each"]) { run in
+        var w = workload(
+            "get-by-id", n: dataset.n, operations: ids.count,
+            notes: ["\(what) by primary key in a random order, one read each"]
+        ) { run in
             let store = try await shared.get()
             let (found, checksum) = try await run.measure { () throws -> (Int, Int) in
                 var found = 0, checksum = 0
@@ -115,14 +142,21 @@ struct CrudWorkloads {
         var reads: [Int64] = []
         for _ in 0..<10 { reads += workingSet.shuffled(using: &rng) }
         let readsToo = reads
-        let offName = "the same \(Format.grouped(reads.count)) reads with the record cache off (same run, after the timed part)"
-        return workload("get-hot", n: dataset.n, operations: reads.count,
-                        notes: ["\(Format.grouped(workingSet.count)) ids read 10 times each in a random order, one read each, record cache on (default limits, warmed by one untimed pass)"]) { run in
+        let offName =
+            "the same \(Format.grouped(reads.count)) reads with the record cache off (same run, after the timed part)"
+        return workload(
+            "get-hot", n: dataset.n, operations: reads.count,
+            notes: [
+                "\(Format.grouped(workingSet.count)) ids read 10 times each in a random order, one read each, record cache on (default limits, warmed by one untimed pass)"
+            ]
+        ) { run in
             let directory = try await fixtures.directory(FolioCrudSystem.self, dataset)
             func readAll(_ store: FolioCrudSystem) async throws -> Int {
                 var checksum = 0
                 for id in readsToo {
-                    guard let record = try await store.fetch(id: id) else { throw BenchError.wrongResult("get-hot: record \(id) missing") }
+                    guard let record = try await store.fetch(id: id) else {
+                        throw BenchError.wrongResult("get-hot: record \(id) missing")
+                    }
                     checksum &+= record.priority
                 }
                 return checksum
@@ -131,7 +165,8 @@ struct CrudWorkloads {
             for id in workingSet { _ = try await cached.fetch(id: id) }
             let checksum = try await run.measure { try await readAll(cached) }
             try await cached.close()
-            let uncached = try await FolioCrudSystem.open(directory: directory, durability: durability, recordCache: false)
+            let uncached = try await FolioCrudSystem.open(
+                directory: directory, durability: durability, recordCache: false)
             let start = DispatchTime.now().uptimeNanoseconds
             let uncachedChecksum = try await readAll(uncached)
             run.recordPart(offName, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
@@ -144,13 +179,20 @@ struct CrudWorkloads {
     func rangeIndex(_ dataset: CrudDataset) -> Workload {
         let shared = openShared(dataset)
         let range = dataset.priorityRange
-        var w = workload("range-index", n: dataset.n, operations: dataset.priorityRangeCount,
-                         notes: ["priority in \(range.lowerBound)..<\(range.upperBound) through the index: \(dataset.priorityRangeCount) records; ops = records returned"]) { run in
+        var w = workload(
+            "range-index", n: dataset.n, operations: dataset.priorityRangeCount,
+            notes: [
+                "priority in \(range.lowerBound)..<\(range.upperBound) through the index: \(dataset.priorityRangeCount) records; ops = records returned"
+            ]
+        ) { run in
             let store = try await shared.get()
             if let note = try await store.rangeQueryNote(), !run.notes.contains(note) { run.notes.append(note) }
             let found = try await run.measure { try await store.fetchAll(priorityIn: range) }
-            try expect(found.count == dataset.priorityRangeCount, "range-index found \(found.count), expected \(dataset.priorityRangeCount)")
-            try expect(found.allSatisfy { range.contains($0.priority) }, "range-index returned a record outside the range")
+            try expect(
+                found.count == dataset.priorityRangeCount,
+                "range-index found \(found.count), expected \(dataset.priorityRangeCount)")
+            try expect(
+                found.allSatisfy { range.contains($0.priority) }, "range-index returned a record outside the range")
         }
         w.tearDown = shared.close
         return w
@@ -165,9 +207,12 @@ struct CrudWorkloads {
             record.tag = "tag-updated"
             return record
         }
-        return workload("update-individual", n: dataset.n, operations: dataset.n,
-                        notes: ["title and tag changed, one transaction per record; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-update")
+        return workload(
+            "update-individual", n: dataset.n, operations: dataset.n,
+            notes: ["title and tag changed, one transaction per record; bytes on disk after closing the store"]
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, dataset), label: "\(system.systemName)-update")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
             try await run.measure { for record in updated { try await store.update(record) } }
@@ -188,10 +233,17 @@ struct CrudWorkloads {
             record.title = "updated-mt-\(id)"
             return record
         }
-        let slices = (0..<writers).map { writer in stride(from: writer, to: updated.count, by: writers).map { updated[$0] } }
-        return workload("mt-update-individual", n: dataset.n, operations: dataset.n,
-                        notes: ["\(writers) concurrent tasks, n updates in all, one transaction per record; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-mt-update")
+        let slices = (0..<writers).map { writer in
+            stride(from: writer, to: updated.count, by: writers).map { updated[$0] }
+        }
+        return workload(
+            "mt-update-individual", n: dataset.n, operations: dataset.n,
+            notes: [
+                "\(writers) concurrent tasks, n updates in all, one transaction per record; bytes on disk after closing the store"
+            ]
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, dataset), label: "\(system.systemName)-mt-update")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
             try await run.measure {
@@ -200,7 +252,8 @@ struct CrudWorkloads {
                 }
             }
             if let note = try await store.commitSyncNote(commits: dataset.n) { run.notes.append(note) }
-            try expect(try await store.fetch(id: updated[0].id) == updated[0], "mt-update-individual: record not updated")
+            try expect(
+                try await store.fetch(id: updated[0].id) == updated[0], "mt-update-individual: record not updated")
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
@@ -210,9 +263,12 @@ struct CrudWorkloads {
     func deleteBatch(_ dataset: CrudDataset) -> Workload {
         let system = system, scratch = scratch, durability = durability, fixtures = fixtures
         let ids = dataset.records.map(\.id)
-        return workload("delete-batch", n: dataset.n, operations: dataset.n,
-                        notes: ["all n deleted by id, in id order, one transaction; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-delete")
+        return workload(
+            "delete-batch", n: dataset.n, operations: dataset.n,
+            notes: ["all n deleted by id, in id order, one transaction; bytes on disk after closing the store"]
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, dataset), label: "\(system.systemName)-delete")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
             try await run.measure { try await store.delete(ids: ids) }
@@ -226,11 +282,17 @@ struct CrudWorkloads {
     func openCold(_ dataset: CrudDataset) -> Workload {
         let system = system, durability = durability, fixtures = fixtures
         let record = dataset.records[dataset.n / 2]
-        return workload("open-cold", n: dataset.n, operations: 1,
-                        notes: ["fresh process; timed inside it from before opening to after loading one record; the OS file cache is warm"]) { run in
+        return workload(
+            "open-cold", n: dataset.n, operations: 1,
+            notes: [
+                "fresh process; timed inside it from before opening to after loading one record; the OS file cache is warm"
+            ]
+        ) { run in
             let path = try await fixtures.directory(system, dataset)
-            let report = try await ChildProcess.run(["crud-open", "--system", system.systemName, "--dir", path,
-                                               "--id", String(record.id), "--durability", durability.rawValue])
+            let report = try await ChildProcess.run([
+                "crud-open", "--system", system.systemName, "--dir", path,
+                "--id", String(record.id), "--durability", durability.rawValue,
+            ])
             try expect(report.checksum == record.priority, "open-cold read the wrong record")
             run.recordChild(report)
         }
@@ -247,8 +309,12 @@ struct CrudWorkloads {
                 Array(dataset.records[start..<min(start + batch, (writer + 1) * n)])
             }
         }
-        return workload("mt-insert", n: n, operations: n * writers,
-                        notes: ["\(writers) concurrent tasks x \(n) records, transactions of \(batch); bytes on disk after closing the store"]) { run in
+        return workload(
+            "mt-insert", n: n, operations: n * writers,
+            notes: [
+                "\(writers) concurrent tasks x \(n) records, transactions of \(batch); bytes on disk after closing the store"
+            ]
+        ) { run in
             let path = try scratch.makeDirectory("\(system.systemName)-mt")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
@@ -259,7 +325,8 @@ struct CrudWorkloads {
             }
             for writer in 0..<writers {
                 let last = dataset.records[(writer + 1) * n - 1]
-                try expect(try await store.fetch(id: last.id) == last, "mt-insert: writer \(writer)'s last record missing")
+                try expect(
+                    try await store.fetch(id: last.id) == last, "mt-insert: writer \(writer)'s last record missing")
             }
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
@@ -274,14 +341,22 @@ struct CrudWorkloads {
     func queryScan(_ dataset: CrudDataset) -> Workload {
         let shared = openShared(dataset)
         let expected = Set(dataset.records.lazy.filter { $0.color == 1 }.map(\.id))
-        var w = workload("query-scan", n: dataset.n, operations: dataset.n,
-                         notes: ["color == 1 through the query API, no index: \(dataset.colorOneCount) of \(dataset.n) records; ops = records scanned"]) { run in
+        var w = workload(
+            "query-scan", n: dataset.n, operations: dataset.n,
+            notes: [
+                "color == 1 through the query API, no index: \(dataset.colorOneCount) of \(dataset.n) records; ops = records scanned"
+            ]
+        ) { run in
             let store = try await shared.get()
             let note = try await store.queryPlanNote(.color(1))
             if !run.notes.contains(note) { run.notes.append(note) }
             let found = try await run.measure { try await store.query(color: 1) }
-            try expect(found.count == dataset.colorOneCount, "query-scan found \(found.count), expected \(dataset.colorOneCount)")
-            try expect(found.allSatisfy { $0.color == 1 && $0 == dataset.records[Int($0.id) - 1] }, "query-scan returned a wrong record")
+            try expect(
+                found.count == dataset.colorOneCount,
+                "query-scan found \(found.count), expected \(dataset.colorOneCount)")
+            try expect(
+                found.allSatisfy { $0.color == 1 && $0 == dataset.records[Int($0.id) - 1] },
+                "query-scan returned a wrong record")
             try expect(Set(found.map(\.id)) == expected, "query-scan returned the wrong set of records")
         }
         w.tearDown = shared.close
@@ -295,17 +370,24 @@ struct CrudWorkloads {
         let shared = openShared(dataset)
         let range = dataset.priorityRange
         let lower = range.lowerBound, upper = range.upperBound
-        var w = workload("query-indexed", n: dataset.n, operations: dataset.priorityRangeCount,
-                         notes: ["\(lower) <= priority < \(upper) through the query API (Folio: (lo..<hi).contains($0.priority); GRDB: priority >= lo && priority < hi): \(dataset.priorityRangeCount) records; ops = records returned"]) { run in
+        var w = workload(
+            "query-indexed", n: dataset.n, operations: dataset.priorityRangeCount,
+            notes: [
+                "\(lower) <= priority < \(upper) through the query API (Folio: (lo..<hi).contains($0.priority); GRDB: priority >= lo && priority < hi): \(dataset.priorityRangeCount) records; ops = records returned"
+            ]
+        ) { run in
             let store = try await shared.get()
             for query in [CrudQuery.priorityRange(lower, upper), .priorityConjunction(lower, upper)] {
                 let note = try await store.queryPlanNote(query)
                 if !run.notes.contains(note) { run.notes.append(note) }
             }
             let found = try await run.measure { try await store.query(priorityFrom: lower, below: upper) }
-            try expect(found.count == dataset.priorityRangeCount, "query-indexed found \(found.count), expected \(dataset.priorityRangeCount)")
-            try expect(found.allSatisfy { range.contains($0.priority) && $0 == dataset.records[Int($0.id) - 1] },
-                       "query-indexed returned a wrong record")
+            try expect(
+                found.count == dataset.priorityRangeCount,
+                "query-indexed found \(found.count), expected \(dataset.priorityRangeCount)")
+            try expect(
+                found.allSatisfy { range.contains($0.priority) && $0 == dataset.records[Int($0.id) - 1] },
+                "query-indexed returned a wrong record")
         }
         w.tearDown = shared.close
         return w
@@ -319,9 +401,14 @@ struct CrudWorkloads {
     func pointQuery(_ dataset: CrudDataset) -> Workload {
         let shared = openShared(dataset)
         let ids = dataset.shuffledIDs(seed: 7)
-        let baselineName = "baseline: the same \(Format.grouped(ids.count)) ids by fetch(id:) (Folio load(id), GRDB fetchOne(key:)), same run, after the timed part"
-        var w = workload("point-query", n: dataset.n, operations: ids.count,
-                         notes: ["n lookups through the query API by id predicate (Folio first(where: #Predicate { $0.id == id }), GRDB filter(Column(\"id\") == id).fetchOne(db)), random order, one read each"]) { run in
+        let baselineName =
+            "baseline: the same \(Format.grouped(ids.count)) ids by fetch(id:) (Folio load(id), GRDB fetchOne(key:)), same run, after the timed part"
+        var w = workload(
+            "point-query", n: dataset.n, operations: ids.count,
+            notes: [
+                "n lookups through the query API by id predicate (Folio first(where: #Predicate { $0.id == id }), GRDB filter(Column(\"id\") == id).fetchOne(db)), random order, one read each"
+            ]
+        ) { run in
             let store = try await shared.get()
             let note = try await store.queryPlanNote(.id(ids[0]))
             if !run.notes.contains(note) { run.notes.append(note) }
@@ -345,7 +432,9 @@ struct CrudWorkloads {
                 }
             }
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            try expect(baselineFound == ids.count && baselineChecksum == checksum, "point-query's baseline loads differ from its queries")
+            try expect(
+                baselineFound == ids.count && baselineChecksum == checksum,
+                "point-query's baseline loads differ from its queries")
             run.recordPart(baselineName, seconds: seconds)
             Sink.consume(checksum)
         }
@@ -364,9 +453,14 @@ struct CrudWorkloads {
             record.tag = tag
             return record
         }
-        return workload("update-where", n: dataset.n, operations: dataset.n,
-                        notes: ["tag set on every record matching priority >= 0 (all n), one call, one transaction; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-update-where")
+        return workload(
+            "update-where", n: dataset.n, operations: dataset.n,
+            notes: [
+                "tag set on every record matching priority >= 0 (all n), one call, one transaction; bytes on disk after closing the store"
+            ]
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, dataset), label: "\(system.systemName)-update-where")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
             let note = try await store.queryPlanNote(.priorityAtLeast(0))
@@ -374,11 +468,14 @@ struct CrudWorkloads {
             let changed = try await run.measure { try await store.updateWhere(priorityAtLeast: 0, tag: tag) }
             try expect(changed == dataset.n, "update-where changed \(changed), expected \(dataset.n)")
             for probe in probes {
-                try expect(try await store.fetch(id: probe.id) == probe, "update-where: record \(probe.id) not updated as expected")
+                try expect(
+                    try await store.fetch(id: probe.id) == probe,
+                    "update-where: record \(probe.id) not updated as expected")
             }
             let untouched = try await store.query(color: 1)
-            try expect(untouched.count == dataset.colorOneCount && untouched.allSatisfy { $0.tag == tag },
-                       "update-where: a record kept its old tag")
+            try expect(
+                untouched.count == dataset.colorOneCount && untouched.allSatisfy { $0.tag == tag },
+                "update-where: a record kept its old tag")
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
         }
@@ -390,9 +487,14 @@ struct CrudWorkloads {
     func deleteWhere(_ dataset: CrudDataset) -> Workload {
         let system = system, scratch = scratch, durability = durability, fixtures = fixtures
         let probes = [0, dataset.n / 2, dataset.n - 1].map { dataset.records[$0].id }
-        return workload("delete-where", n: dataset.n, operations: dataset.n,
-                        notes: ["every record matching priority >= 0 (all n) deleted, one call, one transaction; bytes on disk after closing the store"]) { run in
-            let path = try scratch.copy(try await fixtures.directory(system, dataset), label: "\(system.systemName)-delete-where")
+        return workload(
+            "delete-where", n: dataset.n, operations: dataset.n,
+            notes: [
+                "every record matching priority >= 0 (all n) deleted, one call, one transaction; bytes on disk after closing the store"
+            ]
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, dataset), label: "\(system.systemName)-delete-where")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
             let note = try await store.queryPlanNote(.priorityAtLeast(0))

@@ -45,8 +45,10 @@ final class FolioCrudSystem: CrudSystem {
     }
 
     /// ``open(directory:durability:)`` with the record cache on (default limits) or off.
-    static func open(directory: String, durability: BenchDurability, recordCache: Bool) async throws -> FolioCrudSystem {
-        let options = PersistenceOptions(durability: durability.engine, recordCache: recordCache ? RecordCacheLimits() : nil)
+    static func open(directory: String, durability: BenchDurability, recordCache: Bool) async throws -> FolioCrudSystem
+    {
+        let options = PersistenceOptions(
+            durability: durability.engine, recordCache: recordCache ? RecordCacheLimits() : nil)
         let persistence = try Persistence(at: directory, options: options)
         let system = FolioCrudSystem(persistence: persistence)
         _ = try await system.records.count()
@@ -159,7 +161,8 @@ final class FolioCrudSystem: CrudSystem {
 
     func commitSyncNote(commits: Int) async throws -> String? {
         let syncs = persistence.ioStatistics.commitSyncs
-        return "Folio: \(commits) commits took \(syncs) fdatasyncs (group commit: \((Double(commits) / Double(max(syncs, 1)) * 100).rounded() / 100) commits per sync)"
+        return
+            "Folio: \(commits) commits took \(syncs) fdatasyncs (group commit: \((Double(commits) / Double(max(syncs, 1)) * 100).rounded() / 100) commits per sync)"
     }
 
     func rangeQueryNote() async throws -> String? {

@@ -48,16 +48,22 @@ final class GRDBCrudSystem: CrudSystem {
 
     func insert(_ records: [CrudRecord]) async throws { try insertNow(records) }
     func fetchAll(color: Int) async throws -> [CrudRecord] { try fetchAllNow(color: color) }
-    func fetchEveryDecodedRecord(whereColorIs color: Int) async throws -> [CrudRecord] { try fetchEveryDecodedNow(color: color) }
+    func fetchEveryDecodedRecord(whereColorIs color: Int) async throws -> [CrudRecord] {
+        try fetchEveryDecodedNow(color: color)
+    }
     func fetch(id: Int64) async throws -> CrudRecord? { try fetchNow(id: id) }
     func fetchAll(priorityIn range: Range<Int>) async throws -> [CrudRecord] { try fetchAllNow(priorityIn: range) }
     func update(_ record: CrudRecord) async throws { try updateNow(record) }
     func delete(ids: [Int64]) async throws { try deleteNow(ids: ids) }
     func query(color: Int) async throws -> [CrudRecord] { try queryNow(color: color) }
-    func query(priorityFrom lower: Int, below upper: Int) async throws -> [CrudRecord] { try queryNow(priorityFrom: lower, below: upper) }
+    func query(priorityFrom lower: Int, below upper: Int) async throws -> [CrudRecord] {
+        try queryNow(priorityFrom: lower, below: upper)
+    }
     func queryPlanNote(_ query: CrudQuery) async throws -> String { try queryPlanNoteNow(query) }
     func queryFirst(id: Int64) async throws -> CrudRecord? { try queryFirstNow(id: id) }
-    func updateWhere(priorityAtLeast lower: Int, tag: String) async throws -> Int { try updateWhereNow(priorityAtLeast: lower, tag: tag) }
+    func updateWhere(priorityAtLeast lower: Int, tag: String) async throws -> Int {
+        try updateWhereNow(priorityAtLeast: lower, tag: tag)
+    }
     func deleteWhere(priorityAtLeast lower: Int) async throws -> Int { try deleteWhereNow(priorityAtLeast: lower) }
     func close() async throws { try pool.close() }
     func rangeQueryNote() async throws -> String? { try rangeQueryNoteNow() }
@@ -135,7 +141,9 @@ final class GRDBCrudSystem: CrudSystem {
     }
 
     private func updateWhereNow(priorityAtLeast lower: Int, tag: String) throws -> Int {
-        try pool.write { db in try CrudRecord.filter(Column("priority") >= lower).updateAll(db, Column("tag").set(to: tag)) }
+        try pool.write { db in
+            try CrudRecord.filter(Column("priority") >= lower).updateAll(db, Column("tag").set(to: tag))
+        }
     }
 
     private func deleteWhereNow(priorityAtLeast lower: Int) throws -> Int {
@@ -150,7 +158,9 @@ final class GRDBCrudSystem: CrudSystem {
             return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
                 .map { ($0["detail"] as String?) ?? "" }.joined(separator: "; ")
         }
-        guard plan.contains("USING INDEX") else { throw BenchError.harness("GRDB range query does not use the index: \(plan)") }
+        guard plan.contains("USING INDEX") else {
+            throw BenchError.harness("GRDB range query does not use the index: \(plan)")
+        }
         return "SQLite plan: \(plan)"
     }
 }

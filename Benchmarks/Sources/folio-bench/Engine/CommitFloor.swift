@@ -32,7 +32,8 @@ final class CommitFloor {
         dataFD = open(directory + "/data", O_RDWR | O_CREAT | O_TRUNC, 0o644)
         rootFD = shape.steps.writesSlot ? open(directory + "/root", O_RDWR | O_CREAT | O_TRUNC, 0o644) : -2
         directoryFD = open(directory, O_RDONLY)
-        let region = shape.steps.preallocates ? CommitShape.preallocatedBytes(commits: commits, payload: shape.payloadBytes) : 0
+        let region =
+            shape.steps.preallocates ? CommitShape.preallocatedBytes(commits: commits, payload: shape.payloadBytes) : 0
         regionCommits = shape.payloadBytes > 0 ? max(1, region / shape.payloadBytes) : 1
         guard dataFD >= 0, rootFD != -1, directoryFD >= 0 else { throw failure("open") }
         if shape.steps.preallocates {
@@ -122,7 +123,8 @@ final class CommitFloor {
         var offset = 0
         while offset < bytes {
             let count = min(chunk.count, bytes - offset)
-            try writeFully(fd, count == chunk.count ? chunk : Array(chunk.prefix(count)), at: off_t(offset), "preallocate")
+            try writeFully(
+                fd, count == chunk.count ? chunk : Array(chunk.prefix(count)), at: off_t(offset), "preallocate")
             offset += count
         }
     }
@@ -130,7 +132,9 @@ final class CommitFloor {
     private func writeFully(_ fd: Int32, _ bytes: [UInt8], at offset: off_t, _ step: String) throws {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, bytes.count - done, offset + off_t(done)) }
+            let n = bytes.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress! + done, bytes.count - done, offset + off_t(done))
+            }
             if n > 0 { done += n; continue }
             if n < 0 && errno == EINTR { continue }
             throw failure(step)

@@ -65,30 +65,50 @@ struct CommitShape: Sendable {
     /// with a 100-byte commit, kept so older results stay comparable), then the floors with
     /// 16 KiB per commit.
     static let all: [CommitShape] = [
-        CommitShape(workload: "fsync-floor", steps: .rootReplace, payloadBytes: 100,
-                    description: "format v1's protocol with a tiny commit: pwrite 100 B appended + fsync, write 256 B root.tmp + fsync, rename over root, fsync directory"),
-        CommitShape(workload: "v1-commit-floor", steps: .rootReplace, payloadBytes: commitBytes,
-                    description: "format v1's protocol (today's): pwrite 16 KiB appended + fsync, write 256 B root.tmp + fsync, rename over root, fsync directory"),
-        CommitShape(workload: "append-fsync-floor", steps: .append, payloadBytes: commitBytes,
-                    description: "pwrite 16 KiB appended to a growing file + fsync; no root"),
-        CommitShape(workload: "overwrite-fdatasync-floor", steps: .overwrite, payloadBytes: commitBytes,
-                    description: "pwrite 16 KiB over a preallocated region + fdatasync; no root"),
-        CommitShape(workload: "slot-fdatasync-floor", steps: .slot, payloadBytes: 0,
-                    description: "pwrite 128 B in place into one of two root slots (alternating, 4 KiB apart) + fdatasync; no data"),
-        CommitShape(workload: "lmdb-commit-floor", steps: .overwriteThenSyncedSlot, payloadBytes: commitBytes,
-                    description: "LMDB's shape, two syncs: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place + fdatasync"),
-        CommitShape(workload: "v2-commit-floor", steps: .overwriteThenSlot, payloadBytes: commitBytes,
-                    description: "format v2's shape, one sync: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place with no sync (durable once the run is synced: v2's recovery follows complete runs past the slot, which is made durable lazily)"),
+        CommitShape(
+            workload: "fsync-floor", steps: .rootReplace, payloadBytes: 100,
+            description:
+                "format v1's protocol with a tiny commit: pwrite 100 B appended + fsync, write 256 B root.tmp + fsync, rename over root, fsync directory"
+        ),
+        CommitShape(
+            workload: "v1-commit-floor", steps: .rootReplace, payloadBytes: commitBytes,
+            description:
+                "format v1's protocol (today's): pwrite 16 KiB appended + fsync, write 256 B root.tmp + fsync, rename over root, fsync directory"
+        ),
+        CommitShape(
+            workload: "append-fsync-floor", steps: .append, payloadBytes: commitBytes,
+            description: "pwrite 16 KiB appended to a growing file + fsync; no root"),
+        CommitShape(
+            workload: "overwrite-fdatasync-floor", steps: .overwrite, payloadBytes: commitBytes,
+            description: "pwrite 16 KiB over a preallocated region + fdatasync; no root"),
+        CommitShape(
+            workload: "slot-fdatasync-floor", steps: .slot, payloadBytes: 0,
+            description:
+                "pwrite 128 B in place into one of two root slots (alternating, 4 KiB apart) + fdatasync; no data"),
+        CommitShape(
+            workload: "lmdb-commit-floor", steps: .overwriteThenSyncedSlot, payloadBytes: commitBytes,
+            description:
+                "LMDB's shape, two syncs: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place + fdatasync"
+        ),
+        CommitShape(
+            workload: "v2-commit-floor", steps: .overwriteThenSlot, payloadBytes: commitBytes,
+            description:
+                "format v2's shape, one sync: pwrite 16 KiB over a preallocated region + fdatasync, then pwrite 128 B into a root slot in place with no sync (durable once the run is synced: v2's recovery follows complete runs past the slot, which is made durable lazily)"
+        ),
     ]
 
     /// The notes of this shape's row for `commits` commits per run.
     func notes(commits: Int) -> [String] {
         var notes = [description + "; \(commits) commits per run, same file system as the stores"]
         if steps.preallocates {
-            notes.append("before the timed part: the data file extended with zeros in \(Format.bytes(Int64(Self.preallocationChunk))) chunks to \(Format.bytes(Int64(Self.preallocatedBytes(commits: commits, payload: payloadBytes)))), fsynced once and its directory fsynced, so the timed data syncs overwrite allocated blocks and write no metadata")
+            notes.append(
+                "before the timed part: the data file extended with zeros in \(Format.bytes(Int64(Self.preallocationChunk))) chunks to \(Format.bytes(Int64(Self.preallocatedBytes(commits: commits, payload: payloadBytes)))), fsynced once and its directory fsynced, so the timed data syncs overwrite allocated blocks and write no metadata"
+            )
         }
         if steps.writesSlot {
-            notes.append("the root file (two \(Self.slotBytes)-byte slots \(Self.slotSpacing) B apart) created zero-filled and synced before the timed part")
+            notes.append(
+                "the root file (two \(Self.slotBytes)-byte slots \(Self.slotSpacing) B apart) created zero-filled and synced before the timed part"
+            )
         }
         notes.append(DiskSync.platformNote)
         return notes

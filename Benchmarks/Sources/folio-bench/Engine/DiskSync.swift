@@ -52,7 +52,8 @@ extension DiskSync {
     /// What "fsync" and "fdatasync" mean in the rows of this build.
     static var platformNote: String {
         #if canImport(Darwin)
-        return "Apple platform: every file fsync and fdatasync above is fcntl(F_FULLFSYNC) (fsync where refused); the directory gets a plain fsync"
+        return
+            "Apple platform: every file fsync and fdatasync above is fcntl(F_FULLFSYNC) (fsync where refused); the directory gets a plain fsync"
         #else
         return "Linux: fsync(2) and fdatasync(2) as named"
         #endif

@@ -8,12 +8,17 @@ import Folio
 enum EngineSuite {
     static let name = "engine"
     /// Workloads measured on the engine (system `folio`) and floors (system `floor`).
-    static let engineWorkloads = ["put-random", "get-random", "open", "commit-latency",
-                                  "json-encode", "json-decode", "json-encode-nested", "json-decode-nested"]
+    static let engineWorkloads = [
+        "put-random", "get-random", "open", "commit-latency",
+        "json-encode", "json-decode", "json-encode-nested", "json-decode-nested",
+    ]
     /// The commit floors (``CommitShape/all``), seconds per commit.
     static let commitFloorWorkloads = CommitShape.all.map(\.workload)
-    static let floorWorkloads = commitFloorWorkloads + ["json-encode-floor", "json-decode-floor",
-                                                        "json-encode-nested", "json-decode-nested"]
+    static let floorWorkloads =
+        commitFloorWorkloads + [
+            "json-encode-floor", "json-decode-floor",
+            "json-encode-nested", "json-decode-nested",
+        ]
 
     static func run(_ context: BenchContext) async throws {
         let state = EngineState(context: context)
@@ -86,10 +91,15 @@ final class EngineState {
     /// empty store.
     func putRandom() -> Workload {
         let n = n, batch = context.sizes.engineTransactionSize, scratch = context.scratch
-        let groupedNote = durability == .grouped ? "; grouped: timed until the last commit returned, the final flush is not timed" : ""
+        let groupedNote =
+            durability == .grouped
+            ? "; grouped: timed until the last commit returned, the final flush is not timed" : ""
         return Workload(
-            suite: EngineSuite.name, name: "put-random", system: "folio", n: n, durability: .flag(durability), operations: n,
-            notes: ["\(EngineData.keyLength)-byte random keys, \(EngineData.valueLength)-byte values, transactions of \(Format.grouped(batch)); default options (8 MiB cache, auto-compaction on); bytes on disk after closing\(groupedNote)"]
+            suite: EngineSuite.name, name: "put-random", system: "folio", n: n, durability: .flag(durability),
+            operations: n,
+            notes: [
+                "\(EngineData.keyLength)-byte random keys, \(EngineData.valueLength)-byte values, transactions of \(Format.grouped(batch)); default options (8 MiB cache, auto-compaction on); bytes on disk after closing\(groupedNote)"
+            ]
         ) { [self] run in
             let path = try scratch.makeDirectory("engine-put")
             let store = try Store.open(at: path, options: options())
@@ -100,7 +110,9 @@ final class EngineState {
             store.close()
             let onDisk = Scratch.bytesOnDisk(path)
             run.notes.removeAll { $0.hasPrefix("after the last run: live bytes") }
-            run.notes.append("after the last run: live bytes \(Format.bytes(Int64(live))); files on disk \((Double(onDisk) / Double(max(live, 1)) * 100).rounded() / 100)x the live bytes")
+            run.notes.append(
+                "after the last run: live bytes \(Format.bytes(Int64(live))); files on disk \((Double(onDisk) / Double(max(live, 1)) * 100).rounded() / 100)x the live bytes"
+            )
             run.bytesOnDisk = Scratch.bytesOnDisk(path)
             if let note = EngineState.snapshotNote(path), !run.notes.contains(note) { run.notes.append(note) }
             if fixture == nil { fixture = path } else { scratch.remove(path) }
@@ -112,13 +124,19 @@ final class EngineState {
     /// open them), per the layout of Docs/Format.md: `snapshots/<number>.folio`.
     static func snapshotNote(_ path: String) -> String? {
         let directory = path + "/snapshots"
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory).filter({ $0.hasSuffix(".folio") }).sorted(),
-              let newest = names.last else { return nil }
+        guard
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory).filter({
+                $0.hasSuffix(".folio")
+            }).sorted(),
+            let newest = names.last
+        else { return nil }
         let size = { (name: String) -> Int64 in
-            ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.size] as? NSNumber)?.int64Value ?? 0
+            ((try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.size] as? NSNumber)?
+                .int64Value ?? 0
         }
         let older = names.dropLast().reduce(Int64(0)) { $0 + size($1) }
-        return "after the last run: current snapshot file \(Format.bytes(size(newest))), \(names.count - 1) older snapshot files kept by the retention grace period \(Format.bytes(older))"
+        return
+            "after the last run: current snapshot file \(Format.bytes(size(newest))), \(names.count - 1) older snapshot files kept by the retention grace period \(Format.bytes(older))"
     }
 
     /// n gets in a random order on a store whose cache holds every page, warmed first.
@@ -128,7 +146,8 @@ final class EngineState {
         var store: Store?
         var notes: [String] = []
         var workload = Workload(
-            suite: EngineSuite.name, name: "get-random", system: "folio", n: n, durability: .flag(durability), operations: n,
+            suite: EngineSuite.name, name: "get-random", system: "folio", n: n, durability: .flag(durability),
+            operations: n,
             notes: []
         ) { [self] run in
             if store == nil {
@@ -141,7 +160,9 @@ final class EngineState {
                 var warmed = 0
                 while let entry = try cursor.next() { warmed &+= entry.value.count }
                 Sink.consume(warmed)
-                notes.append("warm cache: store opened with cacheCapacity \(Format.bytes(Int64(capacity))) (1 KiB per key), warmed by a full cursor scan; a read view per get")
+                notes.append(
+                    "warm cache: store opened with cacheCapacity \(Format.bytes(Int64(capacity))) (1 KiB per key), warmed by a full cursor scan; a read view per get"
+                )
                 store = opened
             }
             guard let store else { return }
@@ -159,11 +180,14 @@ final class EngineState {
             let pagesRead = store.ioStatistics.since(before).pagesRead
             try expect(found == n, "get-random found \(found) of \(n)")
             Sink.consume(checksum)
-            for note in notes + ["pages read from disk during the timed part: \(pagesRead)"] where !run.notes.contains(note) {
+            for note in notes + ["pages read from disk during the timed part: \(pagesRead)"]
+            where !run.notes.contains(note) {
                 run.notes.append(note)
             }
         }
-        workload.tearDown = { store?.close(); store = nil }
+        workload.tearDown = {
+            store?.close(); store = nil
+        }
         return workload
     }
 
@@ -174,10 +198,14 @@ final class EngineState {
         let expected = EngineData.value(index).reduce(0) { $0 &+ Int($1) }
         return Workload(
             suite: EngineSuite.name, name: "open", system: "folio", n: n, durability: .flag(durability), operations: 1,
-            notes: ["fresh process; timed inside it from before Store.open to after one get; default 8 MiB cache; the OS file cache is warm"]
+            notes: [
+                "fresh process; timed inside it from before Store.open to after one get; default 8 MiB cache; the OS file cache is warm"
+            ]
         ) { [self] run in
-            let report = try await ChildProcess.run(["engine-open", "--dir", try fixtureDirectory(), "--key-index", String(index),
-                                               "--durability", durability.rawValue])
+            let report = try await ChildProcess.run([
+                "engine-open", "--dir", try fixtureDirectory(), "--key-index", String(index),
+                "--durability", durability.rawValue,
+            ])
             try expect(report.checksum == expected, "open read the wrong value")
             run.recordChild(report)
         }
@@ -186,7 +214,8 @@ final class EngineState {
     /// One-key commits into a fresh store; seconds per commit.
     func commitLatency() -> Workload {
         let commits = context.sizes.commitCount, scratch = context.scratch
-        let note = durability == .full
+        let note =
+            durability == .full
             ? "one put per transaction, each commit durable before it returns"
             : "one put per transaction; grouped: a commit returns before its fsync (10 ms window)"
         return Workload(
@@ -200,7 +229,9 @@ final class EngineState {
             try await run.measure {
                 for i in 0..<commits {
                     try times.time {
-                        try store.write { txn in try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree) }
+                        try store.write { txn in
+                            try txn.put(EngineData.value(i), for: EngineData.key(i), in: EngineData.tree)
+                        }
                     }
                 }
             }
@@ -231,8 +262,10 @@ final class EngineState {
     /// `JSONEncoder` alone on the crud records, one record per call.
     func jsonEncodeFloor(_ dataset: CrudDataset) -> Workload {
         Workload(
-            suite: EngineSuite.name, name: "json-encode-floor", system: "floor", n: dataset.n, durability: .notApplicable,
-            operations: dataset.n, notes: ["Foundation JSONEncoder (default settings), one encode per crud record, no store"]
+            suite: EngineSuite.name, name: "json-encode-floor", system: "floor", n: dataset.n,
+            durability: .notApplicable,
+            operations: dataset.n,
+            notes: ["Foundation JSONEncoder (default settings), one encode per crud record, no store"]
         ) { run in
             let encoder = JSONEncoder()
             let blobs = try await run.measure { try JSONFloor.encodeAll(dataset.records, with: encoder) }
@@ -246,8 +279,10 @@ final class EngineState {
         let blobs = (try? JSONFloor.encodeAll(dataset.records, with: JSONEncoder())) ?? []
         let expected = dataset.records.reduce(0) { $0 &+ Int($1.id) &+ $1.priority }
         return Workload(
-            suite: EngineSuite.name, name: "json-decode-floor", system: "floor", n: dataset.n, durability: .notApplicable,
-            operations: dataset.n, notes: ["Foundation JSONDecoder (default settings), one decode per crud record, no store"]
+            suite: EngineSuite.name, name: "json-decode-floor", system: "floor", n: dataset.n,
+            durability: .notApplicable,
+            operations: dataset.n,
+            notes: ["Foundation JSONDecoder (default settings), one decode per crud record, no store"]
         ) { run in
             let decoder = JSONDecoder()
             let checksum = try await run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
@@ -259,12 +294,16 @@ final class EngineState {
     func folioEncode(_ dataset: CrudDataset) -> Workload {
         Workload(
             suite: EngineSuite.name, name: "json-encode", system: "folio", n: dataset.n, durability: .notApplicable,
-            operations: dataset.n, notes: ["FolioJSONEncoder (default strategies), one encode per crud record, no store; compare json-encode-floor"]
+            operations: dataset.n,
+            notes: [
+                "FolioJSONEncoder (default strategies), one encode per crud record, no store; compare json-encode-floor"
+            ]
         ) { run in
             let encoder = FolioJSONEncoder()
             let blobs = try await run.measure { try JSONFloor.encodeAll(dataset.records, with: encoder) }
-            try expect(try blobs.map { try JSONDecoder().decode(CrudRecord.self, from: Data($0)) } == dataset.records,
-                       "json-encode: Foundation does not read back what Folio's encoder wrote")
+            try expect(
+                try blobs.map { try JSONDecoder().decode(CrudRecord.self, from: Data($0)) } == dataset.records,
+                "json-encode: Foundation does not read back what Folio's encoder wrote")
             Sink.consume(blobs.reduce(0) { $0 &+ $1.count })
         }
     }
@@ -276,7 +315,10 @@ final class EngineState {
         let expected = dataset.records.reduce(0) { $0 &+ Int($1.id) &+ $1.priority }
         return Workload(
             suite: EngineSuite.name, name: "json-decode", system: "folio", n: dataset.n, durability: .notApplicable,
-            operations: dataset.n, notes: ["FolioJSONDecoder (default strategies), one decode per crud record as Foundation encoded it, no store; compare json-decode-floor"]
+            operations: dataset.n,
+            notes: [
+                "FolioJSONDecoder (default strategies), one decode per crud record as Foundation encoded it, no store; compare json-decode-floor"
+            ]
         ) { run in
             let decoder = FolioJSONDecoder()
             let checksum = try await run.measure { try JSONFloor.decodeAll(blobs, with: decoder) }
@@ -289,15 +331,21 @@ final class EngineState {
         Workload(
             suite: EngineSuite.name, name: "json-encode-nested", system: folio ? "folio" : "floor", n: records.count,
             durability: .notApplicable, operations: records.count,
-            notes: ["\(folio ? "FolioJSONEncoder" : "Foundation JSONEncoder") on an order record of 20 nested lines (about 3 KB of JSON), default strategies"]
+            notes: [
+                "\(folio ? "FolioJSONEncoder" : "Foundation JSONEncoder") on an order record of 20 nested lines (about 3 KB of JSON), default strategies"
+            ]
         ) { run in
             let bytes: Int
             if folio {
                 let encoder = FolioJSONEncoder()
-                bytes = try await run.measure { try JSONFloor.encodeAll(records, with: encoder) }.reduce(0) { $0 &+ $1.count }
+                bytes = try await run.measure { try JSONFloor.encodeAll(records, with: encoder) }.reduce(0) {
+                    $0 &+ $1.count
+                }
             } else {
                 let encoder = JSONEncoder()
-                bytes = try await run.measure { try JSONFloor.encodeAll(records, with: encoder) }.reduce(0) { $0 &+ $1.count }
+                bytes = try await run.measure { try JSONFloor.encodeAll(records, with: encoder) }.reduce(0) {
+                    $0 &+ $1.count
+                }
             }
             if !run.notes.contains(where: { $0.hasPrefix("bytes per record") }) {
                 run.notes.append("bytes per record: \(bytes / max(1, records.count))")
@@ -312,16 +360,22 @@ final class EngineState {
         return Workload(
             suite: EngineSuite.name, name: "json-decode-nested", system: folio ? "folio" : "floor", n: records.count,
             durability: .notApplicable, operations: records.count,
-            notes: ["\(folio ? "FolioJSONDecoder" : "Foundation JSONDecoder") on an order record of 20 nested lines (about 3 KB of JSON), default strategies"]
+            notes: [
+                "\(folio ? "FolioJSONDecoder" : "Foundation JSONDecoder") on an order record of 20 nested lines (about 3 KB of JSON), default strategies"
+            ]
         ) { run in
             let checksum: Int
             if folio {
                 let decoder = FolioJSONDecoder()
                 let bytes = blobs.map { [UInt8]($0) }
-                checksum = try await run.measure { try JSONFloor.decodeNested(bytes) { try decoder.decode(NestedRecord.self, from: $0) } }
+                checksum = try await run.measure {
+                    try JSONFloor.decodeNested(bytes) { try decoder.decode(NestedRecord.self, from: $0) }
+                }
             } else {
                 let decoder = JSONDecoder()
-                checksum = try await run.measure { try JSONFloor.decodeNested(blobs) { try decoder.decode(NestedRecord.self, from: $0) } }
+                checksum = try await run.measure {
+                    try JSONFloor.decodeNested(blobs) { try decoder.decode(NestedRecord.self, from: $0) }
+                }
             }
             try expect(checksum == expected, "json-decode-nested decoded wrong records")
         }

@@ -31,7 +31,9 @@ final class FolioKeyValueSystem: KeyValueSystem {
         FolioKeyValueSystem(directory: directory, persistence: try openPersistence(directory, durability))
     }
 
-    private static func openPersistence(_ directory: String, _ durability: BenchDurability) throws -> Persistence<ReadWrite> {
+    private static func openPersistence(
+        _ directory: String, _ durability: BenchDurability
+    ) throws -> Persistence<ReadWrite> {
         try Persistence(at: directory, options: PersistenceOptions(durability: durability.engine))
     }
 

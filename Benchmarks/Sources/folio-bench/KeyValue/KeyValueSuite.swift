@@ -12,8 +12,10 @@ enum KeyValueSuite {
     static let name = "kv"
 
     /// The workloads, in report order (without the value type's suffix).
-    static let workloadNames = ["set-memory", "set-persisted", "get-hot", "get-cold", "set-more-memory",
-                                "set-more-persisted", "set-each-transaction"]
+    static let workloadNames = [
+        "set-memory", "set-persisted", "get-hot", "get-cold", "set-more-memory",
+        "set-more-persisted", "set-each-transaction",
+    ]
 
     /// Whether `system` has a row for `workload`: the in-memory rows are Folio's and
     /// UserDefaults' (GRDB's writes are transactions), `set-each-transaction` Folio's and
@@ -32,11 +34,12 @@ enum KeyValueSuite {
         for label in [Int.label, BenchSetting.label] {
             for workload in workloadNames {
                 for system in KeyValueSystems.all where applies(workload, to: system) {
-                    let n = switch workload {
-                    case "set-each-transaction": max(1, sizes.kvKeys / 20)
-                    case "get-hot", "get-cold": sizes.kvKeys
-                    default: system.timedSetKeys(sizes.kvKeys)
-                    }
+                    let n =
+                        switch workload {
+                        case "set-each-transaction": max(1, sizes.kvKeys / 20)
+                        case "get-hot", "get-cold": sizes.kvKeys
+                        default: system.timedSetKeys(sizes.kvKeys)
+                        }
                     rows.append(("\(workload)-\(label)", system.systemName, n))
                 }
             }

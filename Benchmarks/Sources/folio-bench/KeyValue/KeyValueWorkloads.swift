@@ -17,30 +17,40 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
         System.self == UserDefaultsKeyValueSystem.self ? .fixed("plist") : .flag(durability)
     }
 
-    private func workload(_ name: String, n: Int, operations: Int, notes: [String],
-                          run: @escaping (RunContext) async throws -> Void) -> Workload {
-        Workload(suite: KeyValueSuite.name, name: "\(name)-\(Value.label)", system: System.systemName, n: n,
-                 durability: rowDurability, operations: operations,
-                 notes: notes + [System.durabilityNote(durability)], run: run)
+    private func workload(
+        _ name: String, n: Int, operations: Int, notes: [String],
+        run: @escaping (RunContext) async throws -> Void
+    ) -> Workload {
+        Workload(
+            suite: KeyValueSuite.name, name: "\(name)-\(Value.label)", system: System.systemName, n: n,
+            durability: rowDurability, operations: operations,
+            notes: notes + [System.durabilityNote(durability)], run: run)
     }
 
     /// Opens a new store in a new scratch directory.
     private func openNew() async throws -> System {
-        try await System.open(directory: try context.scratch.makeDirectory("kv-\(System.systemName)"), durability: durability)
+        try await System.open(
+            directory: try context.scratch.makeDirectory("kv-\(System.systemName)"), durability: durability)
     }
 
     /// Reads key `index` and checks it holds its value.
     private func check(_ store: System, _ index: Int, _ what: String) throws {
         let found = try store.value(keys, at: index)
-        try expect(found == keys.values[index], "\(what) [\(System.systemName)]: key \(index) reads \(String(describing: found))")
+        try expect(
+            found == keys.values[index],
+            "\(what) [\(System.systemName)]: key \(index) reads \(String(describing: found))")
     }
 
     /// Case 1 (`set-memory`): n keys set, not persisted (Folio: `set` outside a transaction,
     /// committed in the background; UserDefaults: `set` without synchronize).
     func setMemory() -> Workload {
         let keys = keys, n = System.timedSetKeys(n)
-        return workload("set-memory", n: n, operations: n,
-                        notes: ["\(Format.grouped(n)) keys set into an empty store, timed without persisting (persisted untimed after)"] + reducedNote) { run in
+        return workload(
+            "set-memory", n: n, operations: n,
+            notes: [
+                "\(Format.grouped(n)) keys set into an empty store, timed without persisting (persisted untimed after)"
+            ] + reducedNote
+        ) { run in
             let store = try await openNew()
             try await run.measure { try store.set(keys, in: 0..<n) }
             try check(store, n - 1, "set-memory")
@@ -53,8 +63,11 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
     /// UserDefaults: `synchronize()`; GRDB: one write transaction).
     func setPersisted() -> Workload {
         let keys = keys, n = System.timedSetKeys(n)
-        return workload("set-persisted", n: n, operations: n,
-                        notes: ["\(Format.grouped(n)) keys set into an empty store and persisted (\(Self.persistWord))"] + reducedNote) { run in
+        return workload(
+            "set-persisted", n: n, operations: n,
+            notes: ["\(Format.grouped(n)) keys set into an empty store and persisted (\(Self.persistWord))"]
+                + reducedNote
+        ) { run in
             let store = try await openNew()
             try await run.measure {
                 try store.set(keys, in: 0..<n)
@@ -70,12 +83,16 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
     private var reducedNote: [String] {
         let m = System.timedSetKeys(n)
         guard m < n else { return [] }
-        return ["\(Format.grouped(m)) keys, not \(Format.grouped(n)): this system's set costs grow with the square of the keys set since its last persist (about 2 minutes for \(Format.grouped(n))); its per-key rate here is better than at \(Format.grouped(n))"]
+        return [
+            "\(Format.grouped(m)) keys, not \(Format.grouped(n)): this system's set costs grow with the square of the keys set since its last persist (about 2 minutes for \(Format.grouped(n))); its per-key rate here is better than at \(Format.grouped(n))"
+        ]
     }
 
     /// What persisting is for this system, for the notes.
     private static var persistWord: String {
-        System.setIsPersisted ? "all in one write transaction" : "set all, then \(System.self == FolioKeyValueSystem.self ? "values.flush()" : "synchronize()")"
+        System.setIsPersisted
+            ? "all in one write transaction"
+            : "set all, then \(System.self == FolioKeyValueSystem.self ? "values.flush()" : "synchronize()")"
     }
 
     /// Case 3 (`get-hot`): the n keys just set and persisted, each read once in an untimed
@@ -83,23 +100,31 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
     func getHot() -> Workload {
         let keys = keys, n = n
         let expected = keys.expectedChecksum(0..<n)
-        return workload("get-hot", n: n, operations: n,
-                        notes: ["\(Format.grouped(n)) keys set and persisted (1,000 per persist), read once (untimed), then each read once more, one call per key"]) { run in
+        return workload(
+            "get-hot", n: n, operations: n,
+            notes: [
+                "\(Format.grouped(n)) keys set and persisted (1,000 per persist), read once (untimed), then each read once more, one call per key"
+            ]
+        ) { run in
             let store = try await openNew()
             try await store.fill(keys, in: 0..<n)
             _ = try Self.readAll(store, keys, 0..<n)
             let checksum = try await run.measure { try Self.readAll(store, keys, 0..<n) }
-            try expect(checksum == expected, "get-hot [\(System.systemName)]: checksum \(checksum), expected \(expected)")
+            try expect(
+                checksum == expected, "get-hot [\(System.systemName)]: checksum \(checksum), expected \(expected)")
             Sink.consume(checksum)
             try await store.closeAndRemove()
         }
     }
 
     /// The checksum of the values of `indexes`, read one call each; a missing key is an error.
-    private static func readAll<S: Sequence>(_ store: System, _ keys: BenchKeys<Value>, _ indexes: S) throws -> Int where S.Element == Int {
+    private static func readAll<S: Sequence>(_ store: System, _ keys: BenchKeys<Value>, _ indexes: S) throws -> Int
+    where S.Element == Int {
         var checksum = 0
         for index in indexes {
-            guard let value = try store.value(keys, at: index) else { throw BenchError.wrongResult("key \(index) missing") }
+            guard let value = try store.value(keys, at: index) else {
+                throw BenchError.wrongResult("key \(index) missing")
+            }
             checksum &+= value.checksum
         }
         return checksum
@@ -120,11 +145,15 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
     func getCold() -> Workload {
         let keys = keys, n = n, indexes = coldIndexes, repeats = Self.coldRepeats
         let expected = keys.expectedChecksum(indexes) &* repeats
-        return workload("get-cold", n: n, operations: indexes.count * repeats,
-                        notes: ["\(Format.grouped(indexes.count)) of \(Format.grouped(n)) stored keys read \(repeats) times each (passes over them) from a freshly opened store; opening untimed",
-                                System.self == UserDefaultsKeyValueSystem.self
-                                    ? "UserDefaults: a copy of the persisted plist under a new suite (Foundation caches a suite per process); its first read loads the whole plist"
-                                    : "the store closed and reopened: no value in memory before the first pass"]) { run in
+        return workload(
+            "get-cold", n: n, operations: indexes.count * repeats,
+            notes: [
+                "\(Format.grouped(indexes.count)) of \(Format.grouped(n)) stored keys read \(repeats) times each (passes over them) from a freshly opened store; opening untimed",
+                System.self == UserDefaultsKeyValueSystem.self
+                    ? "UserDefaults: a copy of the persisted plist under a new suite (Foundation caches a suite per process); its first read loads the whole plist"
+                    : "the store closed and reopened: no value in memory before the first pass",
+            ]
+        ) { run in
             var store = try await openNew()
             try await store.fill(keys, in: 0..<n)
             store = try await store.reopenedCold(durability: durability)
@@ -138,7 +167,8 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
                 return checksum
             }
             run.recordPart("first pass (\(Format.grouped(indexes.count)) cold reads)", seconds: firstPass)
-            try expect(checksum == expected, "get-cold [\(System.systemName)]: checksum \(checksum), expected \(expected)")
+            try expect(
+                checksum == expected, "get-cold [\(System.systemName)]: checksum \(checksum), expected \(expected)")
             Sink.consume(checksum)
             try await store.closeAndRemove()
         }
@@ -151,13 +181,19 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
         let keys = keys, n = System.timedSetKeys(n)
         let name = persist ? "set-more-persisted" : "set-more-memory"
         let what = persist ? "persisted (\(Self.persistWord))" : "not persisted (persisted untimed after)"
-        return workload(name, n: n, operations: n,
-                        notes: ["\(Format.grouped(n)) keys set into a store that holds \(Format.grouped(n)) others, \(what); the first \(Format.grouped(n)) of the same run are a part"] + reducedNote) { run in
+        return workload(
+            name, n: n, operations: n,
+            notes: [
+                "\(Format.grouped(n)) keys set into a store that holds \(Format.grouped(n)) others, \(what); the first \(Format.grouped(n)) of the same run are a part"
+            ] + reducedNote
+        ) { run in
             let store = try await openNew()
             let start = DispatchTime.now().uptimeNanoseconds
             try store.set(keys, in: 0..<n)
             if persist { try await store.persist() }
-            run.recordPart("first \(Format.grouped(n)) (same run)", seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            run.recordPart(
+                "first \(Format.grouped(n)) (same run)",
+                seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             if !persist { try await store.persist() }
             try await run.measure {
                 try store.set(keys, in: n..<2 * n)
@@ -180,8 +216,12 @@ struct KeyValueWorkloads<System: KeyValueSystem, Value: BenchValue> {
     func setEachTransaction() -> Workload? {
         guard System.hasTransactions else { return nil }
         let keys = keys, count = transactionKeys
-        return workload("set-each-transaction", n: count, operations: count,
-                        notes: ["\(Format.grouped(count)) keys (5% of n) into an empty store, one transaction each, committed before the next"]) { run in
+        return workload(
+            "set-each-transaction", n: count, operations: count,
+            notes: [
+                "\(Format.grouped(count)) keys (5% of n) into an empty store, one transaction each, committed before the next"
+            ]
+        ) { run in
             let store = try await openNew()
             try await run.measure { try await store.setEachInTransaction(keys, in: 0..<count) }
             run.bytesOnDisk = store.bytesOnDisk()

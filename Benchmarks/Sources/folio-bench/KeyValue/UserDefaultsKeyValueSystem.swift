@@ -35,7 +35,9 @@ final class UserDefaultsKeyValueSystem: KeyValueSystem {
     nonisolated(unsafe) private static var counter = 0
 
     private init(suite: String) throws {
-        guard let defaults = UserDefaults(suiteName: suite) else { throw BenchError.harness("UserDefaults(suiteName: \(suite)) is nil") }
+        guard let defaults = UserDefaults(suiteName: suite) else {
+            throw BenchError.harness("UserDefaults(suiteName: \(suite)) is nil")
+        }
         self.suite = suite
         self.defaults = defaults
     }

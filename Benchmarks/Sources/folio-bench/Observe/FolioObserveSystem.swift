@@ -45,8 +45,10 @@ extension FolioCrudSystem: ObserveSystem {
     /// `liveQuery(where: lo..<hi contains priority, sortBy: priority)`: case 3 as a predicate.
     func watchResults(priorityMatching range: Range<Int>, until done: ([CrudRecord]) throws -> Bool) async throws {
         let low = range.lowerBound, high = range.upperBound
-        for try await results in try await records.liveQuery(where: #Predicate { (low..<high).contains($0.priority) },
-                                                             sortBy: [SortDescriptor(\.priority)]) {
+        for try await results in try await records.liveQuery(
+            where: #Predicate { (low..<high).contains($0.priority) },
+            sortBy: [SortDescriptor(\.priority)])
+        {
             if try done(results) { return }
         }
         throw BenchError.wrongResult("Folio predicate live query of priorities \(range) ended")

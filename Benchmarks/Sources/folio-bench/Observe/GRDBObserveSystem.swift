@@ -5,7 +5,8 @@ import GRDB
 /// cooperative thread pool), one per subscription. The pool fetches each changed
 /// observation's value again after the commit (on its reader connections).
 extension GRDBCrudSystem: ObserveSystem {
-    static let observationNote = "GRDB: ValueObservation.tracking { ... }.values(in: pool) (scheduling .task), each iterated by its own task; a commit makes every observation it touches fetch again"
+    static let observationNote =
+        "GRDB: ValueObservation.tracking { ... }.values(in: pool) (scheduling .task), each iterated by its own task; a commit makes every observation it touches fetch again"
 
     /// `ValueObservation.tracking { CrudRecord.filter(key: id).fetchAll($0) }`.
     func watchResults(id: Int64, until done: ([CrudRecord]) throws -> Bool) async throws {
@@ -29,7 +30,8 @@ extension GRDBCrudSystem: ObserveSystem {
     /// The query of `range-index` (through the priority index), ordered by priority, id.
     func watchResults(priorityIn range: Range<Int>, until done: ([CrudRecord]) throws -> Bool) async throws {
         let observation = ValueObservation.tracking { db in
-            try CrudRecord.filter(range.contains(Column("priority"))).order(Column("priority"), Column("id")).fetchAll(db)
+            try CrudRecord.filter(range.contains(Column("priority"))).order(Column("priority"), Column("id")).fetchAll(
+                db)
         }
         for try await results in observation.values(in: pool) {
             if try done(results) { return }

@@ -24,11 +24,13 @@ import Foundation
 /// came.
 enum ObserveSuite {
     static let name = "observe"
-    static let workloadNames = ["subscribe-1000-objects-update-10000", "observe-1000-objects-update-10000",
-                                "subscribe-1000-ranges-rotate-10000",
-                                // Cases 1 and 3 again, each subscription written as a predicate
-                                // (Folio's liveQuery(where:); GRDB's observation is a query already).
-                                "subscribe-1000-objects-update-10000-predicate", "subscribe-1000-ranges-rotate-10000-predicate"]
+    static let workloadNames = [
+        "subscribe-1000-objects-update-10000", "observe-1000-objects-update-10000",
+        "subscribe-1000-ranges-rotate-10000",
+        // Cases 1 and 3 again, each subscription written as a predicate
+        // (Folio's liveQuery(where:); GRDB's observation is a query already).
+        "subscribe-1000-objects-update-10000-predicate", "subscribe-1000-ranges-rotate-10000-predicate",
+    ]
     /// A run that has not delivered by then fails (a hung observation, not a slow one).
     static let timeout: Duration = .seconds(300)
 
@@ -139,7 +141,8 @@ struct ObserveWorkloads {
         let data = data
         return subscriptionWorkload(
             ObserveSuite.workloadNames[predicate ? 3 : 0], update: data.updated,
-            what: "\(Format.grouped(data.subscribers)) fetched results (live queries), each exactly one record by primary key\(predicate ? " written as a predicate (id == x)" : ""); one transaction changes the title and tag of all \(Format.grouped(data.n)) records",
+            what:
+                "\(Format.grouped(data.subscribers)) fetched results (live queries), each exactly one record by primary key\(predicate ? " written as a predicate (id == x)" : ""); one transaction changes the title and tag of all \(Format.grouped(data.n)) records",
             watch: { store, index, done in
                 if predicate {
                     try await store.watchResults(matchingID: data.subscribedIDs[index], until: done)
@@ -157,7 +160,8 @@ struct ObserveWorkloads {
         let data = data
         return subscriptionWorkload(
             ObserveSuite.workloadNames[1], update: data.updated,
-            what: "\(Format.grouped(data.subscribers)) object subscriptions, one record each; one transaction changes the title and tag of all \(Format.grouped(data.n)) records",
+            what:
+                "\(Format.grouped(data.subscribers)) object subscriptions, one record each; one transaction changes the title and tag of all \(Format.grouped(data.n)) records",
             watch: { store, index, done in try await store.watchObject(id: data.subscribedIDs[index], until: done) },
             isUpdate: { (record: CrudRecord?) in record?.tag == ObserveData.updatedTag },
             isInitial: { index, record in record == data.dataset.records[Int(data.subscribedIDs[index]) - 1] },
@@ -170,7 +174,8 @@ struct ObserveWorkloads {
         let data = data
         return subscriptionWorkload(
             ObserveSuite.workloadNames[predicate ? 4 : 2], update: data.rotated,
-            what: "\(Format.grouped(data.subscribers)) fetched results over priority ranges of \(Format.grouped(data.width)) records (through the index)\(predicate ? " written as a predicate (lo..<hi contains priority, sorted by priority)" : ""); one transaction changes all \(Format.grouped(data.n)) records' title and tag and moves each priority by n/2 (mod n): every result set is replaced by \(Format.grouped(data.width)) other records",
+            what:
+                "\(Format.grouped(data.subscribers)) fetched results over priority ranges of \(Format.grouped(data.width)) records (through the index)\(predicate ? " written as a predicate (lo..<hi contains priority, sorted by priority)" : ""); one transaction changes all \(Format.grouped(data.n)) records' title and tag and moves each priority by n/2 (mod n): every result set is replaced by \(Format.grouped(data.width)) other records",
             watch: { store, index, done in
                 if predicate {
                     try await store.watchResults(priorityMatching: data.windows[index], until: done)
@@ -179,8 +184,12 @@ struct ObserveWorkloads {
                 }
             },
             isUpdate: { (results: [CrudRecord]) in results.first?.tag == ObserveData.updatedTag },
-            isInitial: { index, results in ObserveData.matches(results, data.initialWindowIDs[index], in: data.dataset.records) },
-            isExpectedUpdate: { index, results in ObserveData.matches(results, data.rotatedWindowIDs[index], in: data.rotated) })
+            isInitial: { index, results in
+                ObserveData.matches(results, data.initialWindowIDs[index], in: data.dataset.records)
+            },
+            isExpectedUpdate: { index, results in
+                ObserveData.matches(results, data.rotatedWindowIDs[index], in: data.rotated)
+            })
     }
 
     private func subscriptionWorkload<Value: Sendable>(
@@ -190,7 +199,8 @@ struct ObserveWorkloads {
         isInitial: @escaping @Sendable (Int, Value) -> Bool,
         isExpectedUpdate: @escaping @Sendable (Int, Value) -> Bool
     ) -> Workload {
-        let system = system, fixtures = fixtures, data = data, scratch = context.scratch, durability = context.durability
+        let system = system, fixtures = fixtures, data = data, scratch = context.scratch,
+            durability = context.durability
         let subscribers = data.subscribers
         var notes = [
             what,
@@ -199,34 +209,49 @@ struct ObserveWorkloads {
             system.observationNote,
         ]
         if durability == .grouped {
-            notes.append("grouped durability: deliveries follow the group's flush (Folio: 10 ms window; GRDB: synchronous = NORMAL, no wait)")
+            notes.append(
+                "grouped durability: deliveries follow the group's flush (Folio: 10 ms window; GRDB: synchronous = NORMAL, no wait)"
+            )
         }
-        return Workload(suite: ObserveSuite.name, name: name, system: system.systemName, n: data.n,
-                        durability: .flag(durability), operations: subscribers, notes: notes) { run in
-            let path = try scratch.copy(try await fixtures.directory(system, data.dataset), label: "\(system.systemName)-observe")
+        return Workload(
+            suite: ObserveSuite.name, name: name, system: system.systemName, n: data.n,
+            durability: .flag(durability), operations: subscribers, notes: notes
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, data.dataset), label: "\(system.systemName)-observe")
             defer { scratch.remove(path) }
             let store = try await system.open(directory: path, durability: durability)
             let outcome: (arrivals: [Arrival<Value>], commitReturned: UInt64)
             do {
-                outcome = try await Self.subscribeAndUpdate(store: store, run: run, subscribers: subscribers, update: update,
-                                                            watch: watch, isUpdate: isUpdate, isInitial: isInitial)
+                outcome = try await Self.subscribeAndUpdate(
+                    store: store, run: run, subscribers: subscribers, update: update,
+                    watch: watch, isUpdate: isUpdate, isInitial: isInitial)
             } catch {
                 try? await store.close()
                 throw error
             }
             try await store.close()
-            try expect(outcome.arrivals.count == subscribers, "\(name): \(outcome.arrivals.count) of \(subscribers) subscribers received the update")
+            try expect(
+                outcome.arrivals.count == subscribers,
+                "\(name): \(outcome.arrivals.count) of \(subscribers) subscribers received the update")
             for arrival in outcome.arrivals {
-                try expect(isExpectedUpdate(arrival.index, arrival.value),
-                           "\(name) [\(system.systemName)]: subscriber \(arrival.index) received a value that is not the updated one")
+                try expect(
+                    isExpectedUpdate(arrival.index, arrival.value),
+                    "\(name) [\(system.systemName)]: subscriber \(arrival.index) received a value that is not the updated one"
+                )
             }
             let last = outcome.arrivals.map(\.nanoseconds).max() ?? outcome.commitReturned
-            run.recordPart("update transaction returned after", seconds: Double(outcome.commitReturned - run.startNanoseconds) / 1e9)
+            run.recordPart(
+                "update transaction returned after",
+                seconds: Double(outcome.commitReturned - run.startNanoseconds) / 1e9)
             // Negative when every delivery came before the update call returned (GRDB).
-            run.recordPart("last delivery after the update returned (negative: before)",
-                           seconds: Double(Int64(bitPattern: last &- outcome.commitReturned)) / 1e9)
+            run.recordPart(
+                "last delivery after the update returned (negative: before)",
+                seconds: Double(Int64(bitPattern: last &- outcome.commitReturned)) / 1e9)
             let repeats = outcome.arrivals.reduce(0) { $0 + $1.repeats }
-            if repeats > 0 { run.notes.append("last run: \(repeats) repeated old values delivered before the updated ones (skipped)") }
+            if repeats > 0 {
+                run.notes.append("last run: \(repeats) repeated old values delivered before the updated ones (skipped)")
+            }
             Sink.consume(outcome.arrivals.count &+ repeats)
         }
     }
@@ -250,7 +275,8 @@ struct ObserveWorkloads {
                         try await watch(store, index) { value in
                             if initial {
                                 guard isInitial(index, value) else {
-                                    throw BenchError.wrongResult("subscriber \(index): the initial value is not the expected records")
+                                    throw BenchError.wrongResult(
+                                        "subscriber \(index): the initial value is not the expected records")
                                 }
                                 initial = false
                                 ready.arrive()
@@ -260,7 +286,9 @@ struct ObserveWorkloads {
                                 repeats += 1
                                 return false
                             }
-                            arrival = Arrival(index: index, nanoseconds: DispatchTime.now().uptimeNanoseconds, value: value, repeats: repeats)
+                            arrival = Arrival(
+                                index: index, nanoseconds: DispatchTime.now().uptimeNanoseconds, value: value,
+                                repeats: repeats)
                             return true
                         }
                     } catch {

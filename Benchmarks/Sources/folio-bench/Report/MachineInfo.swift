@@ -122,7 +122,8 @@ struct MachineInfo: Codable, Sendable {
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         var disk = Disk(workDirectory: resolved)
         if let attributes = try? FileManager.default.attributesOfFileSystem(forPath: resolved),
-           let free = attributes[.systemFreeSize] as? NSNumber {
+            let free = attributes[.systemFreeSize] as? NSNumber
+        {
             disk.freeBytes = free.int64Value
         }
         guard let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8) else { return disk }

@@ -42,13 +42,18 @@ struct SVGBarChart {
         // Grid and value axis.
         for tick in axis.ticks {
             let ty = y(tick)
-            svg += "<line x1=\"\(SVG.n(left))\" y1=\"\(SVG.n(ty))\" x2=\"\(SVG.n(left + plotWidth))\" y2=\"\(SVG.n(ty))\" stroke=\"#e2e8f0\"/>"
-            svg += "<text x=\"\(SVG.n(left - 6))\" y=\"\(SVG.n(ty + 4))\" text-anchor=\"end\">\(SVG.escape(format(tick)))</text>\n"
+            svg +=
+                "<line x1=\"\(SVG.n(left))\" y1=\"\(SVG.n(ty))\" x2=\"\(SVG.n(left + plotWidth))\" y2=\"\(SVG.n(ty))\" stroke=\"#e2e8f0\"/>"
+            svg +=
+                "<text x=\"\(SVG.n(left - 6))\" y=\"\(SVG.n(ty + 4))\" text-anchor=\"end\">\(SVG.escape(format(tick)))</text>\n"
         }
-        svg += "<line x1=\"\(SVG.n(left))\" y1=\"\(SVG.n(top))\" x2=\"\(SVG.n(left))\" y2=\"\(SVG.n(top + plotHeight))\" stroke=\"#4a5568\"/>"
-        svg += "<line x1=\"\(SVG.n(left))\" y1=\"\(SVG.n(top + plotHeight))\" x2=\"\(SVG.n(left + plotWidth))\" y2=\"\(SVG.n(top + plotHeight))\" stroke=\"#4a5568\"/>\n"
+        svg +=
+            "<line x1=\"\(SVG.n(left))\" y1=\"\(SVG.n(top))\" x2=\"\(SVG.n(left))\" y2=\"\(SVG.n(top + plotHeight))\" stroke=\"#4a5568\"/>"
+        svg +=
+            "<line x1=\"\(SVG.n(left))\" y1=\"\(SVG.n(top + plotHeight))\" x2=\"\(SVG.n(left + plotWidth))\" y2=\"\(SVG.n(top + plotHeight))\" stroke=\"#4a5568\"/>\n"
         let scaleName = logarithmic ? "log scale" : "linear scale"
-        svg += "<text transform=\"translate(18 \(SVG.n(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(SVG.escape("\(valueLabel) (\(scaleName))"))</text>\n"
+        svg +=
+            "<text transform=\"translate(18 \(SVG.n(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(SVG.escape("\(valueLabel) (\(scaleName))"))</text>\n"
         // Bars.
         for (index, group) in groups.enumerated() {
             let x0 = left + groupGap + Double(index) * (groupWidth + groupGap)
@@ -56,16 +61,20 @@ struct SVGBarChart {
                 let x = x0 + Double(slot) * (barWidth + barGap)
                 guard let entry = group.values[name] else { continue }
                 guard let value = entry else {
-                    svg += "<text x=\"\(SVG.n(x + barWidth / 2))\" y=\"\(SVG.n(top + plotHeight - 4))\" text-anchor=\"middle\" font-size=\"9\" fill=\"#a0aec0\">n/a</text>\n"
+                    svg +=
+                        "<text x=\"\(SVG.n(x + barWidth / 2))\" y=\"\(SVG.n(top + plotHeight - 4))\" text-anchor=\"middle\" font-size=\"9\" fill=\"#a0aec0\">n/a</text>\n"
                     continue
                 }
                 let barTop = y(value), base = top + plotHeight
-                svg += "<rect x=\"\(SVG.n(x))\" y=\"\(SVG.n(barTop))\" width=\"\(SVG.n(barWidth))\" height=\"\(SVG.n(max(1, base - barTop)))\" fill=\"\(SVG.color(of: name))\">"
+                svg +=
+                    "<rect x=\"\(SVG.n(x))\" y=\"\(SVG.n(barTop))\" width=\"\(SVG.n(barWidth))\" height=\"\(SVG.n(max(1, base - barTop)))\" fill=\"\(SVG.color(of: name))\">"
                 svg += "<title>\(SVG.escape("\(group.label) \(name): \(format(value))"))</title></rect>"
-                svg += "<text transform=\"translate(\(SVG.n(x + barWidth / 2 + 3)) \(SVG.n(barTop - 4))) rotate(-90)\" font-size=\"9\">\(SVG.escape(format(value)))</text>\n"
+                svg +=
+                    "<text transform=\"translate(\(SVG.n(x + barWidth / 2 + 3)) \(SVG.n(barTop - 4))) rotate(-90)\" font-size=\"9\">\(SVG.escape(format(value)))</text>\n"
             }
             let labelX = x0 + groupWidth / 2
-            svg += "<text transform=\"translate(\(SVG.n(labelX)) \(SVG.n(top + plotHeight + 14))) rotate(-35)\" text-anchor=\"end\">\(SVG.escape(group.label))</text>\n"
+            svg +=
+                "<text transform=\"translate(\(SVG.n(labelX)) \(SVG.n(top + plotHeight + 14))) rotate(-35)\" text-anchor=\"end\">\(SVG.escape(group.label))</text>\n"
         }
         svg += "</svg>\n"
         return svg

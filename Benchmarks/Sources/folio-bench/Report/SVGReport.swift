@@ -47,20 +47,24 @@ enum SVGReport {
         let durability = Set(rows.map(\.durability)).sorted().joined(separator: "/")
         let sizes = Set(rows.map(\.n))
         let size = sizes.count == 1 ? "n = \(Format.grouped(sizes.first!)), " : ""
-        return SVGBarChart(title: "\(suite): seconds per workload (\(size)durability \(durability); lower is better)",
-                           valueLabel: "seconds, median", series: series, groups: groups, logarithmic: logarithmic)
+        return SVGBarChart(
+            title: "\(suite): seconds per workload (\(size)durability \(durability); lower is better)",
+            valueLabel: "seconds, median", series: series, groups: groups, logarithmic: logarithmic)
     }
 
     static func scaleChart(workload: String, rows: [BenchResult]) -> SVGLineChart {
         let systems = systemOrder.filter { system in rows.contains { $0.system == system } }
         let series = systems.map { system in
-            SVGLineChart.Series(name: system, points: rows.filter { $0.system == system && $0.status == .ok }.compactMap { row in
-                guard let seconds = row.seconds, row.operations > 0 else { return nil }
-                return (x: Double(row.n), y: seconds / Double(row.operations))
-            })
+            SVGLineChart.Series(
+                name: system,
+                points: rows.filter { $0.system == system && $0.status == .ok }.compactMap { row in
+                    guard let seconds = row.seconds, row.operations > 0 else { return nil }
+                    return (x: Double(row.n), y: seconds / Double(row.operations))
+                })
         }
         let durability = Set(rows.map(\.durability)).sorted().joined(separator: "/")
-        return SVGLineChart(title: "scale: \(workload), seconds per record (durability \(durability))",
-                            xLabel: "records in the store (n)", yLabel: "seconds per record", series: series)
+        return SVGLineChart(
+            title: "scale: \(workload), seconds per record (durability \(durability))",
+            xLabel: "records in the store (n)", yLabel: "seconds per record", series: series)
     }
 }

@@ -15,8 +15,10 @@ enum ScaleSuite {
             for entry in CrudSystems.all {
                 guard let system = entry.type else {
                     for name in workloadNames {
-                        context.unavailable(UnavailableWorkload(suite: Self.name, name: name, system: entry.name, n: n,
-                                                                durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
+                        context.unavailable(
+                            UnavailableWorkload(
+                                suite: Self.name, name: name, system: entry.name, n: n,
+                                durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
                     }
                     continue
                 }
