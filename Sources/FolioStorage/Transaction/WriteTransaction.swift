@@ -311,6 +311,7 @@ public final class WriteTransaction: @unchecked Sendable {
             notification = try statementLock.withLock { _ throws(StorageError) -> CommitNotification in
                 try withContents { (contents) throws(StorageError) -> CommitNotification in
                     contents.finished = true
+                    TreeState.checkInvariants(of: contents.trees.values)
                     return try store.commit(
                         trees: Array(contents.trees.values), catalog: contents.catalog, base: base,
                         spill: contents.spill)
