@@ -43,7 +43,7 @@ public final class WriteTransaction: @unchecked Sendable {
     public var generation: UInt64 { base.record.generation + 1 }
 
     func editor(_ contents: Contents) -> TreeEditor {
-        TreeEditor(reader: base.reader, epoch: contents.epoch, mutableFrom: contents.mutableFrom)
+        TreeEditor(reader: base.reader, epoch: contents.freezing.epoch, mutableFrom: contents.freezing.mutableFrom)
     }
 
     func withContents<R>(_ body: (Contents) throws(StorageError) -> R) throws(StorageError) -> R {
