@@ -29,19 +29,19 @@ extension TreeState {
     func invariantViolations() -> [String] {
         var walk = InvariantWalk()
         if !exists && (root != nil || count != 0) {
-            walk.report([], "the tree does not exist but has a root or a count of \(count)")
+            walk.report("the tree does not exist but has a root or a count of \(count)")
         }
         if let root {
-            walk.check(root, path: [], lower: nil, upper: nil)
+            walk.check(root, lower: nil, upper: nil)
         } else if count != 0 {
-            walk.report([], "the tree is empty but its count is \(count)")
+            walk.report("the tree is empty but its count is \(count)")
         }
         if !walk.readsStoredPages && walk.entries != count {
-            walk.report([], "count is \(count), the leaves hold \(walk.entries) keys")
+            walk.report("count is \(count), the leaves hold \(walk.entries) keys")
         }
         let logged = loggedCount()
         if logged != Int64(clamping: count) {
-            walk.report([], "count is \(count), the change log makes it \(logged)")
+            walk.report("count is \(count), the change log makes it \(logged)")
         }
         return walk.violations
     }
@@ -92,125 +92,135 @@ private struct InvariantWalk {
     var leafDepth: Int?
     /// The last key of the last mutable leaf walked, for the order across leaves.
     var previousKey: [UInt8]?
+    /// The child indexes from the root to the node being checked.
+    var path: [Int] = []
 
-    mutating func report(_ path: [Int], _ message: String) {
+    mutating func report(_ message: String) {
         let node = path.isEmpty ? "root" : "node " + path.map(String.init).joined(separator: ".")
         violations.append("\(node): \(message)")
     }
 
     /// Checks the node at `path`, whose keys must lie in `lower..<upper` (nil: unbounded).
-    mutating func check(_ ref: NodeRef, path: [Int], lower: [UInt8]?, upper: [UInt8]?) {
+    mutating func check(_ ref: NodeRef, lower: [UInt8]?, upper: [UInt8]?) {
         switch ref {
         case .stored(let address):
             readsStoredPages = true
-            checkStored(address, path: path)
+            checkStored(address)
         case .mutable(let node):
-            checkFill(node, path: path)
+            checkFill(node)
             if node.isLeaf {
-                checkLeaf(node, path: path, lower: lower, upper: upper)
+                checkLeaf(node, lower: lower, upper: upper)
             } else {
-                checkBranch(node, path: path, lower: lower, upper: upper)
+                checkBranch(node, lower: lower, upper: upper)
             }
         }
     }
 
-    private mutating func checkStored(_ address: PageAddress, path: [Int]) {
+    private mutating func checkStored(_ address: PageAddress) {
         if address.isNone {
-            report(path, "a child is the null page address")
+            report("a child is the null page address")
         } else if address.length > StorageLimits.maximumPageSize {
-            report(
-                path, "a stored child of \(address.length) bytes exceeds the format's \(StorageLimits.maximumPageSize)")
+            report("a stored child of \(address.length) bytes exceeds the format's \(StorageLimits.maximumPageSize)")
         } else if !path.isEmpty && address.length < StorageLimits.minimumPageFill {
-            report(
-                path,
-                "a stored child of \(address.length) bytes is under the \(StorageLimits.minimumPageFill)-byte fill")
+            report("a stored child of \(address.length) bytes is under the \(StorageLimits.minimumPageFill)-byte fill")
         }
     }
 
-    private mutating func checkFill(_ node: MutableNode, path: [Int]) {
+    private mutating func checkFill(_ node: MutableNode) {
         let encoded =
             node.isLeaf
             ? MutableNode.leafSize(keys: node.keys, values: node.values) : MutableNode.branchSize(keys: node.keys)
         if node.size != encoded {
-            report(path, "recorded size \(node.size) bytes, its entries encode to \(encoded)")
+            report("recorded size \(node.size) bytes, its entries encode to \(encoded)")
         }
         if encoded > StorageLimits.splitPageSize {
-            report(path, "\(encoded) bytes, over the \(StorageLimits.splitPageSize)-byte split size")
+            report("\(encoded) bytes, over the \(StorageLimits.splitPageSize)-byte split size")
         }
         // The root alone may be underfull: nothing is left to merge it with.
         if !path.isEmpty && encoded < StorageLimits.minimumPageFill {
-            report(path, "\(encoded) bytes, under the \(StorageLimits.minimumPageFill)-byte minimum fill")
+            report("\(encoded) bytes, under the \(StorageLimits.minimumPageFill)-byte minimum fill")
         }
     }
 
-    private mutating func checkLeaf(_ node: MutableNode, path: [Int], lower: [UInt8]?, upper: [UInt8]?) {
+    private mutating func checkLeaf(_ node: MutableNode, lower: [UInt8]?, upper: [UInt8]?) {
         let depth = path.count + 1
         if let leafDepth, leafDepth != depth {
-            report(path, "a leaf at depth \(depth), another at depth \(leafDepth)")
+            report("a leaf at depth \(depth), another at depth \(leafDepth)")
         }
         leafDepth = leafDepth ?? depth
         guard node.values.count == node.keys.count, node.children.isEmpty else {
-            report(
-                path,
-                "a leaf with \(node.keys.count) keys, \(node.values.count) values, \(node.children.count) children")
+            report("a leaf with \(node.keys.count) keys, \(node.values.count) values, \(node.children.count) children")
             return
         }
         // An empty leaf is only ever a whole empty tree, which has no root at all.
-        if node.keys.isEmpty { report(path, "an empty leaf") }
-        for (index, key) in node.keys.enumerated() {
-            if key.count > StorageLimits.maximumKeyLength { report(path, "key \(index) is \(key.count) bytes long") }
-            checkBounds(key, "key \(index)", path: path, lower: lower, upper: upper)
+        guard let first = node.keys.first, let last = node.keys.last else {
+            report("an empty leaf")
+            return
+        }
+        // The keys ascend (checked below), so the first and the last within bounds put
+        // them all within.
+        checkBounds(first, index: 0, lower: lower, upper: upper)
+        checkBounds(last, index: node.keys.count - 1, lower: lower, upper: upper)
+        for index in node.keys.indices {
+            let key = node.keys[index]
+            if key.count > StorageLimits.maximumKeyLength { report("key \(index) is \(key.count) bytes long") }
             if let previousKey, ByteOrder.compare(previousKey, key) >= 0 {
-                report(path, "key \(index) \(hex(key)) does not follow the key before it, \(hex(previousKey))")
+                report("key \(index) \(hex(key)) does not follow the key before it, \(hex(previousKey))")
             }
             previousKey = key
             switch node.values[index] {
             case .inline(let bytes) where bytes.count > StorageLimits.inlineValueLimit:
-                report(path, "value \(index) is inline with \(bytes.count) bytes")
+                report("value \(index) is inline with \(bytes.count) bytes")
             case .pendingOverflow(let bytes) where bytes.count <= StorageLimits.inlineValueLimit:
-                report(path, "value \(index) goes to an overflow page with only \(bytes.count) bytes")
+                report("value \(index) goes to an overflow page with only \(bytes.count) bytes")
             default: break
             }
         }
         entries += UInt64(node.keys.count)
     }
 
-    private mutating func checkBranch(_ node: MutableNode, path: [Int], lower: [UInt8]?, upper: [UInt8]?) {
+    private mutating func checkBranch(_ node: MutableNode, lower: [UInt8]?, upper: [UInt8]?) {
         guard node.children.count == node.keys.count + 1, node.values.isEmpty else {
-            report(path, "a branch with \(node.keys.count) separators, \(node.children.count) children")
+            report("a branch with \(node.keys.count) separators, \(node.children.count) children")
             return
         }
         // A root branch of one child is replaced by that child (TreeEditor.normalizeRoot);
         // below the root, one child is too small a page to exist.
-        if path.isEmpty && node.children.count < 2 { report(path, "a root branch with one child") }
-        for (index, separator) in node.keys.enumerated() {
+        if path.isEmpty && node.children.count < 2 { report("a root branch with one child") }
+        for index in node.keys.indices {
+            let separator = node.keys[index]
             // Strictly inside: each child holds a key, so no child's range is empty.
             if let lower, ByteOrder.compare(separator, lower) <= 0 {
-                report(path, "separator \(index) \(hex(separator)) is not above the lower bound \(hex(lower))")
+                report("separator \(index) \(hex(separator)) is not above the lower bound \(hex(lower))")
             }
             if let upper, ByteOrder.compare(separator, upper) >= 0 {
-                report(path, "separator \(index) \(hex(separator)) is not below the upper bound \(hex(upper))")
+                report("separator \(index) \(hex(separator)) is not below the upper bound \(hex(upper))")
             }
             if index > 0, ByteOrder.compare(node.keys[index - 1], separator) >= 0 {
-                report(path, "separator \(index) \(hex(separator)) does not follow \(hex(node.keys[index - 1]))")
+                report("separator \(index) \(hex(separator)) does not follow \(hex(node.keys[index - 1]))")
             }
         }
-        var childKinds = Set<Bool>()
-        for (index, child) in node.children.enumerated() {
-            if case .mutable(let childNode) = child { childKinds.insert(childNode.isLeaf) }
+        var leaves = false, branches = false
+        for index in node.children.indices {
+            let child = node.children[index]
+            if case .mutable(let childNode) = child {
+                if childNode.isLeaf { leaves = true } else { branches = true }
+            }
+            path.append(index)
             check(
-                child, path: path + [index], lower: index == 0 ? lower : node.keys[index - 1],
+                child, lower: index == 0 ? lower : node.keys[index - 1],
                 upper: index == node.keys.count ? upper : node.keys[index])
+            path.removeLast()
         }
-        if childKinds.count > 1 { report(path, "a branch whose children are leaves and branches at once") }
+        if leaves && branches { report("a branch whose children are leaves and branches at once") }
     }
 
-    private mutating func checkBounds(_ key: [UInt8], _ what: String, path: [Int], lower: [UInt8]?, upper: [UInt8]?) {
+    private mutating func checkBounds(_ key: [UInt8], index: Int, lower: [UInt8]?, upper: [UInt8]?) {
         if let lower, ByteOrder.compare(key, lower) < 0 {
-            report(path, "\(what) \(hex(key)) is below its separator \(hex(lower))")
+            report("key \(index) \(hex(key)) is below its separator \(hex(lower))")
         }
         if let upper, ByteOrder.compare(key, upper) >= 0 {
-            report(path, "\(what) \(hex(key)) is not below the next separator \(hex(upper))")
+            report("key \(index) \(hex(key)) is not below the next separator \(hex(upper))")
         }
     }
 
