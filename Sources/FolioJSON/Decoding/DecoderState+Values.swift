@@ -1,7 +1,8 @@
 import Foundation
 
-// Any `Decodable` value: the special types (Date, Data, URL, Decimal) by strategy, and the
-// fast paths for arrays and dictionaries of primitives.
+// Any `Decodable` value: the special types (Date, Data, URL) by strategy, and the fast paths
+// for arrays and dictionaries of primitives. Decimal is read with the other numbers
+// (DecoderState+Numbers.swift).
 
 /// The types `DecoderState.decodeValue` reads directly, without their `init(from:)`.
 enum KnownDecodable {
@@ -182,22 +183,6 @@ extension DecoderState {
         return url
     }
 
-    func decodeDecimal(at p: Int, _ node: PathNode?, _ key: (any CodingKey)?) throws -> Decimal {
-        try checkNotNull(Decimal.self, at: p, node, key)
-        let c = input.byte(p)
-        guard c == ASCII.minus || (c >= ASCII.zero && c <= ASCII.nine) else {
-            throw DecodingError.typeMismatch(
-                Decimal.self, DecodingError.Context(codingPath: PathNode.path(node, key), debugDescription: ""))
-        }
-        let end = input.numberEnd(p)
-        guard input.isValidNumber(p, end),
-            let decimal = Decimal(string: input.tokenString(p, end), locale: Locale(identifier: "en_US_POSIX")),
-            !decimal.isNaN
-        else { throw invalidJSON() }
-        lastEnd = end
-        return decimal
-    }
-
     /// An array of a primitive, read as `Array.init(from:)` reads it through an unkeyed
     /// container (same errors and paths; the path node is made only for an error).
     func decodeArray<E>(
@@ -293,20 +278,4 @@ extension DecoderState {
     ) throws -> Any {
         try decodeValue(type, at: p, node, key)
     }
-}
-
-extension JSONInput {
-    #if arch(x86_64) && !os(Windows) && !os(Android)
-    /// 10^0 ... 10^27, each exact in a Float80 (5^27 < 2^64).
-    static let widePowers: [Float80] = {
-        var powers: [Float80] = [1]
-        for _ in 1...27 { powers.append(powers.last! * 10) }
-        return powers
-    }()
-    #endif
-
-    static let powers: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
 }

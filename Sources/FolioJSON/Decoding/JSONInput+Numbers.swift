@@ -1,6 +1,8 @@
 import Foundation
 
-// Number tokens: their extent, Foundation-compatible syntax checks, and exact integer reads.
+// Number tokens: their extent, Foundation-compatible syntax checks, exact integer reads, and
+// the powers of ten of the fast float conversion. Turning tokens into Swift values is
+// DecoderState+Numbers.swift.
 
 extension JSONInput {
     /// The end of the number token at `start` (Foundation's scanner's lax token:
@@ -104,4 +106,20 @@ extension JSONInput {
         }
         return value
     }
+}
+
+extension JSONInput {
+    #if arch(x86_64) && !os(Windows) && !os(Android)
+    /// 10^0 ... 10^27, each exact in a Float80 (5^27 < 2^64).
+    static let widePowers: [Float80] = {
+        var powers: [Float80] = [1]
+        for _ in 1...27 { powers.append(powers.last! * 10) }
+        return powers
+    }()
+    #endif
+
+    static let powers: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 }

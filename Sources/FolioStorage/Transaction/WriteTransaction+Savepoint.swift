@@ -93,8 +93,8 @@ extension WriteTransaction {
     public func release(_ savepoint: Savepoint) {
         statementLock.withLock { _ in
             guarded.withLock { _ in
-                if let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) {
-                    contents.savepoints.remove(at: position)
+                if let position = contents.freezing.savepoints.firstIndex(where: { $0.id == savepoint.id }) {
+                    contents.freezing.savepoints.remove(at: position)
                 }
             }
         }
@@ -152,21 +152,24 @@ extension WriteTransaction {
 
     private func takeSavepoint(_ contents: Contents) -> Savepoint {
         compactChangeLogsIfAllowed(contents)
-        contents.epoch += 1
-        let id = contents.nextSavepoint
-        contents.nextSavepoint += 1
+        contents.freezing.epoch += 1
+        let id = contents.freezing.nextSavepoint
+        contents.freezing.nextSavepoint += 1
         var trees: [[UInt8]: TreeState.Saved] = [:]
         trees.reserveCapacity(contents.trees.count)
         for (name, tree) in contents.trees { trees[name] = tree.saved() }
-        contents.savepoints.append(SavedState(id: id, level: contents.epoch, trees: trees, broken: contents.broken))
+        contents.freezing.savepoints.append(
+            SavedState(id: id, level: contents.freezing.epoch, trees: trees, broken: contents.broken))
         return Savepoint(id: id, transaction: ObjectIdentifier(self))
     }
 
     @discardableResult
     private func restore(_ savepoint: Savepoint, in contents: Contents) -> Bool {
-        guard let position = contents.savepoints.firstIndex(where: { $0.id == savepoint.id }) else { return false }
-        let saved = contents.savepoints[position]
-        contents.savepoints.removeSubrange(position...)
+        guard let position = contents.freezing.savepoints.firstIndex(where: { $0.id == savepoint.id }) else {
+            return false
+        }
+        let saved = contents.freezing.savepoints[position]
+        contents.freezing.savepoints.removeSubrange(position...)
         for (name, tree) in contents.trees {
             if let state = saved.trees[name] {
                 tree.restore(state)
@@ -215,8 +218,8 @@ extension WriteTransaction {
     /// Freezes every node that exists now, for good, so a reader of the current state
     /// never sees a later write. Caller holds `guarded`.
     func freezeForReaders(_ contents: Contents) {
-        contents.epoch += 1
-        contents.cursorFloor = contents.epoch
+        contents.freezing.epoch += 1
+        contents.freezing.cursorFloor = contents.freezing.epoch
     }
 }
 

@@ -35,6 +35,7 @@ extension WriteTransaction {
     /// Writes every changed node of every tree past the committed end (or the last spill)
     /// and makes the trees reference the written pages. Caller holds `guarded`.
     func spill(_ contents: Contents) throws(StorageError) {
+        TreeState.checkInvariants(of: contents.trees.values)
         try store.writeSection.withLock { _ throws(StorageError) in
             try store.checkWritable()
             let start: UInt64

@@ -5,6 +5,8 @@ final class TreeState {
     var root: NodeRef?
     /// Keys in the tree now.
     var count: UInt64
+    /// Keys in the tree when the transaction began.
+    let committedCount: UInt64
     /// Bytes of committed pages this tree owned when the transaction began.
     let committedBytes: UInt64
     /// Bytes of those committed pages this transaction replaced or removed (dead once it
@@ -43,6 +45,7 @@ final class TreeState {
         self.name = name
         root = descriptor.flatMap { $0.root.isNone ? nil : .stored($0.root) }
         count = descriptor?.count ?? 0
+        committedCount = count
         committedBytes = descriptor?.bytes ?? 0
         existedBefore = descriptor != nil
         exists = descriptor != nil

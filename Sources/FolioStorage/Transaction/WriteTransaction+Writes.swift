@@ -1,0 +1,139 @@
+// The writes of a write transaction: puts, removes and drops, each run outside other
+// threads' statements, and an edit that fails part-way refusing all but a rollback.
+extension WriteTransaction {
+    /// Stores `value` under `key` in `tree` (creating the tree if needed). Returns true if
+    /// the key already existed (its value is replaced).
+    @discardableResult
+    public func put(_ value: [UInt8], for key: [UInt8], in tree: String) throws(StorageError) -> Bool {
+        try Self.validate(treeName: tree)
+        guard key.count <= StorageLimits.maximumKeyLength else {
+            throw .keyTooLarge(length: key.count, maximum: StorageLimits.maximumKeyLength)
+        }
+        guard value.count <= StorageLimits.maximumValueLength else {
+            throw .valueTooLarge(length: value.count, maximum: StorageLimits.maximumValueLength)
+        }
+        let stored: LeafValue = value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value)
+        return try outsideOtherStatements { () throws(StorageError) -> Bool in try putNow(stored, for: key, in: tree) }
+    }
+
+    private func putNow(_ stored: LeafValue, for key: [UInt8], in tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) -> Bool in
+            let state = try self.tree(tree, in: contents)
+            let editor = self.editor(contents)
+            contents.statement?.touch(state)
+            let previous = try edit(contents, state) { () throws(StorageError) in try editor.put(key, stored, in: state)
+            }
+            contents.statement?.log(.put(state, key: key, previous: previous))
+            state.exists = true
+            state.isModified = true
+            if let previous {
+                editor.release(previous, in: state)
+            } else {
+                state.count += 1
+            }
+            state.recordChange(key, existed: previous != nil, existsNow: true)
+            if contents.mayCompactChanges { state.compactChangesIfLarge() }
+            try spillIfOverBudget(contents, adding: key.count + stored.byteCount)
+            return previous != nil
+        }
+    }
+
+    /// Removes `key` from `tree`. Returns true if it was there.
+    @discardableResult
+    public func remove(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
+        try outsideOtherStatements { () throws(StorageError) -> Bool in try removeNow(key, from: tree) }
+    }
+
+    private func removeNow(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) -> Bool in
+            let state = try self.tree(tree, in: contents)
+            let editor = self.editor(contents)
+            contents.statement?.touch(state)
+            guard
+                let removed = try edit(
+                    contents, state, { () throws(StorageError) in try editor.remove(key, in: state) })
+            else { return false }
+            contents.statement?.log(.remove(state, key: key, removed: removed))
+            editor.release(removed, in: state)
+            state.count -= 1
+            state.isModified = true
+            state.recordChange(key, existed: true, existsNow: false)
+            if contents.mayCompactChanges { state.compactChangesIfLarge() }
+            try spillIfOverBudget(contents, adding: key.count)
+            return true
+        }
+    }
+
+    /// Removes every key of `tree` in `range`; returns how many were removed.
+    @discardableResult
+    public func removeAll(in range: KeyRange, from tree: String) throws(StorageError) -> Int {
+        var cursor = self.cursor(in: tree, range: range)
+        var removed = 0
+        while let key = try cursor.nextKey() {
+            if try remove(key, from: tree) { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Removes `tree` and all its keys. Returns true if it existed.
+    @discardableResult
+    public func dropTree(_ tree: String) throws(StorageError) -> Bool {
+        try outsideOtherStatements { () throws(StorageError) -> Bool in try dropTreeNow(tree) }
+    }
+
+    private func dropTreeNow(_ tree: String) throws(StorageError) -> Bool {
+        try withContents { (contents) throws(StorageError) -> Bool in
+            let state = try self.tree(tree, in: contents)
+            guard state.exists else { return false }
+            contents.statement?.touch(state)
+            contents.statement?.log(.drop(state, before: state.saved()))
+            state.root = nil
+            state.count = 0
+            // Every committed page of the tree becomes dead, whatever this transaction
+            // already replaced of it.
+            state.freedBytes = state.committedBytes
+            state.spilledLiveBytes = 0
+            state.exists = false
+            state.wasDropped = true
+            state.isModified = true
+            state.forgetChanges()
+            return true
+        }
+    }
+
+    /// Runs an edit of `tree`. If it throws after changing a node, the tree may be
+    /// half-edited, so the transaction refuses everything but a rollback (to a savepoint
+    /// from before, or whole); if it throws before, nothing changed (the page copies it made
+    /// are dropped, and so is their count in `freedBytes`).
+    private func edit<R>(
+        _ contents: Contents, _ tree: TreeState, _ body: () throws(StorageError) -> R
+    ) throws(StorageError) -> R {
+        let freed = tree.freedBytes, spilled = tree.spilledLiveBytes
+        tree.editChangedANode = false
+        do throws(StorageError) {
+            return try body()
+        } catch {
+            if tree.editChangedANode {
+                contents.broken = "an edit of \(tree.name) failed part-way: \(error)"
+            } else {
+                tree.freedBytes = freed
+                tree.spilledLiveBytes = spilled
+            }
+            throw error
+        }
+    }
+
+    /// Runs a write. On the thread running the current statement, at once (it is part of
+    /// that statement); on any other thread, once no statement runs, holding the statement
+    /// lock, so that it is neither interleaved with another thread's statement nor undone
+    /// by its failure.
+    private func outsideOtherStatements<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+        if statementThread.load(ordering: .acquiring) == currentThreadIdentity() { return try body() }
+        return try statementLock.withLock { _ throws(StorageError) -> R in try body() }
+    }
+
+    private static func validate(treeName name: String) throws(StorageError) {
+        let length = name.utf8.count
+        guard length > 0, length <= 255 else { throw .invalidTreeName(name: name) }
+    }
+}
