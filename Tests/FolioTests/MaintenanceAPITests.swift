@@ -36,4 +36,17 @@ import Folio  // only the application surface: no `store`, no engine import
         expectSound(restored)
         expectSound(persistence)
     }
+
+    /// Verification stays usable by an application (this file imports only `Folio`): the
+    /// inspection types and the engine's report are behind `@_spi(Engine)`, the verdict and
+    /// its lines are not.
+    @Test func verificationThroughTheApplicationSurface() async throws {
+        let (persistence, _, cleanup) = try diskPersistence("maintenance-verify")
+        defer { cleanup() }
+        let books = persistence.datastore(for: BookFormat.self)
+        for n in 0..<20 { try await books.persist(makeBook(n)) }
+        let report = persistence.verify()
+        #expect(report.isClean, "\(report.lines)")
+        #expect(report.lines.isEmpty && report.problems.isEmpty)
+    }
 }

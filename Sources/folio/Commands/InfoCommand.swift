@@ -1,4 +1,4 @@
-import Folio
+@_spi(Engine) import Folio
 import FolioStorage
 
 /// `folio info STORE`: what a store holds and how much room it takes.
