@@ -160,8 +160,8 @@ enum Shelf {
             }
         }
         #expect(try await items.load(60) == nil)
-        try await items.warm()
-        try await items.warm { _ in }
+        try await items.migrateAndReindex()
+        try await items.migrateAndReindex { _ in }
         #expect(try await items.indexReport().allSatisfy { $0.unindexed.isEmpty })
     }
 

@@ -172,7 +172,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// The record decoded, or nil if it no longer decodes (its type changed, its version is
     /// unknown, or its migration throws for it); other errors are thrown. Replacing,
-    /// indexing and warming must work around such a record, never stop at it.
+    /// indexing and migrateAndReindex must work around such a record, never stop at it.
     func decodeIfReadable(
         _ record: StoredRecord, identifier: [UInt8], core: PersistenceCore
     ) throws(FolioError) -> Format.Instance? {

@@ -1,6 +1,6 @@
 import FolioStorage
 /// Migration proper: rewriting records stored in an older version of the format in the
-/// current one, in batches (``Datastore/warm(progress:)`` drives it; a single read converts
+/// current one, in batches (``Datastore/migrateAndReindex(progress:)`` drives it; a single read converts
 /// as it decodes, without rewriting).
 extension Datastore where Access == ReadWrite {
     /// Records stored in a version other than the current one (reads headers only).

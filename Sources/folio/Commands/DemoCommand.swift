@@ -80,9 +80,9 @@ enum DemoCommand: Command {
         var migrated = 0
         (_, elapsed) = try await timed {
             // What `Library.upgrade` does, called here so that the progress closure stays on
-            // this actor (the warm calls run on the caller's actor).
-            try await library.authors.warm()
-            try await library.books.warm { progress in
+            // this actor (the migrateAndReindex calls run on the caller's actor).
+            try await library.authors.migrateAndReindex()
+            try await library.books.migrateAndReindex { progress in
                 switch progress {
                 case .evaluating: break
                 case .working(let current, let total): upgrade.update(UInt64(current), of: UInt64(total))
