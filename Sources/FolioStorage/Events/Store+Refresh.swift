@@ -1,0 +1,80 @@
+// A read-only store moving to the newest committed generation, and how it tells a
+// continuation of its history from another history.
+extension Store {
+    /// Read-only stores: moves to the newest committed generation, if there is a newer one.
+    /// Returns true if the generation changed. Views taken before keep their generation.
+    @discardableResult
+    public func refresh() throws(StorageError) -> Bool {
+        guard isReadOnly else { return false }
+        // Refreshes are serialised, loading and adopting under one lock (a read-only store
+        // writes no root file, so nothing else takes `rootFileLock` here). Two refreshes
+        // interleaving (the follower's catch-up and a manual call) could otherwise adopt a
+        // root read before the newest one after it, moving the store backwards and making
+        // the follower report a spurious `historyUnavailable`.
+        return try rootFileLock.withLock { _ throws(StorageError) -> Bool in
+            let current = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
+                if state.closed { throw .closed(path: path) }
+                return state.current
+            }
+            var newest = try Store.loadRoot(
+                layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+                log: options.log, reusing: current.file)
+            // A slot read while the writer rewrites it in place can fail its checksum, and the
+            // other slot is older: read again rather than step back. Only a root that stays
+            // older (a damaged slot) is adopted below.
+            var rereads = 0
+            while newest.record.generation < current.record.generation && rereads < 3 {
+                rereads += 1
+                newest = try Store.loadRoot(
+                    layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: false,
+                    log: options.log, reusing: current.file)
+            }
+            guard !Self.sameCommit(newest.record, current.record) else { return false }
+            // A root older than the one adopted is never adopted: a slot torn by a read that
+            // overlapped its in-place write can fail its checksum several times in a row
+            // while the writer commits quickly, and the other slot is older. The next
+            // notification or poll reads again. So the generation never goes backwards for
+            // a reader (D4); the pages of the adopted root stay readable (its file is open).
+            guard newest.record.generation >= current.record.generation else { return false }
+            // Invariant: no cache of this process serves a page or a record of another
+            // history. A writer that fell back to an older root (damage) appends another
+            // history from an older committed end, over bytes this reader may have read, and
+            // with generations this reader may have (even this one: adopted, since reading on
+            // over the rewritten bytes would mix the two histories). The page cache knows
+            // pages by (open file, offset): the file is opened anew, so that views still on
+            // the first history neither find the new pages nor put theirs where new views
+            // look. The layer above learns that the generation no longer names what it did.
+            if !(try descends(newest, from: current)) {
+                let file = try Store.openSnapshot(
+                    newest.record.snapshotFile, layout: layout, fileSystem: fileSystem, writable: false)
+                newest = CommittedRoot(
+                    record: newest.record, pages: PageSource(file: file, cache: cache, counters: counters))
+                cache.removeAll()  // memory only: no later lookup uses the old identities
+                reportHistoryReplaced(at: newest.record.generation)
+            }
+            state.withLock { $0.current = newest }
+            return true
+        }
+    }
+
+    /// Whether two roots name the same commit: the same generation at the same place with
+    /// the same chain value (a version 1 slot carries none: then place and generation).
+    static func sameCommit(_ a: RootRecord, _ b: RootRecord) -> Bool {
+        a.generation == b.generation && a.location == b.location && (a.chain == b.chain || a.chain == 0 || b.chain == 0)
+    }
+
+    /// Whether `newest` continues the chain of commits through `current`, judged without
+    /// walking the chain: a later commit in the same file ends past `current`'s committed
+    /// end, which no commit rewrites, so `current`'s commit page is still there with its
+    /// chain value; a compaction's commit is in a newer file. Another history is written
+    /// from an older committed end: it ends before, or rewrote `current`'s commit page (its
+    /// chain value differs, since its run does), or lies in an older file.
+    private func descends(_ newest: CommittedRoot, from current: CommittedRoot) throws(StorageError) -> Bool {
+        if newest.record.snapshotFile != current.record.snapshotFile {
+            return newest.record.snapshotFile > current.record.snapshotFile
+        }
+        guard newest.record.committedLength > current.record.committedLength else { return false }
+        return try newest.file.storedChecksum(at: current.record.commitPage)
+            == current.file.chainValue(of: current.record)
+    }
+}
