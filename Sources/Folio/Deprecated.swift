@@ -13,4 +13,18 @@ extension Datastore where Access == ReadWrite {
     nonisolated(nonsending) public func warm(progress: ((MigrationProgress) -> Void)? = nil) async throws(FolioError) {
         try await migrateAndReindex(progress: progress)
     }
+
+    /// ``deleteWithoutDecoding(_:)`` under its earlier name, which did not say how it
+    /// differs from `delete`.
+    @available(*, deprecated, renamed: "deleteWithoutDecoding(_:)")
+    @discardableResult
+    nonisolated(nonsending) public func purge(_ identifier: Identifier) async throws(FolioError) -> Bool {
+        try await deleteWithoutDecoding(identifier)
+    }
+}
+
+extension IndexStorage {
+    /// ``covering`` under its earlier name.
+    @available(*, deprecated, renamed: "covering")
+    public static var direct: IndexStorage { .covering }
 }

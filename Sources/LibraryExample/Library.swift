@@ -86,7 +86,7 @@ public struct Library: Sendable {
 
     // MARK: Reading
 
-    /// The book with an ISBN (a unique, direct index: one lookup).
+    /// The book with an ISBN (a unique, covering index: one lookup).
     public func book(isbn: String) async throws -> Book? {
         try await books.load(isbn, from: \.isbn)
     }

@@ -57,7 +57,7 @@ enum Shelf {
 
         #expect(try await items.delete(5) == Shelf.item(5))
         #expect(try await items.deleteIfPresent(5) == nil)
-        #expect(try await items.purge(6))
+        #expect(try await items.deleteWithoutDecoding(6))
         // Ranges of identifiers: each is a range, not a list to enumerate (`250...` has no end).
         #expect(try await items.delete(1...4) == 4)
         #expect(try await items.delete(10..<20) == 10)

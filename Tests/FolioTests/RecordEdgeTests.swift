@@ -70,7 +70,7 @@ enum Priced {
     }
 
     /// One record that no longer decodes, plus an index change, must not block the
-    /// datastore: reads, purge and persist work, and the index reports the record it could
+    /// datastore: reads, deleteWithoutDecoding and persist work, and the index reports the record it could
     /// not index.
     @Test func undecodableRecordDoesNotBlockAnIndexBuild() async throws {
         let path = Self.temporaryPath()
@@ -106,13 +106,13 @@ enum Priced {
         #expect(try await items.load(30, from: \.price).collect().map(\.id) == [3])
         #expect(try await items.indexReport().allSatisfy { $0.unindexed.isEmpty && $0.unindexedCount == 0 })
         // Purge (the documented way out) works too.
-        #expect(try await items.purge(3))
+        #expect(try await items.deleteWithoutDecoding(3))
         #expect(try await items.count() == 2)
         expectSound(persistence)
     }
 
     /// Purge of the undecodable record works on the first call after the change.
-    @Test func purgeWorksRightAfterAnIndexChange() async throws {
+    @Test func deleteWithoutDecodingWorksRightAfterAnIndexChange() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
@@ -125,7 +125,7 @@ enum Priced {
         let persistence = try Persistence(at: path, options: Self.options)
         defer { persistence.close() }
         let items = persistence.datastore(for: Priced.Second.self)
-        #expect(try await items.purge(3))
+        #expect(try await items.deleteWithoutDecoding(3))
         #expect(try await items.load(...).collect() == [Priced.Item(id: 1, name: "a", price: 10)])
         try await items.migrateAndReindex()
         expectSound(persistence)
@@ -412,7 +412,7 @@ extension RecordEdgeTests {
         let generation = persistence.store.generation
         try await items.migrateAndReindex()
         #expect(persistence.store.generation == generation)
-        #expect(try await items.purge(3))
+        #expect(try await items.deleteWithoutDecoding(3))
         expectSound(persistence)
     }
 }

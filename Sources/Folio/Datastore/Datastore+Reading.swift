@@ -161,7 +161,7 @@ extension Datastore {
         return schema.cached(key, generation: generation, in: cache)
     }
 
-    /// The instance an index entry refers to (or holds, for a direct index).
+    /// The instance an index entry refers to (or holds, for a covering index).
     func instance(
         fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource
     ) throws(FolioError) -> Instance {
@@ -184,7 +184,7 @@ extension Datastore {
 }
 
 extension DatastoreSchema {
-    /// The instance an index entry refers to (or holds, for a direct index).
+    /// The instance an index entry refers to (or holds, for a covering index).
     func instance(
         fromEntry entry: [UInt8], of index: SchemaIndex<Format.Instance>, source: ReadSource,
         core: PersistenceCore

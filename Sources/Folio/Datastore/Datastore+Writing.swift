@@ -36,7 +36,7 @@ extension Datastore where Access == ReadWrite {
         let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Instance? in
             // Decode before deleting, so a record that does not decode is not deleted by
-            // a call that promises to return it; `purge` deletes such records.
+            // a call that promises to return it; `deleteWithoutDecoding` deletes such records.
             guard
                 let bytes = try FolioError.wrap({ () throws(StorageError) in
                     try transaction.get(key, in: schema.recordsTree)
@@ -48,10 +48,20 @@ extension Datastore where Access == ReadWrite {
         }
     }
 
-    /// Deletes the record with `identifier` without decoding it (for records that no longer
-    /// decode). Returns whether there was one.
+    /// Deletes the record with `identifier` without decoding it, and its index entries;
+    /// returns whether there was one. The way to remove a record that no longer decodes
+    /// (`delete(_:)` refuses such a record, since it would have to return it).
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try await books.load(id)
+    /// } catch .decodingFailed {
+    ///     try await books.deleteWithoutDecoding(id)
+    /// }
+    /// ```
     @discardableResult
-    nonisolated(nonsending) public func purge(_ identifier: Identifier) async throws(FolioError) -> Bool {
+    nonisolated(nonsending) public func deleteWithoutDecoding(_ identifier: Identifier) async throws(FolioError) -> Bool
+    {
         let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Bool in
             try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil

@@ -7,7 +7,7 @@ struct SchemaIndex<Instance>: Sendable {
     let definition: IndexDefinition<Instance>
     let tree: String
     var unique: Bool { definition.kind == .oneToOne }
-    var direct: Bool { definition.storage == .direct }
+    var covering: Bool { definition.storage == .covering }
     /// Whether a value's entries are its key followed by more bytes (an identifier), so that a
     /// read of one value is a prefix range: every non-unique index, and a unique one whose nil
     /// entries carry their identifier. (Keys are prefix-free, so for any other value of a

@@ -23,7 +23,7 @@ import FolioStorage
     public var name: String
     /// One-to-many, one-to-one or many-to-many.
     public var kind: IndexKind
-    /// Reference or direct.
+    /// Reference or covering.
     public var storage: IndexStorage
     /// True once every record has its entries.
     public var built: Bool

@@ -33,7 +33,7 @@ extension Datastore where Access == ReadWrite {
     /// Rewrites up to `limit` old-version records from `lower` on; returns how many, and the
     /// last identifier looked at (nil when the end was reached). A record that no longer
     /// decodes is left as stored (reading it throws its error, as before; `persist` replaces
-    /// it, `purge` removes it): one bad record must not stop the conversion of the others.
+    /// it, `deleteWithoutDecoding` removes it): one bad record must not stop the conversion of the others.
     func migrateBatch(
         in transaction: WriteTransaction, from lower: KeyBound, limit: Int
     ) throws(FolioError) -> (Int, [UInt8]?) {

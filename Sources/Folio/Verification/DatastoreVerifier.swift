@@ -136,10 +136,10 @@ enum DatastoreVerifier {
                     if decoded.identifier != item.key {
                         problem(name, "the entry of a value of record \(id) points to \(hex(decoded.identifier))")
                     }
-                    if state.storage == .direct {
+                    if state.storage == .covering {
                         let copy = decoded.record.flatMap(StoredRecord.decode)
                         if copy?.version != record.version || copy?.payload != record.payload {
-                            problem(name, "the direct entry of record \(id) does not hold the record")
+                            problem(name, "the covering entry of record \(id) does not hold the record")
                         }
                     }
                 }

@@ -121,7 +121,7 @@ enum DemoCommand: Command {
         let wanted = books[1_234 % newBooks]
         let byISBN: Book?
         (byISBN, elapsed) = try await timed { try await library.book(isbn: wanted.isbn) }
-        step(elapsed, "by ISBN \(wanted.isbn) (unique, direct index): \"\(byISBN?.title ?? "not found")\"")
+        step(elapsed, "by ISBN \(wanted.isbn) (unique, covering index): \"\(byISBN?.title ?? "not found")\"")
         let byAuthor: [Book]
         (byAuthor, elapsed) = try await timed { try await library.books(by: 3) }
         step(elapsed, "by author 3 (many-to-many index): \(Format.count(byAuthor.count, "book"))")
