@@ -1,6 +1,8 @@
+import FolioStorage
+
 // Spellings of earlier releases, kept so that apps written against them compile (with a
-// warning naming the replacement). Each forwards to the API that replaced it and behaves
-// exactly as it; nothing else in Folio calls them.
+// warning naming the replacement). Each behaves exactly as it did (most forward to the API
+// that replaced them); nothing else in Folio calls them.
 
 /// Progress of ``Datastore/migrateAndReindex(progress:)``, under its earlier name.
 @available(*, deprecated, renamed: "MigrationProgress")
@@ -27,4 +29,16 @@ extension IndexStorage {
     /// ``covering`` under its earlier name.
     @available(*, deprecated, renamed: "covering")
     public static var direct: IndexStorage { .covering }
+}
+
+extension Persistence where Access == ReadWrite {
+    /// Makes every commit so far durable, but not the values of ``values`` set outside
+    /// transactions and not yet committed: ``makeDurable()`` makes both durable.
+    @available(
+        *, deprecated,
+        message: "use 'try await makeDurable()', which also commits and syncs the values set outside transactions"
+    )
+    public nonisolated func flush() throws(FolioError) {
+        try FolioError.wrap { () throws(StorageError) in try core.store.flush() }
+    }
 }

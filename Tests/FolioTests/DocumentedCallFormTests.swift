@@ -224,7 +224,7 @@ enum Shelf {
             at: path, options: PersistenceOptions(durability: .grouped(window: .milliseconds(10))))
         let items = persistence.datastore(for: Shelf.Format.self)
         try await items.persist(Shelf.item(1))
-        try persistence.flush()
+        try await persistence.makeDurable()
         let helper = try Persistence(readingFrom: path)
         let helperItems = helper.datastore(for: Shelf.Format.self)
         #expect(try await helperItems.count() == 1)
