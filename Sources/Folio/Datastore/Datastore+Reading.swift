@@ -22,7 +22,7 @@ extension Datastore {
     public func load(
         _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending, limit: Int? = nil
     ) -> Records<Instance> {
-        records(through: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
+        records(through: nil, range: KeyRange.entries(in: range, suffixed: false), order: order, limit: limit)
     }
 
     /// Every instance, in identifier order: `load(...)`.
@@ -39,7 +39,7 @@ extension Datastore {
 
     /// Number of instances whose identifiers lie in `range`.
     nonisolated(nonsending) public func count(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
-        try await countKeys(in: schema.recordsTree, index: nil, range: KeyRanges.make(range, suffixed: false))
+        try await countKeys(in: schema.recordsTree, index: nil, range: KeyRange.entries(in: range, suffixed: false))
     }
 
     // MARK: Through an index
@@ -51,7 +51,8 @@ extension Datastore {
         limit: Int? = nil
     ) -> Records<Instance> where I.Instance == Instance {
         records(
-            through: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+            through: schema.index(index), range: KeyRange.entries(of: value, suffixed: true), order: order, limit: limit
+        )
     }
 
     /// The first instance (in identifier order) whose value in the index is `value`.
@@ -93,7 +94,7 @@ extension Datastore {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return records(
-            through: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order,
+            through: declared, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges), order: order,
             limit: limit)
     }
 
@@ -112,7 +113,7 @@ extension Datastore {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await countKeys(
-            in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges))
+            in: declared.tree, index: declared, range: KeyRange.entries(of: value, suffixed: declared.suffixedRanges))
     }
 
     /// Number of index entries whose value lies in `range`.
@@ -122,7 +123,7 @@ extension Datastore {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await countKeys(
-            in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges))
+            in: declared.tree, index: declared, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges))
     }
 
     // MARK: Machinery

@@ -71,7 +71,7 @@ extension Datastore where Access == ReadWrite {
     /// Deletes every instance whose identifier lies in `range`; returns how many.
     @discardableResult
     nonisolated(nonsending) public func delete(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
-        try await deleteRecords(in: schema.recordsTree, range: KeyRanges.make(range, suffixed: false), index: nil)
+        try await deleteRecords(in: schema.recordsTree, range: KeyRange.entries(in: range, suffixed: false), index: nil)
     }
 
     /// Deletes every instance: `delete(...)`. Returns how many.
@@ -88,7 +88,7 @@ extension Datastore where Access == ReadWrite {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await deleteRecords(
-            in: declared.tree, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), index: declared)
+            in: declared.tree, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges), index: declared)
     }
 
     /// Deletes every instance whose value in a one-to-many or many-to-many index is `value`.
@@ -99,7 +99,7 @@ extension Datastore where Access == ReadWrite {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await deleteRecords(
-            in: declared.tree, range: KeyRanges.exactly(value, suffixed: true), index: declared)
+            in: declared.tree, range: KeyRange.entries(of: value, suffixed: true), index: declared)
     }
 
     nonisolated(nonsending) private func deleteRecords(

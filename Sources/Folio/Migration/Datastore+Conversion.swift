@@ -35,7 +35,7 @@ extension Datastore where Access == ReadWrite {
     /// decodes is left as stored (reading it throws its error, as before; `persist` replaces
     /// it, `deleteWithoutDecoding` removes it): one bad record must not stop the conversion of the others.
     func migrateBatch(
-        in transaction: WriteTransaction, from lower: KeyBound, limit: Int
+        in transaction: WriteTransaction, from lower: RangeBound<[UInt8]>, limit: Int
     ) throws(FolioError) -> (Int, [UInt8]?) {
         var cursor = transaction.cursor(in: schema.recordsTree, range: KeyRange(lower: lower))
         var converted = 0

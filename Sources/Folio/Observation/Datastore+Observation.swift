@@ -48,7 +48,7 @@ extension Datastore {
         _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending,
         limit: Int? = nil
     ) async throws(FolioError) -> LiveResults<Format> {
-        try await live(index: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
+        try await live(index: nil, range: KeyRange.entries(in: range, suffixed: false), order: order, limit: limit)
     }
 
     /// A live query over the instances with one value of a one-to-many or many-to-many index.
@@ -59,7 +59,7 @@ extension Datastore {
         async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance
     {
         try await live(
-            index: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+            index: schema.index(index), range: KeyRange.entries(of: value, suffixed: true), order: order, limit: limit)
     }
 
     /// A live query over the instance (at most one) with one value of a one-to-one index:
@@ -71,7 +71,7 @@ extension Datastore {
     {
         let declared = schema.index(index)
         return try await live(
-            index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges), order: .ascending,
+            index: declared, range: KeyRange.entries(of: value, suffixed: declared.suffixedRanges), order: .ascending,
             limit: nil)
     }
 
@@ -84,7 +84,8 @@ extension Datastore {
     {
         let declared = schema.index(index)
         return try await live(
-            index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit
+            index: declared, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges), order: order,
+            limit: limit
         )
     }
 

@@ -62,7 +62,7 @@ extension QueryPlanner {
     /// (later components, an identifier): a value's entries all start with its key, and keys
     /// are prefix-free, so "after `v`" starts past every key with the prefix `prefix + v`.
     static func range(after prefix: [UInt8], lower: RangeBound<[UInt8]>, upper: RangeBound<[UInt8]>) -> KeyRange {
-        let start: KeyBound
+        let start: RangeBound<[UInt8]>
         switch lower {
         case .unbounded: start = .included(prefix)
         case .included(let value): start = .included(prefix + value)
@@ -72,7 +72,7 @@ extension QueryPlanner {
             }
             start = .included(above)
         }
-        let end: KeyBound
+        let end: RangeBound<[UInt8]>
         switch upper {
         case .unbounded: end = KeyBytes.prefixUpperBound(prefix).map { .excluded($0) } ?? .unbounded
         case .excluded(let value): end = .excluded(prefix + value)
