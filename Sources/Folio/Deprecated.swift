@@ -42,3 +42,21 @@ extension Persistence where Access == ReadWrite {
         try FolioError.wrap { () throws(StorageError) in try core.store.flush() }
     }
 }
+
+extension Datastore {
+    /// The first instance (in identifier order) whose value in a one-to-many or many-to-many
+    /// index is `value`: what `first(where:)` with an equality on the indexed property
+    /// returns (it reads the same index), or the first of `load(value, from: index, limit: 1)`.
+    @available(
+        *, deprecated,
+        message:
+            "use first(where: #Predicate { $0.property == value }), which reads the index, or load(_:from:limit: 1)"
+    )
+    nonisolated(nonsending) public func first<I: MultiValueIndexDeclaration>(
+        _ value: I.Value, from index: KeyPath<Format, I>
+    ) async throws(FolioError) -> Instance?
+    where I.Instance == Instance {
+        var iterator = load(value, from: index, limit: 1).makeAsyncIterator()
+        return try await iterator.next()
+    }
+}

@@ -79,7 +79,7 @@ import FolioStorage
             try await books.load(..., order: .descending, limit: 3).collect().map(\.id)
                 == all.map(\.id).sorted { $0 > $1 }.prefix(3).map { $0 })
         #expect(try await books.count(all[10].id..<all[20].id) == 10)
-        #expect(try await books.first(4, from: \.authors) != nil)
+        #expect(try await books.first(where: #Predicate { $0.authorIDs.contains(4) }) != nil)
         expectSound(persistence)
     }
 

@@ -109,7 +109,7 @@ enum Shelf {
         #expect(try await items.count(100...) == 20)
         #expect(try await items.load("c42", from: \.code) == Shelf.item(42))
         #expect(try await items.load("even", from: \.tags).collect().count == 60)
-        #expect(try await items.first("odd", from: \.tags)?.id == 1)
+        #expect(try await items.load("odd", from: \.tags, limit: 1).collect().first?.id == 1)
         var descending: [String] = []
         for try await item in items.load("t010"..<"t020", from: \.title, order: .descending, limit: 3) {
             descending.append(item.title)

@@ -55,15 +55,6 @@ extension Datastore {
         )
     }
 
-    /// The first instance (in identifier order) whose value in the index is `value`.
-    nonisolated(nonsending) public func first<I: MultiValueIndexDeclaration>(
-        _ value: I.Value, from index: KeyPath<Format, I>
-    ) async throws(FolioError) -> Instance?
-    where I.Instance == Instance {
-        var iterator = load(value, from: index, limit: 1).makeAsyncIterator()
-        return try await iterator.next()
-    }
-
     /// The instance whose value in a one-to-one index is `value`, or nil.
     nonisolated(nonsending) public func load<Value>(
         _ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>
