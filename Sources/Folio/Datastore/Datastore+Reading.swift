@@ -9,7 +9,14 @@ extension Datastore {
 
     // MARK: By identifier
 
-    /// The instance with `identifier`, or nil.
+    /// The instance with `identifier`, or nil: the fastest read (a record read before may
+    /// come from the record cache without opening a snapshot).
+    ///
+    /// ```swift
+    /// if let author = try await authors.load(40) {
+    ///     print(author.name)
+    /// }
+    /// ```
     nonisolated(nonsending) public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
         let key = identifier.keyBytes
         if let cached = cachedNewest(key) { return cached }
@@ -19,6 +26,10 @@ extension Datastore {
     }
 
     /// The instances whose identifiers lie in `range` (`a..<b`, `a...b`, `a...`, `..<b`, `...b`).
+    ///
+    /// ```swift
+    /// let firstTen = try await authors.load(1...10).collect()
+    /// ```
     public func load(
         _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending, limit: Int? = nil
     ) -> Records<Instance> {
@@ -26,6 +37,10 @@ extension Datastore {
     }
 
     /// Every instance, in identifier order: `load(...)`.
+    ///
+    /// ```swift
+    /// let lastFive = try await authors.load(..., order: .descending, limit: 5).collect()
+    /// ```
     public func load(_ all: UnboundedRange, order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance> {
         records(through: nil, range: .all, order: order, limit: limit)
     }
@@ -46,6 +61,12 @@ extension Datastore {
 
     /// The instances whose value in a one-to-many or many-to-many index is `value`, in
     /// identifier order.
+    ///
+    /// ```swift
+    /// for try await book in books.load(authorID, from: \.authors) {
+    ///     print(book.title)
+    /// }
+    /// ```
     public func load<I: MultiValueIndexDeclaration>(
         _ value: I.Value, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
         limit: Int? = nil
@@ -56,6 +77,10 @@ extension Datastore {
     }
 
     /// The instance whose value in a one-to-one index is `value`, or nil.
+    ///
+    /// ```swift
+    /// let book = try await books.load("978-1-0001234-4", from: \.isbn)
+    /// ```
     nonisolated(nonsending) public func load<Value>(
         _ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>
     ) async throws(FolioError) -> Instance? {
@@ -78,6 +103,10 @@ extension Datastore {
     /// a stored string that is not is placed, and bounded, by its normal form (Swift's `<`
     /// takes shortcuts there, Keys.md §9.1). A `#Predicate` over the same range answers by
     /// Swift's `<` instead (``fetch(where:sortBy:limit:offset:)``).
+    ///
+    /// ```swift
+    /// let nineties = try await books.load(1990..<2000, from: \.year, order: .descending).collect()
+    /// ```
     public func load<I: ValueIndexDeclaration>(
         _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
         order: RangeOrder = .ascending, limit: Int? = nil
@@ -90,6 +119,12 @@ extension Datastore {
     }
 
     /// Every instance in the order of an index: `load(..., from: \.title)`.
+    ///
+    /// ```swift
+    /// for try await book in books.load(..., from: \.title, limit: 50) {
+    ///     print(book.title)
+    /// }
+    /// ```
     public func load<I: ValueIndexDeclaration>(
         _ all: UnboundedRange, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
         limit: Int? = nil

@@ -7,6 +7,10 @@ extension Datastore where Access == ReadWrite {
     /// returns the instance it replaced, or nil if there was none or if the replaced record
     /// no longer decodes (replacing such a record is how to repair it). A unique-index
     /// conflict throws and changes nothing.
+    ///
+    /// ```swift
+    /// let replaced = try await books.persist(book)  // nil when the book is new
+    /// ```
     @discardableResult
     nonisolated(nonsending) public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
         try await withWrite { (transaction) throws(FolioError) -> Instance? in
@@ -21,6 +25,10 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes the instance with `identifier` and returns it; throws
     /// ``FolioError/instanceNotFound(datastore:identifier:)`` if there is none.
+    ///
+    /// ```swift
+    /// let deleted = try await books.delete(book.id)  // throws instanceNotFound if there is none
+    /// ```
     @discardableResult
     nonisolated(nonsending) public func delete(_ identifier: Identifier) async throws(FolioError) -> Instance {
         guard let deleted = try await deleteIfPresent(identifier) else {

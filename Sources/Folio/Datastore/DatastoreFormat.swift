@@ -9,18 +9,20 @@ import FolioStorage
 ///     enum Version: String, CaseIterable { case v1 = "2024-01", current = "2025-03" }
 ///     static let key = "books"
 ///     static let currentVersion = Version.current
-///     typealias Instance = Book                     // Codable & Identifiable
+///     typealias Instance = Book  // Codable & Identifiable
 ///
-///     static func decode(_ version: Version, from data: ArraySlice<UInt8>,
-///                        using decoder: FolioJSONDecoder) throws -> Book {
+///     static func decode(
+///         _ version: Version, from data: ArraySlice<UInt8>,
+///         using decoder: FolioJSONDecoder
+///     ) throws -> Book {
 ///         switch version {
 ///         case .v1: Book(try decoder.decode(BookV1.self, from: data))
 ///         case .current: try decoder.decode(Book.self, from: data)
 ///         }
 ///     }
 ///
-///     let title = Index(\Book.title)                // one-to-many
-///     let isbn = OneToOneIndex(\Book.isbn)          // unique
+///     let title = Index(\Book.title)  // one-to-many
+///     let isbn = OneToOneIndex(\Book.isbn)  // unique
 ///     let authors = ManyToManyIndex(\Book.authorIDs)
 /// }
 /// ```
@@ -104,7 +106,7 @@ public protocol DatastoreFormat: Sendable {
 /// ```swift
 /// struct NoteFormat: DatastoreFormat {
 ///     static let key = "notes"
-///     typealias Instance = Note                    // Codable & Identifiable
+///     typealias Instance = Note  // Codable & Identifiable
 /// }
 /// ```
 ///

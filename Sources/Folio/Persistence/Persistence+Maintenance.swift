@@ -36,8 +36,8 @@ extension Persistence where Access == ReadWrite {
     /// ``FolioError/cancelled`` if the task is cancelled while it waits for the writer.
     ///
     /// ```swift
-    /// try persistence.values.set(true, for: .onboardingDone)   // queued, committed soon
-    /// try await persistence.makeDurable()                       // on disk now, with every commit
+    /// try persistence.values.set(true, for: .onboardingDone)  // queued, committed soon
+    /// try await persistence.makeDurable()  // on disk now, with every commit
     /// ```
     public nonisolated(nonsending) func makeDurable() async throws(FolioError) {
         try await values.flush()

@@ -4,11 +4,11 @@ import FolioStorage
 /// A store of datastores: on disk in a directory, or in memory.
 ///
 /// ```swift
-/// let persistence = try Persistence(at: "/path/to/Library.folio")       // Persistence<ReadWrite>
+/// let persistence = try Persistence(at: "/path/to/Library.folio")  // Persistence<ReadWrite>
 /// let books = persistence.datastore(for: BookFormat.self)
 /// try await books.persist(book)
 ///
-/// let helper = try Persistence(readingFrom: "/path/to/Library.folio")   // Persistence<ReadOnly>
+/// let helper = try Persistence(readingFrom: "/path/to/Library.folio")  // Persistence<ReadOnly>
 /// ```
 ///
 /// One process writes a store at a time (an exclusive lock on its lock file); any number of
