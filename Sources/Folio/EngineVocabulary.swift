@@ -3,7 +3,8 @@ import FolioStorage
 // The engine types that Folio's own API names (options, reports, progress), re-exported
 // by name so that `import Folio` is enough to spell them. Everything else of the engine
 // (`Store`, read views, write transactions, file systems, crash points) needs
-// `import FolioStorage`; key components and `StorageError` come with FolioKeys.
+// `import FolioStorage`; key components and `StorageError` come with FolioKeys. The
+// engine's verification report is named only by tools (`@_spi(Engine) import Folio`).
 
 /// When a transaction is durable: every commit (the default), or once per window.
 public typealias Durability = FolioStorage.Durability
@@ -20,9 +21,9 @@ public typealias CompactionReport = FolioStorage.CompactionReport
 /// Progress of a compaction.
 public typealias CompactionProgress = FolioStorage.CompactionProgress
 /// The engine's verification of every page, checksum and tree.
-public typealias VerificationReport = FolioStorage.VerificationReport
+@_spi(Engine) public typealias VerificationReport = FolioStorage.VerificationReport
 /// One problem a verification found.
-public typealias VerificationProblem = FolioStorage.VerificationProblem
+@_spi(Engine) public typealias VerificationProblem = FolioStorage.VerificationProblem
 /// Progress of a verification.
 public typealias VerificationProgress = FolioStorage.VerificationProgress
 /// What a backup wrote.

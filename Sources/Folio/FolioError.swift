@@ -32,7 +32,7 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownIndex(datastore: String, index: String)
     /// A value given as text cannot be read as the type it must have.
     case invalidValue(text: String, type: String)
-    /// The operation was cancelled (for example `warm` between two batches). Work already
+    /// The operation was cancelled (for example `migrateAndReindex` between two batches). Work already
     /// committed stays; calling it again continues.
     case cancelled
     /// A query's predicate threw while evaluating a record (`#Predicate` expressions such
@@ -70,7 +70,8 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         case .instanceNotFound(let datastore, let identifier):
             return "\(datastore): no instance with identifier \(identifier)"
         case .indexNotBuilt(let datastore, let index):
-            return "\(datastore): index \(index) is not built in this store (the writer builds it on first use or warm)"
+            return
+                "\(datastore): index \(index) is not built in this store (the writer builds it on first use or in migrateAndReindex)"
         case .corruptRecord(let datastore, let detail):
             return "\(datastore): malformed record: \(detail)"
         case .writeInReadOnlySnapshot:

@@ -8,7 +8,7 @@ public enum GuideTour {
     public struct Report: Sendable {
         public var booksAfterUpgrade = 0
         public var oldRecordsMigrated = 0
-        public var progress: [WarmProgress] = []
+        public var progress: [MigrationProgress] = []
         public var byISBN: Book?
         public var byAuthor = 0
         public var shelf: [String] = []
@@ -85,7 +85,7 @@ public enum GuideTour {
         report.recentByAuthor = try await library.books(by: 3, since: 1990, limit: 10).collect()
         report.plan = try await library.explainBooks(by: 3, since: 1990)
 
-        // Upgrading: old records are readable as they are; warm rewrites them once.
+        // Upgrading: old records are readable as they are; migrateAndReindex rewrites them once.
         try await library.upgrade { progress in
             report.progress.append(progress)
         }

@@ -86,7 +86,7 @@ public struct Library: Sendable {
 
     // MARK: Reading
 
-    /// The book with an ISBN (a unique, direct index: one lookup).
+    /// The book with an ISBN (a unique, covering index: one lookup).
     public func book(isbn: String) async throws -> Book? {
         try await books.load(isbn, from: \.isbn)
     }
@@ -143,9 +143,9 @@ public struct Library: Sendable {
 
     /// Brings both datastores up to date: builds changed indexes and rewrites records
     /// stored by older releases, reporting progress.
-    public func upgrade(progress: ((WarmProgress) -> Void)? = nil) async throws {
-        try await authors.warm()
-        try await books.warm(progress: progress)
+    public func upgrade(progress: ((MigrationProgress) -> Void)? = nil) async throws {
+        try await authors.migrateAndReindex()
+        try await books.migrateAndReindex(progress: progress)
     }
 }
 

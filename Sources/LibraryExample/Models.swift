@@ -115,8 +115,8 @@ public struct BookFormat: DatastoreFormat {
     public let title = Index(\Book.sortTitle)
     /// Many-to-many: every book of an author.
     public let authors = ManyToManyIndex(\Book.authorIDs)
-    /// Unique, and direct: a read by ISBN needs no second lookup.
-    public let isbn = OneToOneIndex(\Book.isbn, storage: .direct)
+    /// Unique, and covering: a read by ISBN needs no second lookup.
+    public let isbn = OneToOneIndex(\Book.isbn, storage: .covering)
     /// One-to-many over a stored property.
     public let year = Index(\Book.year)
 

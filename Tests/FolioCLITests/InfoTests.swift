@@ -50,7 +50,7 @@ import LibraryExample
         let isbn = try #require(books.first { $0.hasPrefix("    isbn ") })
         #expect(
             isbn.range(
-                of: #"one-to-one +direct +Swift.String +\\Book.isbn +built +\#(fixture.allBooks.count) entries"#,
+                of: #"one-to-one +covering +Swift.String +\\Book.isbn +built +\#(fixture.allBooks.count) entries"#,
                 options: .regularExpression) != nil, "\(isbn)")
         let title = try #require(books.first { $0.hasPrefix("    title ") })
         #expect(title.contains("computed") && title.contains("built"))

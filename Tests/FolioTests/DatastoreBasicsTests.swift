@@ -62,7 +62,7 @@ import FolioStorage
         let byAuthor3 = try await books.load(3, from: \.authors).collect()
         #expect(Set(byAuthor3.map(\.id)) == Set(all.filter { $0.authorIDs.contains(3) }.map(\.id)))
         #expect(try await books.count(3, from: \.authors) == byAuthor3.count)
-        // One-to-one (direct).
+        // One-to-one (covering).
         #expect(try await books.load(all[42].isbn, from: \.isbn) == all[42])
         #expect(
             try await books.load("978-000000100"..."978-000000104", from: \.isbn).collect().map(\.isbn)
@@ -79,7 +79,7 @@ import FolioStorage
             try await books.load(..., order: .descending, limit: 3).collect().map(\.id)
                 == all.map(\.id).sorted { $0 > $1 }.prefix(3).map { $0 })
         #expect(try await books.count(all[10].id..<all[20].id) == 10)
-        #expect(try await books.first(4, from: \.authors) != nil)
+        #expect(try await books.first(where: #Predicate { $0.authorIDs.contains(4) }) != nil)
         expectSound(persistence)
     }
 

@@ -57,7 +57,7 @@ enum Shelf {
 
         #expect(try await items.delete(5) == Shelf.item(5))
         #expect(try await items.deleteIfPresent(5) == nil)
-        #expect(try await items.purge(6))
+        #expect(try await items.deleteWithoutDecoding(6))
         // Ranges of identifiers: each is a range, not a list to enumerate (`250...` has no end).
         #expect(try await items.delete(1...4) == 4)
         #expect(try await items.delete(10..<20) == 10)
@@ -109,7 +109,7 @@ enum Shelf {
         #expect(try await items.count(100...) == 20)
         #expect(try await items.load("c42", from: \.code) == Shelf.item(42))
         #expect(try await items.load("even", from: \.tags).collect().count == 60)
-        #expect(try await items.first("odd", from: \.tags)?.id == 1)
+        #expect(try await items.load("odd", from: \.tags, limit: 1).collect().first?.id == 1)
         var descending: [String] = []
         for try await item in items.load("t010"..<"t020", from: \.title, order: .descending, limit: 3) {
             descending.append(item.title)
@@ -160,8 +160,8 @@ enum Shelf {
             }
         }
         #expect(try await items.load(60) == nil)
-        try await items.warm()
-        try await items.warm { _ in }
+        try await items.migrateAndReindex()
+        try await items.migrateAndReindex { _ in }
         #expect(try await items.indexReport().allSatisfy { $0.unindexed.isEmpty })
     }
 
@@ -224,7 +224,7 @@ enum Shelf {
             at: path, options: PersistenceOptions(durability: .grouped(window: .milliseconds(10))))
         let items = persistence.datastore(for: Shelf.Format.self)
         try await items.persist(Shelf.item(1))
-        try persistence.flush()
+        try await persistence.makeDurable()
         let helper = try Persistence(readingFrom: path)
         let helperItems = helper.datastore(for: Shelf.Format.self)
         #expect(try await helperItems.count() == 1)

@@ -5,8 +5,8 @@ import FolioStorage
 
 @Suite struct ErrorTests {
     /// A stored record that does not decode is a typed error naming datastore, record and
-    /// version, never a crash; delete refuses (it would have to return it); purge removes
-    /// it; persist replaces it and returns nil.
+    /// version, never a crash; delete refuses (it would have to return it);
+    /// deleteWithoutDecoding removes it; persist replaces it and returns nil.
     @Test func badRecordsAreTypedErrors() async throws {
         let persistence = Persistence.inMemory()
         let authors = persistence.datastore(for: AuthorFormat.self)
@@ -31,7 +31,7 @@ import FolioStorage
         await #expect(throws: FolioError.self) { _ = try await authors.load(...).collect() }
         await #expect(throws: FolioError.self) { try await authors.delete(2) }
         await #expect(throws: FolioError.self) { try await authors.delete(3) }
-        #expect(try await authors.purge(2))
+        #expect(try await authors.deleteWithoutDecoding(2))
         // persist replaces a record that does not decode; it returns nil for it.
         #expect(try await authors.persist(Author(id: 3, name: "C", born: 3)) == nil)
         #expect(

@@ -126,7 +126,7 @@ enum Diary {
                         id: id, writtenAt: expected.writtenAt, attachment: expected.attachment,
                         mood: expected.mood, convertedWith: "the format's settings"))
         }
-        try await release2.warm()
+        try await release2.migrateAndReindex()
         #expect(try await release2.load(0)?.mood == .infinity)
         expectSound(second)
     }

@@ -16,7 +16,7 @@ import FolioStorage
         #expect(summary.indexes.map(\.name) == ["authors", "isbn", "title", "titleAndYear", "year"])
         #expect(summary.indexes.allSatisfy { $0.built })
         #expect(summary.indexes.first { $0.name == "year" }?.valueType == "Swift.Int")
-        #expect(summary.indexes.first { $0.name == "isbn" }?.storage == .direct)
+        #expect(summary.indexes.first { $0.name == "isbn" }?.storage == .covering)
         #expect(try inspector.versionsPresent(in: "books") == ["2026-01": 100])
         var dumped: [InspectedRecord] = []
         try inspector.forEachRecord(in: "books", index: "year", from: "1950", to: "1952") {

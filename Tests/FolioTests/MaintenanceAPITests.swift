@@ -3,7 +3,7 @@ import Foundation
 import Folio  // only the application surface: no `store`, no engine import
 
 /// The maintenance API an application uses instead of the engine underneath: statistics,
-/// flush, compaction (queued behind writers like a transaction) and online backup.
+/// makeDurable, compaction (queued behind writers like a transaction) and online backup.
 @Suite struct MaintenanceAPITests {
     @Test func statisticsCompactionAndBackupThroughThePersistence() async throws {
         let (persistence, path, cleanup) = try diskPersistence("maintenance")
@@ -11,7 +11,7 @@ import Folio  // only the application surface: no `store`, no engine import
         let books = persistence.datastore(for: BookFormat.self)
         for n in 0..<200 { try await books.persist(makeBook(n)) }
         for n in 0..<100 { try await books.delete(makeBook(n).id) }
-        try persistence.flush()  // full durability: nothing pending, a no-op
+        try await persistence.makeDurable()  // full durability: no commit pending, no value set
 
         let before = try persistence.statistics()
         #expect(before.liveBytes > 0 && before.deadBytes > 0, "deletes leave dead bytes: \(before)")
@@ -35,5 +35,18 @@ import Folio  // only the application surface: no `store`, no engine import
         #expect(try await restored.datastore(for: BookFormat.self).count() == 101)
         expectSound(restored)
         expectSound(persistence)
+    }
+
+    /// Verification stays usable by an application (this file imports only `Folio`): the
+    /// inspection types and the engine's report are behind `@_spi(Engine)`, the verdict and
+    /// its lines are not.
+    @Test func verificationThroughTheApplicationSurface() async throws {
+        let (persistence, _, cleanup) = try diskPersistence("maintenance-verify")
+        defer { cleanup() }
+        let books = persistence.datastore(for: BookFormat.self)
+        for n in 0..<20 { try await books.persist(makeBook(n)) }
+        let report = persistence.verify()
+        #expect(report.isClean, "\(report.lines)")
+        #expect(report.lines.isEmpty && report.problems.isEmpty)
     }
 }

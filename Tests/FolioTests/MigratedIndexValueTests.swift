@@ -4,7 +4,7 @@ import Folio
 
 /// A migration that changes an indexed value: an old record lists the index values the old
 /// release computed until it is rewritten. The guide's remedies (section 7): the index's
-/// version raised in the same release rebuilds it before the first read, and `warm()`
+/// version raised in the same release rebuilds it before the first read, and `migrateAndReindex()`
 /// rewrites the old records with their current values.
 @Suite struct MigratedIndexValueTests {
     struct Part: Codable, Identifiable, Sendable, Equatable {
@@ -81,13 +81,13 @@ import Folio
         #expect(try await parts.fetch(where: #Predicate { $0.code == "renamed" }).collect().map(\.id) == [Self.renamed])
     }
 
-    @Test func warmRewritesTheMigratedValue() async throws {
+    @Test func migrateAndReindexRewritesTheMigratedValue() async throws {
         let path = try await Self.release1Store()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let persistence = try Persistence(at: path, options: Self.options)
         defer { persistence.close() }
         let parts = persistence.datastore(for: Release2.self)
-        try await parts.warm()
+        try await parts.migrateAndReindex()
         #expect(try await parts.load("renamed", from: \.code).collect().map(\.id) == [Self.renamed])
         #expect(try await parts.load("p\(Self.renamed)", from: \.code).collect().isEmpty)
         #expect(try await parts.fetch(where: #Predicate { $0.code == "renamed" }).collect().map(\.id) == [Self.renamed])

@@ -75,7 +75,7 @@ func storedVersions(_ persistence: Persistence<some AccessMode>, _ key: String) 
         try Persistence(at: path, options: PersistenceOptions(autoCompaction: nil, log: { _ in }))
     }
 
-    @Test func threeVersionsMigrateOnReadAndByWarm() async throws {
+    @Test func threeVersionsMigrateOnReadAndByMigrateAndReindex() async throws {
         let path = FileManager.default.temporaryDirectory.path + "/people-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {  // Release 1 writes v1 records.
@@ -101,10 +101,10 @@ func storedVersions(_ persistence: Persistence<some AccessMode>, _ key: String) 
         // On read: v1 and v2 records both arrive as the current type.
         #expect(try await people.load(12) == People.Person(id: 12, first: "Ann12", last: "Lee2", age: nil))
         #expect(try await people.load(5_000) == People.Person(id: 5_000, first: "New", last: "Person", age: nil))
-        // Warm, interrupted after its first batch, then resumed.
-        let reports = Mutex<[WarmProgress]>([])
+        // migrateAndReindex, interrupted after its first batch, then resumed.
+        let reports = Mutex<[MigrationProgress]>([])
         let interrupted = Task {
-            try await people.warm { progress in
+            try await people.migrateAndReindex { progress in
                 reports.withLock { $0.append(progress) }
                 if case .working = progress { withUnsafeCurrentTask { $0?.cancel() } }
             }
@@ -114,8 +114,8 @@ func storedVersions(_ persistence: Persistence<some AccessMode>, _ key: String) 
         #expect(midway["v3", default: 0] > 0 && midway["v1", default: 0] > 0, "part done, part left: \(midway)")
         #expect(try await people.count() == 1_501)
         #expect(try await people.load(1_499)?.first == "Ann1499", "data stays correct while half migrated")
-        let resumed = Mutex<[WarmProgress]>([])
-        try await people.warm { progress in resumed.withLock { $0.append(progress) } }
+        let resumed = Mutex<[MigrationProgress]>([])
+        try await people.migrateAndReindex { progress in resumed.withLock { $0.append(progress) } }
         let steps = resumed.withLock { $0 }
         #expect(steps.first == .evaluating)
         #expect(steps.last == .complete(total: 1_501 - midway["v3", default: 0]))
@@ -123,9 +123,9 @@ func storedVersions(_ persistence: Persistence<some AccessMode>, _ key: String) 
         #expect(try storedVersions(persistence, "people") == ["v3": 1_501])
         #expect(try await people.count("Lee3", from: \.last) == 150)
         #expect(try await people.load(nil as Int?, from: \.age).collect().count == 1_501)
-        // A second warm has nothing to do.
-        let again = Mutex<[WarmProgress]>([])
-        try await people.warm { progress in again.withLock { $0.append(progress) } }
+        // A second call has nothing to do.
+        let again = Mutex<[MigrationProgress]>([])
+        try await people.migrateAndReindex { progress in again.withLock { $0.append(progress) } }
         #expect(again.withLock { $0 } == [.evaluating, .complete(total: 0)])
         expectSound(persistence)
     }

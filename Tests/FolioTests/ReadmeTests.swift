@@ -29,7 +29,7 @@ enum Readme {
 
         let title = Index(\Book.sortTitle)  // one-to-many, computed key path
         let authors = ManyToManyIndex(\Book.authorIDs)  // each element is a value
-        let isbn = OneToOneIndex(\Book.isbn, storage: .direct)  // unique; entry holds the record
+        let isbn = OneToOneIndex(\Book.isbn, storage: .covering)  // unique; entry holds the record
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 import FolioStorage
 
 /// Records that no longer decode or whose migration throws, index changes (a new index, a new
-/// unique one, a computed key path whose body changes), unique indexes over optionals, warming
+/// unique one, a computed key path whose body changes), unique indexes over optionals, migrating
 /// an up-to-date store, and the limits of the stored record format.
 enum Priced {
     /// Release 1: the price is optional.
@@ -70,7 +70,7 @@ enum Priced {
     }
 
     /// One record that no longer decodes, plus an index change, must not block the
-    /// datastore: reads, purge and persist work, and the index reports the record it could
+    /// datastore: reads, deleteWithoutDecoding and persist work, and the index reports the record it could
     /// not index.
     @Test func undecodableRecordDoesNotBlockAnIndexBuild() async throws {
         let path = Self.temporaryPath()
@@ -106,13 +106,13 @@ enum Priced {
         #expect(try await items.load(30, from: \.price).collect().map(\.id) == [3])
         #expect(try await items.indexReport().allSatisfy { $0.unindexed.isEmpty && $0.unindexedCount == 0 })
         // Purge (the documented way out) works too.
-        #expect(try await items.purge(3))
+        #expect(try await items.deleteWithoutDecoding(3))
         #expect(try await items.count() == 2)
         expectSound(persistence)
     }
 
     /// Purge of the undecodable record works on the first call after the change.
-    @Test func purgeWorksRightAfterAnIndexChange() async throws {
+    @Test func deleteWithoutDecodingWorksRightAfterAnIndexChange() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
@@ -125,9 +125,9 @@ enum Priced {
         let persistence = try Persistence(at: path, options: Self.options)
         defer { persistence.close() }
         let items = persistence.datastore(for: Priced.Second.self)
-        #expect(try await items.purge(3))
+        #expect(try await items.deleteWithoutDecoding(3))
         #expect(try await items.load(...).collect() == [Priced.Item(id: 1, name: "a", price: 10)])
-        try await items.warm()
+        try await items.migrateAndReindex()
         expectSound(persistence)
     }
 
@@ -157,25 +157,25 @@ enum Priced {
         expectSound(persistence)
     }
 
-    /// `warm()` on an up-to-date store commits nothing.
-    @Test func warmOnAnUpToDateStoreCommitsNothing() async throws {
+    /// `migrateAndReindex()` on an up-to-date store commits nothing.
+    @Test func migrateAndReindexOnAnUpToDateStoreCommitsNothing() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
             let persistence = try Persistence(at: path, options: Self.options)
             let items = persistence.datastore(for: Priced.Second.self)
             try await items.persist(Priced.Item(id: 1, name: "a", price: 1))
-            try await items.warm()
+            try await items.migrateAndReindex()
             persistence.close()
         }
         let persistence = try Persistence(at: path, options: Self.options)
         defer { persistence.close() }
         let items = persistence.datastore(for: Priced.Second.self)
         let generation = persistence.store.generation
-        var progress: [WarmProgress] = []
-        try await items.warm { progress.append($0) }
-        try await items.warm()
-        #expect(persistence.store.generation == generation, "warm on an up-to-date store commits nothing")
+        var progress: [MigrationProgress] = []
+        try await items.migrateAndReindex { progress.append($0) }
+        try await items.migrateAndReindex()
+        #expect(persistence.store.generation == generation, "migrateAndReindex on an up-to-date store commits nothing")
         #expect(progress == [.evaluating, .complete(total: 0)])
     }
 
@@ -383,7 +383,7 @@ enum Migrated {
 }
 
 extension RecordEdgeTests {
-    @Test func migrationThatThrowsForOneRecordDoesNotBlockWarm() async throws {
+    @Test func migrationThatThrowsForOneRecordDoesNotBlockMigrateAndReindex() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {
@@ -395,8 +395,8 @@ extension RecordEdgeTests {
         let persistence = try Persistence(at: path, options: Self.options)
         defer { persistence.close() }
         let items = persistence.datastore(for: Migrated.Second.self)
-        var progress: [WarmProgress] = []
-        try await items.warm { progress.append($0) }
+        var progress: [MigrationProgress] = []
+        try await items.migrateAndReindex { progress.append($0) }
         #expect(progress.last == .complete(total: 8), "four records indexed, four to convert (one left as stored)")
         #expect(try await items.load(1)?.name == "n1")
         #expect(try await items.load("n4", from: \.name).collect().map(\.id) == [4])
@@ -408,11 +408,11 @@ extension RecordEdgeTests {
         let view = try persistence.store.read()
         #expect(try StoredRecord.decode(view.get(KeyEncoding.encode(1), in: "records/migrated")!)?.version == "2")
         #expect(try StoredRecord.decode(view.get(KeyEncoding.encode(3), in: "records/migrated")!)?.version == "1")
-        // A second warm has nothing left it can do, and commits nothing.
+        // A second call has nothing left it can do, and commits nothing.
         let generation = persistence.store.generation
-        try await items.warm()
+        try await items.migrateAndReindex()
         #expect(persistence.store.generation == generation)
-        #expect(try await items.purge(3))
+        #expect(try await items.deleteWithoutDecoding(3))
         expectSound(persistence)
     }
 }

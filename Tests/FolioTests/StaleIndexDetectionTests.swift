@@ -59,15 +59,15 @@ import FolioStorage
         expectSound(persistence)
     }
 
-    /// Inside a transaction, and for `warm`, the check runs as for any first use.
-    @Test func theCheckRunsInsideATransactionAndInWarm() async throws {
-        for warm in [false, true] {
+    /// Inside a transaction, and for `migrateAndReindex`, the check runs as for any first use.
+    @Test func theCheckRunsInsideATransactionAndInMigrateAndReindex() async throws {
+        for explicit in [false, true] {
             let path = try await Self.store(40)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let persistence = try Persistence(at: path, options: Self.options)
             let cards = persistence.datastore(for: Release2.self)
-            if warm {
-                try await cards.warm()
+            if explicit {
+                try await cards.migrateAndReindex()
                 #expect(try await cards.count("ann", from: \.byName) == 20)
             } else {
                 try await persistence.perform { () throws in #expect(try await cards.count("ann", from: \.byName) == 20)
@@ -158,9 +158,9 @@ import FolioStorage
     }
 
     /// One preparation reads the sample once, however many of its steps need the verdict
-    /// (the check whether anything is to do, the work `warm` reports, the rebuild).
+    /// (the check whether anything is to do, the work `migrateAndReindex` reports, the rebuild).
     @Test func aStaleIndexIsSampledOncePerPreparation() async throws {
-        for warm in [false, true] {
+        for explicit in [false, true] {
             let path = try await Self.store(40)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let persistence = try Persistence(at: path, options: Self.options)
@@ -168,11 +168,11 @@ import FolioStorage
             let cards = persistence.datastore(for: Release2.self)
             let counter = Preparation.SampleCounter()
             try await Preparation.$sampledRecords.withValue(counter) {
-                if warm { try await cards.warm() }
+                if explicit { try await cards.migrateAndReindex() }
                 #expect(try await cards.count("ann", from: \.byName) == 20)
             }
             let sampled = counter.records.withLock { $0 }
-            #expect(sampled > 8 && sampled <= 16, "warm \(warm): \(sampled) records sampled")
+            #expect(sampled > 8 && sampled <= 16, "migrateAndReindex \(explicit): \(sampled) records sampled")
         }
     }
 }

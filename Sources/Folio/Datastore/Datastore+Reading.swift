@@ -9,7 +9,14 @@ extension Datastore {
 
     // MARK: By identifier
 
-    /// The instance with `identifier`, or nil.
+    /// The instance with `identifier`, or nil: the fastest read (a record read before may
+    /// come from the record cache without opening a snapshot).
+    ///
+    /// ```swift
+    /// if let author = try await authors.load(40) {
+    ///     print(author.name)
+    /// }
+    /// ```
     nonisolated(nonsending) public func load(_ identifier: Identifier) async throws(FolioError) -> Instance? {
         let key = identifier.keyBytes
         if let cached = cachedNewest(key) { return cached }
@@ -19,13 +26,21 @@ extension Datastore {
     }
 
     /// The instances whose identifiers lie in `range` (`a..<b`, `a...b`, `a...`, `..<b`, `...b`).
+    ///
+    /// ```swift
+    /// let firstTen = try await authors.load(1...10).collect()
+    /// ```
     public func load(
         _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending, limit: Int? = nil
     ) -> Records<Instance> {
-        records(through: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
+        records(through: nil, range: KeyRange.entries(in: range, suffixed: false), order: order, limit: limit)
     }
 
     /// Every instance, in identifier order: `load(...)`.
+    ///
+    /// ```swift
+    /// let lastFive = try await authors.load(..., order: .descending, limit: 5).collect()
+    /// ```
     public func load(_ all: UnboundedRange, order: RangeOrder = .ascending, limit: Int? = nil) -> Records<Instance> {
         records(through: nil, range: .all, order: order, limit: limit)
     }
@@ -39,31 +54,33 @@ extension Datastore {
 
     /// Number of instances whose identifiers lie in `range`.
     nonisolated(nonsending) public func count(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
-        try await countKeys(in: schema.recordsTree, index: nil, range: KeyRanges.make(range, suffixed: false))
+        try await countKeys(in: schema.recordsTree, index: nil, range: KeyRange.entries(in: range, suffixed: false))
     }
 
     // MARK: Through an index
 
     /// The instances whose value in a one-to-many or many-to-many index is `value`, in
     /// identifier order.
+    ///
+    /// ```swift
+    /// for try await book in books.load(authorID, from: \.authors) {
+    ///     print(book.title)
+    /// }
+    /// ```
     public func load<I: MultiValueIndexDeclaration>(
         _ value: I.Value, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
         limit: Int? = nil
     ) -> Records<Instance> where I.Instance == Instance {
         records(
-            through: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
-    }
-
-    /// The first instance (in identifier order) whose value in the index is `value`.
-    nonisolated(nonsending) public func first<I: MultiValueIndexDeclaration>(
-        _ value: I.Value, from index: KeyPath<Format, I>
-    ) async throws(FolioError) -> Instance?
-    where I.Instance == Instance {
-        var iterator = load(value, from: index, limit: 1).makeAsyncIterator()
-        return try await iterator.next()
+            through: schema.index(index), range: KeyRange.entries(of: value, suffixed: true), order: order, limit: limit
+        )
     }
 
     /// The instance whose value in a one-to-one index is `value`, or nil.
+    ///
+    /// ```swift
+    /// let book = try await books.load("978-1-0001234-4", from: \.isbn)
+    /// ```
     nonisolated(nonsending) public func load<Value>(
         _ value: Value, from index: KeyPath<Format, OneToOneIndex<Instance, Value>>
     ) async throws(FolioError) -> Instance? {
@@ -86,6 +103,10 @@ extension Datastore {
     /// a stored string that is not is placed, and bounded, by its normal form (Swift's `<`
     /// takes shortcuts there, Keys.md §9.1). A `#Predicate` over the same range answers by
     /// Swift's `<` instead (``fetch(where:sortBy:limit:offset:)``).
+    ///
+    /// ```swift
+    /// let nineties = try await books.load(1990..<2000, from: \.year, order: .descending).collect()
+    /// ```
     public func load<I: ValueIndexDeclaration>(
         _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
         order: RangeOrder = .ascending, limit: Int? = nil
@@ -93,11 +114,17 @@ extension Datastore {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return records(
-            through: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order,
+            through: declared, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges), order: order,
             limit: limit)
     }
 
     /// Every instance in the order of an index: `load(..., from: \.title)`.
+    ///
+    /// ```swift
+    /// for try await book in books.load(..., from: \.title, limit: 50) {
+    ///     print(book.title)
+    /// }
+    /// ```
     public func load<I: ValueIndexDeclaration>(
         _ all: UnboundedRange, from index: KeyPath<Format, I>, order: RangeOrder = .ascending,
         limit: Int? = nil
@@ -112,7 +139,7 @@ extension Datastore {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await countKeys(
-            in: declared.tree, index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges))
+            in: declared.tree, index: declared, range: KeyRange.entries(of: value, suffixed: declared.suffixedRanges))
     }
 
     /// Number of index entries whose value lies in `range`.
@@ -122,7 +149,7 @@ extension Datastore {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await countKeys(
-            in: declared.tree, index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges))
+            in: declared.tree, index: declared, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges))
     }
 
     // MARK: Machinery
@@ -161,7 +188,7 @@ extension Datastore {
         return schema.cached(key, generation: generation, in: cache)
     }
 
-    /// The instance an index entry refers to (or holds, for a direct index).
+    /// The instance an index entry refers to (or holds, for a covering index).
     func instance(
         fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource
     ) throws(FolioError) -> Instance {
@@ -184,7 +211,7 @@ extension Datastore {
 }
 
 extension DatastoreSchema {
-    /// The instance an index entry refers to (or holds, for a direct index).
+    /// The instance an index entry refers to (or holds, for a covering index).
     func instance(
         fromEntry entry: [UInt8], of index: SchemaIndex<Format.Instance>, source: ReadSource,
         core: PersistenceCore

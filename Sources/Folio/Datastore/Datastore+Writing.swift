@@ -7,6 +7,10 @@ extension Datastore where Access == ReadWrite {
     /// returns the instance it replaced, or nil if there was none or if the replaced record
     /// no longer decodes (replacing such a record is how to repair it). A unique-index
     /// conflict throws and changes nothing.
+    ///
+    /// ```swift
+    /// let replaced = try await books.persist(book)  // nil when the book is new
+    /// ```
     @discardableResult
     nonisolated(nonsending) public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
         try await withWrite { (transaction) throws(FolioError) -> Instance? in
@@ -21,6 +25,10 @@ extension Datastore where Access == ReadWrite {
 
     /// Deletes the instance with `identifier` and returns it; throws
     /// ``FolioError/instanceNotFound(datastore:identifier:)`` if there is none.
+    ///
+    /// ```swift
+    /// let deleted = try await books.delete(book.id)  // throws instanceNotFound if there is none
+    /// ```
     @discardableResult
     nonisolated(nonsending) public func delete(_ identifier: Identifier) async throws(FolioError) -> Instance {
         guard let deleted = try await deleteIfPresent(identifier) else {
@@ -36,7 +44,7 @@ extension Datastore where Access == ReadWrite {
         let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Instance? in
             // Decode before deleting, so a record that does not decode is not deleted by
-            // a call that promises to return it; `purge` deletes such records.
+            // a call that promises to return it; `deleteWithoutDecoding` deletes such records.
             guard
                 let bytes = try FolioError.wrap({ () throws(StorageError) in
                     try transaction.get(key, in: schema.recordsTree)
@@ -48,10 +56,20 @@ extension Datastore where Access == ReadWrite {
         }
     }
 
-    /// Deletes the record with `identifier` without decoding it (for records that no longer
-    /// decode). Returns whether there was one.
+    /// Deletes the record with `identifier` without decoding it, and its index entries;
+    /// returns whether there was one. The way to remove a record that no longer decodes
+    /// (`delete(_:)` refuses such a record, since it would have to return it).
+    ///
+    /// ```swift
+    /// do {
+    ///     _ = try await books.load(id)
+    /// } catch .decodingFailed {
+    ///     try await books.deleteWithoutDecoding(id)
+    /// }
+    /// ```
     @discardableResult
-    nonisolated(nonsending) public func purge(_ identifier: Identifier) async throws(FolioError) -> Bool {
+    nonisolated(nonsending) public func deleteWithoutDecoding(_ identifier: Identifier) async throws(FolioError) -> Bool
+    {
         let key = identifier.keyBytes
         return try await withWrite { (transaction) throws(FolioError) -> Bool in
             try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil
@@ -61,7 +79,7 @@ extension Datastore where Access == ReadWrite {
     /// Deletes every instance whose identifier lies in `range`; returns how many.
     @discardableResult
     nonisolated(nonsending) public func delete(_ range: some IndexRange<Identifier>) async throws(FolioError) -> Int {
-        try await deleteRecords(in: schema.recordsTree, range: KeyRanges.make(range, suffixed: false), index: nil)
+        try await deleteRecords(in: schema.recordsTree, range: KeyRange.entries(in: range, suffixed: false), index: nil)
     }
 
     /// Deletes every instance: `delete(...)`. Returns how many.
@@ -78,7 +96,7 @@ extension Datastore where Access == ReadWrite {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await deleteRecords(
-            in: declared.tree, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), index: declared)
+            in: declared.tree, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges), index: declared)
     }
 
     /// Deletes every instance whose value in a one-to-many or many-to-many index is `value`.
@@ -89,7 +107,7 @@ extension Datastore where Access == ReadWrite {
     where I.Instance == Instance {
         let declared = schema.index(index)
         return try await deleteRecords(
-            in: declared.tree, range: KeyRanges.exactly(value, suffixed: true), index: declared)
+            in: declared.tree, range: KeyRange.entries(of: value, suffixed: true), index: declared)
     }
 
     nonisolated(nonsending) private func deleteRecords(

@@ -9,18 +9,20 @@ import FolioStorage
 ///     enum Version: String, CaseIterable { case v1 = "2024-01", current = "2025-03" }
 ///     static let key = "books"
 ///     static let currentVersion = Version.current
-///     typealias Instance = Book                     // Codable & Identifiable
+///     typealias Instance = Book  // Codable & Identifiable
 ///
-///     static func decode(_ version: Version, from data: ArraySlice<UInt8>,
-///                        using decoder: FolioJSONDecoder) throws -> Book {
+///     static func decode(
+///         _ version: Version, from data: ArraySlice<UInt8>,
+///         using decoder: FolioJSONDecoder
+///     ) throws -> Book {
 ///         switch version {
 ///         case .v1: Book(try decoder.decode(BookV1.self, from: data))
 ///         case .current: try decoder.decode(Book.self, from: data)
 ///         }
 ///     }
 ///
-///     let title = Index(\Book.title)                // one-to-many
-///     let isbn = OneToOneIndex(\Book.isbn)          // unique
+///     let title = Index(\Book.title)  // one-to-many
+///     let isbn = OneToOneIndex(\Book.isbn)  // unique
 ///     let authors = ManyToManyIndex(\Book.authorIDs)
 /// }
 /// ```
@@ -34,8 +36,9 @@ import FolioStorage
 /// ``recordEncoder`` and ``recordDecoder``; the defaults are Foundation's.
 public protocol DatastoreFormat: Sendable {
     /// The versions records may be stored in: an enum with `String` or `Int` raw values. The
-    /// raw value is what is stored with each record; never change a shipped one.
-    associatedtype Version: RawRepresentable & CaseIterable & Hashable & Sendable
+    /// raw value is what is stored with each record; never change a shipped one. A format
+    /// that declares none has one, ``DefaultVersion``.
+    associatedtype Version: RawRepresentable & CaseIterable & Hashable & Sendable = DefaultVersion
     /// The current type of the records.
     associatedtype Instance: Codable & Sendable
     /// The type of the records' identifiers.
@@ -94,6 +97,30 @@ public protocol DatastoreFormat: Sendable {
 
     /// Formats are created with no arguments; their stored properties declare the indexes.
     init()
+}
+
+/// The version of a format that declares none: one version, stored with each record as
+/// `1`. A format needs versions only once its records change shape; until then it declares
+/// neither `Version` nor `currentVersion`.
+///
+/// ```swift
+/// struct NoteFormat: DatastoreFormat {
+///     static let key = "notes"
+///     typealias Instance = Note  // Codable & Identifiable
+/// }
+/// ```
+///
+/// When the shape changes, declare the versions, keeping this one's raw value for the
+/// records already stored, and convert them in ``DatastoreFormat/decode(_:from:using:)-(_,ArraySlice<UInt8>,_)``:
+/// `enum Version: Int, CaseIterable { case v1 = 1, v2 }`.
+public enum DefaultVersion: Int, CaseIterable, Hashable, Sendable {
+    /// The only version.
+    case v1 = 1
+}
+
+extension DatastoreFormat where Version == DefaultVersion {
+    /// ``DefaultVersion/v1``, the only version.
+    public static var currentVersion: DefaultVersion { .v1 }
 }
 
 extension DatastoreFormat where Instance: Identifiable, Identifier == Instance.ID {

@@ -7,7 +7,7 @@ struct SchemaIndex<Instance>: Sendable {
     let definition: IndexDefinition<Instance>
     let tree: String
     var unique: Bool { definition.kind == .oneToOne }
-    var direct: Bool { definition.storage == .direct }
+    var covering: Bool { definition.storage == .covering }
     /// Whether a value's entries are its key followed by more bytes (an identifier), so that a
     /// read of one value is a prefix range: every non-unique index, and a unique one whose nil
     /// entries carry their identifier. (Keys are prefix-free, so for any other value of a
@@ -172,7 +172,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     /// The record decoded, or nil if it no longer decodes (its type changed, its version is
     /// unknown, or its migration throws for it); other errors are thrown. Replacing,
-    /// indexing and warming must work around such a record, never stop at it.
+    /// indexing and migrateAndReindex must work around such a record, never stop at it.
     func decodeIfReadable(
         _ record: StoredRecord, identifier: [UInt8], core: PersistenceCore
     ) throws(FolioError) -> Format.Instance? {

@@ -23,7 +23,7 @@ enum IndexEntry {
         return writer.bytes
     }
 
-    /// The identifier key and (for direct entries) the record an entry value holds.
+    /// The identifier key and (for covering entries) the record an entry value holds.
     static func decode(_ bytes: [UInt8]) -> (identifier: [UInt8], record: [UInt8]?)? {
         var reader = ByteReader(bytes)
         guard let length = reader.readUInt16(), let identifier = reader.readBytes(Int(length)) else { return nil }

@@ -6,7 +6,7 @@ import FolioStorage
 /// one by one: memory does not grow with the size of the range.
 ///
 /// ```swift
-/// for try await book in books.load("A"..<"B", from: \.title) { ... }
+/// for try await book in books.load("a"..<"b", from: \.title) { print(book.title) }
 /// let firstTen = try await books.load(..., limit: 10).collect()
 /// ```
 ///

@@ -15,9 +15,15 @@ public enum IndexKind: String, Sendable, Codable {
 public enum IndexStorage: String, Sendable, Codable {
     /// The entry holds the identifier; reading through the index looks the record up.
     case reference
-    /// The entry holds the whole record: a read through the index needs no second lookup,
-    /// at the cost of storing each record once more.
-    case direct
+    /// A covering index: the entry holds the whole record, so a read through the index
+    /// needs no second lookup, at the cost of storing each record once more.
+    ///
+    /// ```swift
+    /// let isbn = OneToOneIndex(\Book.isbn, storage: .covering)
+    /// ```
+    // Stored in the catalog and in index fingerprints by its raw value, which is the name
+    // earlier releases gave the case: changing it would rebuild every such index.
+    case covering = "direct"
 }
 
 /// An index as the datastore machinery sees it, whatever its declared type. Created by

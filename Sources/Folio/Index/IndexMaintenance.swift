@@ -21,7 +21,7 @@ enum IndexMaintenance {
                     datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
                     existing: schema.describe(identifierKey: owner), new: schema.describe(identifierKey: identifier))
             }
-            let entry = IndexEntry.value(identifier: identifier, record: index.direct ? record : nil)
+            let entry = IndexEntry.value(identifier: identifier, record: index.covering ? record : nil)
             try FolioError.wrap { () throws(StorageError) in
                 _ = try transaction.put(entry, for: entryKey, in: index.tree)
             }
@@ -73,8 +73,8 @@ enum IndexMaintenance {
             let old = previous?.indexKeys[index.name] ?? []
             // Direct entries hold the record, so they are all rewritten; reference entries
             // only where the value changed.
-            let removed = index.direct ? old : old.filter { !values.contains($0) }
-            let added = index.direct ? values : values.filter { !old.contains($0) }
+            let removed = index.covering ? old : old.filter { !values.contains($0) }
+            let added = index.covering ? values : values.filter { !old.contains($0) }
             try remove(removed, for: index, identifier: identifier, in: transaction)
             try add(
                 added, for: index, identifier: identifier, record: record, in: transaction, schema: schema,

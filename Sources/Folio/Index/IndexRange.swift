@@ -1,13 +1,4 @@
 import FolioStorage
-/// One end of a range of identifiers or index values.
-public enum RangeBound<Value: Sendable>: Sendable {
-    /// No limit on this side.
-    case unbounded
-    /// The value itself is in the range.
-    case included(Value)
-    /// The value itself is not in the range.
-    case excluded(Value)
-}
 
 extension RangeBound where Value: KeyComponent {
     /// The bound with its value's key in place of the value.
@@ -96,22 +87,22 @@ public enum RangeOrder: Sendable {
     var direction: ScanDirection { self == .ascending ? .forward : .reverse }
 }
 
-enum KeyRanges {
+extension KeyRange {
     /// The key range of the entries whose value lies in `range`.
     ///
     /// With `suffixed` (non-unique index entries: value key followed by the identifier key),
     /// every entry of value `v` starts with the key of `v`, and keys are prefix-free, so
     /// "after `v`" starts at the smallest byte string above every string with that prefix,
     /// and "up to `v` inclusive" ends just below it.
-    static func make<Bound>(_ range: some IndexRange<Bound>, suffixed: Bool) -> KeyRange {
-        make(lower: range.lower.encoded, upper: range.upper.encoded, suffixed: suffixed)
+    static func entries<Bound>(in range: some IndexRange<Bound>, suffixed: Bool) -> KeyRange {
+        entries(lower: range.lower.encoded, upper: range.upper.encoded, suffixed: suffixed)
     }
 
-    /// ``make(_:suffixed:)`` for bounds given as encoded value keys.
-    static func make(
+    /// ``entries(in:suffixed:)`` for bounds given as encoded value keys.
+    static func entries(
         lower lowerBound: RangeBound<[UInt8]>, upper upperBound: RangeBound<[UInt8]>, suffixed: Bool
     ) -> KeyRange {
-        let lower: KeyBound
+        let lower: RangeBound<[UInt8]>
         switch lowerBound {
         case .unbounded: lower = .unbounded
         case .included(let key): lower = .included(key)
@@ -126,7 +117,7 @@ enum KeyRanges {
                 lower = .excluded(key)
             }
         }
-        let upper: KeyBound
+        let upper: RangeBound<[UInt8]>
         switch upperBound {
         case .unbounded: upper = .unbounded
         case .excluded(let key): upper = .excluded(key)
@@ -141,7 +132,7 @@ enum KeyRanges {
     }
 
     /// The entries of exactly `value`.
-    static func exactly(_ value: some KeyComponent, suffixed: Bool) -> KeyRange {
+    static func entries(of value: some KeyComponent, suffixed: Bool) -> KeyRange {
         let key = value.keyBytes
         return suffixed ? .prefix(key) : KeyRange(lower: .included(key), upper: .included(key))
     }

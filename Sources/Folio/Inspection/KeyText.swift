@@ -6,7 +6,7 @@ import FolioStorage
 /// Integers of every width, `Double`, `Float`, `String`, `Bool`, `UUID`, `Date` (ISO 8601)
 /// and optionals of these (`nil`) are understood; other types are refused with
 /// ``FolioError/invalidValue(text:type:)``.
-public enum KeyText {
+@_spi(Engine) public enum KeyText {
     /// The key of `text` read as a value of the type named `type` (as `String(reflecting:)`
     /// prints it, e.g. `Swift.Int`, `Foundation.UUID`, `Swift.Optional<Swift.String>`).
     public static func key(for text: String, type: String) throws(FolioError) -> [UInt8] {

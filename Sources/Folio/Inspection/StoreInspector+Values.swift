@@ -2,7 +2,7 @@ import FolioStorage
 
 /// The key-value store (``Persistence/values``) as the store describes it, without the
 /// values' Swift types.
-public struct KeyValueSummary: Sendable, Equatable {
+@_spi(Engine) public struct KeyValueSummary: Sendable, Equatable {
     /// Number of keys with a stored value (0 if no value was ever set).
     public var keyCount: Int
     /// Bytes of the keys and their stored values together, as written (each value's layout
@@ -14,14 +14,14 @@ public struct KeyValueSummary: Sendable, Equatable {
 }
 
 /// A value of the key-value store, without its Swift type.
-public struct InspectedValue: Sendable, Equatable {
+@_spi(Engine) public struct InspectedValue: Sendable, Equatable {
     /// The key's name (its bytes read as UTF-8; invalid sequences replaced).
     public var key: String
     /// The value's JSON as stored (after the layout byte).
     public var json: [UInt8]
 }
 
-extension StoreInspector {
+@_spi(Engine) extension StoreInspector {
     /// How many keys the key-value store holds and how many bytes they take (reads every
     /// entry to add up their lengths).
     public func keyValueSummary() throws(FolioError) -> KeyValueSummary {

@@ -1,6 +1,6 @@
 import FolioStorage
 /// A datastore as the store describes it, without its Swift types.
-public struct DatastoreSummary: Sendable, Equatable {
+@_spi(Engine) public struct DatastoreSummary: Sendable, Equatable {
     /// The datastore's key (its name in the store).
     public var key: String
     /// The instance type the writer declared (module-qualified, the same on every platform).
@@ -18,12 +18,12 @@ public struct DatastoreSummary: Sendable, Equatable {
 }
 
 /// A declared index as the store describes it.
-public struct IndexSummary: Sendable, Equatable {
+@_spi(Engine) public struct IndexSummary: Sendable, Equatable {
     /// The index's name (the format's property name).
     public var name: String
     /// One-to-many, one-to-one or many-to-many.
     public var kind: IndexKind
-    /// Reference or direct.
+    /// Reference or covering.
     public var storage: IndexStorage
     /// True once every record has its entries.
     public var built: Bool
@@ -36,7 +36,7 @@ public struct IndexSummary: Sendable, Equatable {
 }
 
 /// A stored record, without its Swift type.
-public struct InspectedRecord: Sendable, Equatable {
+@_spi(Engine) public struct InspectedRecord: Sendable, Equatable {
     /// The identifier as text (see ``KeyText``).
     public var identifier: String
     /// The version the record was stored in.
@@ -48,7 +48,7 @@ public struct InspectedRecord: Sendable, Equatable {
 /// Reads a store's datastores without the app's Swift types: catalog, records as JSON,
 /// index order, versions present. For tools (`folio info`, `folio dump`); apps use
 /// ``Datastore``.
-public struct StoreInspector: Sendable {
+@_spi(Engine) public struct StoreInspector: Sendable {
     /// The store inspected.
     public let store: Store
 

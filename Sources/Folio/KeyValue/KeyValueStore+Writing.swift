@@ -11,6 +11,10 @@ extension KeyValueStore where Access == ReadWrite {
     /// Outside a transaction it returns at once, the value visible to this process's reads;
     /// it is durable once a later ``flush()`` returns (or when the background commit that
     /// takes it is: within milliseconds, with the persistence's durability).
+    ///
+    /// ```swift
+    /// try persistence.values.set(Date(), for: .lastSync)  // visible at once, committed within milliseconds
+    /// ```
     public func set<Value>(_ value: Value, for key: ValueKey<Value>) throws(FolioError) {
         let keyBytes = try KeyValueLayout.key(key.name)
         let bytes = try KeyValueLayout.encode(value, key: key.name)

@@ -12,10 +12,11 @@ extension Persistence {
 ///
 /// ```swift
 /// extension ValueKeys {
-///     static let launchCount = ValueKey<Int>("launchCount", default: 0)
+///     static let launches = ValueKey<Int>("launches", default: 0)
 /// }
-/// try persistence.values.set(persistence.values[.launchCount] + 1, for: .launchCount)
-/// try await persistence.values.flush()   // durable from here on
+///
+/// try persistence.values.set(persistence.values[.launches] + 1, for: .launches)
+/// try await persistence.values.flush()  // durable from here on
 /// ```
 ///
 /// **Reads** are synchronous. A key read before, or set in this process, is answered from
@@ -44,6 +45,10 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
     /// The value of `key`, or its default if none is stored. Throws
     /// ``FolioError/valueDecodingFailed(key:type:reason:)`` if the stored value does not
     /// decode as the key's type, and ``FolioError/keyTooLong(key:length:maximum:)``.
+    ///
+    /// ```swift
+    /// let lastSync = try persistence.values.value(for: .lastSync)  // nil until set
+    /// ```
     public func value<Value>(for key: ValueKey<Value>) throws(FolioError) -> Value {
         try storedValue(for: key) ?? key.defaultValue
     }

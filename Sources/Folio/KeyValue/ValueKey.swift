@@ -4,9 +4,10 @@
 ///
 /// ```swift
 /// extension ValueKeys {
-///     static let launchCount = ValueKey<Int>("launchCount", default: 0)
+///     static let launches = ValueKey<Int>("launches", default: 0)
 /// }
-/// let launches = persistence.values[.launchCount]
+///
+/// let launches = persistence.values[.launches]
 /// ```
 ///
 /// You never create a `ValueKeys` itself: every key is a ``ValueKey``, which carries its

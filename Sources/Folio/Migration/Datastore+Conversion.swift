@@ -1,6 +1,6 @@
 import FolioStorage
 /// Migration proper: rewriting records stored in an older version of the format in the
-/// current one, in batches (``Datastore/warm(progress:)`` drives it; a single read converts
+/// current one, in batches (``Datastore/migrateAndReindex(progress:)`` drives it; a single read converts
 /// as it decodes, without rewriting).
 extension Datastore where Access == ReadWrite {
     /// Records stored in a version other than the current one (reads headers only).
@@ -33,9 +33,9 @@ extension Datastore where Access == ReadWrite {
     /// Rewrites up to `limit` old-version records from `lower` on; returns how many, and the
     /// last identifier looked at (nil when the end was reached). A record that no longer
     /// decodes is left as stored (reading it throws its error, as before; `persist` replaces
-    /// it, `purge` removes it): one bad record must not stop the conversion of the others.
+    /// it, `deleteWithoutDecoding` removes it): one bad record must not stop the conversion of the others.
     func migrateBatch(
-        in transaction: WriteTransaction, from lower: KeyBound, limit: Int
+        in transaction: WriteTransaction, from lower: RangeBound<[UInt8]>, limit: Int
     ) throws(FolioError) -> (Int, [UInt8]?) {
         var cursor = transaction.cursor(in: schema.recordsTree, range: KeyRange(lower: lower))
         var converted = 0

@@ -11,6 +11,12 @@ extension Datastore {
     /// At most `bufferLimit` events wait for a slow consumer; past that they are replaced
     /// by one ``DatastoreEvent/reload(token:)``: memory stays bounded, and nothing is
     /// dropped without saying so.
+    ///
+    /// ```swift
+    /// for await event in try await books.observe() {
+    ///     if case .change(let change) = event { print(change.kind, change.identifier) }
+    /// }
+    /// ```
     nonisolated(nonsending) public func observe(
         after token: ObservationToken? = nil,
         bufferLimit: Int = 1_000
@@ -26,6 +32,16 @@ extension Datastore {
     ///
     /// At most `bufferLimit` values wait for a slow consumer; past that the waiting ones are
     /// dropped and the consumer continues from the newest. Values never go back in time.
+    ///
+    /// ```swift
+    /// for await event in try await authors.observe(40) {
+    ///     switch event {
+    ///     case .value(let author): print(author.name)
+    ///     case .deleted: print("deleted")
+    ///     case .failure(let error): print(error)
+    ///     }
+    /// }
+    /// ```
     nonisolated(nonsending) public func observe(
         _ identifier: Identifier, bufferLimit: Int = 100
     ) async throws(FolioError) -> InstanceEvents<Format> {
@@ -48,7 +64,7 @@ extension Datastore {
         _ range: some IndexRange<Identifier>, order: RangeOrder = .ascending,
         limit: Int? = nil
     ) async throws(FolioError) -> LiveResults<Format> {
-        try await live(index: nil, range: KeyRanges.make(range, suffixed: false), order: order, limit: limit)
+        try await live(index: nil, range: KeyRange.entries(in: range, suffixed: false), order: order, limit: limit)
     }
 
     /// A live query over the instances with one value of a one-to-many or many-to-many index.
@@ -59,7 +75,7 @@ extension Datastore {
         async throws(FolioError) -> LiveResults<Format> where I.Instance == Instance
     {
         try await live(
-            index: schema.index(index), range: KeyRanges.exactly(value, suffixed: true), order: order, limit: limit)
+            index: schema.index(index), range: KeyRange.entries(of: value, suffixed: true), order: order, limit: limit)
     }
 
     /// A live query over the instance (at most one) with one value of a one-to-one index:
@@ -71,11 +87,15 @@ extension Datastore {
     {
         let declared = schema.index(index)
         return try await live(
-            index: declared, range: KeyRanges.exactly(value, suffixed: declared.suffixedRanges), order: .ascending,
+            index: declared, range: KeyRange.entries(of: value, suffixed: declared.suffixedRanges), order: .ascending,
             limit: nil)
     }
 
     /// A live query over a range of values of an index, in index order.
+    ///
+    /// ```swift
+    /// let shelf = try await books.liveQuery("a"..<"b", from: \.title)
+    /// ```
     nonisolated(nonsending) public func liveQuery<I: ValueIndexDeclaration>(
         _ range: some IndexRange<I.Value>, from index: KeyPath<Format, I>,
         order: RangeOrder = .ascending, limit: Int? = nil
@@ -84,7 +104,8 @@ extension Datastore {
     {
         let declared = schema.index(index)
         return try await live(
-            index: declared, range: KeyRanges.make(range, suffixed: declared.suffixedRanges), order: order, limit: limit
+            index: declared, range: KeyRange.entries(in: range, suffixed: declared.suffixedRanges), order: order,
+            limit: limit
         )
     }
 
@@ -92,6 +113,13 @@ extension Datastore {
     /// and no descriptors, in identifier order), at most `limit`, as `fetch(where:sortBy:limit:)`
     /// returns them, then again after each commit that changes them. Maintained from each
     /// commit's changed records, evaluated against the predicate, not by re-running the query.
+    ///
+    /// ```swift
+    /// let live = try await books.liveQuery(where: #Predicate { $0.year >= 2020 }, sortBy: [SortDescriptor(\.title)])
+    /// for try await recent in live {
+    ///     print(recent.map(\.title))  // the results now, then after each commit that changes them
+    /// }
+    /// ```
     nonisolated(nonsending) public func liveQuery(
         where predicate: Predicate<Instance>, sortBy: [SortDescriptor<Instance>] = [],
         limit: Int? = nil

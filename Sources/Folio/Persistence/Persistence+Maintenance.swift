@@ -27,11 +27,22 @@ extension Persistence {
 }
 
 extension Persistence where Access == ReadWrite {
-    /// Makes every commit so far durable: a no-op in full durability (each transaction is
-    /// durable when it returns); in grouped durability, the commits of the current window.
-    /// Values of ``values`` set outside transactions and not yet committed are not among
-    /// them: `values.flush()` commits and syncs those.
-    public nonisolated func flush() throws(FolioError) {
+    /// Makes everything written so far durable: every committed transaction (in grouped
+    /// durability, the commits of the current window, by syncing now; in full durability
+    /// each already is when it returns) and every value of ``values`` set or removed outside
+    /// a transaction (committed first, as ``KeyValueStore/flush()`` does). Inside
+    /// ``perform(_:)-9rdbv``, the transaction's own writes are durable when `perform`
+    /// returns, not before. Throws the storage error if they cannot be written, and
+    /// ``FolioError/cancelled`` if the task is cancelled while it waits for the writer.
+    ///
+    /// ```swift
+    /// try persistence.values.set(true, for: .onboardingDone)  // queued, committed soon
+    /// try await persistence.makeDurable()  // on disk now, with every commit
+    /// ```
+    public nonisolated(nonsending) func makeDurable() async throws(FolioError) {
+        try await values.flush()
+        // The values' flush syncs only in grouped durability and only when it committed a
+        // batch; commits of transactions in the window still need this sync.
         try FolioError.wrap { () throws(StorageError) in try core.store.flush() }
     }
 

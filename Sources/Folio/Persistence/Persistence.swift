@@ -4,11 +4,11 @@ import FolioStorage
 /// A store of datastores: on disk in a directory, or in memory.
 ///
 /// ```swift
-/// let persistence = try Persistence(at: "/path/to/Library.folio")       // Persistence<ReadWrite>
+/// let persistence = try Persistence(at: "/path/to/Library.folio")  // Persistence<ReadWrite>
 /// let books = persistence.datastore(for: BookFormat.self)
 /// try await books.persist(book)
 ///
-/// let helper = try Persistence(readingFrom: "/path/to/Library.folio")   // Persistence<ReadOnly>
+/// let helper = try Persistence(readingFrom: "/path/to/Library.folio")  // Persistence<ReadOnly>
 /// ```
 ///
 /// One process writes a store at a time (an exclusive lock on its lock file); any number of
@@ -31,7 +31,7 @@ public actor Persistence<Access: AccessMode> {
 
     /// The engine underneath, for tools built on it (the `folio` command, benchmarks,
     /// tests): `@_spi(Engine) import Folio`. Applications use ``statistics()``,
-    /// ``flush()``, ``compact(progress:)``, ``backup(to:progress:)`` and ``verify(progress:)``.
+    /// ``makeDurable()``, ``compact(progress:)``, ``backup(to:progress:)`` and ``verify(progress:)``.
     @_spi(Engine) public nonisolated var store: Store { core.store }
 
     /// The store's directory (a path in an in-memory file system for in-memory persistences).

@@ -5,7 +5,7 @@ import FolioStorage
 /// decodes (its stored shape no longer fits the instance type, or its migration throws),
 /// or that maps a unique index's value already taken, is left out of that index and the
 /// build finishes. Such a record stays readable as before (reading it throws its decoding
-/// error), and is indexed as soon as it is replaced with `persist`; `purge` removes it.
+/// error), and is indexed as soon as it is replaced with `persist`; `deleteWithoutDecoding` removes it.
 public struct IndexReport<Identifier: Sendable>: Sendable {
     /// The index's name: the format's property name.
     public let index: String

@@ -206,7 +206,7 @@ enum Preparation {
         let record = try schema.parseRecord(item.value, identifier: item.key)
         // A record that no longer decodes (or a migration that throws for it) is left
         // out of the index and reported, never allowed to block the datastore: reads,
-        // `persist` (which indexes it) and `purge` must keep working.
+        // `persist` (which indexes it) and `deleteWithoutDecoding` must keep working.
         let instance = try schema.decodeIfReadable(record, identifier: item.key, core: core)
         var keys = record.indexKeys
         for index in building {

@@ -18,8 +18,9 @@ extension Datastore {
     /// the sequence is iterated.
     ///
     /// ```swift
-    /// let recent = try await books.fetch(where: #Predicate { $0.year >= 1990 },
-    ///                                    sortBy: [SortDescriptor(\.title)], limit: 20).collect()
+    /// let recent = try await books.fetch(
+    ///     where: #Predicate { $0.year >= 1990 }, sortBy: [SortDescriptor(\.title)], limit: 20
+    /// ).collect()
     /// ```
     public func fetch(
         where predicate: Predicate<Instance>? = nil, sortBy: [SortDescriptor<Instance>] = [],
@@ -73,7 +74,12 @@ extension Datastore {
     }
 
     /// The first instance matching `predicate` in the order of `sortBy` (identifier order
-    /// without descriptors), or nil.
+    /// without descriptors), or nil. An equality on the identifier, or on an index the
+    /// planner can use, reads one entry.
+    ///
+    /// ```swift
+    /// let eldest = try await authors.first(where: #Predicate { $0.born < 1900 }, sortBy: [SortDescriptor(\.born)])
+    /// ```
     nonisolated(nonsending) public func first(
         where predicate: Predicate<Instance>,
         sortBy: [SortDescriptor<Instance>] = []

@@ -69,7 +69,7 @@ final class QueryValueRange {
         if let madeRange { return madeRange }
         // Every range without a made one has bounds (the initialisers keep one of the two).
         let bounds = bounds ?? (.unbounded, .unbounded)
-        return KeyRanges.make(lower: bounds.lower, upper: bounds.upper, suffixed: suffixed)
+        return KeyRange.entries(lower: bounds.lower, upper: bounds.upper, suffixed: suffixed)
     }
 
     /// The original conditions this range stands for.

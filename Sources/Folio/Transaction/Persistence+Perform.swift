@@ -8,6 +8,13 @@ extension Persistence where Access == ReadWrite {
     /// Reads inside see the transaction's own writes; if `body` throws (a unique-index
     /// conflict, or any error of yours), nothing it did is kept.
     ///
+    /// ```swift
+    /// try await persistence.perform {
+    ///     try await authors.persist(author)
+    ///     try await books.persist(book)  // a unique-index conflict here undoes both
+    /// }
+    /// ```
+    ///
     /// Each datastore call inside is atomic: if it throws, it changed nothing, so a caught
     /// error leaves the transaction exactly as before the call (SQLite's statement
     /// rollback). One exception, as in SQLite: a page that cannot be read in the middle of

@@ -17,29 +17,39 @@ public struct DatastoreProblem: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The result of ``Persistence/verify(progress:)``.
+/// The result of ``Persistence/verify(progress:)``: whether the store is sound, and what is
+/// wrong if not. What an app acts on is ``isClean``; ``lines`` says why, one problem a line
+/// (for a log or a support report). The engine's own report and the counts of what was
+/// checked are for tools (`folio verify`): `@_spi(Engine) import Folio`.
+///
+/// ```swift
+/// let report = persistence.verify()
+/// if !report.isClean {
+///     for line in report.lines { print("store damaged: \(line)") }
+/// }
+/// ```
 public struct PersistenceVerificationReport: Sendable {
     /// The engine's checks: checksums, tree order and balance, byte totals, commit chain.
-    public var storage: VerificationReport
+    @_spi(Engine) public var storage: VerificationReport
     /// Index/record agreement and record well-formedness, per datastore.
     public var problems: [DatastoreProblem]
     /// Records checked.
-    public var recordsChecked: Int
+    @_spi(Engine) public var recordsChecked: Int
     /// Index entries checked.
-    public var entriesChecked: Int
+    @_spi(Engine) public var entriesChecked: Int
     /// Values of the key-value store checked (entries of `folio/values`, Docs/Format.md §25).
-    public var valuesChecked: Int = 0
+    @_spi(Engine) public var valuesChecked: Int = 0
     /// True if the store was written by the engine alone: it holds trees, and none of them
     /// has a name of the Folio layer (`folio/…`, `records/…`, `index/…`; Docs/Format.md
     /// §22). Only the engine's checks apply to such a store; its trees are not reported as
     /// belonging to no datastore. A store with a Folio tree is checked as a Folio store,
     /// and every other tree in it is reported.
-    public var isEngineLevel: Bool = false
+    @_spi(Engine) public var isEngineLevel: Bool = false
 
     /// True if neither the engine nor the datastore checks found anything.
     public var isClean: Bool { storage.isClean && problems.isEmpty }
 
-    /// Every problem as a line.
+    /// Every problem, the engine's first, as a line.
     public var lines: [String] { storage.problems.map(\.description) + problems.map(\.description) }
 }
 
@@ -126,10 +136,10 @@ enum DatastoreVerifier {
                     if decoded.identifier != item.key {
                         problem(name, "the entry of a value of record \(id) points to \(hex(decoded.identifier))")
                     }
-                    if state.storage == .direct {
+                    if state.storage == .covering {
                         let copy = decoded.record.flatMap(StoredRecord.decode)
                         if copy?.version != record.version || copy?.payload != record.payload {
-                            problem(name, "the direct entry of record \(id) does not hold the record")
+                            problem(name, "the covering entry of record \(id) does not hold the record")
                         }
                     }
                 }

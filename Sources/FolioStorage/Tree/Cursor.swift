@@ -1,23 +1,18 @@
-/// One end of a ``KeyRange``.
-public enum KeyBound: Sendable, Equatable {
-    /// No limit on this side.
-    case unbounded
-    /// Keys equal to the bound are in the range.
-    case included([UInt8])
-    /// Keys equal to the bound are not in the range.
-    case excluded([UInt8])
-}
+/// One end of a ``KeyRange``, under the name earlier releases gave it: a bound on key bytes
+/// is a `RangeBound<[UInt8]>`, the same type as a bound on values.
+@available(*, deprecated, message: "use RangeBound<[UInt8]>, the same type")
+public typealias KeyBound = RangeBound<[UInt8]>
 
 /// A range of keys in byte order. Every range query of the store is one of these
 /// (Docs/Architecture.md invariant 8: keys compare as bytes).
 public struct KeyRange: Sendable, Equatable {
     /// Where the range starts.
-    public var lower: KeyBound
+    public var lower: RangeBound<[UInt8]>
     /// Where the range ends.
-    public var upper: KeyBound
+    public var upper: RangeBound<[UInt8]>
 
     /// The range from `lower` to `upper` (every key by default).
-    public init(lower: KeyBound = .unbounded, upper: KeyBound = .unbounded) {
+    public init(lower: RangeBound<[UInt8]> = .unbounded, upper: RangeBound<[UInt8]> = .unbounded) {
         self.lower = lower
         self.upper = upper
     }

@@ -80,9 +80,9 @@ enum DemoCommand: Command {
         var migrated = 0
         (_, elapsed) = try await timed {
             // What `Library.upgrade` does, called here so that the progress closure stays on
-            // this actor (the warm calls run on the caller's actor).
-            try await library.authors.warm()
-            try await library.books.warm { progress in
+            // this actor (the migrateAndReindex calls run on the caller's actor).
+            try await library.authors.migrateAndReindex()
+            try await library.books.migrateAndReindex { progress in
                 switch progress {
                 case .evaluating: break
                 case .working(let current, let total): upgrade.update(UInt64(current), of: UInt64(total))
@@ -121,7 +121,7 @@ enum DemoCommand: Command {
         let wanted = books[1_234 % newBooks]
         let byISBN: Book?
         (byISBN, elapsed) = try await timed { try await library.book(isbn: wanted.isbn) }
-        step(elapsed, "by ISBN \(wanted.isbn) (unique, direct index): \"\(byISBN?.title ?? "not found")\"")
+        step(elapsed, "by ISBN \(wanted.isbn) (unique, covering index): \"\(byISBN?.title ?? "not found")\"")
         let byAuthor: [Book]
         (byAuthor, elapsed) = try await timed { try await library.books(by: 3) }
         step(elapsed, "by author 3 (many-to-many index): \(Format.count(byAuthor.count, "book"))")

@@ -1,4 +1,4 @@
-import Folio
+@_spi(Engine) import Folio
 import FolioStorage
 
 /// `folio dump STORE DATASTORE`: records as JSON, in identifier or index order;

@@ -1,4 +1,4 @@
-import Folio
+@_spi(Engine) import Folio
 import FolioStorage
 
 /// `folio info STORE`: what a store holds and how much room it takes.
@@ -97,7 +97,8 @@ enum InfoCommand: Command {
             out.write(Format.table(rows, indent: "  ").joined(separator: "\n") + "\n")
             let indexes = datastore.indexes.map { index in
                 [
-                    index.name, kind(index.kind), index.storage.rawValue, index.valueType, index.keyPath,
+                    index.name, kind(index.kind), index.storage == .covering ? "covering" : "reference",
+                    index.valueType, index.keyPath,
                     index.built ? "built" : "not built", Format.count(index.entryCount, "entry", plural: "entries"),
                 ]
             }

@@ -1,4 +1,4 @@
-import Folio
+@_spi(Engine) import Folio
 import FolioStorage
 
 /// `folio verify STORE`: every check the engine and the datastore layer know, read-only.

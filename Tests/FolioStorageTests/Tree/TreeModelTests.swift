@@ -138,7 +138,7 @@ import FolioTestSupport
         _ rng: inout SplitMix64, keySpace: Int, tree: String, model: TreeModel, counts: inout Counts,
         cursor makeCursor: (KeyRange, ScanDirection) throws -> Cursor
     ) throws {
-        func bound(_ rng: inout SplitMix64) -> (KeyBound, [UInt8]?, Bool) {
+        func bound(_ rng: inout SplitMix64) -> (RangeBound<[UInt8]>, [UInt8]?, Bool) {
             switch Int.random(in: 0..<3, using: &rng) {
             case 0: return (.unbounded, nil, true)
             case 1: let key = randomKey(&rng, keySpace: keySpace); return (.included(key), key, true)

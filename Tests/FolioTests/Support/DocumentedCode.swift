@@ -22,6 +22,35 @@ enum DocumentedCode {
         return blocks
     }
 
+    /// The ```` ```swift ```` blocks of the doc comments (`///`) of a Swift source, in order,
+    /// each split into its paragraphs (runs of lines between blank lines): a paragraph is
+    /// what must appear, as it is, in compiled code (a declaration and the statements that
+    /// use it cannot sit side by side in one file, so an example separates them with a
+    /// blank line).
+    static func docCommentParagraphs(inSource text: String) -> [[String]] {
+        var paragraphs: [[String]] = []
+        var current: [String]? = nil
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("///") else { continue }
+            let content = trimmed.dropFirst(3).drop { $0 == " " }
+            if content.hasPrefix("```swift") {
+                current = []
+            } else if content.hasPrefix("```"), let lines = current {
+                paragraphs.append(lines)
+                current = nil
+            } else if current != nil {
+                if content.isEmpty {
+                    if current?.isEmpty == false { paragraphs.append(current!) }
+                    current = []
+                } else {
+                    current?.append(String(content))
+                }
+            }
+        }
+        return paragraphs.filter { !$0.isEmpty }
+    }
+
     /// Lines with surrounding whitespace removed, blank lines dropped: indentation differs
     /// between a document and the code it quotes.
     static func normalized(_ text: String) -> [String] {

@@ -38,7 +38,7 @@ struct BookFormat: DatastoreFormat {
     typealias Instance = Book
 
     let title = Index(\Book.title)
-    let isbn = OneToOneIndex(\Book.isbn, storage: .direct)
+    let isbn = OneToOneIndex(\Book.isbn, storage: .covering)
     let authors = ManyToManyIndex(\Book.authorIDs)
     let year = Index(\Book.year)
     let titleAndYear = Index(\Book.titleAndYear)

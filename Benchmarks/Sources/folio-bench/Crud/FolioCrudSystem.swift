@@ -152,10 +152,10 @@ final class FolioCrudSystem: CrudSystem {
         try await records.delete(where: #Predicate<CrudRecord> { $0.priority >= lower })
     }
 
-    /// Grouped commits are made durable (`flush`), then the store is closed (which releases
+    /// Grouped commits are made durable (`makeDurable`), then the store is closed (which releases
     /// the write lock, so a child process may open it next).
     func close() async throws {
-        try persistence.flush()
+        try await persistence.makeDurable()
         persistence.close()
     }
 

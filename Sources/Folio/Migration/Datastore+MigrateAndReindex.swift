@@ -1,10 +1,10 @@
 import FolioStorage
-// `warm`: bringing a whole datastore up to its declaration in committed batches, with
-// progress: the preparation of Preparation.swift, then the record conversion of
+// `migrateAndReindex`: bringing a whole datastore up to its declaration in committed
+// batches, with progress: the preparation of Preparation.swift, then the record conversion of
 // Migration/Datastore+Conversion.swift.
 
-/// Progress of ``Datastore/warm(progress:)``.
-public enum WarmProgress: Sendable, Equatable {
+/// Progress of ``Datastore/migrateAndReindex(progress:)``.
+public enum MigrationProgress: Sendable, Equatable {
     /// Comparing the store with the declaration and counting the work. Always reported.
     case evaluating
     /// Building indexes or rewriting records: `current` of `total` done. Reported only when
@@ -19,12 +19,23 @@ extension Datastore where Access == ReadWrite {
     /// changed indexes, drops removed ones, and rewrites every record stored in an older
     /// version in the current one.
     ///
-    /// Old records read correctly without it (they are converted as they are read); `warm`
-    /// makes that conversion once, for speed, and is the place to show progress to a user.
-    /// It works in committed batches, so it is resumable: interrupted (the process killed,
-    /// or the task cancelled, which throws ``FolioError/cancelled``), the next `warm`
-    /// continues where it stopped, and the data is correct at every moment.
-    nonisolated(nonsending) public func warm(progress: ((WarmProgress) -> Void)? = nil) async throws(FolioError) {
+    /// Neither is needed for correctness: old records read correctly without it (they are
+    /// converted as they are read), and a changed index is built before the first read or
+    /// write that needs it. `migrateAndReindex` does that work once, at a time you choose,
+    /// and is the place to show progress to a user. It works in committed batches, so it is
+    /// resumable: interrupted (the process killed, or the task cancelled, which throws
+    /// ``FolioError/cancelled``), the next call continues where it stopped, and the data is
+    /// correct at every moment. On a datastore that is already up to date it commits
+    /// nothing.
+    ///
+    /// ```swift
+    /// try await books.migrateAndReindex { progress in
+    ///     if case .working(let current, let total) = progress { print("\(current)/\(total)") }
+    /// }
+    /// ```
+    nonisolated(nonsending) public func migrateAndReindex(
+        progress: ((MigrationProgress) -> Void)? = nil
+    ) async throws(FolioError) {
         progress?(.evaluating)
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         if let context = TransactionContext.current(for: core) {
@@ -40,7 +51,7 @@ extension Datastore where Access == ReadWrite {
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
         // A store whose catalog already matches the declaration needs no preparation
         // transaction: committing one would append an empty generation (an fsync, and a
-        // wake-up of every observer and follower) on each launch of an app that warms.
+        // wake-up of every observer and follower) on each launch of an app that calls this.
         // The sample of stale indexes is read once, here, and handed to the first step.
         var sampled: IndexSampleVerdict? = nil
         if !ready {
@@ -77,7 +88,7 @@ extension Datastore where Access == ReadWrite {
         while migrationWork > 0 {
             // Only open a batch when it has a record to convert: old records that no longer
             // decode are left as stored, and a batch of only those would commit nothing but
-            // an empty generation (on every launch, for an app that warms at start-up).
+            // an empty generation (on every launch, for an app that calls this at start-up).
             let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
             guard let start = try firstConvertible(in: view, after: after) else { break }
             let (converted, last) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in

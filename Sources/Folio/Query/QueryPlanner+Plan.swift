@@ -1,0 +1,116 @@
+import Foundation
+import FolioStorage
+
+/// The plan: the chosen access, then the sort step (whether an index or the records tree
+/// yields the requested order), exactness, and how `explain` describes it.
+extension QueryPlanner {
+    /// The plan for a predicate's condition (nil: no predicate), a sort and a limit.
+    func plan(
+        _ condition: QueryCondition?, hasPredicate: Bool, sortBy: [SortDescriptor<Instance>], limit: Int?,
+        offset: Int
+    ) -> Plan {
+        let chosen = condition.flatMap(candidate)
+        var parts = chosen?.parts ?? []
+        parts += gapParts(of: parts)
+        var fullIndex: SchemaIndex<Instance>?
+        var direction = ScanDirection.forward
+        var sorts = true
+        let first = sortBy.first
+
+        if sortBy.isEmpty {
+            // Identifier order: what the records tree yields, and what one equality range of
+            // an index yields too (its entries are the value's key then the identifier's).
+            if parts.isEmpty || (parts.count == 1 && (parts[0].index == nil || parts[0].range.kind == .equal)) {
+                sorts = false
+            }
+        } else if sortBy.count == 1, let first, let keyPath = first.keyPath {
+            let reverse = first.order == .reverse
+            if schema.isIdentifier(keyPath) {
+                // Identifiers are unique, so either direction of the records tree is exact.
+                if parts.isEmpty || (parts.count == 1 && parts[0].index == nil) {
+                    sorts = false
+                    direction = reverse ? .reverse : .forward
+                }
+            } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index),
+                gaps.isComplete(index.name), !reverse || (index.unique && !index.definition.nilIsDistinct)
+            {
+                // Ties of a non-unique index come in identifier order only forwards.
+                if parts.isEmpty {
+                    fullIndex = index
+                    sorts = false
+                } else if parts.count == 1, parts[0].index?.name == index.name {
+                    sorts = false
+                }
+                if !sorts { direction = reverse ? .reverse : .forward }
+            }
+        }
+        if fullIndex != nil { parts = [] }
+
+        let deduplicates = parts.count > 1 || parts.contains { $0.index?.definition.kind == .manyToMany }
+        var exact = false
+        if fullIndex == nil, parts.count == 1, let condition {
+            switch condition {
+            case .range(let range):
+                exact = range.exact && parts[0].range.covered.count == 1 && parts[0].range.covered[0] === range
+            case .contains(_, let element): exact = element.exact
+            case .and:
+                // Ranges of one key path, all exact, read as their intersection.
+                let covered = parts[0].range.covered
+                let (leaves, complete) = Self.conjuncts(condition)
+                if complete, leaves.allSatisfy(\.exact), covered.count == leaves.count,
+                    zip(covered, leaves).allSatisfy({ $0 === $1 })
+                {
+                    exact = true
+                }
+            default: exact = false
+            }
+        }
+        // Described only when asked (explain): the texts print key paths, which costs more
+        // than the point lookup a plan may be for.
+        let describe = { [parts, fullIndex, sorts] () -> QueryPlan in
+            let access: QueryPlan.Access
+            if let fullIndex {
+                access = .index(name: fullIndex.name, ranges: ["every value"])
+            } else if parts.isEmpty {
+                access = .everyRecord
+            } else if parts.allSatisfy({ $0.index == nil }) {
+                access = .identifierRange(parts.map { $0.range.text(naming: nil) }.joined(separator: " or "))
+            } else {
+                // Several indexes in a union are named together.
+                var names: [String] = []
+                for name in parts.map({ $0.index?.name ?? "identifier" }) where !names.contains(name) {
+                    names.append(name)
+                }
+                access = .index(
+                    name: names.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
+            }
+            return QueryPlan(
+                access: access, filters: hasPredicate && !exact, sort: sorts ? sortBy.map(Self.describe) : nil,
+                offset: offset, limit: limit)
+        }
+        return Plan(
+            parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
+            exact: exact, describe: describe)
+    }
+
+    /// The value types whose key order is exactly the order `SortDescriptor` sorts them
+    /// in, so an index of them can stand for a sort step. Not strings (a `SortDescriptor`
+    /// over a `String` compares with `localizedStandard` by default, not by scalars) and
+    /// not floating point (keys give NaN a place, above every number, where `<` orders it
+    /// with nothing; -0.0 is no exception: keys canonicalise it to 0.0, as `==` equates them).
+    static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>) -> Bool {
+        sortsInKeyOrder.contains(index.definition.valueType)
+    }
+
+    static func describe(_ descriptor: SortDescriptor<Instance>) -> String {
+        let name = descriptor.keyPath.map(QueryValueRange.describe) ?? "a comparator"
+        return descriptor.order == .reverse ? "\(name) descending" : name
+    }
+}
+
+/// The catalog names of the types ``QueryPlanner/keyOrderIsSortOrder(_:)`` accepts (built
+/// once: a generic type cannot hold a static stored property).
+private let sortsInKeyOrder: Set<String> = [
+    "Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
+    "Swift.UInt8", "Swift.UInt16", "Swift.UInt32", "Swift.UInt64", "Foundation.UUID",
+]

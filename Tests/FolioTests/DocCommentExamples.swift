@@ -1,0 +1,232 @@
+import Foundation
+import Folio
+
+// The examples in the doc comments of Sources/Folio, as code the test target compiles:
+// `DocCommentExampleTests` checks that every paragraph of every such example appears here
+// line for line, and runs the ones that end. A change to the API that breaks an example
+// breaks the build of the tests.
+
+// MARK: Keys of the key-value store (ValueKeys, KeyValueStore, Persistence.makeDurable)
+
+extension ValueKeys {
+    static let launches = ValueKey<Int>("launches", default: 0)
+}
+
+extension ValueKeys {
+    static let lastSync = ValueKey<Date?>("sync/last")
+}
+
+extension ValueKeys {
+    static let onboardingDone = ValueKey<Bool>("onboardingDone", default: false)
+}
+
+enum DocCommentExamples {
+    // MARK: Declarations (DatastoreFormat, DefaultVersion, IndexStorage)
+
+    enum Declaring {
+        /// Release 1's book: one author.
+        struct BookV1: Codable {
+            var id: UUID
+            var title: String
+            var authorID: Int
+            var isbn: String
+        }
+
+        struct BookFormat: DatastoreFormat {
+            enum Version: String, CaseIterable { case v1 = "2024-01", current = "2025-03" }
+            static let key = "books"
+            static let currentVersion = Version.current
+            typealias Instance = Book  // Codable & Identifiable
+
+            static func decode(
+                _ version: Version, from data: ArraySlice<UInt8>,
+                using decoder: FolioJSONDecoder
+            ) throws -> Book {
+                switch version {
+                case .v1: Book(try decoder.decode(BookV1.self, from: data))
+                case .current: try decoder.decode(Book.self, from: data)
+                }
+            }
+
+            let title = Index(\Book.title)  // one-to-many
+            let isbn = OneToOneIndex(\Book.isbn)  // unique
+            let authors = ManyToManyIndex(\Book.authorIDs)
+        }
+
+        struct Note: Codable, Identifiable, Sendable, Equatable {
+            var id: Int
+            var text: String
+        }
+
+        struct NoteFormat: DatastoreFormat {
+            static let key = "notes"
+            typealias Instance = Note  // Codable & Identifiable
+        }
+
+        struct CoveringFormat: DatastoreFormat {
+            static let key = "books"
+            typealias Instance = Book
+            let isbn = OneToOneIndex(\Book.isbn, storage: .covering)
+        }
+
+        struct Message: Codable, Identifiable, Sendable, Equatable {
+            var id: Int
+            var threadID: Int
+            var read: Bool
+        }
+
+        struct MessageFormat: DatastoreFormat {
+            static let key = "messages"
+            typealias Instance = Message
+            let thread = Index(\Message.threadID)
+        }
+    }
+
+    // MARK: Persistence
+
+    static func opening(book: Book) async throws {
+        let persistence = try Persistence(at: "/path/to/Library.folio")  // Persistence<ReadWrite>
+        let books = persistence.datastore(for: BookFormat.self)
+        try await books.persist(book)
+
+        let helper = try Persistence(readingFrom: "/path/to/Library.folio")  // Persistence<ReadOnly>
+        _ = helper
+    }
+
+    static func transaction(
+        persistence: Persistence<ReadWrite>, authors: Datastore<AuthorFormat, ReadWrite>,
+        books: Datastore<BookFormat, ReadWrite>, author: Author, book: Book
+    ) async throws {
+        try await persistence.perform {
+            try await authors.persist(author)
+            try await books.persist(book)  // a unique-index conflict here undoes both
+        }
+    }
+
+    static func makingDurable(persistence: Persistence<ReadWrite>) async throws {
+        try persistence.values.set(true, for: .onboardingDone)  // queued, committed soon
+        try await persistence.makeDurable()  // on disk now, with every commit
+    }
+
+    static func verifying(persistence: Persistence<ReadWrite>) -> Bool {
+        let report = persistence.verify()
+        if !report.isClean {
+            for line in report.lines { print("store damaged: \(line)") }
+        }
+        return report.isClean
+    }
+
+    // MARK: Writing
+
+    static func writing(books: Datastore<BookFormat, ReadWrite>, book: Book) async throws -> (Book?, Book) {
+        let replaced = try await books.persist(book)  // nil when the book is new
+        let deleted = try await books.delete(book.id)  // throws instanceNotFound if there is none
+        return (replaced, deleted)
+    }
+
+    static func deletingWithoutDecoding(books: Datastore<BookFormat, ReadWrite>, id: Book.ID) async throws {
+        do {
+            _ = try await books.load(id)
+        } catch .decodingFailed {
+            try await books.deleteWithoutDecoding(id)
+        }
+    }
+
+    static func updating(messages: Datastore<Declaring.MessageFormat, ReadWrite>, thread: Int) async throws {
+        try await messages.update(where: #Predicate { $0.threadID == thread && !$0.read }) { $0.read = true }
+    }
+
+    static func migrating(books: Datastore<BookFormat, ReadWrite>) async throws {
+        try await books.migrateAndReindex { progress in
+            if case .working(let current, let total) = progress { print("\(current)/\(total)") }
+        }
+    }
+
+    // MARK: Reading
+
+    static func loadingByIdentifier(authors: Datastore<AuthorFormat, ReadWrite>) async throws -> [Author] {
+        if let author = try await authors.load(40) {
+            print(author.name)
+        }
+        let firstTen = try await authors.load(1...10).collect()
+        let lastFive = try await authors.load(..., order: .descending, limit: 5).collect()
+        return firstTen + lastFive
+    }
+
+    static func loadingFromIndexes(books: Datastore<BookFormat, ReadWrite>, authorID: Author.ID) async throws -> [Book]
+    {
+        let book = try await books.load("978-1-0001234-4", from: \.isbn)
+        for try await book in books.load(authorID, from: \.authors) {
+            print(book.title)
+        }
+        let nineties = try await books.load(1990..<2000, from: \.year, order: .descending).collect()
+        for try await book in books.load(..., from: \.title, limit: 50) {
+            print(book.title)
+        }
+        return nineties + (book.map { [$0] } ?? [])
+    }
+
+    static func streaming(books: Datastore<BookFormat, ReadWrite>) async throws -> [Book] {
+        for try await book in books.load("a"..<"b", from: \.title) { print(book.title) }
+        let firstTen = try await books.load(..., limit: 10).collect()
+        return firstTen
+    }
+
+    static func querying(
+        books: Datastore<BookFormat, ReadWrite>, authors: Datastore<AuthorFormat, ReadWrite>
+    ) async throws -> ([Book], Author?) {
+        let recent = try await books.fetch(
+            where: #Predicate { $0.year >= 1990 }, sortBy: [SortDescriptor(\.title)], limit: 20
+        ).collect()
+        let eldest = try await authors.first(where: #Predicate { $0.born < 1900 }, sortBy: [SortDescriptor(\.born)])
+        return (recent, eldest)
+    }
+
+    // MARK: Observing (these run until their task is cancelled: compiled, not run)
+
+    static func observingChanges(books: Datastore<BookFormat, ReadWrite>) async throws {
+        for await event in try await books.observe() {
+            if case .change(let change) = event { print(change.kind, change.identifier) }
+        }
+    }
+
+    static func observingOne(authors: Datastore<AuthorFormat, ReadWrite>) async throws {
+        for await event in try await authors.observe(40) {
+            switch event {
+            case .value(let author): print(author.name)
+            case .deleted: print("deleted")
+            case .failure(let error): print(error)
+            }
+        }
+    }
+
+    static func liveQueries(books: Datastore<BookFormat, ReadWrite>) async throws {
+        let live = try await books.liveQuery(where: #Predicate { $0.year >= 2020 }, sortBy: [SortDescriptor(\.title)])
+        for try await recent in live {
+            print(recent.map(\.title))  // the results now, then after each commit that changes them
+        }
+        let shelf = try await books.liveQuery("a"..<"b", from: \.title)
+        _ = shelf
+    }
+
+    // MARK: Values by key
+
+    static func values(persistence: Persistence<ReadWrite>) async throws -> (Int, Date?) {
+        let launches = persistence.values[.launches]
+
+        try persistence.values.set(persistence.values[.launches] + 1, for: .launches)
+        try await persistence.values.flush()  // durable from here on
+
+        try persistence.values.set(Date(), for: .lastSync)  // visible at once, committed within milliseconds
+
+        let lastSync = try persistence.values.value(for: .lastSync)  // nil until set
+        return (launches, lastSync)
+    }
+}
+
+extension Book {
+    /// Converts a release-1 book (DatastoreFormat's example).
+    init(_ old: DocCommentExamples.Declaring.BookV1) {
+        self.init(id: old.id, title: old.title, authorIDs: [old.authorID], isbn: old.isbn, year: 0)
+    }
+}
