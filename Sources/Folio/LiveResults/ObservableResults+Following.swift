@@ -32,17 +32,19 @@ extension ObservableResults {
         let owner = WeakReference(self)
         let actor = isolation
         // Not isolated to `actor`: preparing the query reads the store (and may build
-        // indexes), which must not hold up the main actor. Only the hand-overs hop to it.
+        // indexes), and waiting for results must not depend on the actor either: a cancelled
+        // task ends its iteration, and so its subscription, even while the actor is busy.
+        // Only the hand-overs hop to it.
         let task = Task {
             await Self.markLoading(owner, generation, isolation: actor)
-            let live: LiveResults<Format>
             do throws(FolioError) {
-                live = try await makeLiveQuery(query)
+                let live = try await makeLiveQuery(query)
+                for try await results in live {
+                    guard await Self.deliver(results, owner, generation, isolation: actor) else { return }
+                }
             } catch {
                 await Self.markFailed(owner, error, generation, isolation: actor)
-                return
             }
-            await Self.consume(live, owner, generation, isolation: actor)
         }
         // A stop or another start between the two locks: this task is already superseded.
         let superseded = state.withLock { state -> Bool in
@@ -53,23 +55,17 @@ extension ObservableResults {
         if superseded { task.cancel() }
     }
 
-    /// Hands each result array of `live` to the object, on its actor, until the sequence
-    /// ends (cancelled: the object was released, stopped or given another query) or fails.
-    private static func consume(
-        _ live: LiveResults<Format>, _ owner: WeakReference<ObservableResults>, _ generation: UInt64,
+    /// Hands one result array to the object, on its actor; false if the object is gone.
+    /// The task holds the object strongly only here: between results it holds it weakly,
+    /// so releasing it cancels the task (see deinit).
+    private static func deliver(
+        _ results: [Instance], _ owner: WeakReference<ObservableResults>, _ generation: UInt64,
         isolation: isolated any Actor
-    ) async {
-        do throws(FolioError) {
-            for try await results in live {
-                // Held only while handing over: between results the task holds the object
-                // weakly, so releasing it cancels the task (see deinit).
-                guard let object = owner.object else { return }
-                object.change(\.results, in: generation) { $0.results = results }
-                object.change(\.phase, in: generation, unlessPhaseIs: .loaded) { $0.phase = .loaded }
-            }
-        } catch {
-            markFailed(owner, error, generation, isolation: isolation)
-        }
+    ) -> Bool {
+        guard let object = owner.object else { return false }
+        object.change(\.results, in: generation) { $0.results = results }
+        object.change(\.phase, in: generation, unlessPhaseIs: .loaded) { $0.phase = .loaded }
+        return true
     }
 
     private static func markLoading(

@@ -5,7 +5,7 @@ import FolioStorage
 
 /// When the live query cannot start, or fails while running: the phase says so with the
 /// error, the last results stay, nothing is retried, and `restart()` tries again.
-@Suite(.timeLimit(.minutes(1))) @MainActor struct ObservableResultsFailureTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct ObservableResultsFailureTests {
     @Test func aQueryThatCannotStartFails() async throws {
         let persistence = Persistence.inMemory()
         let authors = persistence.datastore(for: AuthorFormat.self)

@@ -5,7 +5,7 @@ import Testing
 
 /// Which actor an ObservableResults changes on: the main actor by default, whatever actor
 /// creates it, or the actor given; every `onChange` of an observer runs there.
-@Suite(.timeLimit(.minutes(1))) struct ObservableResultsIsolationTests {
+@Suite(.timeLimit(.minutes(10))) struct ObservableResultsIsolationTests {
     /// Created off the main actor, with no actor given: it still changes on the main actor.
     @Test func changesComeOnTheMainActorByDefault() async throws {
         let persistence = Persistence.inMemory()
@@ -41,6 +41,27 @@ import Testing
             isolation: worker)
         #expect(onWorker, "the failure's notice ran off the actor given")
         #expect(phase != .loading && phase != .loaded)
+    }
+
+    /// Releasing an object ends its subscription even while its actor is busy: waiting for
+    /// results, and ending, happen off the actor; only hand-overs need it.
+    @Test func aBusyActorDoesNotHoldAReleasedObjectsSubscriptionOpen() async throws {
+        let persistence = Persistence.inMemory()
+        let authors = persistence.datastore(for: AuthorFormat.self)
+        let hub = persistence.core.hub
+        try await authors.persist(Author(id: 1, name: "a", born: 1901))
+        let worker = Worker()
+        var object: ObservableResults<AuthorFormat>? = ObservableResults(authors, isolation: worker)
+        await waitUntil(object!, isolation: worker) { $0.phase == .loaded }
+        await settle(hub)
+        #expect(hub.observerCount == 1)
+        let gate = DispatchSemaphore(value: 0)
+        await withCheckedContinuation { (entered: CheckedContinuation<Void, Never>) in
+            Task { await worker.hold(until: gate) { entered.resume() } }
+        }
+        object = nil
+        #expect(await observerCount(of: hub, becomes: 0), "the subscription waited for the busy actor")
+        gate.signal()
     }
 
     /// Makes an object on its actor and registers for its phase at once (no change can come

@@ -5,7 +5,7 @@ import Testing
 /// How long an ObservableResults follows its query: until it is released, stopped or given
 /// another query, each of which ends the live query's subscription (the observation hub's
 /// observer count shows it).
-@Suite(.timeLimit(.minutes(1))) @MainActor struct ObservableResultsLifetimeTests {
+@Suite(.timeLimit(.minutes(10))) @MainActor struct ObservableResultsLifetimeTests {
     static let bornBefore1940 = #Predicate<Author> { $0.born < 1940 }
 
     @Test func releasingTheObjectEndsItsSubscription() async throws {

@@ -80,12 +80,25 @@ actor Worker {
     let executor = MarkedQueueExecutor()
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Keeps the actor busy until `gate` is signalled, calling `entered` once it is.
+    func hold(until gate: DispatchSemaphore, entered: @Sendable () -> Void) {
+        entered()
+        gate.wait()
+    }
 }
 
-/// Whether the hub comes to `count` observers (a subscription ends when a cancelled task's
-/// iteration does, with no event to wait for: this polls, up to `eventually`'s deadline).
+/// Whether the hub comes to `count` observers. A subscription ends when a cancelled task's
+/// iteration does, with no event to wait for, so this polls. Its deadline only guards a
+/// hang, and is long: in the whole suite, tests that block threads can starve the
+/// cooperative pool (two threads here) for minutes.
 func observerCount(of hub: ObservationHub, becomes count: Int) async -> Bool {
-    await eventually { hub.observerCount == count }
+    let deadline = ContinuousClock.now + .seconds(180)
+    while ContinuousClock.now < deadline {
+        if hub.observerCount == count { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return hub.observerCount == count
 }
 
 /// Whether the caller runs on the main actor, without trapping. Main-actor jobs run on the
