@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Folio has no package dependencies: only the Swift toolchain (standard library,
-// Foundation, Dispatch, Synchronization, Glibc/Darwin). Benchmarks/ is a separate package.
+// Foundation, Dispatch, Synchronization, Observation, Glibc/Darwin; SwiftUI on Apple
+// platforms, for one property wrapper). Benchmarks/ is a separate package.
 import PackageDescription
 
 let package = Package(

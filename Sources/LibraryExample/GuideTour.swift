@@ -27,6 +27,7 @@ public enum GuideTour {
         public var valueKeys: [String] = []
         public var helperShelf: String?
         public var observedCounts: [Int] = []
+        public var observableCounts: [Int?] = []
     }
 
     /// Runs the tour in a store at `path`, which must not exist yet.
@@ -124,10 +125,17 @@ public enum GuideTour {
         report.helperShelf = helper.values[.lastShelf]
         var counts = helper.values.observe(.publishedCount).makeAsyncIterator()
         report.observedCounts.append(try await counts.next() ?? -1)
+        // The same books as an Observable object, for a SwiftUI view: loading, then loaded.
+        let shelf = library.observedBooks(by: 3)
+        let shown = await ObservedResults.results(of: shelf, where: { _ in true })
+        report.observableCounts.append(shown?.count)
         var another = SampleData.books(2_001, authors: 40)[2_000]
         another.authorIDs = [3]
         try await library.publish(another)
         let after = try await updates.next() ?? []
+        // Its results change once the commit is observed, on the main actor.
+        let count = shown?.count ?? 0
+        report.observableCounts.append(await ObservedResults.results(of: shelf, where: { $0.count > count })?.count)
         report.observedCounts.append(try await counts.next() ?? -1)
         report.liveCounts = [before.count, after.count]
         for await event in changes {

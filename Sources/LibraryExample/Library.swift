@@ -139,6 +139,13 @@ public struct Library: Sendable {
         try await books.liveQuery(author, from: \.authors)
     }
 
+    /// An author's books by title, as an `Observable` object (what a SwiftUI view shows):
+    /// its results change on the main actor, when the live query's do.
+    public func observedBooks(by author: Author.ID) -> ObservableResults<BookFormat> {
+        ObservableResults(
+            books, where: #Predicate { $0.authorIDs.contains(author) }, sortBy: [SortDescriptor(\.title)])
+    }
+
     // MARK: Upgrading
 
     /// Brings both datastores up to date: builds changed indexes and rewrites records

@@ -68,6 +68,7 @@ import LibraryExample
         #expect(report.booksAfterUpgrade == 2_300)
         #expect(report.helperCount == 2_300)
         #expect(report.liveCounts == [expected, expected + 1])
+        #expect(report.observableCounts == [expected, expected + 1])
         #expect(report.helperSaw == .created)
         #expect(report.memoryCount == 1)
         // The refused book was not counted; the one published later was, as the helper saw.
