@@ -1,5 +1,6 @@
 import Foundation
 import Folio
+import Observation
 
 // The examples in the doc comments of Sources/Folio, as code the test target compiles:
 // `DocCommentExampleTests` checks that every paragraph of every such example appears here
@@ -207,6 +208,30 @@ enum DocCommentExamples {
         }
         let shelf = try await books.liveQuery("a"..<"b", from: \.title)
         _ = shelf
+    }
+
+    // MARK: Live results (ObservableResults; its SwiftUI examples cannot compile here)
+
+    @MainActor
+    static func observableResults(
+        books: Datastore<BookFormat, ReadWrite>, authors: Datastore<AuthorFormat, ReadWrite>, indexer: any Actor
+    ) -> [AnyObject] {
+        let recent = ObservableResults(
+            books, where: #Predicate { $0.year >= 2000 }, sortBy: [SortDescriptor(\.title)])
+        withObservationTracking {
+            print(recent.results.count)  // reading registers the dependency
+        } onChange: {
+            print("changes on the main actor")  // once, before the next change is made
+        }
+
+        // Changes happen on the main actor.
+        let shelf = ObservableResults(
+            books, where: #Predicate { $0.title.starts(with: "G") },
+            sortBy: [SortDescriptor(\.title)], limit: 50)
+
+        // Changes happen on `indexer`, an actor of the app.
+        let early = ObservableResults(authors, where: #Predicate { $0.born < 1900 }, isolation: indexer)
+        return [recent, shelf, early]
     }
 
     // MARK: Values by key

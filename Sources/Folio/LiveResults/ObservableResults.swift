@@ -11,9 +11,9 @@ import Synchronization
 /// let recent = ObservableResults(
 ///     books, where: #Predicate { $0.year >= 2000 }, sortBy: [SortDescriptor(\.title)])
 /// withObservationTracking {
-///     print(recent.results.count)          // reading registers the dependency
+///     print(recent.results.count)  // reading registers the dependency
 /// } onChange: {
-///     print("changes on the main actor")   // once, before the next change is made
+///     print("changes on the main actor")  // once, before the next change is made
 /// }
 /// ```
 ///
@@ -74,7 +74,7 @@ public final class ObservableResults<Format: DatastoreFormat>: Observable, Senda
     ///     sortBy: [SortDescriptor(\.title)], limit: 50)
     ///
     /// // Changes happen on `indexer`, an actor of the app.
-    /// let pending = ObservableResults(jobs, where: #Predicate { !$0.done }, isolation: indexer)
+    /// let early = ObservableResults(authors, where: #Predicate { $0.born < 1900 }, isolation: indexer)
     /// ```
     ///
     /// - Parameters:
