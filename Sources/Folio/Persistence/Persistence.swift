@@ -18,8 +18,8 @@ import FolioStorage
 public actor Persistence<Access: AccessMode> {
     nonisolated let core: PersistenceCore
     /// The writer slot: write transactions (and `compact`) run one at a time, in the order
-    /// they asked.
-    nonisolated let writer = WriterGate()
+    /// they asked (Docs/Architecture.md, "One writer").
+    nonisolated let writer = AsyncGate()
     /// The datastore preparations running, by datastore key: the actor's only isolated
     /// state, used by ``prepare(_:_:)`` below.
     private var preparations: [String: Task<Result<Void, FolioError>, Never>] = [:]
