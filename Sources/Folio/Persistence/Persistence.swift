@@ -20,9 +20,6 @@ public actor Persistence<Access: AccessMode> {
     /// The writer slot: write transactions (and `compact`) run one at a time, in the order
     /// they asked (Docs/Architecture.md, "One writer").
     nonisolated let writer = AsyncGate()
-    /// The datastore preparations running, by datastore key: the actor's only isolated
-    /// state, used by ``prepare(_:_:)`` below.
-    private var preparations: [String: Task<Result<Void, FolioError>, Never>] = [:]
 
     /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
     init(core: PersistenceCore) {
@@ -86,24 +83,5 @@ public actor Persistence<Access: AccessMode> {
             core.store.openOptions.log(
                 "closing \(path): values set and not yet committed could not be committed: \(error)")
         }
-    }
-
-    /// Prepares a datastore once per process: concurrent first uses share one preparation.
-    func prepare(
-        _ key: String, _ work: @escaping @Sendable () async throws(FolioError) -> Void
-    ) async throws(FolioError) {
-        if let running = preparations[key] { return try await running.value.get() }
-        // The task's result carries the typed error: a Task's own failure type is untyped.
-        let task = Task { () async -> Result<Void, FolioError> in
-            do throws(FolioError) {
-                try await work()
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        preparations[key] = task
-        defer { preparations[key] = nil }
-        try await task.value.get()
     }
 }
