@@ -13,14 +13,19 @@ extension KeyValueMemory {
             state.nextBatch += 1
             state.queued = [:]
             state.inFlight.append(batch)
+            // Out of the queue, not yet in the store: counted until appended or put back,
+            // in the same lock as the move, so that `close()` sees one or the other.
+            state.appending += 1
             return batch
         }
     }
 
     /// Puts the writes of a batch whose commit failed back in the queue, except those a
-    /// newer write replaced.
-    private func requeue(_ batch: Batch) {
+    /// newer write replaced. `taken`: the batch is a commit of the queue (`takeQueued`),
+    /// which ends here.
+    private func requeue(_ batch: Batch, taken: Bool = false) {
         state.withLock { state in
+            if taken { state.appending -= 1 }
             guard let position = state.inFlight.firstIndex(where: { $0.id == batch.id }) else { return }
             let newer = state.inFlight[(position + 1)...]
             state.inFlight.remove(at: position)
@@ -42,8 +47,6 @@ extension KeyValueMemory {
             return !state.queued.isEmpty
         }
         guard queued else { return nil }
-        commitsUnderWay.add(1, ordering: .releasing)
-        defer { commitsUnderWay.subtract(1, ordering: .releasing) }
         let transaction: WriteTransaction
         do throws(StorageError) {
             transaction = try store.beginWrite()
@@ -71,10 +74,13 @@ extension KeyValueMemory {
             }
             let appended = try transaction.commitAppending()
             batch.commit = appended
-            state.withLock { $0.lastCommit = appended }
+            state.withLock { state in
+                state.lastCommit = appended
+                state.appending -= 1
+            }
             return batch
         } catch {
-            requeue(batch)
+            requeue(batch, taken: true)
             if case .needsReopen = error { noteFailure(error) }
             throw .storage(error)
         }

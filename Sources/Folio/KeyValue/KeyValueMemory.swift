@@ -83,6 +83,9 @@ final class KeyValueMemory: Sendable {
         var nextBatch: UInt64 = 1
         /// A background commit is scheduled and has not taken the queue yet.
         var drainScheduled = false
+        /// Commits of the queue that have taken it and not yet appended it (or put it back):
+        /// their writes are in neither the queue nor the store, so ``close()`` reports them.
+        var appending = 0
         /// The newest commit holding (or replacing) queued writes: `flush` waits for it.
         var lastCommit: AppendedCommit?
         /// Why a commit of queued writes could not be made durable (the store is then
@@ -97,11 +100,6 @@ final class KeyValueMemory: Sendable {
     }
 
     let state = Mutex(State())
-    /// Background commits scheduled and not finished, and commits of the queue running:
-    /// `Persistence.close()` waits for them (a bounded time) rather than close the store
-    /// under one, or miss the queue one has taken. A background commit is counted from the
-    /// set that schedules it (``enqueue(_:_:path:)``), not from when its task starts.
-    let commitsUnderWay = Atomic<Int>(0)
     /// Committed values by key (nil if the persistence was opened with no value cache).
     let cache: RecordCache?
 
@@ -153,7 +151,6 @@ final class KeyValueMemory: Sendable {
             state.queued[HashedKey(key)] = slot
             if state.drainScheduled { return false }
             state.drainScheduled = true
-            commitsUnderWay.add(1, ordering: .releasing)  // the caller's background commit ends it
             return true
         }
     }
@@ -166,11 +163,15 @@ final class KeyValueMemory: Sendable {
         state.withLock { if $0.failure == nil { $0.failure = .storage(error) } }
     }
 
-    /// Refuses later sets; returns whether writes are queued (the caller commits them).
+    /// Refuses later sets; returns whether the caller must take the writer slot before the
+    /// store closes: writes are queued (it commits them), or a commit has taken the queue and
+    /// not yet appended it (it holds the slot: waiting for the slot waits for it, rather than
+    /// closing the store under it). Neither can start once this has returned false: later
+    /// sets throw, and a commit of an empty queue does nothing.
     func close() -> Bool {
         state.withLock { state in
             state.closed = true
-            return !state.queued.isEmpty
+            return !state.queued.isEmpty || state.appending > 0
         }
     }
 }

@@ -23,6 +23,11 @@ final class PersistenceCore: Sendable {
     let values: KeyValueMemory
     /// The limits the key-value store's cache was made with, for ``Persistence/reopened()``.
     let valueCacheLimits: RecordCacheLimits?
+    /// How long `Persistence.close()` waits for the writer slot to commit values still
+    /// queued, in milliseconds: a bound, since the slot may be held by a transaction that
+    /// will not end soon (or by the very task that calls close, inside `perform`). Tests
+    /// change it, to wait without a deadline or to give up at once.
+    let valuesCloseWait = Atomic<Int>(2_000)
 
     /// One datastore as this process has declared it.
     struct Registration {
