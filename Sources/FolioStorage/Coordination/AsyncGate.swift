@@ -189,7 +189,9 @@ package final class AsyncGate: Sendable {
     }
 
     /// Takes the gate, blocking the calling thread until it is handed over (after everyone
-    /// already waiting). For synchronous callers; see the caution in the type's comment.
+    /// already waiting). The thread sleeps on a semaphore of its own, signalled once by the
+    /// release that hands it the gate: no spinning, no polling. For synchronous callers; see
+    /// the caution in the type's comment.
     package func acquireBlocking() {
         _ = acquireBlocking(deadline: .distantFuture)
     }
