@@ -4,7 +4,7 @@ import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
 
-/// The writer slot (`WriterGate`).
+/// The writer slot (an `AsyncGate`).
 @Suite struct WriterGateTests {
     /// Counters shared by the tasks of a test.
     final class Tally: Sendable {
@@ -23,7 +23,7 @@ import FolioStorage
     /// overlap and all 1,600 acquisitions complete (a lost wake-up would hang, a double
     /// grant would overlap).
     @Test func oneHolderAtATimeAndNoWaiterIsLost() async throws {
-        let gate = WriterGate()
+        let gate = AsyncGate()
         let tally = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
@@ -50,7 +50,7 @@ import FolioStorage
     /// one after another (each in the queue before the next starts); releasing hands the
     /// slot to them in that order.
     @Test func waitersAreServedInArrivalOrder() async throws {
-        let gate = WriterGate()
+        let gate = AsyncGate()
         try await gate.acquire()
         let tally = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -71,7 +71,7 @@ import FolioStorage
 
     /// A task that waits for the slot, gives it back at once if it gets it, and says
     /// whether it did (false: its wait was cancelled).
-    static func waiter(on gate: WriterGate) -> Task<Bool, Never> {
+    static func waiter(on gate: AsyncGate) -> Task<Bool, Never> {
         Task {
             do throws(CancellationError) {
                 try await gate.acquire()
@@ -84,14 +84,14 @@ import FolioStorage
     }
 
     /// Returns once `count` writers wait on `gate` (polls the queue: an outcome, not a time).
-    static func waitUntilQueued(_ count: Int, on gate: WriterGate) async {
+    static func waitUntilQueued(_ count: Int, on gate: AsyncGate) async {
         while gate.waitingCount < count { await Task.yield() }
     }
 
     /// A waiter whose task is cancelled leaves the queue with `CancellationError`, and the
     /// writer queued behind it still gets the slot when the holder gives it back.
     @Test func aCancelledWaiterLeavesTheQueueAndTheNextStillGetsTheSlot() async throws {
-        let gate = WriterGate()
+        let gate = AsyncGate()
         try await gate.acquire()
         let first = Self.waiter(on: gate)
         await Self.waitUntilQueued(1, on: gate)
@@ -112,7 +112,7 @@ import FolioStorage
     /// slot: whichever wins, once the waiter is done the slot is free and nobody waits
     /// (a leak would leave it held; a double resume would trap).
     @Test func aCancellationRacingAGrantNeverLeaksTheSlot() async throws {
-        let gate = WriterGate()
+        let gate = AsyncGate()
         var outcomes: [Bool: Int] = [:]
         for round in 0..<400 {
             try await gate.acquire()

@@ -2,8 +2,10 @@ import Synchronization
 import FolioStorage
 
 /// The in-memory half of a persistence's key-value store: the values set in this process
-/// that readers cannot see in the store yet, and a cache of committed values
-/// (KeyValueMemory+Cache.swift). Docs/Cache.md §8 gives the argument below at more length.
+/// that readers cannot see in the store yet, as reads see them (this file), the committer
+/// that moves them into commits (KeyValueMemory+Committing.swift), and a cache of committed
+/// values (KeyValueMemory+Cache.swift). Docs/Cache.md §8 gives the argument below at more
+/// length.
 ///
 /// **A set is visible at once, and stays visible until the store shows it.** A set outside
 /// any transaction enters `queued` before it returns. A commit of the queue moves it whole
@@ -73,7 +75,7 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         /// Writes waiting for a commit.
         var queued: [HashedKey: ValueSlot] = [:]
         /// Writes in commits not yet published, oldest first (generations increase).
@@ -81,6 +83,9 @@ final class KeyValueMemory: Sendable {
         var nextBatch: UInt64 = 1
         /// A background commit is scheduled and has not taken the queue yet.
         var drainScheduled = false
+        /// Commits of the queue that have taken it and not yet appended it (or put it back):
+        /// their writes are in neither the queue nor the store, so ``close()`` reports them.
+        var appending = 0
         /// The newest commit holding (or replacing) queued writes: `flush` waits for it.
         var lastCommit: AppendedCommit?
         /// Why a commit of queued writes could not be made durable (the store is then
@@ -94,12 +99,7 @@ final class KeyValueMemory: Sendable {
         }
     }
 
-    private let state = Mutex(State())
-    /// Background commits scheduled and not finished, and commits of the queue running:
-    /// `Persistence.close()` waits for them (a bounded time) rather than close the store
-    /// under one, or miss the queue one has taken. A background commit is counted from the
-    /// set that schedules it (``enqueue(_:_:path:)``), not from when its task starts.
-    let commitsUnderWay = Atomic<Int>(0)
+    let state = Mutex(State())
     /// Committed values by key (nil if the persistence was opened with no value cache).
     let cache: RecordCache?
 
@@ -151,158 +151,7 @@ final class KeyValueMemory: Sendable {
             state.queued[HashedKey(key)] = slot
             if state.drainScheduled { return false }
             state.drainScheduled = true
-            commitsUnderWay.add(1, ordering: .releasing)  // the caller's background commit ends it
             return true
-        }
-    }
-
-    // MARK: Committing
-
-    /// Moves every queued write into a new batch in flight for the commit of `generation`.
-    private func takeQueued(generation: UInt64) -> Batch? {
-        state.withLock { state in
-            state.drainScheduled = false
-            guard !state.queued.isEmpty else { return nil }
-            let batch = Batch(id: state.nextBatch, generation: generation, writes: state.queued, isCommitted: true)
-            state.nextBatch += 1
-            state.queued = [:]
-            state.inFlight.append(batch)
-            return batch
-        }
-    }
-
-    /// Puts the writes of a batch whose commit failed back in the queue, except those a
-    /// newer write replaced.
-    private func requeue(_ batch: Batch) {
-        state.withLock { state in
-            guard let position = state.inFlight.firstIndex(where: { $0.id == batch.id }) else { return }
-            let newer = state.inFlight[(position + 1)...]
-            state.inFlight.remove(at: position)
-            for (key, slot) in batch.writes
-            where state.queued[key] == nil && !newer.contains(where: { $0.writes[key] != nil }) {
-                state.queued[key] = slot
-            }
-        }
-    }
-
-    /// Appends one commit of every queued write. The caller holds the writer slot. Returns
-    /// nil if nothing was queued. If the commit cannot be appended, the writes go back in
-    /// the queue (nothing set is dropped) and the error is thrown.
-    func commitQueued(in store: Store) throws(FolioError) -> Batch? {
-        // Whatever is queued, this call ends the turn of the scheduled background commit
-        // (nothing may be queued: a transaction's commit may have taken the only set).
-        let queued = state.withLock { state in
-            state.drainScheduled = false  // this commit takes the queue: a later set schedules another
-            return !state.queued.isEmpty
-        }
-        guard queued else { return nil }
-        commitsUnderWay.add(1, ordering: .releasing)
-        defer { commitsUnderWay.subtract(1, ordering: .releasing) }
-        let transaction: WriteTransaction
-        do throws(StorageError) {
-            transaction = try store.beginWrite()
-        } catch {
-            if case .needsReopen = error { noteFailure(error) }
-            throw .storage(error)
-        }
-        guard var batch = takeQueued(generation: transaction.generation) else {
-            transaction.rollback()
-            return nil
-        }
-        do throws(StorageError) {
-            do throws(StorageError) {
-                for (key, slot) in batch.writes {
-                    // Keys were checked against the limit when they were set.
-                    if let bytes = slot.bytes {
-                        _ = try transaction.put(bytes, for: key.bytes, in: KeyValueLayout.tree)
-                    } else {
-                        _ = try transaction.remove(key.bytes, from: KeyValueLayout.tree)
-                    }
-                }
-            } catch {
-                transaction.rollback()
-                throw error
-            }
-            let appended = try transaction.commitAppending()
-            batch.commit = appended
-            state.withLock { $0.lastCommit = appended }
-            return batch
-        } catch {
-            requeue(batch)
-            if case .needsReopen = error { noteFailure(error) }
-            throw .storage(error)
-        }
-    }
-
-    /// A write transaction that wrote `keys` is about to append the commit of `generation`
-    /// (the caller holds the writer slot): sets of those keys still queued lose to it, and
-    /// wait in a batch of that generation, readable until it is published (see the type's
-    /// comment). Returns the batch, or nil if no queued set was replaced.
-    func transactionCommitting(_ keys: Set<HashedKey>, generation: UInt64) -> Batch? {
-        state.withLock { state in
-            var replaced: [HashedKey: ValueSlot] = [:]
-            for key in keys {
-                if let slot = state.queued.removeValue(forKey: key) { replaced[key] = slot }
-            }
-            guard !replaced.isEmpty else { return nil }
-            let batch = Batch(id: state.nextBatch, generation: generation, writes: replaced, isCommitted: false)
-            state.nextBatch += 1
-            state.inFlight.append(batch)
-            return batch
-        }
-    }
-
-    /// The transaction of a ``transactionCommitting(_:generation:)`` batch was appended as
-    /// `commit` (`flush` waits for it), or, if `commit` is nil, failed: the replaced sets
-    /// go back in the queue.
-    func transactionAppended(_ batch: Batch, as commit: AppendedCommit?) -> Batch? {
-        guard let commit else {
-            requeue(batch)
-            return nil
-        }
-        var appended = batch
-        appended.commit = commit
-        state.withLock { $0.lastCommit = commit }
-        return appended
-    }
-
-    /// Waits until `batch`'s commit is durable and published, then retires it
-    /// (``published(_:)``).
-    func awaitPublished(_ batch: Batch) async throws(FolioError) {
-        guard let commit = batch.commit else { return }
-        do throws(StorageError) {
-            try await commit.waitUntilDurable()
-        } catch {
-            noteFailure(error)
-            throw .storage(error)
-        }
-        published(batch)
-    }
-
-    /// Waits until the newest commit holding or replacing queued writes is durable, and
-    /// throws why if it cannot be.
-    func awaitLastCommit() async throws(FolioError) {
-        let (commit, failure) = state.withLock { ($0.lastCommit, $0.failure) }
-        if let failure { throw failure }
-        guard let commit else { return }
-        do throws(StorageError) {
-            try await commit.waitUntilDurable()
-        } catch {
-            throw .storage(error)
-        }
-    }
-
-    /// `batch`'s commit is published: it and the batches before it (published too:
-    /// commits are published in generation order) are retired, and its values enter the
-    /// cache as of its generation (refused if the cache has seen a newer one).
-    func published(_ batch: Batch) {
-        guard batch.commit != nil else { return }
-        state.withLock { state in state.inFlight.removeAll { $0.generation <= batch.generation } }
-        guard let cache, batch.isCommitted else { return }
-        for (key, slot) in batch.writes {
-            cache.insert(
-                slot, key.bytes, in: KeyValueLayout.tree, generation: batch.generation,
-                bytes: slot.cost + key.bytes.count, format: Self.slotFormat)
         }
     }
 
@@ -314,11 +163,15 @@ final class KeyValueMemory: Sendable {
         state.withLock { if $0.failure == nil { $0.failure = .storage(error) } }
     }
 
-    /// Refuses later sets; returns whether writes are queued (the caller commits them).
+    /// Refuses later sets; returns whether the caller must take the writer slot before the
+    /// store closes: writes are queued (it commits them), or a commit has taken the queue and
+    /// not yet appended it (it holds the slot: waiting for the slot waits for it, rather than
+    /// closing the store under it). Neither can start once this has returned false: later
+    /// sets throw, and a commit of an empty queue does nothing.
     func close() -> Bool {
         state.withLock { state in
             state.closed = true
-            return !state.queued.isEmpty
+            return !state.queued.isEmpty || state.appending > 0
         }
     }
 }

@@ -91,9 +91,6 @@ extension KeyValueStore where Access == ReadWrite {
     /// Commits whatever is queued when the writer slot comes free. A failure leaves the
     /// writes queued (`flush` retries and reports it).
     func commitInBackground() async {
-        // Counted since the set that scheduled it (`KeyValueMemory.enqueue`) until it gives
-        // the slot back, so that `close()` waits for it rather than closing the store under it.
-        defer { memory.commitsUnderWay.subtract(1, ordering: .releasing) }
         do {
             try await persistence.writer.acquire()
         } catch {

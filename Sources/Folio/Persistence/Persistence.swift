@@ -18,11 +18,8 @@ import FolioStorage
 public actor Persistence<Access: AccessMode> {
     nonisolated let core: PersistenceCore
     /// The writer slot: write transactions (and `compact`) run one at a time, in the order
-    /// they asked.
-    nonisolated let writer = WriterGate()
-    /// The datastore preparations running, by datastore key: the actor's only isolated
-    /// state, used by ``prepare(_:_:)`` below.
-    private var preparations: [String: Task<Result<Void, FolioError>, Never>] = [:]
+    /// they asked (Docs/Architecture.md, "One writer").
+    nonisolated let writer = AsyncGate()
 
     /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
     init(core: PersistenceCore) {
@@ -44,40 +41,36 @@ public actor Persistence<Access: AccessMode> {
     }
 
     /// Makes pending grouped commits durable and closes the store. Later calls fail. Values
-    /// of ``values`` set outside transactions are committed first, unless a transaction holds
-    /// the writer at that moment.
+    /// of ``values`` set outside transactions are committed first, after the writers already
+    /// waiting for the writer slot (at most 2 seconds: a transaction may hold it).
     ///
     /// What close waits for: a transaction already committing (its commit's write to
     /// disk) finishes first, so every `perform`, `persist` or `delete` that returned is
     /// durable when close returns. A transaction that has not reached its commit when
     /// close runs is not waited for: it fails with a `.closed` storage error and keeps
-    /// nothing. Observers receive the commits flushed here. Nonisolated: it does not
-    /// queue behind waiting writers (see `Store.close()` in the engine).
+    /// nothing. Observers receive the commits flushed here. Nonisolated: it does not queue
+    /// behind waiting writers (see `Store.close()` in the engine), except to commit values
+    /// queued (above).
     public nonisolated func close() {
         commitQueuedValuesForClose()
         core.store.close()
     }
 
-    /// Refuses later sets of ``values`` and commits the ones queued, if any: at once if the
-    /// writer slot is free; once the commits of values under way are done if one waits for
-    /// or holds it (at most 2 seconds: one may wait behind a transaction). If the slot
-    /// stays held by a transaction, they are lost with it, and the log says so (call
-    /// `values.flush()` before closing to be sure).
+    /// Refuses later sets of ``values`` and commits the ones queued, if any, holding the
+    /// writer slot: it waits for its turn behind the writers already waiting, among them the
+    /// commits of values under way, blocking the thread (close is synchronous), for at
+    /// most `core.valuesCloseWait`. If the slot does not come, the values are lost with the
+    /// transaction that holds it, and the log says so (call `values.flush()` before closing
+    /// to be sure).
     private nonisolated func commitQueuedValuesForClose() {
-        // Nothing queued may still mean a background commit took the queue and has not
-        // appended it: wait for it too, or the store would close under it.
-        let queued = core.values.close()
-        guard queued || core.values.commitsUnderWay.load(ordering: .acquiring) > 0 else { return }
-        var waited = 0
-        while !writer.tryAcquire() {
-            let underWay = core.values.commitsUnderWay.load(ordering: .acquiring) > 0
-            waited += 1
-            guard underWay && waited < 20_000 else {
-                core.store.openOptions.log(
-                    "closing \(path): values set and not yet committed are lost: a transaction holds the writer")
-                return
-            }
-            usleep(100)
+        // Nothing queued and no commit of values between taking the queue and appending it:
+        // nothing to wait for (later sets throw from here on).
+        guard core.values.close() else { return }
+        let wait = DispatchTimeInterval.milliseconds(core.valuesCloseWait.load(ordering: .relaxed))
+        guard writer.acquireBlocking(deadline: .now() + wait) else {
+            core.store.openOptions.log(
+                "closing \(path): values set and not yet committed are lost: a transaction holds the writer")
+            return
         }
         defer { writer.release() }
         do throws(FolioError) {
@@ -86,24 +79,5 @@ public actor Persistence<Access: AccessMode> {
             core.store.openOptions.log(
                 "closing \(path): values set and not yet committed could not be committed: \(error)")
         }
-    }
-
-    /// Prepares a datastore once per process: concurrent first uses share one preparation.
-    func prepare(
-        _ key: String, _ work: @escaping @Sendable () async throws(FolioError) -> Void
-    ) async throws(FolioError) {
-        if let running = preparations[key] { return try await running.value.get() }
-        // The task's result carries the typed error: a Task's own failure type is untyped.
-        let task = Task { () async -> Result<Void, FolioError> in
-            do throws(FolioError) {
-                try await work()
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        preparations[key] = task
-        defer { preparations[key] = nil }
-        try await task.value.get()
     }
 }

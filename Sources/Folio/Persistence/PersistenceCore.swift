@@ -11,6 +11,8 @@ final class PersistenceCore: Sendable {
     let isReadOnly: Bool
     let durability: Durability
     let registry = Mutex<[String: Registration]>([:])
+    /// One preparation at a time per datastore, by key (`Datastore.prepare(in:)`).
+    private let preparationTurns = Mutex<[String: AsyncGate]>([:])
     /// Observation of this persistence's commits (idle until the first observer).
     let hub: ObservationHub
     /// Decoded records by datastore and identifier (Cache/RecordCache.swift); nil if off.
@@ -21,6 +23,11 @@ final class PersistenceCore: Sendable {
     let values: KeyValueMemory
     /// The limits the key-value store's cache was made with, for ``Persistence/reopened()``.
     let valueCacheLimits: RecordCacheLimits?
+    /// How long `Persistence.close()` waits for the writer slot to commit values still
+    /// queued, in milliseconds: a bound, since the slot may be held by a transaction that
+    /// will not end soon (or by the very task that calls close, inside `perform`). Tests
+    /// change it, to wait without a deadline or to give up at once.
+    let valuesCloseWait = Atomic<Int>(2_000)
 
     /// One datastore as this process has declared it.
     struct Registration {
@@ -80,6 +87,21 @@ final class PersistenceCore: Sendable {
             registry[key] = Registration(signature: signature)
             return false
         }
+    }
+
+    /// The gate a preparation of the datastore of `key` holds while it runs.
+    func preparationTurn(for key: String) -> AsyncGate {
+        preparationTurns.withLock { turns in
+            if let turn = turns[key] { return turn }
+            let turn = AsyncGate()
+            turns[key] = turn
+            return turn
+        }
+    }
+
+    /// Whether the datastore of `key` is prepared (read-write persistences).
+    func isReady(_ key: String) -> Bool {
+        registry.withLock { $0[key]?.ready == true }
     }
 
     func markReady(_ keys: some Sequence<String>) {

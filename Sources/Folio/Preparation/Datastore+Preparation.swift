@@ -43,21 +43,31 @@ extension Datastore {
             core.markReady([key])
             return .all
         }
-        try await persistence.prepare(key) { () async throws(FolioError) in
-            var first = true
-            while true {
-                let checkStale = first
-                let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(
-                        transaction, schema: schema, core: core, budget: Preparation.batchSize,
-                        checkStale: checkStale, sampled: sampled
-                    ).finished
-                }
-                first = false
-                if finished { break }
-            }
-            core.markReady([schema.key])
+        // One preparation per datastore at a time: a concurrent first use waits for its turn
+        // behind the one running, then finds the datastore ready. A caller cancelled while it
+        // waits (for its turn or, preparing, for the writer slot) throws `cancelled`, and the
+        // next in line goes on from the batches committed so far.
+        let turn = core.preparationTurn(for: key)
+        do {
+            try await turn.acquire()
+        } catch {
+            throw .cancelled
         }
+        defer { turn.release() }
+        if core.isReady(key) { return .all }
+        var first = true
+        while true {
+            let checkStale = first
+            let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
+                try Preparation.step(
+                    transaction, schema: schema, core: core, budget: Preparation.batchSize,
+                    checkStale: checkStale, sampled: sampled
+                ).finished
+            }
+            first = false
+            if finished { break }
+        }
+        core.markReady([key])
         return .all
     }
 

@@ -43,9 +43,11 @@ public final class Store: Sendable {
     /// compaction and close, and owns the writer's ``RootSlots`` (nil for a read-only store,
     /// and once the store is closed).
     let rootFileLock: Mutex<RootSlots?>
-    /// Group commit's async callers: whether one of them is syncing, and those suspended
-    /// until it is done (``waitUntilDurable(_:)``, the async one).
-    let syncLeadership = Mutex(SyncLeadership())
+    /// Group commit's turn to sync (Docs/Durability.md §1.4, `Store+GroupCommit.swift`):
+    /// the commit waiting for durability that holds it syncs everything appended so far;
+    /// the others wait for it in one queue, first come first served, blocked threads and
+    /// suspended tasks alike. Taken with no lock held, before `rootFileLock`.
+    let syncTurn = AsyncGate()
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
@@ -71,11 +73,6 @@ public final class Store: Sendable {
         /// full durability may be ahead of `current` while its sync is pending (group
         /// commit, Docs/Durability.md §1.4).
         var tip: CommittedRoot { writer?.ahead ?? current }
-    }
-
-    struct SyncLeadership {
-        var syncing = false
-        var followers: [CheckedContinuation<Void, Never>] = []
     }
 
     struct WriterState {

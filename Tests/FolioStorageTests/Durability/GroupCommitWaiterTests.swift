@@ -4,17 +4,17 @@ import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
 
-/// Group commit's waiters (Docs/Durability.md §1.4 step 3): a waiter that queued for the
-/// root file lock behind a leader whose sync published its commit returns at once, with
+/// Group commit's waiters (Docs/Durability.md §1.4 step 3): a waiter that queued for its
+/// turn to sync behind a leader whose sync published its commit returns at once, with
 /// no sync of its own, and no failure of a later sync is reported to it.
 ///
 /// Timeline of both tests (B waits with the blocking call or the async one):
 ///
 ///     A  T1 appended ── wait: lead, sync (held) ─────────────── publish T1+T2 ── ack
-///     B  T2 appended ──────── wait: queued for the lock ─────────────────────── ack (no sync)
+///     B  T2 appended ──────── wait: queued for the turn ─────────────────────── ack (no sync)
 ///     C                               T3 appended ────────────────────────────── wait: its own sync
 ///
-/// Were B, once it has the lock, to sync T3 (a second sync for commits not its own), a
+/// Were B, once it has the turn, to sync T3 (a second sync for commits not its own), a
 /// failure of that sync would tell its caller T2 failed although T2 is durable and
 /// delivered: a caller retrying after a reopen would apply T2 twice.
 @Suite(.serialized) struct GroupCommitWaiterTests {
@@ -85,7 +85,7 @@ import FolioTestSupport
                 a.withLock { $0 = .failure(error) }
             }
         }
-        // A leads: it holds the root file lock, its sync (covering T1 and T2) held.
+        // A leads: it holds the sync turn, its sync (covering T1 and T2) held.
         stack.gate.waitUntilBlocked()
 
         let b = Mutex<Result<Void, StorageError>?>(nil)
@@ -100,9 +100,9 @@ import FolioTestSupport
                 }
                 bDone.signal()
             }
-            // B has looked for its commit, found it unpublished, and taken the async
-            // leadership: it is on its way into the root file lock A holds.
-            while !store.syncLeadership.withLock({ $0.syncing }) { usleep(1000) }
+            // B has looked for its commit, found it unpublished, and queued for the turn
+            // A holds.
+            while store.syncTurn.waitingCount < 1 { usleep(1000) }
         } else {
             Thread {
                 do throws(StorageError) {
@@ -113,10 +113,9 @@ import FolioTestSupport
                 }
                 bDone.signal()
             }.start()
-            // Nothing shows that a blocking waiter has reached the lock; give it the time.
-            // (Had it not, it would find T2 published and the timeline would prove less,
-            // never fail spuriously.)
-            usleep(200_000)
+            // B has looked for its commit, found it unpublished, and queued for the turn
+            // A holds.
+            while store.syncTurn.waitingCount < 1 { usleep(1000) }
         }
         // T3 appended while A's sync is in flight: it becomes the tip. (On a thread, bounded:
         // a commit must not wait for a sync in flight, or the next transaction could never

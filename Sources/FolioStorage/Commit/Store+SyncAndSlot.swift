@@ -1,0 +1,45 @@
+// Steps 2-4 of the commit protocol (Docs/Durability.md §1): the snapshot file's sync and
+// the root slot write, each of which poisons the store when it fails.
+extension Store {
+    /// fdatasyncs a snapshot file: step 2, the one sync of a commit. A failure poisons the
+    /// store (never retry a sync).
+    func syncSnapshot(_ file: SnapshotFile) throws(StorageError) {
+        do throws(StorageError) {
+            try file.handle.syncData()
+            counters.recordCommitSync()
+        } catch {
+            poison("fdatasync of \(file.path) failed: \(error)")
+            throw error
+        }
+    }
+
+    /// Step 3: writes `record`, whose run is durable, into the free root slot. Upgrades a
+    /// version 1 root file first (once), to `durable`, the root the file names, in `file`.
+    /// Caller holds `rootFileLock`. A failure poisons: the run is durable, so only a reopen
+    /// can tell what the newest root is.
+    func writeRootSlot(
+        _ record: RootRecord, durable: RootRecord, in file: SnapshotFile,
+        slots: inout RootSlots?
+    ) throws(StorageError) {
+        guard slots != nil else { throw StorageError.closed(path: path) }
+        do throws(StorageError) {
+            try slots!.upgradeIfNeeded(to: durable, in: file)
+            try slots!.write(record)
+        } catch {
+            poison("writing the root slot failed: \(error)")
+            throw error
+        }
+        // Step 4, the root file sync. Invariant: the anchor is never more than
+        // RootSlots.maximumAnchorLag generations behind the newest slot written, so the sync
+        // runs as soon as this write reaches the bound. The commit is durable already (its
+        // run is synced), so a failure here does not fail it: it poisons, and the next open
+        // recovers.
+        if slots!.syncIsDue {
+            do throws(StorageError) {
+                try slots!.sync()
+            } catch {
+                poison("syncing the root file failed: \(error)")
+            }
+        }
+    }
+}
