@@ -390,7 +390,9 @@ import FolioTestSupport
         let late = Shared()
         let go = DispatchSemaphore(value: 0)
         let second = Self.onThread {
-            let took = gate.acquireBlocking(deadline: .now() + 60)
+            // A deadline no run reaches: the test's own task may be starved for a minute on a
+            // busy cooperative pool, and a passed deadline here would be a false failure.
+            let took = gate.acquireBlocking(deadline: .now() + 3600)
             late.number.store(took ? 1 : 0, ordering: .releasing)
             go.wait()
             // Only a holder releases: on a starved machine the expectations below may fail,
