@@ -341,14 +341,25 @@ import FolioTestSupport
                 await canceller.value
                 await releaser.value
             }
+            // Only a hang guard, generous because a loaded machine running the stress suites
+            // at once can keep these tasks off the cooperative pool for tens of seconds.
             let all = waiters
-            let watchdog = Task.detached {
-                try await Task.sleep(for: .seconds(30))
+            let watchdog = Task.detached { () -> Bool in
+                do {
+                    try await Task.sleep(for: .seconds(300))
+                } catch {
+                    return false
+                }
                 for waiter in all { waiter.cancel() }
+                return true
             }
             var outcomes: [Bool] = []
             for waiter in waiters { outcomes.append(await waiter.value) }
             watchdog.cancel()
+            if await watchdog.value {
+                Issue.record(
+                    "round \(round): the waiters were still waiting after 300 s (a lost wake-up or a leaked gate)")
+            }
 
             let granted = grants.all.map { Int($0)! }
             #expect(granted == granted.sorted() && Set(granted).count == granted.count, "round \(round): \(granted)")
