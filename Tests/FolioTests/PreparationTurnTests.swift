@@ -55,7 +55,7 @@ import FolioStorage
         let race = try await Race()
         defer { race.persistence.close() }
         race.second.cancel()
-        let returned = await KV.eventually(within: 10) { race.hasEnded("second") }
+        let returned = await KV.eventually { race.hasEnded("second") }
         #expect(returned, "the cancelled use returned while the preparation it waited for still ran")
         #expect(!race.hasEnded("first"))
         race.persistence.writer.release()
@@ -71,9 +71,9 @@ import FolioStorage
         let race = try await Race()
         defer { race.persistence.close() }
         race.first.cancel()
-        let returned = await KV.eventually(within: 10) { race.hasEnded("first") }
+        let returned = await KV.eventually { race.hasEnded("first") }
         #expect(returned, "the cancelled preparer returned while the writer slot was still held")
-        let takenOver = await KV.eventually(within: 10) {
+        let takenOver = await KV.eventually {
             race.persistence.writer.waitingCount == 1
                 && race.persistence.core.preparationTurn(for: AuthorFormat.key).waitingCount == 0
         }

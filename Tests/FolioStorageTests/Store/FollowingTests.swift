@@ -23,8 +23,7 @@ import FolioTestSupport
             if i == 15 { try writer.compact() }
         }
         let target = writer.generation
-        for _ in 0..<500 where reader.generation != target { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(reader.generation == target)
+        #expect(await eventually(every: .milliseconds(10)) { reader.generation == target })
         let commits = events.withLock { $0 }.flatMap { event -> [CommitNotification] in
             if case .committed(let list) = event { return list }
             Issue.record("unexpected \(event)")

@@ -27,7 +27,7 @@ import LibraryExample
             try ProjectExecutable.path("folio-torture"), ["authors", path, "\(transactions)", "100"])
         var newest = Array(repeating: -1, count: 20)
         var reads = 0
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + hangGuard
         while newest.contains(where: { $0 < transactions - 20 }) && ContinuousClock.now < deadline {
             for k in 0..<20 {
                 let pair = try await reader.read {

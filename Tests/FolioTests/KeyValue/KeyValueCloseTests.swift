@@ -26,7 +26,7 @@ import FolioStorage
         let key = ValueKey<Int>("c/queued", default: 0)
         try await persistence.writer.acquire()
         try persistence.values.set(7, for: key)
-        let commitWaits = await KV.eventually(within: 10) { persistence.writer.waitingCount == 1 }
+        let commitWaits = await KV.eventually { persistence.writer.waitingCount == 1 }
         #expect(commitWaits, "the background commit waits for the slot")
 
         let closing = Closing()
@@ -34,7 +34,7 @@ import FolioStorage
             closing.reopened.withLock { $0 = try? persistence.reopened() }  // close, then open again
             closing.done.store(true, ordering: .releasing)
         }.start()
-        let closeWaits = await KV.eventually(within: 10) { persistence.writer.waitingCount == 2 }
+        let closeWaits = await KV.eventually { persistence.writer.waitingCount == 2 }
         #expect(closeWaits, "close queued for the slot behind the background commit")
         let returnedEarly = closing.done.load(ordering: .acquiring)
         #expect(!returnedEarly, "close waits while the slot is held")
@@ -60,7 +60,7 @@ import FolioStorage
         let key = ValueKey<Int>("c/lost", default: 0)
         try await persistence.writer.acquire()
         try persistence.values.set(7, for: key)
-        let commitWaits = await KV.eventually(within: 10) { persistence.writer.waitingCount == 1 }
+        let commitWaits = await KV.eventually { persistence.writer.waitingCount == 1 }
         #expect(commitWaits)
 
         Thread {

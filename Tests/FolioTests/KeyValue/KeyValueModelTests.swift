@@ -237,7 +237,7 @@ enum KeyValueModelRun {
                 for write in writes { write.apply(&model) }
                 note("read { detached \(writes)\(flushDuring ? " + flush" : "") }")
             case 80..<84:  // no flush: background commits alone empty the queue (liveness)
-                let drained = await KV.eventually(within: 30) { !persistence.core.values.hasQueued }
+                let drained = await KV.eventually { !persistence.core.values.hasQueued }
                 if !drained { Issue.record("\(here()): values stayed queued without a flush") }
                 note("wait for background commits")
             case 84..<88:

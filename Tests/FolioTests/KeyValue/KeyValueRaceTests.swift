@@ -116,11 +116,11 @@ private final class RaceFlags: Sendable {
             // Outside the transaction (detached: no task-locals): queued, schedules a commit.
             try await Task.detached { try p.values.set(2, for: k) }.value
         }
-        #expect(await KV.eventually(within: 5) { !p.core.values.hasQueued })
+        #expect(await KV.eventually { !p.core.values.hasQueued })
         try await Task.sleep(for: .milliseconds(50))
         #expect(p.values[k] == 1)
         try p.values.set(7, for: other)
-        let committed = try await KV.eventually(within: 10) {
+        let committed = try await KV.eventually {
             try p.store.read().get(KeyValueLayout.key(other.name), in: KeyValueLayout.tree) != nil
         }
         #expect(committed, "a set after the transaction was never committed in the background")

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
+import FolioTestSupport
 
 /// What the key-value tests beyond the basics share: a small struct value, fresh store
 /// paths, the long-mode switch, and waiting for a condition with a generous guard (never a
@@ -25,14 +26,9 @@ enum KV {
         PersistenceOptions(durability: durability, autoCompaction: nil, log: { _ in }, valueCache: valueCache)
     }
 
-    /// Polls `condition` until it holds or `seconds` pass; returns whether it held.
-    static func eventually(within seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return try condition()
+    /// Polls `condition` until it holds, or the shared hang guard passes; returns whether it held.
+    static func eventually(_ condition: () throws -> Bool) async rethrows -> Bool {
+        try await FolioTestSupport.eventually(every: .milliseconds(2), condition)
     }
 }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Observation
 import Synchronization
+import FolioTestSupport
 @testable import Folio
 
 /// Waits, on `isolation` (the actor the object changes on), until `condition` holds,
@@ -89,16 +90,9 @@ actor Worker {
 }
 
 /// Whether the hub comes to `count` observers. A subscription ends when a cancelled task's
-/// iteration does, with no event to wait for, so this polls. Its deadline only guards a
-/// hang, and is long: in the whole suite, tests that block threads can starve the
-/// cooperative pool (two threads here) for minutes.
+/// iteration does, with no event to wait for, so this polls (under the shared hang guard).
 func observerCount(of hub: ObservationHub, becomes count: Int) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(180)
-    while ContinuousClock.now < deadline {
-        if hub.observerCount == count { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return hub.observerCount == count
+    await eventually { hub.observerCount == count }
 }
 
 /// Whether the caller runs on the main actor, without trapping. Main-actor jobs run on the
