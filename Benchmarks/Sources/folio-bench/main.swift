@@ -64,6 +64,8 @@ func main(_ arguments: Arguments) async throws {
     let context = BenchContext(
         sizes: arguments.sizes, durability: arguments.durability,
         runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
+    context.onlyWorkloads = arguments.workloads
+    context.onlySystems = arguments.systems
     for suite in arguments.suites {
         switch suite {
         case CrudSuite.name: try await CrudSuite.run(context)

@@ -26,6 +26,10 @@ struct Arguments: Equatable {
     var workDirectory = NSTemporaryDirectory()
     var smoke = false
     var help = false
+    /// `--workload NAME`: only these workloads run (default: every workload of the suites).
+    var workloads: Set<String> = []
+    /// `--system NAME`: only these systems run (default: folio, grdb and the floors).
+    var systems: Set<String> = []
 
     static let usage = """
         folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
@@ -51,6 +55,9 @@ struct Arguments: Equatable {
           --svg-scale log|linear  value axis of the bar charts (default log)
           --work-dir DIR          where stores are created (default: the temporary directory,
                                   $TMPDIR or /tmp); its disk is what the fsync figures measure
+          --workload NAME         only this workload (repeat for several), e.g. query-indexed:
+                                  for profiling one row; default every workload
+          --system NAME           only this system: folio, grdb or floor (repeat for several)
           --smoke                 tiny sizes for every suite, checks the output (for CI); writes
                                   JSON, markdown and SVG into the work directory unless given
           -h, --help              this text
@@ -134,6 +141,10 @@ struct Arguments: Equatable {
                 result.workDirectory = try value(for: option, inline: inline)
             case "--smoke":
                 result.smoke = true
+            case "--workload":
+                result.workloads.insert(try value(for: option, inline: inline))
+            case "--system":
+                result.systems.insert(try value(for: option, inline: inline))
             default:
                 if argument.hasPrefix("-") { throw ArgumentError("unknown option '\(argument)'") }
                 throw ArgumentError("unexpected argument '\(argument)' (options start with --)")

@@ -9,6 +9,9 @@ final class BenchContext {
     let scratch: Scratch
     let datasets = DatasetCache()
     private(set) var results: [BenchResult] = []
+    /// Workload and system names to run (`--workload`, `--system`); empty: all.
+    var onlyWorkloads: Set<String> = []
+    var onlySystems: Set<String> = []
 
     init(sizes: Sizes, durability: BenchDurability, runner: Runner, scratch: Scratch) {
         self.sizes = sizes
@@ -17,8 +20,18 @@ final class BenchContext {
         self.scratch = scratch
     }
 
+    /// Whether the command line selects `workload` (``onlyWorkloads``, ``onlySystems``).
+    func selects(_ workload: Workload) -> Bool {
+        (onlyWorkloads.isEmpty || onlyWorkloads.contains(workload.name))
+            && (onlySystems.isEmpty || onlySystems.contains(workload.system))
+    }
+
     /// Measures `workload` and keeps its row; runs its tear-down even if it fails.
     func measure(_ workload: Workload) async throws {
+        guard selects(workload) else {
+            await workload.tearDown?()
+            return
+        }
         do {
             results.append(try await runner.measure(workload))
         } catch {
@@ -30,6 +43,10 @@ final class BenchContext {
 
     /// Measures workloads with interleaved runs (see ``Runner/measureInterleaved(_:)``).
     func measureInterleaved(_ workloads: [Workload]) async throws {
+        let skipped = workloads.filter { !selects($0) }
+        for workload in skipped { await workload.tearDown?() }
+        let workloads = workloads.filter(selects)
+        if workloads.isEmpty { return }
         do {
             results.append(contentsOf: try await runner.measureInterleaved(workloads))
         } catch {
