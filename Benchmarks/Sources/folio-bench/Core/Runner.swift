@@ -61,6 +61,15 @@ struct Runner {
                 "\(name): median \(Format.seconds(Self.median(values))) (runs \(values.map(Format.seconds).joined(separator: " ")))"
             )
         }
+        let counted = runs.compactMap(\.allocations)
+        if !counted.isEmpty {
+            let operations = Double(max(1, workload.operations))
+            let calls = Self.median(counted.map { Double($0.calls) }) / operations
+            let bytes = Self.median(counted.map { Double($0.bytes) }) / operations
+            notes.append(
+                "heap allocations in the timed part (Tools/alloc-count.sh), median of runs: "
+                    + "\(String(format: "%.1f", calls)) calls and \(String(format: "%.0f", bytes)) bytes per operation")
+        }
         return BenchResult(
             suite: workload.suite, workload: workload.name, system: workload.system, n: workload.n,
             durability: workload.durability.label, status: .ok,

@@ -49,6 +49,8 @@ final class RunContext {
     /// Named parts of the timed span (e.g. "commit returned"), in seconds, in the order
     /// first recorded: the row's notes give the median of each over the runs.
     private(set) var parts: [(name: String, seconds: Double)] = []
+    /// Heap allocations of the timed part (calls, bytes), when ``AllocationCounter`` counts.
+    private(set) var allocations: AllocationCounter.Reading?
 
     /// Times `body` (monotonic clock) and records the peak resident memory reached while it
     /// ran. Call it once per run. `body` runs in the caller's task: what it awaits (commits,
@@ -56,10 +58,15 @@ final class RunContext {
     func measure<T>(_ body: () async throws -> T) async rethrows -> T {
         precondition(seconds == nil, "measure called twice in one run")
         PeakMemory.resetPeak()
+        let before = AllocationCounter.read()
         let start = DispatchTime.now().uptimeNanoseconds
         startNanoseconds = start
         let result = try await body()
         let end = DispatchTime.now().uptimeNanoseconds
+        if let before, let after = AllocationCounter.read() {
+            allocations = AllocationCounter.Reading(
+                calls: after.calls - before.calls, bytes: after.bytes - before.bytes)
+        }
         seconds = Double(end - start) / 1e9
         peakRSS = PeakMemory.peakBytes()
         return result

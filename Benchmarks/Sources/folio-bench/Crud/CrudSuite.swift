@@ -35,6 +35,10 @@ enum CrudSuite {
             try await context.measure(workloads.pointQuery(dataset))
             try await context.measure(workloads.updateWhere(dataset))
             try await context.measure(workloads.deleteWhere(dataset))
+            try await context.measure(workloads.querySortedLimit(dataset))
+            try await context.measure(workloads.queryCompound(dataset))
+            try await context.measure(workloads.getByIDScaling(dataset))
+            try await context.measure(workloads.rangeIndexScaling(dataset))
         }
         context.datasets.release(n * context.sizes.concurrentWriters)
         context.datasets.release(n)

@@ -74,6 +74,15 @@ protocol CrudSystem: AnyObject, Sendable {
     /// transaction; returns how many.
     func deleteWhere(priorityAtLeast lower: Int) async throws -> Int
 
+    /// `query-sorted-limit`: the first `limit` records with `priority >= lower` in `title`
+    /// order (byte order of the ASCII titles: Folio's `.lexical` comparator, SQLite's binary
+    /// collation), through the query API; `priority` is indexed, `title` is not.
+    func query(priorityAtLeast lower: Int, sortedByTitleLimit limit: Int) async throws -> [CrudRecord]
+
+    /// `query-compound`: every record with `lower <= priority < upper` and `id <= maximumID`,
+    /// through the query API: a condition on the `priority` index and one on the primary key.
+    func query(priorityFrom lower: Int, below upper: Int, idAtMost maximumID: Int64) async throws -> [CrudRecord]
+
     /// Makes everything durable, releases the store's files (another process may open them
     /// next) and closes. The object is not used again.
     func close() async throws
@@ -100,6 +109,10 @@ enum CrudQuery: Sendable {
     case id(Int64)
     /// `priority >= lower` (update-where, delete-where).
     case priorityAtLeast(Int)
+    /// `priority >= lower`, sorted by title, first `limit` (query-sorted-limit).
+    case priorityAtLeastByTitle(Int, limit: Int)
+    /// `lower <= priority < upper && id <= maximumID` (query-compound).
+    case priorityRangeAndID(Int, Int, Int64)
 }
 
 extension CrudSystem {

@@ -8,7 +8,8 @@ struct CrudWorkloads {
     static let names = [
         "insert-batch", "scan-filter", "scan-decode-filter", "get-by-id", "get-hot", "range-index",
         "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual",
-        "query-scan", "query-indexed", "point-query", "update-where", "delete-where",
+        "query-scan", "query-indexed", "point-query", "update-where", "delete-where", "query-sorted-limit",
+        "query-compound", "get-by-id-2-tasks", "range-index-2-tasks",
     ]
 
     let context: BenchContext
@@ -19,7 +20,7 @@ struct CrudWorkloads {
     private var durability: BenchDurability { context.durability }
     private var scratch: Scratch { context.scratch }
 
-    private func workload(
+    func workload(
         _ name: String, n: Int, operations: Int, notes: [String] = [],
         run: @escaping (RunContext) async throws -> Void
     ) -> Workload {
@@ -28,7 +29,7 @@ struct CrudWorkloads {
             operations: operations, notes: notes, run: run)
     }
 
-    private func openShared(_ dataset: CrudDataset) -> OpenFixture {
+    func openShared(_ dataset: CrudDataset) -> OpenFixture {
         let system = system, fixtures = fixtures, durability = durability
         return OpenFixture {
             try await system.open(directory: try await fixtures.directory(system, dataset), durability: durability)

@@ -130,6 +130,14 @@ final class FolioCrudSystem: CrudSystem {
         case .priorityAtLeast(let lower):
             predicate = #Predicate<CrudRecord> { $0.priority >= lower }
             text = "#Predicate { $0.priority >= \(lower) }"
+        case .priorityAtLeastByTitle(let lower, let limit):
+            let plan = try await records.explain(
+                where: #Predicate<CrudRecord> { $0.priority >= lower }, sortBy: Self.byTitle, limit: limit)
+            return
+                "Folio explain #Predicate { $0.priority >= \(lower) } sorted by title (.lexical), limit \(limit): \(plan)"
+        case .priorityRangeAndID(let lower, let upper, let maximumID):
+            predicate = Self.compoundPredicate(lower, upper, maximumID)
+            text = "#Predicate { (\(lower)..<\(upper)).contains($0.priority) && $0.id <= \(maximumID) }"
         }
         let plan = try await records.explain(where: predicate)
         if case .priorityRange = query {
@@ -138,6 +146,25 @@ final class FolioCrudSystem: CrudSystem {
             }
         }
         return "Folio explain \(text): \(plan)"
+    }
+
+    /// Title order as SQLite's binary collation gives it: `.lexical` (the default comparator of
+    /// a `String` sort descriptor is localized, which SQLite's `ORDER BY` is not).
+    private static let byTitle = [SortDescriptor(\CrudRecord.title, comparator: .lexical)]
+
+    private static func compoundPredicate(_ lower: Int, _ upper: Int, _ maximumID: Int64) -> Predicate<CrudRecord> {
+        #Predicate<CrudRecord> { (lower..<upper).contains($0.priority) && $0.id <= maximumID }
+    }
+
+    func query(priorityAtLeast lower: Int, sortedByTitleLimit limit: Int) async throws -> [CrudRecord] {
+        try await records.fetch(
+            where: #Predicate<CrudRecord> { $0.priority >= lower }, sortBy: Self.byTitle, limit: limit
+        )
+        .collect()
+    }
+
+    func query(priorityFrom lower: Int, below upper: Int, idAtMost maximumID: Int64) async throws -> [CrudRecord] {
+        try await records.fetch(where: Self.compoundPredicate(lower, upper, maximumID)).collect()
     }
 
     func queryFirst(id: Int64) async throws -> CrudRecord? {

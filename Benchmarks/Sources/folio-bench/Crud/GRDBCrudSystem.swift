@@ -60,6 +60,12 @@ final class GRDBCrudSystem: CrudSystem {
         try queryNow(priorityFrom: lower, below: upper)
     }
     func queryPlanNote(_ query: CrudQuery) async throws -> String { try queryPlanNoteNow(query) }
+    func query(priorityAtLeast lower: Int, sortedByTitleLimit limit: Int) async throws -> [CrudRecord] {
+        try queryNow(Self.sortedRequest(priorityAtLeast: lower, limit: limit))
+    }
+    func query(priorityFrom lower: Int, below upper: Int, idAtMost maximumID: Int64) async throws -> [CrudRecord] {
+        try queryNow(Self.compoundRequest(lower, upper, maximumID))
+    }
     func queryFirst(id: Int64) async throws -> CrudRecord? { try queryFirstNow(id: id) }
     func updateWhere(priorityAtLeast lower: Int, tag: String) async throws -> Int {
         try updateWhereNow(priorityAtLeast: lower, tag: tag)
@@ -110,6 +116,20 @@ final class GRDBCrudSystem: CrudSystem {
         CrudRecord.filter(Column("priority") >= lower && Column("priority") < upper)
     }
 
+    private static func sortedRequest(priorityAtLeast lower: Int, limit: Int) -> QueryInterfaceRequest<CrudRecord> {
+        CrudRecord.filter(Column("priority") >= lower).order(Column("title")).limit(limit)
+    }
+
+    private static func compoundRequest(
+        _ lower: Int, _ upper: Int, _ maximumID: Int64
+    ) -> QueryInterfaceRequest<CrudRecord> {
+        CrudRecord.filter(Column("priority") >= lower && Column("priority") < upper && Column("id") <= maximumID)
+    }
+
+    private func queryNow(_ request: QueryInterfaceRequest<CrudRecord>) throws -> [CrudRecord] {
+        try pool.read { db in try request.fetchAll(db) }
+    }
+
     private func queryNow(priorityFrom lower: Int, below upper: Int) throws -> [CrudRecord] {
         try pool.read { db in try Self.priorityRequest(from: lower, below: upper).fetchAll(db) }
     }
@@ -124,6 +144,10 @@ final class GRDBCrudSystem: CrudSystem {
             request = Self.priorityRequest(from: lower, below: upper)
         case .id(let id): request = CrudRecord.filter(Column("id") == id)
         case .priorityAtLeast(let lower): request = CrudRecord.filter(Column("priority") >= lower)
+        case .priorityAtLeastByTitle(let lower, let limit):
+            request = Self.sortedRequest(priorityAtLeast: lower, limit: limit)
+        case .priorityRangeAndID(let lower, let upper, let maximumID):
+            request = Self.compoundRequest(lower, upper, maximumID)
         }
         let plan = try pool.read { db in
             let statement = try request.makePreparedRequest(db).statement
