@@ -31,7 +31,7 @@ extension QueryPlanner {
                     sorts = false
                     direction = reverse ? .reverse : .forward
                 }
-            } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index),
+            } else if let index = index(over: keyPath, manyToMany: false), Self.keyOrderIsSortOrder(index, first),
                 gaps.isComplete(index.name), !reverse || (index.unique && !index.definition.nilIsDistinct)
             {
                 // Ties of a non-unique index come in identifier order only forwards.
@@ -93,13 +93,26 @@ extension QueryPlanner {
             exact: exact, describe: describe)
     }
 
-    /// The value types whose key order is exactly the order `SortDescriptor` sorts them
-    /// in, so an index of them can stand for a sort step. Not strings (a `SortDescriptor`
-    /// over a `String` compares with `localizedStandard` by default, not by scalars) and
-    /// not floating point (keys give NaN a place, above every number, where `<` orders it
-    /// with nothing; -0.0 is no exception: keys canonicalise it to 0.0, as `==` equates them).
-    static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>) -> Bool {
-        sortsInKeyOrder.contains(index.definition.valueType)
+    /// Whether an index's key order is exactly the order `descriptor` sorts its values in,
+    /// so the index can stand for the sort step:
+    /// - integers and UUIDs, whose descriptors compare with `<`;
+    /// - strings under the `.lexical` comparator where it is Swift's `<` (swift-foundation
+    ///   off Apple platforms: an unlocalized comparison without options), which is key
+    ///   order for strings in normal form (Docs/Keys.md §9): not the default comparator,
+    ///   `.localizedStandard`, nor `.lexical` on Apple platforms, where it is `NSString`'s
+    ///   `compare(_:)` (UTF-16 order, which puts some characters beyond U+FFFF before
+    ///   U+E000...U+FFFF). For the strings not in normal form where Swift's `<` is not a
+    ///   total order (Keys.md §9.1), the results come in key order, the order of their
+    ///   normal forms;
+    /// - not floating point (keys give NaN a place, above every number, where `<` orders it
+    ///   with nothing; -0.0 is no exception: keys canonicalise it to 0.0, as `==` equates them).
+    static func keyOrderIsSortOrder(_ index: SchemaIndex<Instance>, _ descriptor: SortDescriptor<Instance>) -> Bool {
+        let type = index.definition.valueType
+        if sortsInKeyOrder.contains(type) { return true }
+        guard lexicalIsSwiftOrder, type == "Swift.String", let comparator = descriptor.stringComparator else {
+            return false
+        }
+        return String.StandardComparator(comparator, order: .forward) == .lexical
     }
 
     static func describe(_ descriptor: SortDescriptor<Instance>) -> String {
@@ -108,7 +121,14 @@ extension QueryPlanner {
     }
 }
 
-/// The catalog names of the types ``QueryPlanner/keyOrderIsSortOrder(_:)`` accepts (built
+/// Whether `String.StandardComparator.lexical` compares with Swift's `<` on this platform.
+#if canImport(Darwin)
+private let lexicalIsSwiftOrder = false
+#else
+private let lexicalIsSwiftOrder = true
+#endif
+
+/// The catalog names of the types ``QueryPlanner/keyOrderIsSortOrder(_:_:)`` accepts (built
 /// once: a generic type cannot hold a static stored property).
 private let sortsInKeyOrder: Set<String> = [
     "Swift.Int", "Swift.Int8", "Swift.Int16", "Swift.Int32", "Swift.Int64", "Swift.UInt",
