@@ -5,24 +5,34 @@ import FolioStorage
 /// intersection of ranges over one key path), `||` (the union of both sides), and the scans
 /// every access adds (extra values of a range, records an index left out).
 extension QueryPlanner {
+    /// Scores are in units of ``weight`` per step of ``QueryValueRange/narrowness``, so a
+    /// bonus smaller than a unit (the identifier's, for a range) only breaks ties.
+    static var weight: Int { 3 }
+
     func candidate(_ condition: QueryCondition) -> Candidate? {
         switch condition {
         case .range(let range):
             if schema.isIdentifier(range.keyPath) {
+                // An equality on the identifier is one record: it beats every index. Any
+                // other identifier range only breaks a tie of narrowness with an index's
+                // (no second lookup): a range of an index bounded on both sides is likely
+                // narrower than a half-open range of identifiers.
+                let bonus = range.kind == .equal ? 3 * Self.weight : 2
                 return Candidate(
                     parts: [Part(index: nil, range: range)] + extraParts(of: range, in: nil),
-                    score: range.narrowness + 3)
+                    score: Self.weight * range.narrowness + bonus)
             }
             let composite = compositeCandidate([range])
             guard let index = index(over: range.keyPath, manyToMany: false) else { return composite }
-            let bonus = index.unique && range.kind == .equal ? 2 : 0
+            let bonus = index.unique && range.kind == .equal ? 2 * Self.weight : 0
             let single = Candidate(
                 parts: [Part(index: index, range: range)] + extraParts(of: range, in: index),
-                score: range.narrowness + bonus)
+                score: Self.weight * range.narrowness + bonus)
             return (composite?.score ?? Int.min) > single.score ? composite : single
         case .contains(let keyPath, let element):
             guard let index = index(over: keyPath, manyToMany: true) else { return nil }
-            return Candidate(parts: [Part(index: index, range: element)], score: element.narrowness - 1)
+            return Candidate(
+                parts: [Part(index: index, range: element)], score: Self.weight * (element.narrowness - 1))
         case .and(let left, let right):
             var best: Candidate?
             let leaves = Self.conjuncts(condition).ranges

@@ -23,7 +23,7 @@ extension QueryPlanner {
             }
             guard matched > 0 else { continue }
             var keyRange = KeyRange.prefix(prefix)
-            var score = 4 * matched + 1
+            var score = QueryPlanner.weight * (4 * matched + 1)
             var extras: [Part] = []
             if matched < components.count,
                 let next = ranges.first(where: {
@@ -32,7 +32,7 @@ extension QueryPlanner {
                 let bounds = next.bounds
             {
                 keyRange = Self.range(after: prefix, lower: bounds.lower, upper: bounds.upper)
-                score += next.narrowness
+                score += QueryPlanner.weight * next.narrowness
                 used.append(next)
                 // The range's extra values, each after the equalities' prefix.
                 let matchedPrefix = prefix, equalities = used.dropLast().map(\.text)

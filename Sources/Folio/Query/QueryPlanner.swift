@@ -15,10 +15,11 @@ import FolioStorage
 /// build left out, or does not use it (``IndexGaps``).
 ///
 /// The choice is about how few records are read:
-/// - a condition on the identifier (no second lookup) or an equality on a one-to-one index
-///   is best, then an equality on another index, a range bounded on both sides, a string
-///   prefix, a half-open range (``QueryValueRange/narrowness``: no per-range counts are
-///   kept, so this is a guess from the shape of the condition);
+/// - an equality on the identifier is best, then one on a one-to-one index, then one on
+///   another index, a range bounded on both sides, a string prefix, a half-open range
+///   (``QueryValueRange/narrowness``: no per-range counts are kept, so this is a guess from
+///   the shape of the condition); between an identifier range and an index range of the
+///   same shape, the identifier's (no second lookup);
 /// - `&&` takes the best of its sides' own accesses, the intersection of its ranges over
 ///   one key path, and a composite index (equalities on its first components, then one
 ///   range); whatever the access does not cover is filtered;
