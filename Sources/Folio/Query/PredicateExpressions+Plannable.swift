@@ -20,6 +20,24 @@ protocol PlannableOperand {
     func keyPath(root: PredicateExpressions.VariableID) -> AnyKeyPath?
     /// The constant, if this is one.
     var constant: Any? { get }
+    /// The optional key path and the constant that stands for its `nil`, if this is
+    /// `record.path ?? constant`. Only comparisons read it (``coalescedCondition``); every
+    /// other expression sees neither a key path nor a constant in it, so it stays opaque.
+    func coalesced(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, nilValue: Any)?
+}
+
+extension PlannableOperand {
+    func coalesced(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, nilValue: Any)? { nil }
+}
+
+/// `record.path ?? constant`, an optional property compared with a default for `nil`.
+extension PredicateExpressions.NilCoalesce: PlannableOperand where LHS: PlannableOperand, RHS: PlannableOperand {
+    func keyPath(root: PredicateExpressions.VariableID) -> AnyKeyPath? { nil }
+    var constant: Any? { nil }
+    func coalesced(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, nilValue: Any)? {
+        guard let path = lhs.keyPath(root: root), let value = rhs.constant else { return nil }
+        return (path, value)
+    }
 }
 
 /// The predicate's variable (the record), as the root of a key path operand.
@@ -103,11 +121,14 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
     func condition(root: PredicateExpressions.VariableID) -> QueryCondition {
         var op = self.op
         let path: AnyKeyPath, constant: Any?
+        var nilValue: Any?
         if let left = lhs.keyPath(root: root) {
             (path, constant) = (left, rhs.constant)
-        } else if let right = rhs.keyPath(root: root) {
+        } else if let left = lhs.coalesced(root: root) {
+            (path, constant, nilValue) = (left.keyPath, rhs.constant, left.nilValue)
+        } else if let right = rhs.keyPath(root: root) ?? rhs.coalesced(root: root)?.keyPath {
             // `constant < path` is `path > constant`.
-            (path, constant) = (right, lhs.constant)
+            (path, constant, nilValue) = (right, lhs.constant, rhs.coalesced(root: root)?.nilValue)
             switch op {
             case .lessThan: op = .greaterThan
             case .lessThanOrEqual: op = .greaterThanOrEqual
@@ -119,6 +140,10 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
             return .opaque
         }
         guard let value = component(constant, as: LHS.Output.self) else { return .opaque }
+        if let nilValue {
+            guard let stand = nilValue as? LHS.Output else { return .opaque }
+            return coalescedCondition(path, op, value, nilStandsFor: stand)
+        }
         let name = describe(path)
         let range: QueryValueRange?
         switch op {
@@ -138,6 +163,45 @@ where LHS: PlannableOperand, RHS: PlannableOperand, LHS.Output: KeyComponent {
         }
         return range.map(QueryCondition.range) ?? .opaque
     }
+}
+
+/// `(record.path ?? d) op value` over an optional `path`: the values of `path` that satisfy
+/// `op value` (keys of `some(v)`, which sort after `nil`'s), and `nil` too when `d` does.
+/// An index over an optional holds `nil` as its own key, first (Docs/Keys.md §3.10).
+private func coalescedCondition<Value: KeyComponent & Comparable>(
+    _ path: AnyKeyPath, _ op: PredicateExpressions.ComparisonOperator, _ value: Value, nilStandsFor stand: Value
+) -> QueryCondition {
+    let some = Optional(value), none = Optional<Value>.none
+    let name = describe(path)
+    let range: QueryValueRange?
+    let nilMatches: Bool
+    switch op {
+    case .greaterThan:
+        range = QueryValueRange(
+            path, .greaterThan, lower: .excluded(some), upper: .unbounded, text: "\(name) > \(value)")
+        nilMatches = stand > value
+    case .greaterThanOrEqual:
+        range = QueryValueRange(
+            path, .greaterThanOrEqual, lower: .included(some), upper: .unbounded, text: "\(name) >= \(value)")
+        nilMatches = stand >= value
+    case .lessThan:
+        // Above `nil`'s key: a value, below `value`.
+        range = QueryValueRange(
+            path, .between, lower: .excluded(none), upper: .excluded(some), text: "\(name) < \(value)")
+        nilMatches = stand < value
+    case .lessThanOrEqual:
+        range = QueryValueRange(
+            path, .between, lower: .excluded(none), upper: .included(some), text: "\(name) <= \(value)")
+        nilMatches = stand <= value
+    @unknown default: return .opaque
+    }
+    guard let range else { return .opaque }
+    guard nilMatches else { return .range(range) }
+    guard
+        let nilRange = QueryValueRange(
+            path, .equal, lower: .included(none), upper: .included(none), text: "\(name) == nil")
+    else { return .opaque }
+    return .or(.range(range), .range(nilRange))
 }
 
 /// `(a...b).contains(path)` with constant bounds.
