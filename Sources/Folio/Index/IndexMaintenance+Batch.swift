@@ -20,16 +20,17 @@ extension IndexMaintenance {
         var deleted = 0
         var removals = [[[UInt8]]](repeating: [], count: schema.indexes.count)
         let names = schema.indexes.map { Array($0.name.utf8) }
+        let unique = schema.indexes.map(\.unique)
         for position in keys.indices where outcome.existed[position] {
             deleted += 1
             guard indexed, let bytes = outcome.previous[position] else { continue }
-            let old = try oldValues(bytes, identifier: keys[position], names: names, schema: schema)
-            for index in schema.indexes.indices {
-                for value in old[index] {
-                    removals[index].append(
-                        IndexEntry.key(value: value, identifier: keys[position], unique: schema.indexes[index].unique))
-                }
+            let identifier = keys[position]
+            // Each entry key built straight from the header's slices.
+            let wellFormed = StoredRecord.forEachIndexKey(in: bytes) { name, value in
+                guard let index = names.firstIndex(where: { $0.elementsEqual(name) }) else { return }
+                removals[index].append(IndexEntry.key(value: value, identifier: identifier, unique: unique[index]))
             }
+            guard wellFormed else { throw malformed(identifier, schema) }
         }
         for position in schema.indexes.indices where !removals[position].isEmpty {
             let changes = sortedDistinct(removals[position]).map { (key: $0, value: [UInt8]?.none) }
@@ -170,11 +171,13 @@ extension IndexMaintenance {
             // Keys of indexes the schema no longer declares are left alone, as a single delete does.
             if let index = names.firstIndex(where: { $0.elementsEqual(name) }) { values[index].append(Array(key)) }
         }
-        guard wellFormed else {
-            throw .corruptRecord(
-                datastore: schema.key, detail: "record \(schema.describe(identifierKey: identifier)) is malformed")
-        }
+        guard wellFormed else { throw malformed(identifier, schema) }
         return values
+    }
+
+    private static func malformed<Format>(_ identifier: [UInt8], _ schema: DatastoreSchema<Format>) -> FolioError {
+        .corruptRecord(
+            datastore: schema.key, detail: "record \(schema.describe(identifierKey: identifier)) is malformed")
     }
 
     /// `keys` in byte order, each once.
