@@ -114,22 +114,22 @@ extension Datastore where Access == ReadWrite {
         in tree: String, range: KeyRange, index: SchemaIndex<Instance>?
     ) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
-            // The cursor sees the deletions as they happen (the transaction's own writes).
+            // The identifiers first (the cursor iterates the tree as it was when it was
+            // taken), then every record and index changed in one pass each.
             var cursor = transaction.cursor(in: tree, range: range)
-            var deleted = 0
-            while let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
-                let identifier: [UInt8]
-                if index != nil {
-                    guard let decoded = IndexEntry.decode(entry.value) else {
-                        throw .corruptRecord(datastore: key, detail: "an index entry is malformed")
-                    }
-                    identifier = decoded.identifier
-                } else {
-                    identifier = entry.key
+            var identifiers: [[UInt8]] = []
+            if index == nil {
+                while let key = try FolioError.wrap({ () throws(StorageError) in try cursor.nextKey() }) {
+                    identifiers.append(key)
                 }
-                if try IndexMaintenance.delete(identifier, schema: schema, in: transaction) != nil { deleted += 1 }
             }
-            return deleted
+            while index != nil, let entry = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
+                guard let decoded = IndexEntry.decode(entry.value) else {
+                    throw .corruptRecord(datastore: key, detail: "an index entry is malformed")
+                }
+                identifiers.append(decoded.identifier)
+            }
+            return try IndexMaintenance.deleteAll(identifiers, schema: schema, in: transaction)
         }
     }
 }

@@ -12,6 +12,15 @@ enum IndexEntry {
         unique ? value : value + identifier
     }
 
+    /// ``key(value:identifier:unique:)`` for a value read in place (a record header's slice).
+    static func key(value: ArraySlice<UInt8>, identifier: [UInt8], unique: Bool) -> [UInt8] {
+        var key = [UInt8]()
+        key.reserveCapacity(value.count + (unique ? 0 : identifier.count))
+        key += value
+        if !unique { key += identifier }
+        return key
+    }
+
     static func value(identifier: [UInt8], record: [UInt8]?) -> [UInt8] {
         // Identifier keys are engine keys (at most StorageLimits.maximumKeyLength, checked by
         // DatastoreSchema.encodeRecord before any entry is built), far below u16.

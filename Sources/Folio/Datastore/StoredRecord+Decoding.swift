@@ -20,6 +20,28 @@ extension StoredRecord {
         return (version, reader.position)
     }
 
+    /// Calls `body` with each index key the header lists, as slices of `bytes` (the index's
+    /// name, then the key): the old entries a batch change removes, read from the bytes it
+    /// already holds, without building the index key table or copying the payload. False
+    /// (after perhaps some calls) if the bytes are not a well-formed record.
+    static func forEachIndexKey(
+        in bytes: [UInt8], _ body: (_ name: ArraySlice<UInt8>, _ key: ArraySlice<UInt8>) -> Void
+    ) -> Bool {
+        var reader = ByteReader(bytes)
+        guard reader.readUInt8() == layoutVersion, let versionLength = reader.readUInt8(),
+            reader.skip(Int(versionLength)), let count = reader.readUInt16()
+        else { return false }
+        for _ in 0..<count {
+            guard let nameLength = reader.readUInt8() else { return false }
+            let nameStart = reader.position
+            guard reader.skip(Int(nameLength)), let keyLength = reader.readUInt16() else { return false }
+            let keyStart = reader.position
+            guard reader.skip(Int(keyLength)) else { return false }
+            body(bytes[nameStart..<(nameStart + Int(nameLength))], bytes[keyStart..<(keyStart + Int(keyLength))])
+        }
+        return true
+    }
+
     /// Decodes a stored record; nil if the bytes are not a well-formed record.
     static func decode(_ bytes: [UInt8]) -> StoredRecord? {
         var reader = ByteReader(bytes)

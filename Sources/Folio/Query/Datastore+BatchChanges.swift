@@ -10,6 +10,12 @@ extension Datastore where Access == ReadWrite {
     /// returns how many. `change` must keep the identifier (a new identifier is a new
     /// instance: persist it and delete the old one); if it does not, nothing is changed.
     ///
+    /// A unique index is checked on the state the whole call leaves, as SQL's statement-level
+    /// constraints are: matched instances may exchange unique values; a value held by an
+    /// instance the call does not change, or given to two instances, is
+    /// ``FolioError/uniqueIndexConflict(datastore:index:value:existing:new:)``, and nothing
+    /// is changed.
+    ///
     /// ```swift
     /// try await messages.update(where: #Predicate { $0.threadID == thread && !$0.read }) { $0.read = true }
     /// ```
@@ -20,18 +26,22 @@ extension Datastore where Access == ReadWrite {
     ) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
             let matches = try matching(predicate, in: transaction)
+            var changed: [(identifier: [UInt8], instance: Instance)] = []
+            changed.reserveCapacity(matches.count)
             for match in matches {
-                var changed = match.instance
-                change(&changed)
-                guard changed[keyPath: schema.identifierPath].keyBytes == match.key else {
+                var instance = match.instance
+                change(&instance)
+                guard instance[keyPath: schema.identifierPath].keyBytes == match.key else {
                     throw .encodingFailed(
                         datastore: key, identifier: schema.describe(identifierKey: match.key),
                         reason:
                             "update(where:) changed the identifier; persist the new instance and delete the old one instead"
                     )
                 }
-                _ = try IndexMaintenance.store(changed, schema: schema, core: core, in: transaction)
+                changed.append((match.key, instance))
             }
+            // Every record in one pass, every index in one pass each.
+            try IndexMaintenance.storeAll(changed, schema: schema, in: transaction)
             return matches.count
         }
     }
@@ -47,9 +57,7 @@ extension Datastore where Access == ReadWrite {
             var exact = try QueryExecution(schema: schema, core: core)
                 .exactIdentifiers(of: plan, hasPredicate: true, source: .transaction(transaction))
             if exact == nil { exact = try matching(predicate, in: transaction).map(\.key) }
-            let keys = exact ?? []
-            for key in keys { _ = try IndexMaintenance.delete(key, schema: schema, in: transaction) }
-            return keys.count
+            return try IndexMaintenance.deleteAll(exact ?? [], schema: schema, in: transaction)
         }
     }
 
@@ -66,11 +74,7 @@ extension Datastore where Access == ReadWrite {
     {
         let keys = identifiers.map(\.keyBytes)
         return try await withWrite { (transaction) throws(FolioError) -> Int in
-            var deleted = 0
-            for key in keys where try IndexMaintenance.delete(key, schema: schema, in: transaction) != nil {
-                deleted += 1
-            }
-            return deleted
+            try IndexMaintenance.deleteAll(keys, schema: schema, in: transaction)
         }
     }
 

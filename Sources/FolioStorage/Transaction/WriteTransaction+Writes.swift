@@ -65,14 +65,25 @@ extension WriteTransaction {
     }
 
     /// Removes every key of `tree` in `range`; returns how many were removed.
+    ///
+    /// The keys are read with a cursor and removed in batches (``apply(_:to:resolvingPrevious:)``):
+    /// one pass over the tree per batch, each emptied page dropped rather than merged.
     @discardableResult
     public func removeAll(in range: KeyRange, from tree: String) throws(StorageError) -> Int {
         var cursor = self.cursor(in: tree, range: range)
         var removed = 0
-        while let key = try cursor.nextKey() {
-            if try remove(key, from: tree) { removed += 1 }
+        var batch: [(key: [UInt8], value: [UInt8]?)] = []
+        // Bounded, so a huge range never holds all its keys in memory at once.
+        let batchSize = 4_096
+        while true {
+            let key = try cursor.nextKey()
+            if let key { batch.append((key, nil)) }
+            if batch.count == batchSize || (key == nil && !batch.isEmpty) {
+                removed += try apply(batch, to: tree).existed.count(where: { $0 })
+                batch.removeAll(keepingCapacity: true)
+            }
+            if key == nil { return removed }
         }
-        return removed
     }
 
     /// Removes `tree` and all its keys. Returns true if it existed.
@@ -105,7 +116,7 @@ extension WriteTransaction {
     /// half-edited, so the transaction refuses everything but a rollback (to a savepoint
     /// from before, or whole); if it throws before, nothing changed (the page copies it made
     /// are dropped, and so is their count in `freedBytes`).
-    private func edit<R>(
+    func edit<R>(
         _ contents: Contents, _ tree: TreeState, _ body: () throws(StorageError) -> R
     ) throws(StorageError) -> R {
         let freed = tree.freedBytes, spilled = tree.spilledLiveBytes
@@ -127,12 +138,12 @@ extension WriteTransaction {
     /// that statement); on any other thread, once no statement runs, holding the statement
     /// lock, so that it is neither interleaved with another thread's statement nor undone
     /// by its failure.
-    private func outsideOtherStatements<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+    func outsideOtherStatements<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
         if statementThread.load(ordering: .acquiring) == currentThreadIdentity() { return try body() }
         return try statementLock.withLock { _ throws(StorageError) -> R in try body() }
     }
 
-    private static func validate(treeName name: String) throws(StorageError) {
+    static func validate(treeName name: String) throws(StorageError) {
         let length = name.utf8.count
         guard length > 0, length <= 255 else { throw .invalidTreeName(name: name) }
     }

@@ -130,6 +130,12 @@ final class TreeState {
     /// One entry per key, in key order: whether it existed before the first operation and
     /// after the last (keys created and removed again are left out).
     private func resolvedChanges() -> [(key: [UInt8], existedBefore: Bool, existsAfter: Bool)] {
+        // A log already in strictly ascending key order (one batch, or keys written in
+        // order) has one operation per key: nothing to sort or fold.
+        let log = changes[changesFrom...]
+        if zip(log, log.dropFirst()).allSatisfy({ ByteOrder.compare($0.key, $1.key) < 0 }) {
+            return log.filter { $0.existedBefore || $0.existsAfter }
+        }
         // Stable: operations on one key keep their order.
         let sorted = changes[changesFrom...].enumerated().sorted { a, b in
             let order = ByteOrder.compare(a.element.key, b.element.key)
