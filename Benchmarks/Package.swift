@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // Instructions per decoded record under callgrind (Sources/decode-probe/main.swift).
+        .executableTarget(name: "decode-probe", dependencies: [.product(name: "Folio", package: "Folio")]),
         .executableTarget(
             name: "folio-bench",
             dependencies: [
@@ -24,7 +26,7 @@ let package = Package(
                 // Async functions run in their caller's isolation unless marked
                 // @concurrent: the harness runs in one task, off the main actor (main.swift).
                 .enableUpcomingFeature("NonisolatedNonsendingByDefault")
-            ])
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

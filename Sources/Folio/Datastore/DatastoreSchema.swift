@@ -198,7 +198,14 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     private func decode(
         version tag: String, payload: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
-        guard let version = versionsByTag[tag] else {
+        // Almost every record is in the current version: two small strings compare in a few
+        // instructions, where the dictionary would hash the tag.
+        let version: Format.Version
+        if tag == currentTag {
+            version = Format.currentVersion
+        } else if let stored = versionsByTag[tag] {
+            version = stored
+        } else {
             throw .unknownVersion(datastore: key, identifier: describe(identifierKey: identifier), version: tag)
         }
         do {

@@ -16,8 +16,9 @@ final class DecodeSession {
 
 final class DecoderState: Decoder {
     /// The input, valid only while the decode runs: read it through `input`.
-    let storedInput: JSONInput
-    let session: DecodeSession
+    var storedInput: JSONInput
+    /// The decode this state serves; a reused state keeps its session (ThreadDecoderState).
+    var session: DecodeSession
 
     /// The input. A decoder or container kept by a type and used after `decode` returned
     /// would read a buffer that no longer exists: that stops here with a clear message
@@ -31,8 +32,8 @@ final class DecoderState: Decoder {
 
     static let usedAfterDecode =
         "FolioJSONDecoder: a Decoder or decoding container was used after decode(_:from:) returned; keep the decoded values, not the decoder"
-    let options: FolioJSONDecoder
-    let userInfo: [CodingUserInfoKey: Any]
+    var options: FolioJSONDecoder
+    var userInfo: [CodingUserInfoKey: Any]
     /// The offset of the value `init(from:)` is decoding.
     var position: Int
     /// Its coding path.
@@ -101,10 +102,66 @@ final class DecoderState: Decoder {
             arenaCapacity = arena.count
             ownsArena = false
         } else {
-            arenaCapacity = 64
+            arenaCapacity = Self.reusableArenaCapacity
             storedArena = .allocate(capacity: arenaCapacity)
             ownsArena = true
         }
+    }
+
+    /// The arena a reusable state starts with and shrinks back to: the member tables of
+    /// ordinary records fit.
+    static let reusableArenaCapacity = 128
+
+    /// A state for `ThreadDecoderState` to hand out, with its own arena; `begin` sets it up
+    /// for each decode.
+    convenience init() {
+        self.init(
+            input: JSONInput.null, options: FolioJSONDecoder(), userInfo: [:], position: 0, node: nil,
+            session: DecodeSession())
+        session.finished = true
+    }
+
+    /// Sets up this state for a decode of `input` (every field a decode reads is set here,
+    /// so nothing of an earlier decode, finished or failed, carries over).
+    @inline(__always)
+    func begin(input: JSONInput, options: FolioJSONDecoder, userInfo: [CodingUserInfoKey: Any]) {
+        storedInput = input
+        self.options = options
+        if !userInfo.isEmpty || !self.userInfo.isEmpty { self.userInfo = userInfo }
+        session.finished = false
+        position = 0
+        node = nil
+        lastEnd = 0
+        scannedStart = -1
+        scannedEnd = -1
+        arenaTop = 0
+        topObject = -1
+        topTable = 0
+        topMembers = 0
+        topSimple = true
+        topDeduplicated = false
+    }
+
+    /// Drops what this state holds of a finished decode before it waits for the next one:
+    /// the caller's `userInfo` values and coding path (not kept alive by a spare state), and
+    /// an arena grown large by an unusual input.
+    @inline(__always)
+    func clearForReuse() {
+        session.finished = true
+        node = nil
+        if !userInfo.isEmpty {
+            userInfo = [:]
+            options.userInfo = [:]
+        }
+        if arenaCapacity > 8 * Self.reusableArenaCapacity { shrinkArena() }
+    }
+
+    @inline(never)
+    private func shrinkArena() {
+        if ownsArena { storedArena.deallocate() }
+        arenaCapacity = Self.reusableArenaCapacity
+        storedArena = .allocate(capacity: arenaCapacity)
+        ownsArena = true
     }
 
     deinit {

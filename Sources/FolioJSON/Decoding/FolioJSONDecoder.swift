@@ -148,18 +148,15 @@ public struct FolioJSONDecoder: Sendable {
     private func decodeUTF8<T: Decodable>(_ type: T.Type, from buffer: UnsafeRawBufferPointer) throws -> T {
         let input = JSONInput(buffer)
         let info: [CodingUserInfoKey: Any] = userInfo.isEmpty ? [:] : userInfo.mapValues { $0 as Any }
-        // The member tables of ordinary records fit on the stack.
-        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { arena in
-            let session = DecodeSession()
-            // After this call the input and the arena are gone: any use of a decoder or
-            // container kept from it stops with a clear message (DecoderState.input).
-            defer { session.finished = true }
-            let state = DecoderState(
-                input: input, options: self, userInfo: info, position: 0, node: nil, arena: arena,
-                session: session)
-            let top = try input.validate(maximumDepth: maximumDepth, recorder: state)
-            state.position = top
-            return try state.decodeValue(type, at: top, nil, nil)
-        }
+        // The calling thread's state of its previous decode, reused: a decode allocates no
+        // decoder, session or member table of its own (ThreadDecoderState.swift).
+        var state = ThreadDecoderState.take()
+        state.begin(input: input, options: self, userInfo: info)
+        // After this call the input is gone: any use of a decoder or container kept from it
+        // stops with a clear message (DecoderState.input), and its state is not reused.
+        defer { ThreadDecoderState.giveBack(&state) }
+        let top = try input.validate(maximumDepth: maximumDepth, recorder: state)
+        state.position = top
+        return try state.decodeValue(type, at: top, nil, nil)
     }
 }

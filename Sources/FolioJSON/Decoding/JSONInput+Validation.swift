@@ -114,7 +114,9 @@ extension JSONInput {
         }
     }
 
-    /// `validateMemberKey` for a member of the top-level object, recorded.
+    /// `validateMemberKey` for a member of the top-level object, recorded. Inlined: a call
+    /// per member would retain and release the recorder each time.
+    @inline(__always)
     private func recordMemberKey(_ i: Int, _ recorder: DecoderState) throws -> Int {
         guard i < count, base[i] == ASCII.quote else { throw invalidJSON() }
         let (keyEnd, simple) = stringExtent(i)

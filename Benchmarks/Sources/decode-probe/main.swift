@@ -1,0 +1,104 @@
+import Foundation
+import Folio
+
+// decode-probe: what reading a crud record costs in instructions, for callgrind, which
+// folio-bench's async main does not survive (valgrind 3.19 crashes in dispatch's main-thread
+// exit): a synchronous main that waits for one task. Usage:
+//   decode-probe create DIR 10000   build a store of 10,000 crud records in DIR
+//   decode-probe scan DIR K         K full scans (`load(...)`), keeping color == 1
+//   decode-probe get DIR K          K passes of `load(id)` over every id
+//   decode-probe decode DIR K       K passes of FolioJSONDecoder over the 10,000 records' JSON
+// Per record: run K = 1 and K = 2 under `valgrind --tool=callgrind` on fresh copies of the
+// store; (instructions(2) - instructions(1)) / 10,000.
+
+/// folio-bench's crud record (Crud/CrudRecord.swift), the same values for the same id.
+struct CrudRecord: Codable, Sendable, Equatable, Identifiable {
+    var id: Int64
+    var title: String
+    var color: Int
+    var tag: String
+    var priority: Int
+    var text: String
+
+    static let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+        "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango",
+        "uniform", "victor", "whiskey", "xray", "yankee", "zulu",
+    ]
+    static func make(id: Int64, n: Int) -> CrudRecord {
+        var state = UInt64(bitPattern: id) &* 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var text = ""
+        while text.utf8.count < 96 {
+            if !text.isEmpty { text += " " }
+            text += words[Int(next() % UInt64(words.count))]
+        }
+        return CrudRecord(
+            id: id, title: "title-\(id)", color: Int(id % 3), tag: "tag-\(id % 100)",
+            priority: Int(next() % UInt64(n)), text: text)
+    }
+}
+
+/// folio-bench's crud format: an index on priority, none on color.
+struct CrudRecordFormat: DatastoreFormat {
+    enum Version: Int, CaseIterable, Sendable { case one = 1 }
+    static let key = "records"
+    static let currentVersion = Version.one
+    typealias Instance = CrudRecord
+    let priority = Index(\CrudRecord.priority)
+    init() {}
+}
+
+let arguments = CommandLine.arguments
+let mode = arguments[1]
+let directory = arguments[2]
+let count = Int(arguments[3])!
+let n = 10_000
+
+func run() async throws -> Int {
+    if mode == "decode" {
+        let blobs = try (1...n).map { try FolioJSONEncoder().encode(CrudRecord.make(id: Int64($0), n: n)) }
+        let decoder = FolioJSONDecoder()
+        var sum = 0
+        for _ in 0..<count {
+            for blob in blobs { sum &+= try decoder.decode(CrudRecord.self, from: blob).priority }
+        }
+        return sum
+    }
+    let persistence = try Persistence(at: directory, options: PersistenceOptions(durability: .full, recordCache: nil))
+    let records = persistence.datastore(for: CrudRecordFormat.self)
+    if mode == "create" {
+        try await persistence.perform {
+            for id in 1...count { try await records.persist(CrudRecord.make(id: Int64(id), n: count)) }
+        }
+        try await persistence.close()
+        return count
+    }
+    _ = try await records.count()
+    var sum = 0
+    for _ in 0..<count {
+        if mode == "scan" {
+            for try await record in records.load(...) where record.color == 1 { sum &+= record.priority }
+        } else {
+            for id in 1...n { sum &+= try await records.load(Int64(id))!.priority }
+        }
+    }
+    try await persistence.close()
+    return sum
+}
+
+let done = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var result = 0
+Task.detached {
+    do { result = try await run() } catch { print("error: \(error)"); exit(1) }
+    done.signal()
+}
+done.wait()
+print(result)
+exit(0)
