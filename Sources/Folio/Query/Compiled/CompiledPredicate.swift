@@ -25,13 +25,13 @@ struct CompiledPredicate<Instance>: @unchecked Sendable {
             self.test = test
             foundationSubtrees = compiler.foundationSubtrees
         } else {
-            test = { frame in try predicate.evaluate(frame.root) }
+            test = { record, locals in try predicate.evaluate(record) }
             foundationSubtrees = 1
         }
     }
 
     /// Whether `instance` matches; throws what Foundation's `evaluate` throws.
     func evaluate(_ instance: Instance) throws -> Bool {
-        try test(CompiledFrame(root: instance))
+        try test(instance, [])
     }
 }

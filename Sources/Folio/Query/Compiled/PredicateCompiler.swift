@@ -1,23 +1,10 @@
 import Foundation
 
-/// A compiled expression: its value for one record, given the values of the variables that
-/// enclosing `flatMap`s and `contains(where:)`s have bound.
-typealias CompiledExpression<Root, Output> = (CompiledFrame<Root>) throws -> Output
-
-/// What a compiled expression reads: the record, and the values of the variables bound by
-/// the compiled constructs around it, innermost last (the compiler's ``PredicateCompiler/scope``
-/// at the same positions).
-struct CompiledFrame<Root> {
-    let root: Root
-    var locals: [Any] = []
-
-    /// This frame with `value` bound to the next variable.
-    func binding(_ value: Any) -> CompiledFrame {
-        var frame = self
-        frame.locals.append(value)
-        return frame
-    }
-}
+/// A compiled expression: its value for one record, given `locals`, the values of the
+/// variables bound by the compiled `flatMap`s and `contains(where:)`s around it, innermost
+/// last (at the positions of the compiler's ``PredicateCompiler/scope``). The record is
+/// passed borrowed: no copy of it per evaluation.
+typealias CompiledExpression<Root, Output> = (Root, [Any]) throws -> Output
 
 /// An expression kind the compiler translates (conformances in PredicateExpressions+Compilable*.swift).
 protocol CompilableExpression<Output>: PredicateExpression {
@@ -65,10 +52,10 @@ final class PredicateCompiler<Root> {
         guard scope.isEmpty else { return nil }
         if counted { foundationSubtrees += 1 }
         let variable = root
-        return { frame in try expression.evaluate(PredicateBindings((variable, frame.root))) }
+        return { record, locals in try expression.evaluate(PredicateBindings((variable, record))) }
     }
 
-    /// `body` compiled with `variable` bound (at the frame's next local position).
+    /// `body` compiled with `variable` bound (at the next position of the locals).
     func compile<E: PredicateExpression, Bound>(
         _ body: E, binding variable: PredicateExpressions.Variable<Bound>
     ) -> CompiledExpression<Root, E.Output>? {
@@ -77,7 +64,7 @@ final class PredicateCompiler<Root> {
         return compile(body)
     }
 
-    /// Where a variable's value lies among a frame's locals, if a compiled scope binds it.
+    /// Where a variable's value lies among the locals, if a compiled scope binds it.
     func localPosition(of variable: PredicateExpressions.VariableID) -> Int? {
         scope.lastIndex(of: variable)
     }

@@ -8,11 +8,11 @@ extension PredicateExpressions.Variable: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Output>? {
         if key == compiler.root.key {
             // Foundation casts the bound record to `Output`: the same value when the types agree.
-            return retyped({ (frame: CompiledFrame<Record>) in frame.root }, as: Output.self)
+            return retyped({ (record: Record, _: [Any]) in record }, as: Output.self)
         }
         guard let position = compiler.localPosition(of: key) else { return nil }
         // A compiled scope binds its variable to a value of the variable's own type.
-        return { frame in frame.locals[position] as! Output }
+        return { record, locals in locals[position] as! Output }
     }
 }
 
@@ -25,7 +25,7 @@ extension PredicateExpressions.KeyPath: CompilableExpression {
         }
         guard let base = compiler.compile(root) else { return nil }
         let path = keyPath as Swift.KeyPath<Root.Output, Output>
-        return { frame in try base(frame)[keyPath: path] }
+        return { record, locals in try base(record, locals)[keyPath: path] }
     }
 }
 
@@ -37,24 +37,24 @@ enum CompiledKeyPath {
     /// path.
     static func reading<Record, Value>(_ path: KeyPath<Record, Value>) -> CompiledExpression<Record, Value> {
         if !(Record.self is AnyObject.Type), let offset = MemoryLayout<Record>.offset(of: path) {
-            return { frame in
-                withUnsafeBytes(of: frame.root) { $0.load(fromByteOffset: offset, as: Value.self) }
+            return { record, locals in
+                withUnsafeBytes(of: record) { $0.load(fromByteOffset: offset, as: Value.self) }
             }
         }
-        return { frame in frame.root[keyPath: path] }
+        return { record, locals in record[keyPath: path] }
     }
 }
 
 extension PredicateExpressions.Value: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Output>? {
         let value = self.value
-        return { _ in value }
+        return { _, _ in value }
     }
 }
 
 extension PredicateExpressions.NilLiteral: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Output>? {
-        { _ in nil }
+        { _, _ in nil }
     }
 }
 
@@ -62,17 +62,17 @@ extension PredicateExpressions.Equal: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let lhs = compiler.compile(lhs) else { return nil }
         if let constant = (rhs as? PredicateExpressions.Value<LHS.Output>)?.value {
-            return { frame in try lhs(frame) == constant }
+            return { record, locals in try lhs(record, locals) == constant }
         }
         guard let rhs = compiler.compile(rhs) else { return nil }
-        return { frame in try lhs(frame) == rhs(frame) }
+        return { record, locals in try lhs(record, locals) == rhs(record, locals) }
     }
 }
 
 extension PredicateExpressions.NotEqual: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let lhs = compiler.compile(lhs), let rhs = compiler.compile(rhs) else { return nil }
-        return { frame in try lhs(frame) != rhs(frame) }
+        return { record, locals in try lhs(record, locals) != rhs(record, locals) }
     }
 }
 
@@ -82,24 +82,24 @@ extension PredicateExpressions.Comparison: CompilableExpression {
         // Both operands are evaluated before comparing, left first, as Foundation does.
         switch op {
         case .lessThan:
-            return { frame in
-                let a = try lhs(frame)
-                return try a < rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a < rhs(record, locals)
             }
         case .lessThanOrEqual:
-            return { frame in
-                let a = try lhs(frame)
-                return try a <= rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a <= rhs(record, locals)
             }
         case .greaterThan:
-            return { frame in
-                let a = try lhs(frame)
-                return try a > rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a > rhs(record, locals)
             }
         case .greaterThanOrEqual:
-            return { frame in
-                let a = try lhs(frame)
-                return try a >= rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a >= rhs(record, locals)
             }
         @unknown default: return nil
         }
@@ -109,21 +109,21 @@ extension PredicateExpressions.Comparison: CompilableExpression {
 extension PredicateExpressions.Conjunction: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let lhs = compiler.compile(lhs), let rhs = compiler.compile(rhs) else { return nil }
-        return { frame in try lhs(frame) && rhs(frame) }
+        return { record, locals in try lhs(record, locals) && rhs(record, locals) }
     }
 }
 
 extension PredicateExpressions.Disjunction: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let lhs = compiler.compile(lhs), let rhs = compiler.compile(rhs) else { return nil }
-        return { frame in try lhs(frame) || rhs(frame) }
+        return { record, locals in try lhs(record, locals) || rhs(record, locals) }
     }
 }
 
 extension PredicateExpressions.Negation: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let wrapped = compiler.compile(wrapped) else { return nil }
-        return { frame in try !wrapped(frame) }
+        return { record, locals in try !wrapped(record, locals) }
     }
 }
 
@@ -132,6 +132,6 @@ extension PredicateExpressions.Conditional: CompilableExpression {
         guard let test = compiler.compile(test), let whenTrue = compiler.compile(trueBranch),
             let whenFalse = compiler.compile(falseBranch)
         else { return nil }
-        return { frame in try test(frame) ? whenTrue(frame) : whenFalse(frame) }
+        return { record, locals in try test(record, locals) ? whenTrue(record, locals) : whenFalse(record, locals) }
     }
 }

@@ -21,13 +21,13 @@ extension PredicateExpressions.OptionalFlatMap: CompilableExpression {
         if let optional = retyped(transform, as: Result?.self) {
             body = optional
         } else if let plain = retyped(transform, as: Result.self) {
-            body = { frame in try plain(frame) }
+            body = { record, locals in try plain(record, locals) }
         } else {
             return nil
         }
-        return { frame in
-            guard let inner = try wrapped(frame) else { return nil }
-            return try body(frame.binding(inner))
+        return { record, locals in
+            guard let inner = try wrapped(record, locals) else { return nil }
+            return try body(record, locals + [inner])
         }
     }
 }
@@ -35,7 +35,7 @@ extension PredicateExpressions.OptionalFlatMap: CompilableExpression {
 extension PredicateExpressions.NilCoalesce: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Output>? {
         guard let lhs = compiler.compile(lhs), let rhs = compiler.compile(rhs) else { return nil }
-        return { frame in try lhs(frame) ?? rhs(frame) }
+        return { record, locals in try lhs(record, locals) ?? rhs(record, locals) }
     }
 }
 
@@ -44,9 +44,9 @@ extension PredicateExpressions.ForcedUnwrap: CompilableExpression {
         guard let inner = compiler.compile(inner), let failure = compiler.foundation(self, counted: false) else {
             return nil
         }
-        return { frame in
-            if let value = try inner(frame) { return value }
-            return try failure(frame)
+        return { record, locals in
+            if let value = try inner(record, locals) { return value }
+            return try failure(record, locals)
         }
     }
 }
@@ -56,10 +56,10 @@ extension PredicateExpressions.Range: CompilableExpression {
         guard let lower = compiler.compile(lower), let upper = compiler.compile(upper),
             let failure = compiler.foundation(self, counted: false)
         else { return nil }
-        return { frame in
-            let low = try lower(frame)
-            let high = try upper(frame)
-            guard low <= high else { return try failure(frame) }
+        return { record, locals in
+            let low = try lower(record, locals)
+            let high = try upper(record, locals)
+            guard low <= high else { return try failure(record, locals) }
             return low..<high
         }
     }
@@ -68,9 +68,9 @@ extension PredicateExpressions.Range: CompilableExpression {
 extension PredicateExpressions.ClosedRange: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Output>? {
         guard let lower = compiler.compile(lower), let upper = compiler.compile(upper) else { return nil }
-        return { frame in
-            let low = try lower(frame)
-            let high = try upper(frame)
+        return { record, locals in
+            let low = try lower(record, locals)
+            let high = try upper(record, locals)
             return low...high
         }
     }
@@ -79,16 +79,16 @@ extension PredicateExpressions.ClosedRange: CompilableExpression {
 extension PredicateExpressions.RangeExpressionContains: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let range = compiler.compile(range), let element = compiler.compile(element) else { return nil }
-        return { frame in try range(frame).contains(try element(frame)) }
+        return { record, locals in try range(record, locals).contains(try element(record, locals)) }
     }
 }
 
 extension PredicateExpressions.SequenceContains: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let sequence = compiler.compile(sequence), let element = compiler.compile(element) else { return nil }
-        return { frame in
-            let values = try sequence(frame)
-            return values.contains(try element(frame))
+        return { record, locals in
+            let values = try sequence(record, locals)
+            return values.contains(try element(record, locals))
         }
     }
 }
@@ -98,7 +98,7 @@ extension PredicateExpressions.SequenceContainsWhere: CompilableExpression {
         guard let sequence = compiler.compile(sequence), let test = compiler.compile(test, binding: variable) else {
             return nil
         }
-        return { frame in try sequence(frame).contains { try test(frame.binding($0)) } }
+        return { record, locals in try sequence(record, locals).contains { try test(record, locals + [$0]) } }
     }
 }
 
@@ -107,14 +107,14 @@ extension PredicateExpressions.SequenceAllSatisfy: CompilableExpression {
         guard let sequence = compiler.compile(sequence), let test = compiler.compile(test, binding: variable) else {
             return nil
         }
-        return { frame in try sequence(frame).allSatisfy { try test(frame.binding($0)) } }
+        return { record, locals in try sequence(record, locals).allSatisfy { try test(record, locals + [$0]) } }
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Bool>? {
         guard let base = compiler.compile(base), let prefix = compiler.compile(prefix) else { return nil }
-        return { frame in try base(frame).starts(with: try prefix(frame)) }
+        return { record, locals in try base(record, locals).starts(with: try prefix(record, locals)) }
     }
 }
 
@@ -123,19 +123,19 @@ extension PredicateExpressions.Arithmetic: CompilableExpression {
         guard let lhs = compiler.compile(lhs), let rhs = compiler.compile(rhs) else { return nil }
         switch op {
         case .add:
-            return { frame in
-                let a = try lhs(frame)
-                return try a + rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a + rhs(record, locals)
             }
         case .subtract:
-            return { frame in
-                let a = try lhs(frame)
-                return try a - rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a - rhs(record, locals)
             }
         case .multiply:
-            return { frame in
-                let a = try lhs(frame)
-                return try a * rhs(frame)
+            return { record, locals in
+                let a = try lhs(record, locals)
+                return try a * rhs(record, locals)
             }
         @unknown default: return nil
         }
@@ -145,6 +145,6 @@ extension PredicateExpressions.Arithmetic: CompilableExpression {
 extension PredicateExpressions.UnaryMinus: CompilableExpression {
     func compiled<Record>(by compiler: PredicateCompiler<Record>) -> CompiledExpression<Record, Output>? {
         guard let wrapped = compiler.compile(wrapped) else { return nil }
-        return { frame in try -wrapped(frame) }
+        return { record, locals in try -wrapped(record, locals) }
     }
 }
