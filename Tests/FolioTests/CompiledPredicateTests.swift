@@ -114,4 +114,48 @@ import FolioTestSupport
         let partial = #Predicate<Sample> { $0.double / 2 > 1 && $0.int == c }
         #expect(CompiledPredicate(partial).foundationSubtrees == 1)
     }
+
+    final class Box {
+        let value: Int
+        let label: String
+        var doubled: Int { value * 2 }
+        init(_ value: Int) {
+            self.value = value
+            label = "box \(value)"
+        }
+    }
+
+    struct Wrapper {
+        var inner: Sample
+        var computed: Int { inner.int + inner.other }
+    }
+
+    /// Records that are classes, computed properties and nested stored properties are read
+    /// through their key paths (the offset read is only for stored properties of structs).
+    @Test func classesAndComputedPropertiesAgreeWithFoundation() throws {
+        for c in -4...4 {
+            let boxes = (-3...3).map(Box.init)
+            let onBoxes: [Predicate<Box>] = [
+                #Predicate { $0.value == c }, #Predicate { $0.doubled > c }, #Predicate { $0.label.count > c + 5 },
+            ]
+            for predicate in onBoxes {
+                let compiled = CompiledPredicate(predicate)
+                #expect(compiled.foundationSubtrees == 0)
+                for box in boxes { #expect(try compiled.evaluate(box) == predicate.evaluate(box)) }
+            }
+            let wrappers = Self.samples(50, seed: UInt64(c + 10)).map(Wrapper.init), d = Double(c)
+            let onWrappers: [Predicate<Wrapper>] = [
+                #Predicate { $0.inner.int == c }, #Predicate { $0.computed < c },
+                #Predicate { $0.inner.string.count == c + 2 || $0.inner.double < d },
+            ]
+            for predicate in onWrappers {
+                let compiled = CompiledPredicate(predicate)
+                for wrapper in wrappers {
+                    #expect(
+                        Self.outcome { try compiled.evaluate(wrapper) }
+                            == Self.outcome { try predicate.evaluate(wrapper) })
+                }
+            }
+        }
+    }
 }
