@@ -23,6 +23,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     let schema: DatastoreSchema<Format>
     let core: PersistenceCore
     let predicate: Predicate<Instance>
+    /// `predicate`, compiled once for the life of the live query: every reload and every
+    /// commit's changed records are checked with it.
+    let compiled: CompiledPredicate<Instance>
     let sortBy: [SortDescriptor<Instance>]
     let limit: Int?
     /// How changed records are picked (see the type's comment). `nonisolated(unsafe)`: made
@@ -42,6 +45,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         self.schema = schema
         self.core = core
         self.predicate = predicate
+        compiled = CompiledPredicate(predicate)
         self.sortBy = sortBy
         self.limit = limit
         plan = QueryPlanner(schema: schema, usable: usable, gaps: gaps)
@@ -64,7 +68,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         do throws(FolioError) {
             // Through the plan made at start, over the indexes built then.
             let found = try QueryExecution(schema: schema, core: core)
-                .run(plan, predicate: predicate, sortBy: sortBy, limit: limit, source: .view(view))
+                .run(plan, predicate: compiled, sortBy: sortBy, limit: limit, source: .view(view))
             results.withLock { $0 = found }
             channel.push(.success(found.map(\.instance)))
         } catch {
@@ -87,7 +91,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                 switch decoded {
                 case .success(let instance)?:
                     do {
-                        guard try plan.exact || predicate.evaluate(instance) else { continue }
+                        guard try plan.exact || compiled.evaluate(instance) else { continue }
                     } catch {
                         failure = .predicateFailed(datastore: schema.key, reason: "\(error)")
                         return nil

@@ -14,7 +14,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// a producer that reads the plan's scans one after the other, drops records seen
     /// already (a union, a many-to-many index) and those the predicate rejects.
     func matches(
-        of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
+        of plan: QueryPlanner<Format>.Plan, predicate: CompiledPredicate<Instance>?,
         source: ReadSource
     ) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
         if let single = try pointLookup(of: plan, predicate: predicate, source: source) { return single }
@@ -150,7 +150,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// Every match of a query, sorted by `descriptors` (ties by identifier), at most `limit`:
     /// what a live query over a predicate holds.
     func run(
-        _ plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>,
+        _ plan: QueryPlanner<Format>.Plan, predicate: CompiledPredicate<Instance>,
         sortBy descriptors: [SortDescriptor<Instance>],
         limit: Int?, source: ReadSource
     ) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
@@ -177,7 +177,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// A plan that is one identifier (`id == x`): one `get`, as `load` does, instead of a
     /// cursor (a seek and a leaf batch for one record). Nil for any other plan.
     private func pointLookup(
-        of plan: QueryPlanner<Format>.Plan, predicate: Predicate<Instance>?,
+        of plan: QueryPlanner<Format>.Plan, predicate: CompiledPredicate<Instance>?,
         source: ReadSource
     ) throws(FolioError) -> (() throws(FolioError) -> (key: [UInt8], instance: Instance)?)? {
         guard plan.fullIndex == nil, plan.parts.count == 1, plan.parts[0].index == nil,
