@@ -75,6 +75,20 @@ protocol EqualityExpression {
     func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)?
 }
 
+/// Reads `path == constant` out of an expression of one type (``EqualityExpression/reader``).
+typealias EqualityReader =
+    @Sendable (any StandardPredicateExpression<Bool>, PredicateExpressions.VariableID) -> (
+        keyPath: AnyKeyPath, constant: Any
+    )?
+
+extension EqualityExpression {
+    /// Reads the equality out of an expression of this type, cast to it directly (no
+    /// conformance lookup); nil for an expression of another type.
+    static var reader: EqualityReader {
+        { expression, root in (expression as? Self)?.equality(root: root) }
+    }
+}
+
 extension PredicateExpressions.Equal: EqualityExpression where LHS: PlannableOperand, RHS: PlannableOperand {
     func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)? {
         if let path = lhs.keyPath(root: root), let constant = rhs.constant { return (path, constant) }
