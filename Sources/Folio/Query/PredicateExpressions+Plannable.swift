@@ -70,7 +70,7 @@ extension PredicateExpressions.Negation: PlannableExpression {
 /// as, and how the point query's fast path (DatastoreSchema+PointQuery.swift) recognises
 /// one through a protocol cast (the runtime's conformance cache), without instantiating the
 /// expression's full generic type for every query.
-protocol EqualityExpression {
+protocol EqualityExpression: SendableMetatype {
     /// The key path of `root` and the constant it is compared with, either side.
     func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)?
 }
