@@ -19,7 +19,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     ///
     /// ```swift
     /// let plan = try await books.explain(where: #Predicate { $0.year >= 1990 })
-    /// #expect(plan.scans.map(\.index) == ["year"])
+    /// let readsYear = plan.scans.map(\.index) == ["year"]
     /// ```
     public struct Scan: Sendable, Equatable {
         /// The index read, by its declared name; nil for a range of identifiers.
@@ -38,8 +38,8 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     /// One key of a sort step, as a value: the property sorted by, and the direction.
     ///
     /// ```swift
-    /// let plan = try await books.explain(sortBy: [SortDescriptor(\.title)], limit: 20)
-    /// #expect(plan.sortKeys == [QueryPlan.SortKey(property: "title", descending: false)])
+    /// let sorted = try await books.explain(sortBy: [SortDescriptor(\.title)], limit: 20)
+    /// let byTitle = sorted.sortKeys == [QueryPlan.SortKey(property: "title", descending: false)]
     /// ```
     public struct SortKey: Sendable, Equatable {
         /// The property, as a key path prints without its root (`title`); nil for a
@@ -66,7 +66,7 @@ public struct QueryPlan: Sendable, Equatable, CustomStringConvertible {
     ///
     /// ```swift
     /// let plan = try await books.explain(where: #Predicate { $0.year >= 1990 })
-    /// #expect(plan.indexes == ["year"])
+    /// let usesYear = plan.indexes == ["year"]
     /// ```
     public var indexes: [String] {
         var names: [String] = []
