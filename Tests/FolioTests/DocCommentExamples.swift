@@ -183,6 +183,24 @@ enum DocCommentExamples {
         return (recent, eldest)
     }
 
+    static func explainingScans(books: Datastore<BookFormat, ReadWrite>) async throws -> Bool {
+        let plan = try await books.explain(where: #Predicate { $0.year >= 1990 })
+        let readsYear = plan.scans.map(\.index) == ["year"]
+        return readsYear
+    }
+
+    static func explainingIndexes(books: Datastore<BookFormat, ReadWrite>) async throws -> Bool {
+        let plan = try await books.explain(where: #Predicate { $0.year >= 1990 })
+        let usesYear = plan.indexes == ["year"]
+        return usesYear
+    }
+
+    static func explainingSortKeys(books: Datastore<BookFormat, ReadWrite>) async throws -> Bool {
+        let sorted = try await books.explain(sortBy: [SortDescriptor(\.title)], limit: 20)
+        let byTitle = sorted.sortKeys == [QueryPlan.SortKey(property: "title", descending: false)]
+        return byTitle
+    }
+
     // MARK: Observing (these run until their task is cancelled: compiled, not run)
 
     static func observingChanges(books: Datastore<BookFormat, ReadWrite>) async throws {

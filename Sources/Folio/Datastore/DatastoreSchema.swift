@@ -53,6 +53,10 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// path object, each kept with its key path so that the object's identifier is not
     /// reused (DatastoreSchema+PointQuery.swift).
     let identifierKeyPathObjects = Mutex<[ObjectIdentifier: (path: KeyPathKey, isIdentifier: Bool)]>([:])
+    /// Predicate expression types a point query met, and how to read an equality out of
+    /// each (nil: not an equality), so the conformance is looked up once per type
+    /// (DatastoreSchema+PointQuery.swift).
+    let equalityReaders = Mutex<[ObjectIdentifier: EqualityReader?]>([:])
     /// The records the built indexes leave out, as plans must read them (Query/IndexGaps.swift).
     let gapsCache = Mutex<IndexGapsCache?>(nil)
 

@@ -51,8 +51,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         plan = QueryPlanner(schema: schema, usable: usable, gaps: gaps)
             .plan(QueryCondition.of(predicate), hasPredicate: true, sortBy: sortBy, limit: nil, offset: 0)
         // One scan that streams in the requested order: its changed entries, read in key
-        // order, are in result order too.
-        inScanOrder = !plan.sorts && plan.parts.count == 1
+        // order, are in result order too. Not a merge join's scan: its results are in
+        // identifier order, not in the order of the index entries it reads.
+        inScanOrder = !plan.sorts && plan.parts.count == 1 && !plan.merges
     }
 
     /// Whether candidates come in result order (see ``merged(_:with:)``).

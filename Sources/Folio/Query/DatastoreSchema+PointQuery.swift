@@ -13,11 +13,27 @@ extension DatastoreSchema {
     /// (``identifierKeyIsExact``); nil for any other predicate, which the planner handles
     /// (checking the predicate on the record it reads where keys are not exact).
     func identifierEqualityKey(_ predicate: Predicate<Format.Instance>) -> [UInt8]? {
-        guard identifierKeyIsExact, let equal = predicate.expression as? any EqualityExpression,
-            let (path, constant) = equal.equality(root: predicate.variable.key),
+        guard identifierKeyIsExact, let reader = equalityReader(of: predicate.expression),
+            let (path, constant) = reader(predicate.expression, predicate.variable.key),
             let identifier = constant as? Format.Identifier, isIdentifier(path)
         else { return nil }
         return identifier.keyBytes
+    }
+
+    /// How to read an equality out of expressions of `expression`'s type, remembered by the
+    /// type (nil: not an equality): casting an expression to the protocol looks its
+    /// conformance up in the runtime's tables, which costs a good part of a point read,
+    /// where the reader casts to the concrete type, a comparison of type metadata.
+    private func equalityReader(of expression: any StandardPredicateExpression<Bool>) -> EqualityReader? {
+        let type = ObjectIdentifier(Swift.type(of: expression))
+        if let known = equalityReaders.withLock({ $0[type] }) { return known }
+        let reader = (expression as? any EqualityExpression).map { Swift.type(of: $0).reader }
+        // Types are never unloaded, so an identifier is never reused for another type.
+        equalityReaders.withLock { known in
+            if known.count >= 256 { known.removeAll() }
+            known[type] = .some(reader)
+        }
+        return reader
     }
 
     /// Whether `keyPath` is the identifier (``QueryPlanner/isIdentifier(_:)``), remembered

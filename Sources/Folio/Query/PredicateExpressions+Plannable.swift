@@ -88,9 +88,23 @@ extension PredicateExpressions.Negation: PlannableExpression {
 /// as, and how the point query's fast path (DatastoreSchema+PointQuery.swift) recognises
 /// one through a protocol cast (the runtime's conformance cache), without instantiating the
 /// expression's full generic type for every query.
-protocol EqualityExpression {
+protocol EqualityExpression: SendableMetatype {
     /// The key path of `root` and the constant it is compared with, either side.
     func equality(root: PredicateExpressions.VariableID) -> (keyPath: AnyKeyPath, constant: Any)?
+}
+
+/// Reads `path == constant` out of an expression of one type (``EqualityExpression/reader``).
+typealias EqualityReader =
+    @Sendable (any StandardPredicateExpression<Bool>, PredicateExpressions.VariableID) -> (
+        keyPath: AnyKeyPath, constant: Any
+    )?
+
+extension EqualityExpression {
+    /// Reads the equality out of an expression of this type, cast to it directly (no
+    /// conformance lookup); nil for an expression of another type.
+    static var reader: EqualityReader {
+        { expression, root in (expression as? Self)?.equality(root: root) }
+    }
 }
 
 extension PredicateExpressions.Equal: EqualityExpression where LHS: PlannableOperand, RHS: PlannableOperand {

@@ -10,23 +10,28 @@ struct QueryExecution<Format: DatastoreFormat> {
     let schema: DatastoreSchema<Format>
     let core: PersistenceCore
 
-    /// The matching instances, each with its identifier's key, in the plan's access order:
-    /// a producer that reads the plan's scans one after the other, drops records seen
-    /// already (a union, a many-to-many index) and those the predicate rejects.
+    /// The matching instances, each with its identifier's key: a producer that reads the
+    /// plan's scans, drops records seen already (a union, a many-to-many index) and those the
+    /// predicate rejects. A merge-join plan (``QueryPlanner/Plan/merges``) yields them in
+    /// identifier order, any other in its access order.
     func matches(
         of plan: QueryPlanner<Format>.Plan, predicate: CompiledPredicate<Instance>?,
         source: ReadSource
     ) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
         if let single = try pointLookup(of: plan, predicate: predicate, source: source) { return single }
-        let next = entries(of: plan, source: source)
+        let next = plan.merges ? try mergedEntries(of: plan, source: source) : entries(of: plan, source: source)
         let exact = plan.exact
+        // The records side of the join: one forward cursor over the records tree, made at
+        // the first record an index entry refers to.
+        var records: Cursor?
         return { () throws(FolioError) -> (key: [UInt8], instance: Instance)? in
-            while let (identifier, value, index) = try next() {
+            while let (identifier, record, index) = try next() {
                 let instance: Instance
-                if let index {
-                    instance = try schema.instance(fromEntry: value, of: index, source: source, core: core)
+                if let record {
+                    instance = try schema.decode(record, identifier: identifier, source: source, core: core)
                 } else {
-                    instance = try schema.decode(value, identifier: identifier, source: source, core: core)
+                    instance = try schema.read(
+                        identifier, referencedBy: index, through: &records, source: source, core: core)
                 }
                 if let predicate, !exact {
                     let matches: Bool
@@ -54,26 +59,28 @@ struct QueryExecution<Format: DatastoreFormat> {
         guard plan.exact || !hasPredicate else { return nil }
         let next = entries(of: plan, source: source)
         var identifiers: [[UInt8]] = []
-        while let (identifier, _, _) = try next() { identifiers.append(identifier) }
+        while let named = try next() { identifiers.append(named.identifier) }
         return identifiers
     }
 
-    /// The entries a plan's scans read, one after the other, each with the identifier it
-    /// stands for (an index entry's, or the record's key) and the index it came from (nil:
-    /// the records tree); an identifier seen already (a union, a many-to-many index) is
+    /// What a scan names: a record's identifier, the record's bytes when the entry holds
+    /// them (the records tree, a covering index; nil: read the record by identifier), and
+    /// the index the entry came from (nil: the records tree).
+    typealias Named = (identifier: [UInt8], record: [UInt8]?, index: SchemaIndex<Instance>?)
+
+    /// The entries a plan's scans read, one after the other; with `deduplicates` (the
+    /// plan's, by default) an identifier seen already (a union, a many-to-many index) is
     /// dropped. Nothing is decoded beyond the index entry's identifier.
-    private func entries(
-        of plan: QueryPlanner<Format>.Plan, source: ReadSource
-    )
-        -> () throws(FolioError) -> (identifier: [UInt8], value: [UInt8], index: SchemaIndex<Instance>?)?
-    {
+    func entries(
+        of plan: QueryPlanner<Format>.Plan, source: ReadSource, deduplicates: Bool? = nil
+    ) -> () throws(FolioError) -> Named? {
         var scans = scans(of: plan)
         let direction = plan.direction
-        let deduplicates = plan.deduplicates
+        let deduplicates = deduplicates ?? plan.deduplicates
         var cursor: Cursor?
         var current: Scan?
         var seen = Set<[UInt8]>()
-        return { () throws(FolioError) -> (identifier: [UInt8], value: [UInt8], index: SchemaIndex<Instance>?)? in
+        return { () throws(FolioError) -> Named? in
             while true {
                 if cursor == nil {
                     guard !scans.isEmpty else { return nil }
@@ -88,24 +95,26 @@ struct QueryExecution<Format: DatastoreFormat> {
                     continue
                 }
                 var identifier = entry.key
+                var record: [UInt8]? = entry.value
                 if let index = current?.index {
-                    guard let (referenced, _) = IndexEntry.decode(entry.value) else {
+                    guard let (referenced, held) = IndexEntry.decode(entry.value) else {
                         throw .corruptRecord(
                             datastore: schema.key, detail: "an entry of index \(index.name) is malformed")
                     }
                     identifier = referenced
+                    record = held
                 }
                 if deduplicates, !seen.insert(identifier).inserted { continue }
-                return (identifier, entry.value, current?.index)
+                return (identifier, record, current?.index)
             }
         }
     }
 
     /// One tree range a plan reads, and the index it belongs to (nil: the records tree).
-    private typealias Scan = (tree: String, index: SchemaIndex<Instance>?, range: KeyRange)
+    typealias Scan = (tree: String, index: SchemaIndex<Instance>?, range: KeyRange)
 
     /// The ranges a plan reads, in order.
-    private func scans(of plan: QueryPlanner<Format>.Plan) -> [Scan] {
+    func scans(of plan: QueryPlanner<Format>.Plan) -> [Scan] {
         if let index = plan.fullIndex { return [(index.tree, index, .all)] }
         if plan.parts.isEmpty { return [(schema.recordsTree, nil, .all)] }
         return plan.parts.map { part in

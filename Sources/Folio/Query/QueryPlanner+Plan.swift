@@ -45,6 +45,14 @@ extension QueryPlanner {
             }
         }
         if fullIndex != nil { parts = [] }
+        // A merge join yields identifier order: the order without descriptors, and for a
+        // sort the access cannot give, as good an input as any. An index read in its own
+        // order for a sort it gives is not joined: the join would lose that order.
+        let merges = fullIndex == nil && parts.contains { $0.index != nil } && (sortBy.isEmpty || sorts)
+        if merges {
+            if sortBy.isEmpty { sorts = false }
+            direction = .forward
+        }
 
         let deduplicates = parts.count > 1 || parts.contains { $0.index?.definition.kind == .manyToMany }
         var exact = false
@@ -84,13 +92,23 @@ extension QueryPlanner {
                 access = .index(
                     name: names.joined(separator: " + "), ranges: parts.map { $0.range.text(naming: $0.index?.name) })
             }
+            let scans =
+                fullIndex.map { [QueryPlan.Scan(index: $0.name, condition: "every value")] }
+                ?? parts.map { QueryPlan.Scan(index: $0.index?.name, condition: $0.range.text(naming: $0.index?.name)) }
             return QueryPlan(
-                access: access, filters: hasPredicate && !exact, sort: sorts ? sortBy.map(Self.describe) : nil,
+                access: access, scans: scans, filters: hasPredicate && !exact,
+                sort: sorts ? sortBy.map(Self.describe) : nil,
+                sortKeys: sorts
+                    ? sortBy.map {
+                        QueryPlan.SortKey(
+                            property: $0.keyPath.map(QueryValueRange.describe), descending: $0.order == .reverse)
+                    }
+                    : nil,
                 offset: offset, limit: limit)
         }
         return Plan(
             parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
-            exact: exact, describe: describe)
+            merges: merges, exact: exact, describe: describe)
     }
 
     /// Whether an index's key order is exactly the order `descriptor` sorts its values in,

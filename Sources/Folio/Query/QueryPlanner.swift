@@ -53,6 +53,11 @@ struct QueryPlanner<Format: DatastoreFormat> {
         var sorts: Bool
         /// Whether several scans, or a many-to-many index, can yield a record twice.
         var deduplicates: Bool
+        /// Whether the executor reads the plan as a merge join (QueryExecution+MergeJoin.swift):
+        /// the identifiers the index entries name, sorted, then the records in that order
+        /// through one forward cursor. Results then come in identifier order. Only for plans
+        /// that read an index and whose order is identifier order or needs a sort anyway.
+        var merges: Bool
         /// Whether the scan reads exactly the matching records, so no record needs the
         /// predicate: a predicate of one exact condition (``QueryValueRange/exact``) read
         /// through its own range.

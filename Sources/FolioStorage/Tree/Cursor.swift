@@ -73,15 +73,19 @@ public struct Cursor {
         public let value: [UInt8]
     }
 
-    private let fetch: (SeekTarget) throws(StorageError) -> LeafBatch?
-    private let resolveValue: (LeafValue) throws(StorageError) -> [UInt8]
+    // Internal, not private: the ordered lookups of Cursor+OrderedLookup.swift reuse them.
+    let fetch: (SeekTarget) throws(StorageError) -> LeafBatch?
+    let resolveValue: (LeafValue) throws(StorageError) -> [UInt8]
     /// The range the cursor walks.
     public let range: KeyRange
     /// The direction the cursor walks.
     public let direction: ScanDirection
-    private var batch: LeafBatch?
-    private var nextTarget: SeekTarget?
-    private var finished = false
+    var batch: LeafBatch?
+    var nextTarget: SeekTarget?
+    var finished = false
+    /// How many times the cursor has descended the tree (one per leaf fetched): what tests
+    /// check to see that a walk or a run of ordered lookups costs one descent per leaf.
+    package internal(set) var descents = 0
 
     init(
         fetch: @escaping (SeekTarget) throws(StorageError) -> LeafBatch?,
@@ -148,6 +152,7 @@ public struct Cursor {
     private mutating func advance() throws(StorageError) -> ([UInt8], LeafValue)? {
         if finished { return nil }
         if batch == nil {
+            descents += 1
             guard let target = nextTarget, let fetched = try fetch(target) else {
                 finished = true
                 return nil
