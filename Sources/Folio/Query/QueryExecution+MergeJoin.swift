@@ -32,14 +32,19 @@ extension QueryExecution {
         }
         var collected: [Named] = []
         while let named = try next() { collected.append(named) }
-        collected.sort { KeyBytes.compare($0.identifier, $1.identifier) < 0 }
+        // Sorted through a permutation: an entry (with its index's description, perhaps a
+        // record) is large to move, and a sort moves each several times.
+        var order = Array(collected.indices)
+        collected.withUnsafeBufferPointer { entries in
+            order.sort { KeyBytes.compare(entries[$0].identifier, entries[$1].identifier) < 0 }
+        }
         var position = 0
         return { () throws(FolioError) -> Named? in
-            while position < collected.count {
-                let named = collected[position]
+            while position < order.count {
+                let named = collected[order[position]]
                 position += 1
                 // Sorted: the duplicates of an identifier are next to it.
-                if position > 1, collected[position - 2].identifier == named.identifier { continue }
+                if position > 1, collected[order[position - 2]].identifier == named.identifier { continue }
                 return named
             }
             return nil
