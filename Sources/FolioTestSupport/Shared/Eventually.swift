@@ -8,16 +8,47 @@
 /// as soon as its condition holds, so a long bound costs a passing run nothing.
 public let hangGuard: Duration = .seconds(300)
 
-/// Polls `condition` every `interval` until it holds or `hangGuard` passes; returns whether
-/// it held. The condition is checked once more after the deadline, so a poller starved past
-/// the deadline still sees what happened meanwhile.
+/// The hang guard of one polling wait: it expires once `bound` has passed AND the waiter
+/// has looked ``lateLooks`` more times since.
+///
+/// Time alone cannot call a wait a hang. Swift Testing starts every test of the process at
+/// once, so the cooperative pool's queue holds the first job of every test not yet run, and
+/// a synchronous test runs whole inside its job. A waiter that sleeps between looks is
+/// queued behind all of that: on a busy machine it was seen to wait more than 300 seconds
+/// for its next look, and so did the tasks it waited for (an observer's iteration). The
+/// queue is first in, first out: each later look of the waiter comes after every job queued
+/// before it, so the work it waits for has had that many turns too. Only a condition still
+/// false after those looks is a hang.
+public struct HangGuard: Sendable {
+    /// Looks after the bound before the wait is called a hang.
+    public static let lateLooks = 20
+
+    private let deadline: ContinuousClock.Instant
+    private var looksPastDeadline = 0
+
+    /// A guard that starts now and expires `bound` later at the earliest.
+    public init(_ bound: Duration = hangGuard) {
+        deadline = ContinuousClock.now + bound
+    }
+
+    /// Whether the wait is a hang; call once per look, after the condition was false.
+    public mutating func expired() -> Bool {
+        guard ContinuousClock.now >= deadline else { return false }
+        looksPastDeadline += 1
+        return looksPastDeadline > Self.lateLooks
+    }
+}
+
+/// Polls `condition` every `interval` until it holds or the wait's ``HangGuard`` (`bound`,
+/// then ``HangGuard/lateLooks`` more looks) expires; returns whether it held.
 public func eventually(
-    every interval: Duration = .milliseconds(1), _ condition: () throws -> Bool
+    every interval: Duration = .milliseconds(1), within bound: Duration = hangGuard,
+    _ condition: () throws -> Bool
 ) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + hangGuard
-    while ContinuousClock.now < deadline {
+    var guardian = HangGuard(bound)
+    while true {
         if try condition() { return true }
+        if guardian.expired() { return false }
         try? await Task.sleep(for: interval)
     }
-    return try condition()
 }

@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import Synchronization
 @testable import Folio
 import FolioTestSupport
 
@@ -145,7 +146,10 @@ import FolioTestSupport
         let writer = try Persistence(at: path, options: PersistenceOptions(log: { _ in }))
         let written = writer.datastore(for: ItemFormat.self)
         try await written.persist(Item(id: 1, group: 0, version: 0))
-        let reader = try Persistence(readingFrom: path, options: PersistenceOptions(log: { _ in }))
+        // What the reader's follower logs (a catch-up that failed says why here).
+        let readerLog = Mutex<[String]>([])
+        let reader = try Persistence(
+            readingFrom: path, options: PersistenceOptions(log: { line in readerLog.withLock { $0.append(line) } }))
         let read = reader.datastore(for: ItemFormat.self)
         #expect(try await read.load(1)?.version == 0)
         #expect(try await read.load(1)?.version == 0)  // now from the cache
@@ -154,14 +158,20 @@ import FolioTestSupport
             // The reader moves to the new generation by itself (it follows the directory);
             // once it has, it must never return the cached older value again.
             var seen = -1
-            let deadline = ContinuousClock.now + hangGuard
-            while seen != version, ContinuousClock.now < deadline {
+            var guardian = HangGuard()
+            while true {
                 let loaded = try #require(try await read.load(1)).version
                 #expect(loaded >= seen, "a read went back from version \(seen) to \(loaded)")
                 seen = loaded
-                if seen != version { try await Task.sleep(for: .milliseconds(1)) }
+                if seen == version || guardian.expired() { break }
+                try await Task.sleep(for: .milliseconds(1))
             }
-            #expect(seen == version, "the reader never saw version \(version)")
+            #expect(
+                seen == version,
+                """
+                the reader never saw version \(version): it saw \(seen) at generation \(reader.core.store.generation), \
+                the writer is at \(writer.core.store.generation); the reader's log ends \(readerLog.withLock { $0.suffix(5) })
+                """)
             #expect(try await read.load(1)?.version == version)
         }
         reader.close()

@@ -17,7 +17,10 @@ import FolioTestSupport
             writer.close()
         }
         let count = KV.isLong ? 1_000 : 100
-        let reader = try Persistence(readingFrom: path, options: KV.options())
+        // What the reader's follower logs (a catch-up that failed says why here).
+        let readerLog = Mutex<[String]>([])
+        let reader = try Persistence(
+            readingFrom: path, options: KV.options(log: { line in readerLog.withLock { $0.append(line) } }))
         defer { reader.close() }
         let counter = ValueKey<Int>("counter", default: 0)
         #expect(reader.values[counter] == 0)
@@ -34,9 +37,23 @@ import FolioTestSupport
                 failure.withLock { $0 = "\(error)" }
             }
         }
+        // Where the reader is, for a wait's failure: its generation, the newest one in the
+        // files (read by an engine-level open of its own), the last value observed, and the
+        // end of the reader's log.
+        let readerState: @Sendable () -> String = {
+            let files =
+                (try? Store.openReadOnly(at: path, options: StoreOptions(createIfMissing: false, log: { _ in })))
+                .map { store in
+                    defer { store.close() }
+                    return "\(store.generation)"
+                } ?? "unreadable"
+            return "the reader is at generation \(reader.core.store.generation), the files at \(files); "
+                + "the observer saw last \(String(describing: seen.withLock { $0.last })); "
+                + "the reader's log ends \(readerLog.withLock { $0.suffix(5) })"
+        }
         // The observer has its first value (the default) before the writer starts. (Generous:
         // the whole suite runs beside this test, on 2 cores.)
-        #expect(await KV.eventually { !seen.withLock { $0 }.isEmpty })
+        #expect(await KV.eventually { !seen.withLock { $0 }.isEmpty }, "\(readerState())")
         // Meanwhile, plain reads in this process never go backwards.
         let stop = Atomic<Bool>(false)
         let reads = Task.detached { () -> [String] in
@@ -58,14 +75,14 @@ import FolioTestSupport
         let reachedEnd = await KV.eventually { seen.withLock { $0.last } == count }
         if !reachedEnd { observer.cancel() }
         _ = await observer.value
-        #expect(reachedEnd, "observer stopped at \(String(describing: seen.withLock { $0.last }))")
+        #expect(reachedEnd, "the observer stopped: \(readerState())")
         #expect(failure.withLock { $0 } == nil, "\(String(describing: failure.withLock { $0 }))")
         let observed = seen.withLock { $0 }
         #expect(observed.first == 0)
         #expect(observed == observed.sorted(), "observed values went backwards: \(observed)")
         #expect(
             await KV.eventually { reader.values[counter] == count },
-            "reader's value is \(reader.values[counter])")
+            "reader's value is \(reader.values[counter]): \(readerState())")
         stop.store(true, ordering: .releasing)
         let backwards = await reads.value
         #expect(backwards.isEmpty, "\(backwards)")

@@ -19,11 +19,12 @@ enum KV {
     /// Options with a quiet log, no background compaction, and the given caches.
     static func options(
         durability: FolioStorage.Durability = .full,
-        valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
+        valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     )
         -> PersistenceOptions
     {
-        PersistenceOptions(durability: durability, autoCompaction: nil, log: { _ in }, valueCache: valueCache)
+        PersistenceOptions(durability: durability, autoCompaction: nil, log: log, valueCache: valueCache)
     }
 
     /// Polls `condition` until it holds, or the shared hang guard passes; returns whether it held.
