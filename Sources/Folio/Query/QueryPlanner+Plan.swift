@@ -45,12 +45,14 @@ extension QueryPlanner {
             }
         }
         if fullIndex != nil { parts = [] }
-        // A merge join yields identifier order: the order without descriptors, and for a
-        // sort the access cannot give, as good an input as any. An index read in its own
-        // order for a sort it gives is not joined: the join would lose that order.
-        let merges = fullIndex == nil && parts.contains { $0.index != nil } && (sortBy.isEmpty || sorts)
+        // A merge join yields identifier order: the order without descriptors. An index
+        // read in its own order for a sort it gives is not joined (the join would lose that
+        // order), and neither is one whose results a sort step orders by descriptors:
+        // measured, collecting and ordering the identifiers first made `priority >= x`
+        // sorted by title, limit 20, three times slower than reading in index order.
+        let merges = fullIndex == nil && parts.contains { $0.index != nil } && sortBy.isEmpty
         if merges {
-            if sortBy.isEmpty { sorts = false }
+            sorts = false
             direction = .forward
         }
 
