@@ -66,8 +66,8 @@ extension WriteTransaction {
 
     /// Removes every key of `tree` in `range`; returns how many were removed.
     ///
-    /// The keys are read with a cursor and removed in batches (``apply(_:to:resolvingPrevious:)``):
-    /// one pass over the tree per batch, each emptied page dropped rather than merged.
+    /// The keys are read with a cursor and removed in batches (the engine's sorted batch
+    /// write): one pass over the tree per batch, each emptied page dropped rather than merged.
     @discardableResult
     public func removeAll(in range: KeyRange, from tree: String) throws(StorageError) -> Int {
         var cursor = self.cursor(in: tree, range: range)
