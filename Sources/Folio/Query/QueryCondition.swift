@@ -54,6 +54,8 @@ final class QueryValueRange {
     /// (``StringRangeBound``). They are read as ranges of one value each, and the predicate
     /// filters them.
     private(set) var extraPoints: [(key: [UInt8], value: String)] = []
+    /// Whether a scan of the range reads values besides it (``extraPoints``).
+    var hasExtraPoints: Bool { !extraPoints.isEmpty }
 
     /// A key path as `explain` names it: `year` for `\Book.year`. A computed property
     /// prints as `<computed 0x… (Type)>`; the plan names it by its index instead

@@ -77,6 +77,7 @@ struct QueryExecution<Format: DatastoreFormat> {
         var scans = scans(of: plan)
         let direction = plan.direction
         let deduplicates = deduplicates ?? plan.deduplicates
+        let identifierRanges = plan.identifierRanges
         var cursor: Cursor?
         var current: Scan?
         var seen = Set<[UInt8]>()
@@ -104,6 +105,8 @@ struct QueryExecution<Format: DatastoreFormat> {
                     identifier = referenced
                     record = held
                 }
+                // Outside an identifier condition every match must meet: not a match.
+                if !identifierRanges.isEmpty, !identifierRanges.allSatisfy({ $0.contains(identifier) }) { continue }
                 if deduplicates, !seen.insert(identifier).inserted { continue }
                 return (identifier, record, current?.index)
             }

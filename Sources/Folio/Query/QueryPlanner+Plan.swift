@@ -108,9 +108,13 @@ extension QueryPlanner {
                     : nil,
                 offset: offset, limit: limit)
         }
-        return Plan(
+        var plan = Plan(
             parts: parts, fullIndex: fullIndex, direction: direction, sorts: sorts, deduplicates: deduplicates,
             merges: merges, exact: exact, describe: describe)
+        if parts.contains(where: { $0.index != nil }), let condition {
+            plan.identifierRanges = identifierRanges(in: condition)
+        }
+        return plan
     }
 
     /// Whether an index's key order is exactly the order `descriptor` sorts its values in,
@@ -133,6 +137,17 @@ extension QueryPlanner {
             return false
         }
         return String.StandardComparator(comparator, order: .forward) == .lexical
+    }
+
+    /// The key ranges of the exact identifier conditions that must all hold (the leaves of
+    /// the top-level `&&`). Exact: an identifier's key lies in the range exactly when the
+    /// condition holds, and no value outside it is read besides (no extra points), so a key
+    /// outside proves the record fails the predicate.
+    func identifierRanges(in condition: QueryCondition) -> [KeyRange] {
+        Self.conjuncts(condition).ranges.compactMap { range in
+            guard schema.isIdentifier(range.keyPath), range.exact, !range.hasExtraPoints else { return nil }
+            return range.keyRange(false)
+        }
     }
 
     static func describe(_ descriptor: SortDescriptor<Instance>) -> String {

@@ -56,8 +56,13 @@ struct QueryPlanner<Format: DatastoreFormat> {
         /// Whether the executor reads the plan as a merge join (QueryExecution+MergeJoin.swift):
         /// the identifiers the index entries name, sorted, then the records in that order
         /// through one forward cursor. Results then come in identifier order. Only for plans
-        /// that read an index and whose order is identifier order or needs a sort anyway.
+        /// that read an index and whose order is identifier order (no sort descriptors).
         var merges: Bool
+        /// Key ranges every match's identifier lies in: the exact identifier conditions among
+        /// the predicate's top-level `&&`, when the plan reads an index. An entry naming an
+        /// identifier outside one cannot match, so it is dropped before its record is read
+        /// (as SQLite checks a rowid in the index entry).
+        var identifierRanges: [KeyRange] = []
         /// Whether the scan reads exactly the matching records, so no record needs the
         /// predicate: a predicate of one exact condition (``QueryValueRange/exact``) read
         /// through its own range.
