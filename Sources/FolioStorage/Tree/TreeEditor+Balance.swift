@@ -40,6 +40,22 @@ extension TreeEditor {
         return split(node) + [(separator, right)] + split(right)
     }
 
+    /// Puts `merged`, the contents of children `leftIndex` and `leftIndex + 1` of `parent`,
+    /// in their place: as one child if it fits a page, else split in two at its best byte
+    /// balance (both halves then hold more than the minimum).
+    func place(_ merged: MutableNode, replacingChildrenAt leftIndex: Int, of parent: MutableNode) {
+        if merged.size <= StorageLimits.splitPageSize {
+            parent.keys.remove(at: leftIndex)
+            parent.children.remove(at: leftIndex + 1)
+            parent.children[leftIndex] = .mutable(merged)
+        } else {
+            let (separator, newRight) = splitInTwo(merged)
+            parent.keys[leftIndex] = separator
+            parent.children[leftIndex] = .mutable(merged)
+            parent.children[leftIndex + 1] = .mutable(newRight)
+        }
+    }
+
     /// Splits `node` at its best byte balance: `node` keeps the left half; returns the
     /// separator and the right half.
     func splitInTwo(_ node: MutableNode) -> (separator: [UInt8], node: MutableNode) {
@@ -101,16 +117,7 @@ extension TreeEditor {
                 branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
                 children: left.children + right.children, epoch: epoch)
         }
-        if merged.size <= StorageLimits.splitPageSize {
-            parent.keys.remove(at: leftIndex)
-            parent.children.remove(at: leftIndex + 1)
-            parent.children[leftIndex] = .mutable(merged)
-        } else {
-            let (separator, newRight) = splitInTwo(merged)
-            parent.keys[leftIndex] = separator
-            parent.children[leftIndex] = .mutable(merged)
-            parent.children[leftIndex + 1] = .mutable(newRight)
-        }
+        place(merged, replacingChildrenAt: leftIndex, of: parent)
         parent.size = MutableNode.branchSize(keys: parent.keys)
     }
 }

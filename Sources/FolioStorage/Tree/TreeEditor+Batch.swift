@@ -181,16 +181,7 @@ extension TreeEditor {
                 children: left.children + right.children, epoch: epoch)
             try restoreChildBounds(of: merged, in: tree)
         }
-        if merged.size <= StorageLimits.splitPageSize {
-            parent.keys.remove(at: leftIndex)
-            parent.children.remove(at: leftIndex + 1)
-            parent.children[leftIndex] = .mutable(merged)
-        } else {
-            let (separator, newRight) = splitInTwo(merged)
-            parent.keys[leftIndex] = separator
-            parent.children[leftIndex] = .mutable(merged)
-            parent.children[leftIndex + 1] = .mutable(newRight)
-        }
+        place(merged, replacingChildrenAt: leftIndex, of: parent)
     }
 
     /// Index of the first key in `range` of `keys` that is `>= key`.
