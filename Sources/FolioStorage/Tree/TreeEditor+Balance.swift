@@ -40,6 +40,25 @@ extension TreeEditor {
         return split(node) + [(separator, right)] + split(right)
     }
 
+    /// Children `leftIndex` and `leftIndex + 1` of `parent` as one new node: a leaf of both
+    /// leaves' entries, or a branch of both branches' children with the separator between
+    /// them brought down. `parent` is not changed (``place(_:replacingChildrenAt:of:)`` is
+    /// the next step).
+    func merging(
+        childrenAt leftIndex: Int, of parent: MutableNode, in tree: TreeState
+    ) throws(StorageError)
+        -> MutableNode
+    {
+        let left = try makeMutable(parent.children[leftIndex], in: tree)
+        let right = try makeMutable(parent.children[leftIndex + 1], in: tree)
+        if left.isLeaf {
+            return MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values, epoch: epoch)
+        }
+        return MutableNode(
+            branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
+            children: left.children + right.children, epoch: epoch)
+    }
+
     /// Puts `merged`, the contents of children `leftIndex` and `leftIndex + 1` of `parent`,
     /// in their place: as one child if it fits a page, else split in two at its best byte
     /// balance (both halves then hold more than the minimum).
@@ -105,18 +124,7 @@ extension TreeEditor {
     /// Merges children `leftIndex` and `leftIndex + 1` of `parent` if they fit in one page,
     /// else redistributes their entries evenly.
     private func mergeOrRedistribute(leftIndex: Int, of parent: MutableNode, in tree: TreeState) throws(StorageError) {
-        let left = try makeMutable(parent.children[leftIndex], in: tree)
-        let right = try makeMutable(parent.children[leftIndex + 1], in: tree)
-        parent.children[leftIndex] = .mutable(left)
-        parent.children[leftIndex + 1] = .mutable(right)
-        let merged: MutableNode
-        if left.isLeaf {
-            merged = MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values, epoch: epoch)
-        } else {
-            merged = MutableNode(
-                branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
-                children: left.children + right.children, epoch: epoch)
-        }
+        let merged = try merging(childrenAt: leftIndex, of: parent, in: tree)
         place(merged, replacingChildrenAt: leftIndex, of: parent)
         parent.size = MutableNode.branchSize(keys: parent.keys)
     }

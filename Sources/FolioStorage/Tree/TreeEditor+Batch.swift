@@ -170,17 +170,8 @@ extension TreeEditor {
     /// of the children a branch merge brings together; if the result is oversized, splits
     /// it at its best byte balance (both halves then hold more than the minimum).
     private func mergeOrRefill(leftIndex: Int, of parent: MutableNode, in tree: TreeState) throws(StorageError) {
-        let left = try makeMutable(parent.children[leftIndex], in: tree)
-        let right = try makeMutable(parent.children[leftIndex + 1], in: tree)
-        let merged: MutableNode
-        if left.isLeaf {
-            merged = MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values, epoch: epoch)
-        } else {
-            merged = MutableNode(
-                branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
-                children: left.children + right.children, epoch: epoch)
-            try restoreChildBounds(of: merged, in: tree)
-        }
+        let merged = try merging(childrenAt: leftIndex, of: parent, in: tree)
+        if !merged.isLeaf { try restoreChildBounds(of: merged, in: tree) }
         place(merged, replacingChildrenAt: leftIndex, of: parent)
     }
 
