@@ -69,20 +69,8 @@ import FolioTestSupport
 
     static func expected(
         _ items: [Item], _ predicate: Predicate<Item>, _ sortBy: [SortDescriptor<Item>]
-    ) throws
-        -> [Item]
-    {
-        let matching = try items.filter { try predicate.evaluate($0) }.sorted { $0.id < $1.id }
-        return matching.enumerated().sorted { a, b in
-            for descriptor in sortBy {
-                switch descriptor.compare(a.element, b.element) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            return a.offset < b.offset
-        }.map(\.element)
+    ) throws -> [Item] {
+        try expectedQueryResults(items, predicate, sortBy)
     }
 
     /// Runs every predicate and sort against `model` through `items`, returning how many

@@ -138,18 +138,7 @@ import LibraryExample
     static func expected(
         _ items: [Item], _ predicate: Predicate<Item>, _ sortBy: [SortDescriptor<Item>]
     ) throws -> [Item] {
-        let matching = try items.filter { try predicate.evaluate($0) }.sorted { $0.id < $1.id }
-        guard !sortBy.isEmpty else { return matching }
-        return matching.enumerated().sorted { a, b in
-            for descriptor in sortBy {
-                switch descriptor.compare(a.element, b.element) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
-            }
-            return a.offset < b.offset
-        }.map(\.element)
+        try expectedQueryResults(items, predicate, sortBy)
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
