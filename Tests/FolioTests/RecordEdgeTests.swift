@@ -215,7 +215,11 @@ enum Priced {
         #expect(
             StoredRecord.decode(bytes)
                 == StoredRecord(version: "7", indexKeys: ["a": [[1, 2], [3]], "b": [[]]], payload: Array("{}".utf8)))
-        #expect(StoredRecord.header(bytes)?.version == "7")
+        #expect(StoredRecord.header(bytes[...])?.version == "7")
+        // Read in place inside a larger buffer (a page): positions are the buffer's.
+        let page = [9, 9, 9] + bytes + [8]
+        let inPage = StoredRecord.header(page[3..<(3 + bytes.count)])
+        #expect(inPage?.version == "7" && inPage?.payloadStart == 3 + StoredRecord.header(bytes[...])!.payloadStart)
         #expect(throws: StoredRecord.EncodingProblem.self) {
             try StoredRecord.encode(version: String(repeating: "v", count: 256), indexKeys: [], payload: [])
         }
@@ -228,7 +232,7 @@ enum Priced {
         }
         // Truncated input is refused, never read past.
         for end in 0..<bytes.count - 2 {
-            #expect(StoredRecord.header(Array(bytes[..<end])) == nil || end >= bytes.count - 2)
+            #expect(StoredRecord.header(bytes[..<end]) == nil || end >= bytes.count - 2)
         }
     }
 

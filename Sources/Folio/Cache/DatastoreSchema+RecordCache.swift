@@ -37,7 +37,9 @@ extension DatastoreSchema {
             return cached
         }
         guard
-            let bytes = try FolioError.wrap({ () throws(StorageError) in try source.get(identifier, in: recordsTree) })
+            let bytes = try FolioError.wrap({ () throws(StorageError) in
+                try source.getInPlace(identifier, in: recordsTree)
+            })
         else {
             return nil
         }
@@ -54,6 +56,13 @@ extension DatastoreSchema {
     /// instance when the cache holds it for the source's generation. Does not fill the cache.
     func decode(
         _ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
+        try decode(bytes[...], identifier: identifier, source: source, core: core)
+    }
+
+    /// ``decode(_:identifier:source:core:)`` of a record read in place.
+    func decode(
+        _ bytes: ArraySlice<UInt8>, identifier: [UInt8], source: ReadSource, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
         if let cache = recordCache(core), let generation = source.cacheGeneration,
             let cached = cached(identifier, generation: generation, in: cache)

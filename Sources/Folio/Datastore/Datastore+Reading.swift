@@ -88,7 +88,10 @@ extension Datastore {
         let key = value.keyBytes
         return try await withRead { (source, usable) throws(FolioError) -> Instance? in
             try require(declared, in: usable)
-            guard let entry = try FolioError.wrap({ () throws(StorageError) in try source.get(key, in: declared.tree) })
+            guard
+                let entry = try FolioError.wrap({ () throws(StorageError) in
+                    try source.getInPlace(key, in: declared.tree)
+                })
             else { return nil }
             return try instance(fromEntry: entry, of: declared, source: source)
         }
@@ -165,10 +168,9 @@ extension Datastore {
             let cursor = try FolioError.wrap { () throws(StorageError) in
                 try source.cursor(in: tree, range: range, direction: order.direction)
             }
-            return RecordStream(cursor: cursor) { (entry) throws(FolioError) -> Instance in
-                if let index { return try datastore.instance(fromEntry: entry.value, of: index, source: source) }
-                return try datastore.schema.decode(
-                    entry.value, identifier: entry.key, source: source, core: datastore.core)
+            return RecordStream(cursor: cursor) { (key, value) throws(FolioError) -> Instance in
+                if let index { return try datastore.instance(fromEntry: value, of: index, source: source) }
+                return try datastore.schema.decode(value, identifier: Array(key), source: source, core: datastore.core)
             }
         }
     }
@@ -190,7 +192,7 @@ extension Datastore {
 
     /// The instance an index entry refers to (or holds, for a covering index).
     func instance(
-        fromEntry entry: [UInt8], of index: SchemaIndex<Instance>, source: ReadSource
+        fromEntry entry: ArraySlice<UInt8>, of index: SchemaIndex<Instance>, source: ReadSource
     ) throws(FolioError) -> Instance {
         try schema.instance(fromEntry: entry, of: index, source: source, core: core)
     }
@@ -213,7 +215,7 @@ extension Datastore {
 extension DatastoreSchema {
     /// The instance an index entry refers to (or holds, for a covering index).
     func instance(
-        fromEntry entry: [UInt8], of index: SchemaIndex<Format.Instance>, source: ReadSource,
+        fromEntry entry: ArraySlice<UInt8>, of index: SchemaIndex<Format.Instance>, source: ReadSource,
         core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
         guard let (identifier, record) = IndexEntry.decode(entry) else {

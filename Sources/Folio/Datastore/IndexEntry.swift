@@ -34,8 +34,14 @@ enum IndexEntry {
 
     /// The identifier key and (for covering entries) the record an entry value holds.
     static func decode(_ bytes: [UInt8]) -> (identifier: [UInt8], record: [UInt8]?)? {
+        decode(bytes[...]).map { ($0.identifier, $0.record.map { Array($0) }) }
+    }
+
+    /// ``decode(_:)`` of an entry value read in place: the covering record stays a slice of
+    /// the page that holds it.
+    static func decode(_ bytes: ArraySlice<UInt8>) -> (identifier: [UInt8], record: ArraySlice<UInt8>?)? {
         var reader = ByteReader(bytes)
         guard let length = reader.readUInt16(), let identifier = reader.readBytes(Int(length)) else { return nil }
-        return (identifier, reader.isAtEnd ? nil : reader.readBytes(reader.remaining))
+        return (identifier, reader.isAtEnd ? nil : reader.readSlice(reader.remaining))
     }
 }

@@ -80,13 +80,19 @@ public struct Records<Element: Sendable>: AsyncSequence, Sendable {
 struct RecordStream<Element>: @unchecked Sendable {
     private let produce: () throws(FolioError) -> Element?
 
-    init(cursor: Cursor, transform: @escaping (Cursor.Entry) throws(FolioError) -> Element) {
+    /// A stream of `transform` applied to each entry of `cursor`, read in place: the key and
+    /// value are slices of the page that holds them.
+    init(
+        cursor: Cursor,
+        transform: @escaping (_ key: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) throws(FolioError) -> Element
+    ) {
         let position = CursorPosition(cursor)
         produce = { () throws(FolioError) -> Element? in
-            guard let entry = try FolioError.wrap({ () throws(StorageError) in try position.cursor.next() }) else {
+            guard let entry = try FolioError.wrap({ () throws(StorageError) in try position.cursor.nextSlices() })
+            else {
                 return nil
             }
-            return try transform(entry)
+            return try transform(entry.key, entry.value)
         }
     }
 

@@ -6,7 +6,7 @@ import FolioStorage
 extension StoredRecord {
     /// The version tag and where the JSON starts, without building the index keys or
     /// copying the payload: all a read needs. Nil if the bytes are not a well-formed record.
-    static func header(_ bytes: [UInt8]) -> (version: String, payloadStart: Int)? {
+    static func header(_ bytes: ArraySlice<UInt8>) -> (version: String, payloadStart: Int)? {
         var reader = ByteReader(bytes)
         guard reader.readUInt8() == layoutVersion, let versionLength = reader.readUInt8() else { return nil }
         let versionStart = reader.position
@@ -25,7 +25,7 @@ extension StoredRecord {
     /// already holds, without building the index key table or copying the payload. False
     /// (after perhaps some calls) if the bytes are not a well-formed record.
     static func forEachIndexKey(
-        in bytes: [UInt8], _ body: (_ name: ArraySlice<UInt8>, _ key: ArraySlice<UInt8>) -> Void
+        in bytes: ArraySlice<UInt8>, _ body: (_ name: ArraySlice<UInt8>, _ key: ArraySlice<UInt8>) -> Void
     ) -> Bool {
         var reader = ByteReader(bytes)
         guard reader.readUInt8() == layoutVersion, let versionLength = reader.readUInt8(),

@@ -26,7 +26,7 @@ extension IndexMaintenance {
             guard indexed, let bytes = outcome.previous[position] else { continue }
             let identifier = keys[position]
             // Each entry key built straight from the header's slices.
-            let wellFormed = StoredRecord.forEachIndexKey(in: bytes) { name, value in
+            let wellFormed = StoredRecord.forEachIndexKey(in: bytes[...]) { name, value in
                 guard let index = names.firstIndex(where: { $0.elementsEqual(name) }) else { return }
                 removals[index].append(IndexEntry.key(value: value, identifier: identifier, unique: unique[index]))
             }
@@ -167,7 +167,7 @@ extension IndexMaintenance {
         _ bytes: [UInt8], identifier: [UInt8], names: [[UInt8]], schema: DatastoreSchema<Format>
     ) throws(FolioError) -> [[[UInt8]]] {
         var values = [[[UInt8]]](repeating: [], count: names.count)
-        let wellFormed = StoredRecord.forEachIndexKey(in: bytes) { name, key in
+        let wellFormed = StoredRecord.forEachIndexKey(in: bytes[...]) { name, key in
             // Keys of indexes the schema no longer declares are left alone, as a single delete does.
             if let index = names.firstIndex(where: { $0.elementsEqual(name) }) { values[index].append(Array(key)) }
         }

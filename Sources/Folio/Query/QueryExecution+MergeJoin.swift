@@ -66,7 +66,7 @@ extension DatastoreSchema {
         if let cache, let generation, let cached = cached(identifier, generation: generation, in: cache) {
             return cached
         }
-        let bytes = try FolioError.wrap { () throws(StorageError) -> [UInt8]? in
+        let bytes = try FolioError.wrap { () throws(StorageError) -> ArraySlice<UInt8>? in
             if records == nil { records = try source.cursor(in: recordsTree, range: .all, direction: .forward) }
             return try records!.value(at: identifier)
         }

@@ -66,7 +66,7 @@ struct QueryExecution<Format: DatastoreFormat> {
     /// What a scan names: a record's identifier, the record's bytes when the entry holds
     /// them (the records tree, a covering index; nil: read the record by identifier), and
     /// the index the entry came from (nil: the records tree).
-    typealias Named = (identifier: [UInt8], record: [UInt8]?, index: SchemaIndex<Instance>?)
+    typealias Named = (identifier: [UInt8], record: ArraySlice<UInt8>?, index: SchemaIndex<Instance>?)
 
     /// The entries a plan's scans read, one after the other; with `deduplicates` (the
     /// plan's, by default) an identifier seen already (a union, a many-to-many index) is
@@ -91,12 +91,12 @@ struct QueryExecution<Format: DatastoreFormat> {
                         try source.cursor(in: scan.tree, range: scan.range, direction: direction)
                     }
                 }
-                guard let entry = try FolioError.wrap({ () throws(StorageError) in try cursor!.next() }) else {
+                guard let entry = try FolioError.wrap({ () throws(StorageError) in try cursor!.nextSlices() }) else {
                     cursor = nil
                     continue
                 }
-                var identifier = entry.key
-                var record: [UInt8]? = entry.value
+                var identifier = Array(entry.key)
+                var record: ArraySlice<UInt8>? = entry.value
                 if let index = current?.index {
                     guard let (referenced, held) = IndexEntry.decode(entry.value) else {
                         throw .corruptRecord(

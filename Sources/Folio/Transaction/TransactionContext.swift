@@ -114,6 +114,15 @@ enum ReadSource {
         }
     }
 
+    /// The value under `key` in `tree` as a slice of the bytes that hold it (read in place).
+    func getInPlace(_ key: [UInt8], in tree: String) throws(StorageError) -> ArraySlice<UInt8>? {
+        switch self {
+        case .view(let view): return try view.getInPlace(key, in: tree)
+        case .transaction(let transaction): return try transaction.getInPlace(key, in: tree)
+        case .snapshot(let snapshot): return try snapshot.getInPlace(key, in: tree)
+        }
+    }
+
     func cursor(in tree: String, range: KeyRange, direction: ScanDirection) throws(StorageError) -> Cursor {
         switch self {
         case .view(let view): return try view.cursor(in: tree, range: range, direction: direction)

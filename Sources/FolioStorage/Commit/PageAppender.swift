@@ -102,22 +102,33 @@ struct PageAppender {
     }
 
     mutating func appendLeaf(_ leaf: LeafNode) throws(StorageError) -> PageAddress {
-        let offset = position
+        let offset = position, pageStart = buffer.count
         TreePage.encodeLeaf(keys: leaf.keys, values: leaf.values, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: .node(.leaf(leaf)))
+        return try finishPage(at: offset, cached: try writtenNode(from: pageStart, at: offset))
     }
 
     mutating func appendBranch(_ branch: BranchNode) throws(StorageError) -> PageAddress {
-        let offset = position
+        let offset = position, pageStart = buffer.count
         TreePage.encodeBranch(
             keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: .node(.branch(branch)))
+        return try finishPage(at: offset, cached: try writtenNode(from: pageStart, at: offset))
+    }
+
+    /// The page just encoded from `pageStart` of the buffer, as the cache will hold it: read in
+    /// place from a copy of its own bytes, so a cached page keeps alive exactly the bytes it
+    /// was written with (its node's keys would otherwise be slices of older pages and of the
+    /// transaction's arrays, which the cache's byte count would not see).
+    private func writtenNode(from pageStart: Int, at offset: UInt64) throws(StorageError) -> CachedPage? {
+        guard collectsCacheEntries else { return nil }
+        let bytes = Array(buffer.bytes[pageStart...])
+        let address = PageAddress(offset: offset, length: UInt32(bytes.count))
+        return .node(try TreePage.decodeWritten(bytes, address: address, file: file.path))
     }
 
     mutating func appendOverflow(_ value: [UInt8]) throws(StorageError) -> PageAddress {
         let offset = position
         TreePage.encodeOverflow(value, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: .overflow(value))
+        return try finishPage(at: offset, cached: collectsCacheEntries ? .overflow(value) : nil)
     }
 
     /// Appends the commit page (always the last page of a commit). In a run, the page
@@ -144,12 +155,15 @@ struct PageAppender {
         checksummedInBuffer = buffer.count
     }
 
-    private mutating func finishPage(at offset: UInt64, cached: CachedPage) throws(StorageError) -> PageAddress {
+    private mutating func finishPage(at offset: UInt64, cached: CachedPage?) throws(StorageError) -> PageAddress {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
         pageCount += 1
-        if collectsCacheEntries {
+        if let cached {
             cacheEntries.append(
-                (PageCache.Key(file: file.cacheIdentity, offset: offset), cached, Int(address.length) + 64))
+                (
+                    PageCache.Key(file: file.cacheIdentity, offset: offset), cached,
+                    cached.cost(pageBytes: Int(address.length))
+                ))
         }
         if buffer.count >= Self.chunkSize {
             try flush()

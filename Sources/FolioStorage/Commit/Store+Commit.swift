@@ -98,7 +98,7 @@ extension Store {
                 let descriptor = TreeDescriptor(
                     root: root, depth: depth, count: tree.count,
                     bytes: kept + written + tree.spilledLiveBytes)
-                _ = try editor.put(name, .inline(descriptor.encoded()), in: catalog)
+                _ = try editor.put(name, .inline(descriptor.encoded()[...]), in: catalog)
             } else if tree.existedBefore {
                 _ = try editor.remove(name, in: catalog)
             }

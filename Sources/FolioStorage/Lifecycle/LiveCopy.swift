@@ -26,7 +26,7 @@ enum LiveCopy {
             let copied = TreeDescriptor(
                 root: root, depth: descriptor.depth, count: descriptor.count,
                 bytes: appender.bytesAppended - before)
-            _ = try catalogEditor.put(Array(name.utf8), .inline(copied.encoded()), in: catalog)
+            _ = try catalogEditor.put(Array(name.utf8), .inline(copied.encoded()[...]), in: catalog)
         }
         let catalogRoot = try appender.writeTree(catalog.root)
         let commit = CommitRecord(

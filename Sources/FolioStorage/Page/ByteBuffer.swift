@@ -29,6 +29,8 @@ package struct ByteWriter {
 
     package mutating func append(bytes other: [UInt8]) { bytes.append(contentsOf: other) }
 
+    package mutating func append(bytes other: ArraySlice<UInt8>) { bytes.append(contentsOf: other) }
+
     package mutating func appendZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
 
     /// Overwrites 4 bytes at `offset` with a little-endian value.
@@ -44,15 +46,23 @@ package struct ByteWriter {
 
 /// Reads little-endian integers and byte strings from a buffer, bounds-checked: a read past
 /// the end reports failure instead of trapping, so damaged input can never crash a reader.
+///
+/// Reads a slice in place (a record inside a page is never copied to be read); positions
+/// are indices of the slice's base array, so for a whole array they are plain offsets.
 package struct ByteReader {
-    package let bytes: [UInt8]
+    package let bytes: ArraySlice<UInt8>
     package private(set) var position: Int
     package let end: Int
 
     package init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.init(bytes[...], from: start, to: end)
+    }
+
+    /// A reader of `bytes` from index `start` (the slice's start by default) to `end`.
+    package init(_ bytes: ArraySlice<UInt8>, from start: Int? = nil, to end: Int? = nil) {
         self.bytes = bytes
-        self.position = start
-        self.end = min(end ?? bytes.count, bytes.count)
+        self.position = max(start ?? bytes.startIndex, bytes.startIndex)
+        self.end = min(end ?? bytes.endIndex, bytes.endIndex)
     }
 
     package var remaining: Int { end - position }
@@ -74,7 +84,7 @@ package struct ByteReader {
         guard remaining >= 4 else { return nil }
         defer { position += 4 }
         return bytes.withUnsafeBytes {
-            UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt32.self))
+            UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position - bytes.startIndex, as: UInt32.self))
         }
     }
 
@@ -82,14 +92,19 @@ package struct ByteReader {
         guard remaining >= 8 else { return nil }
         defer { position += 8 }
         return bytes.withUnsafeBytes {
-            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position - bytes.startIndex, as: UInt64.self))
         }
     }
 
     package mutating func readBytes(_ count: Int) -> [UInt8]? {
+        readSlice(count).map { Array($0) }
+    }
+
+    /// The next `count` bytes as a slice of the buffer itself (no copy), or nil past the end.
+    package mutating func readSlice(_ count: Int) -> ArraySlice<UInt8>? {
         guard count >= 0, remaining >= count else { return nil }
         defer { position += count }
-        return Array(bytes[position..<(position + count)])
+        return bytes[position..<(position + count)]
     }
 
     package mutating func skip(_ count: Int) -> Bool {

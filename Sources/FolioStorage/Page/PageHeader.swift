@@ -110,6 +110,15 @@ enum PageHeader {
         return ~crc
     }
 
+    /// The header fields of a page this process has just sealed (``seal(_:start:fileOffset:)``),
+    /// without computing its checksum again: nothing but this process has touched the bytes.
+    static func fields(ofSealed bytes: [UInt8]) -> Fields {
+        guard let kind = PageKind(rawValue: bytes[4]) else { preconditionFailure("a sealed page has a known kind") }
+        return Fields(
+            kind: kind, count: Int(UInt16(bytes[6]) | UInt16(bytes[7]) << 8),
+            generation: bytes.littleEndianUInt64(at: 16), checksum: bytes.littleEndianUInt32(at: 0))
+    }
+
     /// Checks a page read from `address` of `file`: complete, the length its parent expects,
     /// a matching checksum, a known kind (and the expected one, if given). Never traps on
     /// any input. Every page read goes through here, so a damaged page is a corruption

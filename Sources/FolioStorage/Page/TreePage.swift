@@ -1,7 +1,8 @@
 /// A value as a leaf holds it.
 enum LeafValue: Sendable, Equatable {
-    /// Stored in the leaf itself.
-    case inline([UInt8])
+    /// Stored in the leaf itself: a slice of the page the leaf was read from (read in place,
+    /// never copied out), or of the array a transaction was given.
+    case inline(ArraySlice<UInt8>)
     /// Stored in its own overflow page.
     case overflow(PageAddress)
     /// A large value of an uncommitted transaction; becomes `.overflow` when written.
@@ -11,7 +12,8 @@ enum LeafValue: Sendable, Equatable {
     /// for it until the commit).
     var byteCount: Int {
         switch self {
-        case .inline(let bytes), .pendingOverflow(let bytes): return bytes.count
+        case .inline(let bytes): return bytes.count
+        case .pendingOverflow(let bytes): return bytes.count
         case .overflow: return 12
         }
     }
@@ -26,15 +28,19 @@ enum LeafValue: Sendable, Equatable {
 }
 
 /// A decoded leaf page: keys in strictly increasing byte order and their values.
+///
+/// A leaf read from a file is read in place: its keys and inline values are slices of the
+/// page's own bytes, which the node keeps alive. Decoding builds only these two arrays of
+/// slices (the page's offset table), never one array per key or value.
 struct LeafNode: Sendable {
-    var keys: [[UInt8]]
+    var keys: [ArraySlice<UInt8>]
     var values: [LeafValue]
 }
 
 /// A decoded branch page: `children.count == keys.count + 1`; child `i` holds the keys `k`
-/// with `keys[i-1] <= k < keys[i]`.
+/// with `keys[i-1] <= k < keys[i]`. Its separators are slices of the page, like a leaf's keys.
 struct BranchNode: Sendable {
-    var keys: [[UInt8]]
+    var keys: [ArraySlice<UInt8>]
     var children: [PageAddress]
 }
 
@@ -56,7 +62,7 @@ enum TreePage {
     static let emptyBranchSize = PageHeader.size + 12
 
     static func encodeLeaf(
-        keys: [[UInt8]], values: [LeafValue], generation: UInt64,
+        keys: [ArraySlice<UInt8>], values: [LeafValue], generation: UInt64,
         into writer: inout ByteWriter, at fileOffset: UInt64
     ) {
         let start = PageHeader.begin(&writer, kind: .leaf, count: keys.count, generation: generation)
@@ -82,7 +88,7 @@ enum TreePage {
     }
 
     static func encodeBranch(
-        keys: [[UInt8]], children: [PageAddress], generation: UInt64,
+        keys: [ArraySlice<UInt8>], children: [PageAddress], generation: UInt64,
         into writer: inout ByteWriter, at fileOffset: UInt64
     ) {
         let start = PageHeader.begin(&writer, kind: .branch, count: children.count, generation: generation)
@@ -109,6 +115,20 @@ enum TreePage {
     /// data terminate: offsets strictly decrease on the way down.
     static func decode(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> StoredNode {
         let header = try PageHeader.validate(bytes, address: address, file: file)
+        return try parse(bytes, header: header, address: address, file: file)
+    }
+
+    /// The node of a page this process has just encoded (its checksum is known good, so it
+    /// is not computed again): what a commit puts in the cache for the pages it wrote. The
+    /// node's slices point into `bytes`, so the cache holds exactly the page's bytes.
+    static func decodeWritten(_ bytes: [UInt8], address: PageAddress, file: String) throws(StorageError) -> StoredNode {
+        try parse(bytes, header: PageHeader.fields(ofSealed: bytes), address: address, file: file)
+    }
+
+    /// The structure of a page whose header has been read: see ``decode(_:address:file:)``.
+    private static func parse(
+        _ bytes: [UInt8], header: PageHeader.Fields, address: PageAddress, file: String
+    ) throws(StorageError) -> StoredNode {
         func corrupt(_ detail: String) -> StorageError {
             .corruption(
                 Corruption(
@@ -119,7 +139,7 @@ enum TreePage {
         switch header.kind {
         case .leaf:
             guard header.count >= 1 else { throw corrupt("leaf page with no entries") }
-            var keys: [[UInt8]] = []
+            var keys: [ArraySlice<UInt8>] = []
             var values: [LeafValue] = []
             keys.reserveCapacity(header.count)
             values.reserveCapacity(header.count)
@@ -127,14 +147,14 @@ enum TreePage {
                 guard let keyLength = reader.readUInt16(), let valueKind = reader.readUInt8() else {
                     throw corrupt("leaf entry \(index) header runs past the page end")
                 }
-                guard Int(keyLength) <= StorageLimits.maximumKeyLength, let key = reader.readBytes(Int(keyLength))
+                guard Int(keyLength) <= StorageLimits.maximumKeyLength, let key = reader.readSlice(Int(keyLength))
                 else {
                     throw corrupt("leaf entry \(index) key of \(keyLength) bytes is too long or runs past the page end")
                 }
                 switch valueKind {
                 case 0:
                     guard let valueLength = reader.readUInt32(), let length = OnDiskInteger.count(valueLength),
-                        let value = reader.readBytes(length)
+                        let value = reader.readSlice(length)
                     else {
                         throw corrupt("leaf entry \(index) value runs past the page end")
                     }
@@ -159,14 +179,14 @@ enum TreePage {
             return .leaf(LeafNode(keys: keys, values: values))
         case .branch:
             guard header.count >= 2 else { throw corrupt("branch page with \(header.count) children") }
-            var keys: [[UInt8]] = []
+            var keys: [ArraySlice<UInt8>] = []
             var children: [PageAddress] = []
             keys.reserveCapacity(header.count - 1)
             children.reserveCapacity(header.count)
             for index in 0..<header.count {
                 if index > 0 {
                     guard let keyLength = reader.readUInt16(), Int(keyLength) <= StorageLimits.maximumKeyLength,
-                        let key = reader.readBytes(Int(keyLength))
+                        let key = reader.readSlice(Int(keyLength))
                     else {
                         throw corrupt("branch separator \(index) runs past the page end or is too long")
                     }

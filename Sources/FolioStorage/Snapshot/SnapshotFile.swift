@@ -68,7 +68,8 @@ struct PageSource: Sendable {
         let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)
         let node = try TreePage.decode(bytes, address: address, file: file.path)
-        cache.insert(key, .node(node), cost: bytes.count + 64)
+        let page = CachedPage.node(node)
+        cache.insert(key, page, cost: page.cost(pageBytes: bytes.count))
         return node
     }
 

@@ -32,7 +32,7 @@ final class CommittedRoot: Sendable {
         var descriptor: TreeDescriptor? = nil
         if let value = try reader.get(root: root, key: name) {
             descriptor = try TreeDescriptor.decode(
-                try reader.resolve(value), tree: tree, file: file.path,
+                Array(try reader.resolve(value)), tree: tree, file: file.path,
                 offset: record.catalogRoot.offset)
         }
         descriptors.withLock { $0[name] = .some(descriptor) }

@@ -4,6 +4,21 @@ import Synchronization
 enum CachedPage: Sendable {
     case node(StoredNode)
     case overflow([UInt8])
+
+    /// What holding the page costs, in bytes, for a page of `pageBytes` bytes: the page
+    /// itself (a node's keys and values are slices of it) plus its offset table (one slice
+    /// per key, one value per leaf entry, one address per child) and a fixed overhead.
+    func cost(pageBytes: Int) -> Int {
+        switch self {
+        case .node(.leaf(let leaf)):
+            return pageBytes + 64 + leaf.keys.count * MemoryLayout<ArraySlice<UInt8>>.stride
+                + leaf.values.count * MemoryLayout<LeafValue>.stride
+        case .node(.branch(let branch)):
+            return pageBytes + 64 + branch.keys.count * MemoryLayout<ArraySlice<UInt8>>.stride
+                + branch.children.count * MemoryLayout<PageAddress>.stride
+        case .overflow: return pageBytes + 64
+        }
+    }
 }
 
 /// Decoded pages, least-recently-used first out, under a byte limit set at open: the one

@@ -20,6 +20,12 @@ public final class ReadView: Sendable {
 
     /// The value under `key` in `tree`, or nil.
     public func get(_ key: [UInt8], in tree: String) throws(StorageError) -> [UInt8]? {
+        try getInPlace(key, in: tree).map { Array($0) }
+    }
+
+    /// The value under `key` in `tree` as a slice of the page that holds it (read in place,
+    /// no copy), or nil.
+    package func getInPlace(_ key: [UInt8], in tree: String) throws(StorageError) -> ArraySlice<UInt8>? {
         guard let descriptor = try root.descriptor(of: tree), !descriptor.root.isNone else { return nil }
         guard let value = try root.reader.get(root: .stored(descriptor.root), key: key) else { return nil }
         return try root.reader.resolve(value)

@@ -23,6 +23,11 @@ public final class TransactionSnapshot: @unchecked Sendable {
 
     /// The value under `key` in `tree`, or nil.
     public func get(_ key: [UInt8], in tree: String) throws(StorageError) -> [UInt8]? {
+        try getInPlace(key, in: tree).map { Array($0) }
+    }
+
+    /// The value under `key` in `tree` as a slice of the bytes that hold it (no copy), or nil.
+    package func getInPlace(_ key: [UInt8], in tree: String) throws(StorageError) -> ArraySlice<UInt8>? {
         let reader = base.reader
         guard let value = try reader.get(root: try root(of: tree), key: key) else { return nil }
         return try reader.resolve(value)

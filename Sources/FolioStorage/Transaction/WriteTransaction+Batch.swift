@@ -49,7 +49,7 @@ extension WriteTransaction {
             while end < changes.count, end == start || budget.map({ bytes < $0 }) ?? true {
                 let (key, value) = changes[end]
                 let stored = value.map {
-                    $0.count > StorageLimits.inlineValueLimit ? LeafValue.pendingOverflow($0) : .inline($0)
+                    $0.count > StorageLimits.inlineValueLimit ? LeafValue.pendingOverflow($0) : .inline($0[...])
                 }
                 keys.append(key)
                 values.append(stored)
@@ -83,7 +83,7 @@ extension WriteTransaction {
                 outcome.existed.append(old != nil)
                 if resolvingPrevious {
                     outcome.previous.append(
-                        try old.map { (value) throws(StorageError) in try base.reader.resolve(value) })
+                        try old.map { (value) throws(StorageError) in Array(try base.reader.resolve(value)) })
                 }
             }
             if contents.mayCompactChanges { state.compactChangesIfLarge() }

@@ -12,7 +12,8 @@ extension WriteTransaction {
         guard value.count <= StorageLimits.maximumValueLength else {
             throw .valueTooLarge(length: value.count, maximum: StorageLimits.maximumValueLength)
         }
-        let stored: LeafValue = value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value)
+        let stored: LeafValue =
+            value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value[...])
         return try outsideOtherStatements { () throws(StorageError) -> Bool in try putNow(stored, for: key, in: tree) }
     }
 

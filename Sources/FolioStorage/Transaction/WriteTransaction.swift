@@ -74,7 +74,13 @@ public final class WriteTransaction: @unchecked Sendable {
 
     /// The value under `key` in `tree`, including this transaction's writes.
     public func get(_ key: [UInt8], in tree: String) throws(StorageError) -> [UInt8]? {
-        try withContents { (contents) throws(StorageError) -> [UInt8]? in
+        try getInPlace(key, in: tree).map { Array($0) }
+    }
+
+    /// The value under `key` in `tree`, including this transaction's writes, as a slice of
+    /// the bytes that hold it (no copy), or nil.
+    package func getInPlace(_ key: [UInt8], in tree: String) throws(StorageError) -> ArraySlice<UInt8>? {
+        try withContents { (contents) throws(StorageError) -> ArraySlice<UInt8>? in
             let state = try self.tree(tree, in: contents)
             guard let value = try base.reader.get(root: state.root, key: key) else { return nil }
             return try base.reader.resolve(value)

@@ -1,38 +1,67 @@
 /// Byte-string order, the only order the tree knows (Docs/Architecture.md invariant 8): keys are
 /// compared with memcmp, and a proper prefix sorts first.
+///
+/// Node keys are slices: of the page they were read from (a committed page is read in place,
+/// its keys never copied out) or of the array a transaction was given. Comparisons run on the
+/// slices' own bytes.
 enum ByteOrder {
+    /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
+    @inline(__always)
+    static func compare(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
+        a.withUnsafeBytes { left in b.withUnsafeBytes { right in KeyBytes.compare(left, right) } }
+    }
+
+    /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
+    @inline(__always)
+    static func compare(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Int { compare(a, b[...]) }
+
     /// Negative, zero or positive as `a` sorts before, equal to or after `b`.
     @inline(__always)
     static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int { KeyBytes.compare(a, b) }
 
     /// Index of the first key `>= key` (`keys.count` if none).
     @inline(__always)
-    static func lowerBound(_ keys: [[UInt8]], _ key: [UInt8]) -> Int {
-        var low = 0, high = keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if compare(keys[mid], key) < 0 { low = mid + 1 } else { high = mid }
+    static func lowerBound(_ keys: [ArraySlice<UInt8>], _ key: ArraySlice<UInt8>) -> Int {
+        key.withUnsafeBytes { probe in
+            var low = 0, high = keys.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if keys[mid].withUnsafeBytes({ KeyBytes.compare($0, probe) }) < 0 { low = mid + 1 } else { high = mid }
+            }
+            return low
         }
-        return low
+    }
+
+    /// Index of the first key `>= key` (`keys.count` if none).
+    @inline(__always)
+    static func lowerBound(_ keys: [ArraySlice<UInt8>], _ key: [UInt8]) -> Int { lowerBound(keys, key[...]) }
+
+    /// Index of the first key `> key` (`keys.count` if none).
+    @inline(__always)
+    static func upperBound(_ keys: [ArraySlice<UInt8>], _ key: ArraySlice<UInt8>) -> Int {
+        key.withUnsafeBytes { probe in
+            var low = 0, high = keys.count
+            while low < high {
+                let mid = (low + high) >> 1
+                if keys[mid].withUnsafeBytes({ KeyBytes.compare($0, probe) }) <= 0 { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
     }
 
     /// Index of the first key `> key` (`keys.count` if none).
     @inline(__always)
-    static func upperBound(_ keys: [[UInt8]], _ key: [UInt8]) -> Int {
-        var low = 0, high = keys.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if compare(keys[mid], key) <= 0 { low = mid + 1 } else { high = mid }
-        }
-        return low
-    }
+    static func upperBound(_ keys: [ArraySlice<UInt8>], _ key: [UInt8]) -> Int { upperBound(keys, key[...]) }
 
     /// The shortest byte string `s` with `left < s <= right`, for a separator between two
     /// adjacent leaves (suffix truncation: shorter separators, wider branches). Requires
-    /// `left < right`.
-    static func shortestSeparator(after left: [UInt8], upTo right: [UInt8]) -> [UInt8] {
+    /// `left < right`. A prefix of `right`, so a slice of its bytes: no copy.
+    static func shortestSeparator(after left: ArraySlice<UInt8>, upTo right: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var common = 0
-        while common < left.count && common < right.count && left[common] == right[common] { common += 1 }
-        return Array(right[0..<min(right.count, common + 1)])
+        let leftStart = left.startIndex, rightStart = right.startIndex
+        while common < left.count && common < right.count && left[leftStart + common] == right[rightStart + common] {
+            common += 1
+        }
+        return right[rightStart..<(rightStart + min(right.count, common + 1))]
     }
 }

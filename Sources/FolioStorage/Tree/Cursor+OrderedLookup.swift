@@ -13,7 +13,7 @@ extension Cursor {
     /// outside the cursor's range. Keys may come in any order and the answers are right;
     /// ascending keys are what makes it cheap. Afterwards ``next()`` continues with the
     /// first key after `key` in the cursor's direction.
-    package mutating func value(at key: [UInt8]) throws(StorageError) -> [UInt8]? {
+    package mutating func value(at key: [UInt8]) throws(StorageError) -> ArraySlice<UInt8>? {
         guard range.contains(key) else { return nil }
         let held: LeafBatch
         if let batch, Self.spans(batch, key) {
@@ -21,7 +21,7 @@ extension Cursor {
             held = batch
         } else {
             descents += 1
-            guard let fetched = try fetch(.forward(from: key, inclusive: true)) else {
+            guard let fetched = try fetch(.forward(from: key[...], inclusive: true)) else {
                 // No key at or after `key`.
                 position(after: key, in: nil, at: 0, found: false)
                 return nil
@@ -37,7 +37,7 @@ extension Cursor {
     /// Whether `key` lies between the first and the last key of a leaf.
     private static func spans(_ batch: LeafBatch, _ key: [UInt8]) -> Bool {
         guard let first = batch.keys.first, let last = batch.keys.last else { return false }
-        return ByteOrder.compare(first, key) <= 0 && ByteOrder.compare(key, last) <= 0
+        return ByteOrder.compare(first, key) <= 0 && ByteOrder.compare(last, key) >= 0
     }
 
     /// Leaves the cursor where ``next()`` returns the first key after `key` in its
@@ -55,7 +55,7 @@ extension Cursor {
             } else {
                 next = nil
             }
-            nextTarget = .forward(from: key, inclusive: false)
+            nextTarget = .forward(from: key[...], inclusive: false)
         case .reverse:
             // Keys before `index` are all below `key`; with no leaf, every key is.
             if var leaf = next, index > 0 {
@@ -64,7 +64,7 @@ extension Cursor {
             } else {
                 next = nil
             }
-            nextTarget = .backward(from: key, inclusive: false)
+            nextTarget = .backward(from: key[...], inclusive: false)
         }
         batch = next
     }

@@ -27,7 +27,12 @@ public struct KeyRange: Sendable, Equatable {
     }
 
     /// True if `key` is at or after the lower bound.
-    public func isAboveLower(_ key: [UInt8]) -> Bool {
+    public func isAboveLower(_ key: [UInt8]) -> Bool { isAboveLower(key[...]) }
+
+    /// True if `key` is at or before the upper bound.
+    public func isBelowUpper(_ key: [UInt8]) -> Bool { isBelowUpper(key[...]) }
+
+    func isAboveLower(_ key: ArraySlice<UInt8>) -> Bool {
         switch lower {
         case .unbounded: return true
         case .included(let bound): return ByteOrder.compare(key, bound) >= 0
@@ -35,8 +40,7 @@ public struct KeyRange: Sendable, Equatable {
         }
     }
 
-    /// True if `key` is at or before the upper bound.
-    public func isBelowUpper(_ key: [UInt8]) -> Bool {
+    func isBelowUpper(_ key: ArraySlice<UInt8>) -> Bool {
         switch upper {
         case .unbounded: return true
         case .included(let bound): return ByteOrder.compare(key, bound) <= 0
@@ -75,7 +79,7 @@ public struct Cursor {
 
     // Internal, not private: the ordered lookups of Cursor+OrderedLookup.swift reuse them.
     let fetch: (SeekTarget) throws(StorageError) -> LeafBatch?
-    let resolveValue: (LeafValue) throws(StorageError) -> [UInt8]
+    let resolveValue: (LeafValue) throws(StorageError) -> ArraySlice<UInt8>
     /// The range the cursor walks.
     public let range: KeyRange
     /// The direction the cursor walks.
@@ -89,7 +93,7 @@ public struct Cursor {
 
     init(
         fetch: @escaping (SeekTarget) throws(StorageError) -> LeafBatch?,
-        resolve: @escaping (LeafValue) throws(StorageError) -> [UInt8],
+        resolve: @escaping (LeafValue) throws(StorageError) -> ArraySlice<UInt8>,
         range: KeyRange, direction: ScanDirection
     ) {
         self.fetch = fetch
@@ -111,14 +115,14 @@ public struct Cursor {
         case .forward:
             switch range.lower {
             case .unbounded: return .forward(from: [], inclusive: true)
-            case .included(let key): return .forward(from: key, inclusive: true)
-            case .excluded(let key): return .forward(from: key, inclusive: false)
+            case .included(let key): return .forward(from: key[...], inclusive: true)
+            case .excluded(let key): return .forward(from: key[...], inclusive: false)
             }
         case .reverse:
             switch range.upper {
             case .unbounded: return .backward(from: nil, inclusive: true)
-            case .included(let key): return .backward(from: key, inclusive: true)
-            case .excluded(let key): return .backward(from: key, inclusive: false)
+            case .included(let key): return .backward(from: key[...], inclusive: true)
+            case .excluded(let key): return .backward(from: key[...], inclusive: false)
             }
         }
     }
@@ -126,11 +130,24 @@ public struct Cursor {
     /// The next key and value, or nil at the end of the range.
     public mutating func next() throws(StorageError) -> Entry? {
         guard let (key, value) = try advance() else { return nil }
-        return Entry(key: key, value: try resolveValue(value))
+        return Entry(key: Array(key), value: Array(try resolveValue(value)))
+    }
+
+    /// The next key and value as slices of the page that holds them (no copy; the slices
+    /// keep the page's bytes alive), or nil at the end of the range: what the datastore
+    /// layer reads records with.
+    package mutating func nextSlices() throws(StorageError) -> (key: ArraySlice<UInt8>, value: ArraySlice<UInt8>)? {
+        guard let (key, value) = try advance() else { return nil }
+        return (key, try resolveValue(value))
     }
 
     /// The next key, without reading its value (no overflow page is read), or nil at the end.
     public mutating func nextKey() throws(StorageError) -> [UInt8]? {
+        try advance().map { Array($0.0) }
+    }
+
+    /// The next key as a slice of its page (no copy), without reading its value.
+    package mutating func nextKeySlice() throws(StorageError) -> ArraySlice<UInt8>? {
         try advance()?.0
     }
 
@@ -142,14 +159,14 @@ public struct Cursor {
         switch direction {
         case .forward:
             nextTarget =
-                range.isAboveLower(key) ? .forward(from: key, inclusive: true) : Self.start(of: range, direction)
+                range.isAboveLower(key) ? .forward(from: key[...], inclusive: true) : Self.start(of: range, direction)
         case .reverse:
             nextTarget =
-                range.isBelowUpper(key) ? .backward(from: key, inclusive: true) : Self.start(of: range, direction)
+                range.isBelowUpper(key) ? .backward(from: key[...], inclusive: true) : Self.start(of: range, direction)
         }
     }
 
-    private mutating func advance() throws(StorageError) -> ([UInt8], LeafValue)? {
+    private mutating func advance() throws(StorageError) -> (ArraySlice<UInt8>, LeafValue)? {
         if finished { return nil }
         if batch == nil {
             descents += 1
@@ -178,7 +195,7 @@ public struct Cursor {
         return (key, value)
     }
 
-    private func continuation(after key: [UInt8]) -> SeekTarget {
+    private func continuation(after key: ArraySlice<UInt8>) -> SeekTarget {
         direction == .forward ? .forward(from: key, inclusive: false) : .backward(from: key, inclusive: false)
     }
 }

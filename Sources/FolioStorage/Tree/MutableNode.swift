@@ -16,7 +16,9 @@ final class MutableNode {
     let isLeaf: Bool
     /// The transaction epoch the node was created in.
     let epoch: UInt64
-    var keys: [[UInt8]]
+    /// Slices of the committed page the node was copied from, or of the arrays the
+    /// transaction was given: copying a page copies no key.
+    var keys: [ArraySlice<UInt8>]
     /// Leaf values, parallel to `keys` (empty for a branch).
     var values: [LeafValue]
     /// Branch children, `keys.count + 1` of them (empty for a leaf).
@@ -24,7 +26,7 @@ final class MutableNode {
     /// The encoded page size, kept up to date by every edit.
     var size: Int
 
-    init(leafKeys keys: [[UInt8]], values: [LeafValue], epoch: UInt64) {
+    init(leafKeys keys: [ArraySlice<UInt8>], values: [LeafValue], epoch: UInt64) {
         isLeaf = true
         self.epoch = epoch
         self.keys = keys
@@ -34,7 +36,7 @@ final class MutableNode {
         size = Self.leafSize(keys: keys, values: values)
     }
 
-    init(branchKeys keys: [[UInt8]], children: [NodeRef], epoch: UInt64) {
+    init(branchKeys keys: [ArraySlice<UInt8>], children: [NodeRef], epoch: UInt64) {
         isLeaf = false
         self.epoch = epoch
         self.keys = keys
@@ -62,13 +64,13 @@ final class MutableNode {
         }
     }
 
-    static func leafSize(keys: [[UInt8]], values: [LeafValue]) -> Int {
+    static func leafSize(keys: [ArraySlice<UInt8>], values: [LeafValue]) -> Int {
         var size = PageHeader.size
         for index in keys.indices { size += TreePage.leafEntrySize(keyCount: keys[index].count, value: values[index]) }
         return size
     }
 
-    static func branchSize(keys: [[UInt8]]) -> Int {
+    static func branchSize(keys: [ArraySlice<UInt8>]) -> Int {
         var size = TreePage.emptyBranchSize
         for key in keys { size += TreePage.branchEntrySize(keyCount: key.count) }
         return size

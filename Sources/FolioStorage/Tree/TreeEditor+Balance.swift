@@ -34,7 +34,7 @@ extension TreeEditor {
 
     /// Splits an oversized node in place: `node` keeps the first piece; the others are
     /// returned in key order, each with the separator that precedes it.
-    func split(_ node: MutableNode) -> [(separator: [UInt8], node: MutableNode)] {
+    func split(_ node: MutableNode) -> [(separator: ArraySlice<UInt8>, node: MutableNode)] {
         guard node.size > StorageLimits.splitPageSize else { return [] }
         let (separator, right) = splitInTwo(node)
         return split(node) + [(separator, right)] + split(right)
@@ -77,7 +77,7 @@ extension TreeEditor {
 
     /// Splits `node` at its best byte balance: `node` keeps the left half; returns the
     /// separator and the right half.
-    func splitInTwo(_ node: MutableNode) -> (separator: [UInt8], node: MutableNode) {
+    func splitInTwo(_ node: MutableNode) -> (separator: ArraySlice<UInt8>, node: MutableNode) {
         if node.isLeaf {
             let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 1, separatorMovesUp: false)
             let right = MutableNode(leafKeys: Array(node.keys[at...]), values: Array(node.values[at...]), epoch: epoch)

@@ -25,10 +25,10 @@ extension TreeEditor {
         guard !keys.isEmpty else { return previous }
         guard let root = tree.root else {
             // An empty tree: the puts, in order, are its one (perhaps oversized) leaf.
-            var leafKeys: [[UInt8]] = [], leafValues: [LeafValue] = []
+            var leafKeys: [ArraySlice<UInt8>] = [], leafValues: [LeafValue] = []
             for index in keys.indices {
                 if let value = values[index] {
-                    leafKeys.append(keys[index])
+                    leafKeys.append(keys[index][...])
                     leafValues.append(value)
                 }
             }
@@ -92,9 +92,9 @@ extension TreeEditor {
     /// the leaf, and none if no change applies.
     private func applyToLeaf(
         _ keys: [[UInt8]], _ values: [LeafValue?], _ range: Range<Int>, ref: NodeRef,
-        leafKeys: [[UInt8]], leafValues: [LeafValue], previous: inout [LeafValue?], in tree: TreeState
+        leafKeys: [ArraySlice<UInt8>], leafValues: [LeafValue], previous: inout [LeafValue?], in tree: TreeState
     ) throws(StorageError) -> BatchResult {
-        var newKeys: [[UInt8]] = [], newValues: [LeafValue] = []
+        var newKeys: [ArraySlice<UInt8>] = [], newValues: [LeafValue] = []
         newKeys.reserveCapacity(leafKeys.count + range.count)
         newValues.reserveCapacity(leafKeys.count + range.count)
         var changed = false
@@ -114,7 +114,7 @@ extension TreeEditor {
                 old += 1
             }
             if let value = values[index] {
-                newKeys.append(key)
+                newKeys.append(key[...])
                 newValues.append(value)
                 changed = true
             } else if present {
@@ -176,11 +176,11 @@ extension TreeEditor {
     }
 
     /// Index of the first key in `range` of `keys` that is `>= key`.
-    private static func lowerBound(_ keys: [[UInt8]], _ range: Range<Int>, _ key: [UInt8]) -> Int {
+    private static func lowerBound(_ keys: [[UInt8]], _ range: Range<Int>, _ key: ArraySlice<UInt8>) -> Int {
         var low = range.lowerBound, high = range.upperBound
         while low < high {
             let mid = (low + high) >> 1
-            if ByteOrder.compare(keys[mid], key) < 0 { low = mid + 1 } else { high = mid }
+            if ByteOrder.compare(keys[mid][...], key) < 0 { low = mid + 1 } else { high = mid }
         }
         return low
     }

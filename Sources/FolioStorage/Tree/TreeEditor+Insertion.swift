@@ -4,7 +4,7 @@ extension TreeEditor {
     /// Inserts or replaces `key`; returns the value it replaced, if any.
     func put(_ key: [UInt8], _ value: LeafValue, in tree: TreeState) throws(StorageError) -> LeafValue? {
         guard let root = tree.root else {
-            tree.root = .mutable(MutableNode(leafKeys: [key], values: [value], epoch: epoch))
+            tree.root = .mutable(MutableNode(leafKeys: [key[...]], values: [value], epoch: epoch))
             return nil
         }
         let (node, previous) = try insert(key, value, at: root, in: tree)
@@ -27,7 +27,7 @@ extension TreeEditor {
                 node.values[index] = value
                 return (node, previous)
             }
-            node.keys.insert(key, at: index)
+            node.keys.insert(key[...], at: index)
             node.values.insert(value, at: index)
             node.size += TreePage.leafEntrySize(keyCount: key.count, value: value)
             return (node, nil)

@@ -1,10 +1,10 @@
 /// A node as the readers see it, whether committed or changed by a write transaction.
 enum LoadedNode {
-    case leaf(keys: [[UInt8]], values: [LeafValue])
+    case leaf(keys: [ArraySlice<UInt8>], values: [LeafValue])
     case storedBranch(BranchNode)
     case mutableBranch(MutableNode)
 
-    var branchKeys: [[UInt8]] {
+    var branchKeys: [ArraySlice<UInt8>] {
         switch self {
         case .storedBranch(let branch): return branch.keys
         case .mutableBranch(let node): return node.keys
@@ -24,14 +24,14 @@ enum LoadedNode {
 /// Where a cursor wants to go next.
 enum SeekTarget {
     /// The first key `>= key` (or `> key` when not inclusive).
-    case forward(from: [UInt8], inclusive: Bool)
+    case forward(from: ArraySlice<UInt8>, inclusive: Bool)
     /// The last key `<= key` (or `< key`); `nil` means the last key of the tree.
-    case backward(from: [UInt8]?, inclusive: Bool)
+    case backward(from: ArraySlice<UInt8>?, inclusive: Bool)
 }
 
 /// One leaf's entries, as a cursor consumes them: `index` is the entry the seek found.
 struct LeafBatch {
-    var keys: [[UInt8]]
+    var keys: [ArraySlice<UInt8>]
     var values: [LeafValue]
     var index: Int
 }
@@ -83,7 +83,7 @@ struct TreeReader {
         var target = target
         while true {
             var ref = root
-            var fence: [UInt8]? = nil
+            var fence: ArraySlice<UInt8>? = nil
             while true {
                 let node = try load(ref)
                 switch node {
@@ -128,11 +128,13 @@ struct TreeReader {
         }
     }
 
-    /// The bytes of a value, reading its overflow page if it has one.
-    func resolve(_ value: LeafValue) throws(StorageError) -> [UInt8] {
+    /// The bytes of a value, reading its overflow page if it has one: a slice of the page
+    /// it is stored in (no copy) for an inline value.
+    func resolve(_ value: LeafValue) throws(StorageError) -> ArraySlice<UInt8> {
         switch value {
-        case .inline(let bytes), .pendingOverflow(let bytes): return bytes
-        case .overflow(let address): return try pages.overflow(at: address)
+        case .inline(let bytes): return bytes
+        case .pendingOverflow(let bytes): return bytes[...]
+        case .overflow(let address): return try pages.overflow(at: address)[...]
         }
     }
 

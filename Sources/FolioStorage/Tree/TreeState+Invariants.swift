@@ -91,7 +91,7 @@ private struct InvariantWalk {
     /// The depth of the first mutable leaf (the root is depth 1).
     var leafDepth: Int?
     /// The last key of the last mutable leaf walked, for the order across leaves.
-    var previousKey: [UInt8]?
+    var previousKey: ArraySlice<UInt8>?
     /// The child indexes from the root to the node being checked.
     var path: [Int] = []
 
@@ -101,7 +101,7 @@ private struct InvariantWalk {
     }
 
     /// Checks the node at `path`, whose keys must lie in `lower..<upper` (nil: unbounded).
-    mutating func check(_ ref: NodeRef, lower: [UInt8]?, upper: [UInt8]?) {
+    mutating func check(_ ref: NodeRef, lower: ArraySlice<UInt8>?, upper: ArraySlice<UInt8>?) {
         switch ref {
         case .stored(let address):
             readsStoredPages = true
@@ -142,7 +142,7 @@ private struct InvariantWalk {
         }
     }
 
-    private mutating func checkLeaf(_ node: MutableNode, lower: [UInt8]?, upper: [UInt8]?) {
+    private mutating func checkLeaf(_ node: MutableNode, lower: ArraySlice<UInt8>?, upper: ArraySlice<UInt8>?) {
         let depth = path.count + 1
         if let leafDepth, leafDepth != depth {
             report("a leaf at depth \(depth), another at depth \(leafDepth)")
@@ -179,7 +179,7 @@ private struct InvariantWalk {
         entries += UInt64(node.keys.count)
     }
 
-    private mutating func checkBranch(_ node: MutableNode, lower: [UInt8]?, upper: [UInt8]?) {
+    private mutating func checkBranch(_ node: MutableNode, lower: ArraySlice<UInt8>?, upper: ArraySlice<UInt8>?) {
         guard node.children.count == node.keys.count + 1, node.values.isEmpty else {
             report("a branch with \(node.keys.count) separators, \(node.children.count) children")
             return
@@ -215,7 +215,9 @@ private struct InvariantWalk {
         if leaves && branches { report("a branch whose children are leaves and branches at once") }
     }
 
-    private mutating func checkBounds(_ key: [UInt8], index: Int, lower: [UInt8]?, upper: [UInt8]?) {
+    private mutating func checkBounds(
+        _ key: ArraySlice<UInt8>, index: Int, lower: ArraySlice<UInt8>?, upper: ArraySlice<UInt8>?
+    ) {
         if let lower, ByteOrder.compare(key, lower) < 0 {
             report("key \(index) \(hex(key)) is below its separator \(hex(lower))")
         }
@@ -225,7 +227,7 @@ private struct InvariantWalk {
     }
 
     /// A key for a message: its first bytes in hex.
-    private func hex(_ key: [UInt8]) -> String {
+    private func hex(_ key: ArraySlice<UInt8>) -> String {
         let shown = key.prefix(24).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
         return "0x" + shown + (key.count > 24 ? "…(\(key.count) bytes)" : "")
     }

@@ -29,7 +29,7 @@ extension TreeVerifier {
 
     mutating func check(
         _ address: PageAddress, tree: String, level: Int, isRoot: Bool,
-        lower: [UInt8]?, upper: [UInt8]?, leafDepth: inout Int?,
+        lower: ArraySlice<UInt8>?, upper: ArraySlice<UInt8>?, leafDepth: inout Int?,
         stats: inout WalkStatistics, visit: ([UInt8], [UInt8]) -> Void
     ) {
         let node: StoredNode
@@ -42,7 +42,7 @@ extension TreeVerifier {
         }
         counted(address)
         stats.bytes += UInt64(address.length)
-        let keys: [[UInt8]]
+        let keys: [ArraySlice<UInt8>]
         switch node {
         case .leaf(let leaf): keys = leaf.keys
         case .branch(let branch): keys = branch.keys
@@ -82,13 +82,13 @@ extension TreeVerifier {
             for index in leaf.keys.indices {
                 switch leaf.values[index] {
                 case .inline(let value):
-                    visit(leaf.keys[index], value)
+                    visit(Array(leaf.keys[index]), Array(value))
                 case .overflow(let overflow):
                     do throws(StorageError) {
                         let value = try pages.overflowBypassingCache(at: overflow)
                         counted(overflow)
                         stats.bytes += UInt64(overflow.length)
-                        visit(leaf.keys[index], value)
+                        visit(Array(leaf.keys[index]), value)
                     } catch {
                         problem(error, tree: tree, at: overflow.offset)
                         stats.complete = false

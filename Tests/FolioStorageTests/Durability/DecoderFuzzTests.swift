@@ -46,17 +46,19 @@ import FolioTestSupport
                 $0.lexicographicallyPrecedes($1)
             }
             let values: [LeafValue] = keys.map { _ in
-                rng.chance(1, in: 4) ? .overflow(reference(&rng)) : .inline(randomBytes(&rng, 0...40))
+                rng.chance(1, in: 4) ? .overflow(reference(&rng)) : .inline(randomBytes(&rng, 0...40)[...])
             }
             TreePage.encodeLeaf(
-                keys: keys, values: values, generation: rng.next() % 1_000, into: &writer, at: pageOffset)
+                keys: keys.map { $0[...] }, values: values, generation: rng.next() % 1_000, into: &writer,
+                at: pageOffset)
             samples.append(Sample(kind: .leaf, bytes: writer.bytes))
 
             writer = ByteWriter()
             let separators = (0..<(1 + rng.index(8))).map { _ in randomBytes(&rng, 0...16) }
             let children = (0...separators.count).map { _ in reference(&rng) }
             TreePage.encodeBranch(
-                keys: separators, children: children, generation: rng.next() % 1_000, into: &writer, at: pageOffset)
+                keys: separators.map { $0[...] }, children: children, generation: rng.next() % 1_000, into: &writer,
+                at: pageOffset)
             samples.append(Sample(kind: .branch, bytes: writer.bytes))
 
             writer = ByteWriter()

@@ -39,15 +39,16 @@ func probedPages(of store: Store) throws -> [ProbedPage] {
     func walk(_ address: PageAddress, tree: String?) throws -> [UInt8] {
         switch try root.pages.node(at: address) {
         case .leaf(let leaf):
-            let probe: ProbedPage.Probe = tree.map { .get(tree: $0, key: leaf.keys[0]) } ?? .catalog
+            let probe: ProbedPage.Probe = tree.map { .get(tree: $0, key: Array(leaf.keys[0])) } ?? .catalog
             pages.append(ProbedPage(address: address, kind: "leaf", probe: probe))
             for (index, value) in leaf.values.enumerated() {
                 if case .overflow(let overflow) = value, let tree {
                     pages.append(
-                        ProbedPage(address: overflow, kind: "overflow", probe: .get(tree: tree, key: leaf.keys[index])))
+                        ProbedPage(
+                            address: overflow, kind: "overflow", probe: .get(tree: tree, key: Array(leaf.keys[index]))))
                 }
             }
-            return leaf.keys[0]
+            return Array(leaf.keys[0])
         case .branch(let branch):
             var first: [UInt8] = []
             for (index, child) in branch.children.enumerated() {

@@ -41,7 +41,7 @@ import FolioTestSupport
         _ numbers: [Int], in cursor: inout Cursor, model: [Int: [UInt8]], context: String
     ) throws {
         for n in numbers {
-            let got = try cursor.value(at: key(n))
+            let got = try cursor.value(at: key(n)).map { Array($0) }
             #expect(got == model[n], "\(context): key \(n)")
         }
     }
@@ -86,22 +86,22 @@ import FolioTestSupport
         let view = try store.read()
         var bounded = try view.cursor(
             in: Self.tree, range: KeyRange(lower: .included(Self.key(300)), upper: .excluded(Self.key(600))))
-        #expect(try bounded.value(at: Self.key(0)) == nil)
-        #expect(try bounded.value(at: Self.key(600)) == nil)
-        #expect(try bounded.value(at: Self.key(303)) == model[303])
+        #expect(try bounded.value(at: Self.key(0)).map { Array($0) } == nil)
+        #expect(try bounded.value(at: Self.key(600)).map { Array($0) } == nil)
+        #expect(try bounded.value(at: Self.key(303)).map { Array($0) } == model[303])
 
         var forward = try view.cursor(in: Self.tree)
-        #expect(try forward.value(at: Self.key(300)) == model[300])
+        #expect(try forward.value(at: Self.key(300)).map { Array($0) } == model[300])
         #expect(try forward.next()?.key == Self.key(303))
-        #expect(try forward.value(at: Self.key(301)) == nil)
+        #expect(try forward.value(at: Self.key(301)).map { Array($0) } == nil)
         #expect(try forward.next()?.key == Self.key(303))
-        #expect(try forward.value(at: Self.key(5_999)) == nil)
+        #expect(try forward.value(at: Self.key(5_999)).map { Array($0) } == nil)
         #expect(try forward.next() == nil)
 
         var reverse = try view.cursor(in: Self.tree, direction: .reverse)
-        #expect(try reverse.value(at: Self.key(300)) == model[300])
+        #expect(try reverse.value(at: Self.key(300)).map { Array($0) } == model[300])
         #expect(try reverse.next()?.key == Self.key(297))
-        #expect(try reverse.value(at: Self.key(1)) == nil)
+        #expect(try reverse.value(at: Self.key(1)).map { Array($0) } == nil)
         #expect(try reverse.next()?.key == Self.key(0))
         #expect(try reverse.next() == nil)
     }

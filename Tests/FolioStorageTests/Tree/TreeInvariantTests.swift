@@ -9,14 +9,14 @@ import FolioTestSupport
 /// process when a commit is handed a broken tree.
 @Suite struct TreeInvariantTests {
     /// A value that makes a one-entry leaf about 630 bytes: over the minimum fill alone.
-    static let filler = LeafValue.inline([UInt8](repeating: 7, count: 600))
+    static let filler = LeafValue.inline([UInt8](repeating: 7, count: 600)[...])
 
     static func leaf(_ keys: [String], value: LeafValue = filler) -> MutableNode {
-        MutableNode(leafKeys: keys.map(bytes), values: keys.map { _ in value }, epoch: 0)
+        MutableNode(leafKeys: keys.map { bytes($0)[...] }, values: keys.map { _ in value }, epoch: 0)
     }
 
     static func branch(_ separators: [String], _ children: [MutableNode]) -> MutableNode {
-        MutableNode(branchKeys: separators.map(bytes), children: children.map { .mutable($0) }, epoch: 0)
+        MutableNode(branchKeys: separators.map { bytes($0)[...] }, children: children.map { .mutable($0) }, epoch: 0)
     }
 
     /// A new tree holding `root`, its count and change log made to agree with `keys`.
