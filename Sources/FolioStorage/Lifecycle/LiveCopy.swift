@@ -64,11 +64,11 @@ struct PageCopier {
                 }
             }
             result = try appender.appendLeaf(leaf)
-        case .branch(var branch):
-            for index in branch.children.indices {
-                branch.children[index] = try copy(branch.children[index], into: &appender)
-            }
-            result = try appender.appendBranch(branch)
+        case .branch(let branch):
+            var children: [PageAddress] = []
+            children.reserveCapacity(branch.children.count)
+            for child in branch.children { children.append(try copy(child, into: &appender)) }
+            result = try appender.appendBranch(BranchNode(keys: branch.keys, children: children))
         }
         advance(UInt64(address.length))
         return result

@@ -37,13 +37,6 @@ struct LeafNode: Sendable {
     var values: [LeafValue]
 }
 
-/// A decoded branch page: `children.count == keys.count + 1`; child `i` holds the keys `k`
-/// with `keys[i-1] <= k < keys[i]`. Its separators are slices of the page, like a leaf's keys.
-struct BranchNode: Sendable {
-    var keys: [ArraySlice<UInt8>]
-    var children: [PageAddress]
-}
-
 /// A decoded tree page, as the page cache holds it. Immutable once decoded.
 enum StoredNode: Sendable {
     case leaf(LeafNode)

@@ -55,18 +55,30 @@ struct TreeReader {
         }
     }
 
+    /// Child `index` of a branch, loaded: a committed branch's pinned child without the page
+    /// cache, else through the cache (pinning it if it is a branch; see ``BranchNode``).
+    @inline(__always)
+    func loadChild(_ index: Int, of node: LoadedNode) throws(StorageError) -> LoadedNode {
+        guard case .storedBranch(let branch) = node else { return try load(node.child(index)) }
+        if let pinned = branch.pinnedChild(index) { return .storedBranch(pinned) }
+        switch try pages.node(at: branch.children[index]) {
+        case .leaf(let leaf): return .leaf(keys: leaf.keys, values: leaf.values)
+        case .branch(let child): return .storedBranch(branch.pin(child, at: index))
+        }
+    }
+
     /// The value stored under `key`, if any (overflow values not yet resolved).
     func get(root: NodeRef?, key: [UInt8]) throws(StorageError) -> LeafValue? {
-        guard var ref = root else { return nil }
+        guard let root else { return nil }
+        var node = try load(root)
         while true {
-            let node = try load(ref)
             switch node {
             case .leaf(let keys, let values):
                 let index = ByteOrder.lowerBound(keys, key)
                 guard index < keys.count, ByteOrder.compare(keys[index], key) == 0 else { return nil }
                 return values[index]
             case .storedBranch, .mutableBranch:
-                ref = node.child(ByteOrder.upperBound(node.branchKeys, key))
+                node = try loadChild(ByteOrder.upperBound(node.branchKeys, key), of: node)
             }
         }
     }
@@ -82,10 +94,9 @@ struct TreeReader {
         guard let root else { return nil }
         var target = target
         while true {
-            var ref = root
+            var node = try load(root)
             var fence: ArraySlice<UInt8>? = nil
             while true {
-                let node = try load(ref)
                 switch node {
                 case .leaf(let keys, let values):
                     switch target {
@@ -120,7 +131,7 @@ struct TreeReader {
                         child = separators.count
                         if child > 0 { fence = separators[child - 1] }
                     }
-                    ref = node.child(child)
+                    node = try loadChild(child, of: node)
                     continue
                 }
                 break

@@ -1,0 +1,50 @@
+import Synchronization
+
+/// A decoded branch page: `children.count == keys.count + 1`; child `i` holds the keys `k`
+/// with `keys[i-1] <= k < keys[i]`. Its separators are slices of the page, like a leaf's keys.
+///
+/// A committed branch also pins the children that are branches themselves, once a descent
+/// has read them: the next descent through this node takes the pinned child without the
+/// page cache (no shard lock, no hash, no recency update), so a lookup touches the cache only
+/// for its leaf, and for the root. Leaves are never pinned: the cache's byte limit governs them
+/// (Docs/Architecture.md, "Pages read in place").
+///
+/// Why pinning is safe without a lock: a committed page never changes (Docs/Format.md §3),
+/// so the child at `children[i]` is the same page forever, and any decoding of it is as good
+/// as any other. Each slot is set at most once (`storeIfNil`); two readers that race to fill
+/// one both decode the same page, one wins, and the other uses the winner. A reader that sees
+/// an empty slot takes the cache path, as before pinning. The slots are released with the node.
+///
+/// What it holds: a pinned branch lives as long as a parent that pins it, so beyond the
+/// cache's limit the pins keep at most the branch pages of the trees being read (about one
+/// page in a fan-out's worth, under 1 % of a store of small records).
+final class BranchNode: @unchecked Sendable {
+    let keys: [ArraySlice<UInt8>]
+    let children: [PageAddress]
+    /// `children.count` slots, each empty until the child at that index is read and found
+    /// to be a branch. `@unchecked Sendable` covers this pointer only: it is allocated and
+    /// initialised in `init`, touched afterwards only through the atomics, and freed in
+    /// `deinit`, when no other reference to the node remains.
+    private let pins: UnsafeMutablePointer<AtomicLazyReference<BranchNode>>
+
+    init(keys: [ArraySlice<UInt8>], children: [PageAddress]) {
+        self.keys = keys
+        self.children = children
+        pins = .allocate(capacity: children.count)
+        for index in 0..<children.count { (pins + index).initialize(to: AtomicLazyReference()) }
+    }
+
+    deinit {
+        pins.deinitialize(count: children.count)
+        pins.deallocate()
+    }
+
+    /// The branch at child `index`, if a descent has pinned it.
+    @inline(__always)
+    func pinnedChild(_ index: Int) -> BranchNode? { pins[index].load() }
+
+    /// Pins `child`, the decoded page at `children[index]`; returns the pinned node (another
+    /// reader's, if it pinned one first).
+    @discardableResult
+    func pin(_ child: BranchNode, at index: Int) -> BranchNode { pins[index].storeIfNil(child) }
+}
