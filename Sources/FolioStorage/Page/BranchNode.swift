@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Why pinning is safe without a lock: a committed page never changes (Docs/Format.md §3),
 /// so the child at `children[i]` is the same page forever, and any decoding of it is as good
-/// as any other. Each slot is set at most once (`storeIfNil`); two readers that race to fill
+/// as any other. Each slot is set at most once (a compare-and-exchange from empty); two readers that race to fill
 /// one both decode the same page, one wins, and the other uses the winner. A reader that sees
 /// an empty slot takes the cache path, as before pinning. The slots are released with the node.
 ///
@@ -21,30 +21,57 @@ import Synchronization
 final class BranchNode: @unchecked Sendable {
     let keys: [ArraySlice<UInt8>]
     let children: [PageAddress]
-    /// `children.count` slots, each empty until the child at that index is read and found
-    /// to be a branch. `@unchecked Sendable` covers this pointer only: it is allocated and
-    /// initialised in `init`, touched afterwards only through the atomics, and freed in
-    /// `deinit`, when no other reference to the node remains.
-    private let pins: UnsafeMutablePointer<AtomicLazyReference<BranchNode>>
+    /// `children.count` slots, each 0 until the child at that index is read and found to be
+    /// a branch, then the address of that child, retained once by its slot. An integer
+    /// atomic rather than `AtomicLazyReference`, whose load is a generic call (metadata
+    /// lookups included) costing more than the cache lookup it saves; this one is inlined.
+    /// `@unchecked Sendable` covers this pointer only: it is allocated and initialised in
+    /// `init`, touched afterwards only through the atomics, and freed in `deinit`, when no
+    /// other reference to the node remains.
+    private let pins: UnsafeMutablePointer<Atomic<UInt>>
 
     init(keys: [ArraySlice<UInt8>], children: [PageAddress]) {
         self.keys = keys
         self.children = children
         pins = .allocate(capacity: children.count)
-        for index in 0..<children.count { (pins + index).initialize(to: AtomicLazyReference()) }
+        for index in 0..<children.count { (pins + index).initialize(to: Atomic(0)) }
     }
 
     deinit {
+        for index in 0..<children.count {
+            let bits = pins[index].load(ordering: .relaxed)
+            if let pointer = UnsafeRawPointer(bitPattern: bits) {
+                Unmanaged<BranchNode>.fromOpaque(pointer).release()
+            }
+        }
         pins.deinitialize(count: children.count)
         pins.deallocate()
     }
 
     /// The branch at child `index`, if a descent has pinned it.
+    ///
+    /// The returned reference is safe to take without a lock: the slot's own retain keeps
+    /// the child alive for as long as this node lives, and the caller holds this node.
     @inline(__always)
-    func pinnedChild(_ index: Int) -> BranchNode? { pins[index].load() }
+    func pinnedChild(_ index: Int) -> BranchNode? {
+        // Acquiring: the child's fields, written before it was published, are visible.
+        let bits = pins[index].load(ordering: .acquiring)
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged<BranchNode>.fromOpaque(pointer).takeUnretainedValue()
+    }
 
     /// Pins `child`, the decoded page at `children[index]`; returns the pinned node (another
     /// reader's, if it pinned one first).
     @discardableResult
-    func pin(_ child: BranchNode, at index: Int) -> BranchNode { pins[index].storeIfNil(child) }
+    func pin(_ child: BranchNode, at index: Int) -> BranchNode {
+        let retained = Unmanaged.passRetained(child)
+        let bits = UInt(bitPattern: retained.toOpaque())
+        let (exchanged, current) = pins[index].compareExchange(
+            expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        if exchanged { return child }
+        // Another reader pinned first: keep its node, give back the retain taken for ours.
+        retained.release()
+        guard let pointer = UnsafeRawPointer(bitPattern: current) else { return child }
+        return Unmanaged<BranchNode>.fromOpaque(pointer).takeUnretainedValue()
+    }
 }

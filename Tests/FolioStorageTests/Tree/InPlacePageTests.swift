@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FolioStorage
 import FolioKeys
@@ -129,5 +130,32 @@ import FolioTestSupport
             #expect(try view.get(Self.key(n), in: "t") == [UInt8](repeating: UInt8(n % 251), count: 200))
         }
         #expect(try view.get(Self.key(30_000), in: "t") == nil)
+    }
+
+    /// Readers on several threads race to pin the same children: every read answers right
+    /// and each slot ends with one pinned node (the loser's is released, not leaked into use).
+    @Test func racingReadersPinOnce() throws {
+        let fileSystem = MemoryFileSystem()
+        try fileSystem.createDirectory("/stores")
+        let store = try Store.open(at: "/stores/s", options: testOptions(fileSystem))
+        let transaction = try store.beginWrite()
+        for n in 0..<20_000 { _ = try transaction.put(Array(Self.key(n).reversed()), for: Self.key(n), in: "t") }
+        try transaction.commit()
+        let view = try store.read()
+        let wrong = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            var misses = 0
+            for n in stride(from: thread, to: 20_000, by: 3) {
+                if (try? view.get(Self.key(n), in: "t")) != Array(Self.key(n).reversed()) { misses += 1 }
+            }
+            wrong.withLock { $0 += misses }
+        }
+        #expect(wrong.withLock { $0 } == 0)
+        let root = try #require(try view.descriptor(of: "t")).root
+        guard case .branch(let top) = try view.root.pages.node(at: root) else { return }
+        for index in top.children.indices {
+            let first = top.pinnedChild(index)
+            #expect(first == nil || first === top.pinnedChild(index))
+        }
     }
 }
