@@ -57,15 +57,27 @@ extension DatastoreSchema {
     func decode(
         _ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
-        try decode(bytes[...], identifier: identifier, source: source, core: core)
+        try decode(bytes[...], identifier: identifier[...], source: source, core: core)
     }
 
-    /// ``decode(_:identifier:source:core:)`` of a record read in place.
     func decode(
         _ bytes: ArraySlice<UInt8>, identifier: [UInt8], source: ReadSource, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
         if let cache = recordCache(core), let generation = source.cacheGeneration,
             let cached = cached(identifier, generation: generation, in: cache)
+        {
+            return cached
+        }
+        return try decode(bytes, identifier: identifier[...], core: core)
+    }
+
+    /// ``decode(_:identifier:source:core:)`` of a record read in place: the identifier is
+    /// copied out of its page only to look in the record cache, when there is one.
+    func decode(
+        _ bytes: ArraySlice<UInt8>, identifier: ArraySlice<UInt8>, source: ReadSource, core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
+        if let cache = recordCache(core), let generation = source.cacheGeneration,
+            let cached = cached(Array(identifier), generation: generation, in: cache)
         {
             return cached
         }

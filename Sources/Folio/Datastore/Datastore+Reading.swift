@@ -170,7 +170,7 @@ extension Datastore {
             }
             return RecordStream(cursor: cursor) { (key, value) throws(FolioError) -> Instance in
                 if let index { return try datastore.instance(fromEntry: value, of: index, source: source) }
-                return try datastore.schema.decode(value, identifier: Array(key), source: source, core: datastore.core)
+                return try datastore.schema.decode(value, identifier: key, source: source, core: datastore.core)
             }
         }
     }

@@ -127,6 +127,9 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         return encoder.bytes
     }
 
+    /// ``describe(identifierKey:)`` of an identifier key read in place.
+    func describe(identifierKey bytes: ArraySlice<UInt8>) -> String { describe(identifierKey: Array(bytes)) }
+
     func describe(identifierKey bytes: [UInt8]) -> String {
         var decoder = KeyDecoder(bytes)
         guard let identifier = try? decoder.decode(Format.Identifier.self) else { return "\(bytes)" }
@@ -171,7 +174,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     func decode(
         _ record: StoredRecord, identifier: [UInt8], core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
-        try decode(version: record.version, payload: record.payload[...], identifier: identifier, core: core)
+        try decode(version: record.version, payload: record.payload[...], identifier: identifier[...], core: core)
     }
 
     /// The record decoded, or nil if it no longer decodes (its type changed, its version is
@@ -193,12 +196,19 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// Decodes stored record bytes (the read path: the header is skipped, not parsed into
     /// index keys, and the JSON is decoded where it lies, without a copy).
     func decode(_ bytes: [UInt8], identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
-        try decode(bytes[...], identifier: identifier, core: core)
+        try decode(bytes[...], identifier: identifier[...], core: core)
     }
 
     /// Decodes stored record bytes read in place (a slice of the page that holds them).
     func decode(
         _ bytes: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
+        try decode(bytes, identifier: identifier[...], core: core)
+    }
+
+    /// (The identifier is only named in errors: a slice, so a scan copies no key.)
+    func decode(
+        _ bytes: ArraySlice<UInt8>, identifier: ArraySlice<UInt8>, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
         guard let (tag, start) = StoredRecord.header(bytes) else {
             throw .corruptRecord(datastore: key, detail: "record \(describe(identifierKey: identifier)) is malformed")
@@ -207,7 +217,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     }
 
     private func decode(
-        version tag: String, payload: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore
+        version tag: String, payload: ArraySlice<UInt8>, identifier: ArraySlice<UInt8>, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
         // Almost every record is in the current version: two small strings compare in a few
         // instructions, where the dictionary would hash the tag.
