@@ -95,6 +95,41 @@ import FolioTestSupport
         #expect(try await items.fetch().collect() == before, "the batch is one statement: nothing half-applied")
     }
 
+    struct Note: Codable, Identifiable, Sendable, Equatable {
+        var id: Int
+        var shelf: Int
+        var bin: Int
+        var text: String
+    }
+
+    /// A covering index (its entries hold the record) beside a reference one.
+    struct NoteFormat: DatastoreFormat {
+        static let key = "notes"
+        typealias Instance = Note
+        let shelf = Index(\Note.shelf, storage: .covering)
+        let bin = Index(\Note.bin)
+        init() {}
+    }
+
+    /// An update that changes no indexed value leaves the reference entries as they are,
+    /// but must still rewrite the covering entries, which hold the record.
+    @Test func anUpdateOfAnUnindexedValueRewritesCoveringEntries() async throws {
+        let persistence = Persistence.inMemory()
+        let notes = persistence.datastore(for: NoteFormat.self)
+        for id in 0..<30 { try await notes.persist(Note(id: id, shelf: id % 3, bin: id % 5, text: "old")) }
+        #expect(try await notes.update(where: #Predicate { $0.id >= 10 }) { $0.text = "new" } == 20)
+        let expected = (0..<30).map { Note(id: $0, shelf: $0 % 3, bin: $0 % 5, text: $0 >= 10 ? "new" : "old") }
+        for shelf in 0..<3 {
+            let read = try await notes.load(shelf, from: \.shelf).collect().sorted { $0.id < $1.id }
+            #expect(read == expected.filter { $0.shelf == shelf }, "through the covering index")
+        }
+        for bin in 0..<5 {
+            let read = try await notes.load(bin, from: \.bin).collect().sorted { $0.id < $1.id }
+            #expect(read == expected.filter { $0.bin == bin }, "through the reference index")
+        }
+        #expect(try await notes.fetch().collect() == expected)
+    }
+
     @Test func aBatchInsidePerformRollsBackWithIt() async throws {
         let persistence = Persistence.inMemory()
         let items = persistence.datastore(for: QueryModelTests.ItemFormat.self)

@@ -8,6 +8,9 @@ import Folio
 //   decode-probe scan DIR K         K full scans (`load(...)`), keeping color == 1
 //   decode-probe get DIR K          K passes of `load(id)` over every id
 //   decode-probe decode DIR K       K passes of FolioJSONDecoder over the 10,000 records' JSON
+//   decode-probe update DIR K       K calls of `update(where: priority >= 0)` setting every tag
+//   decode-probe range DIR K        K queries of `fetch(where: (4000..<5000).contains(priority))`
+//   decode-probe point DIR K        K passes of `first(where: id == x)` over every id
 // Per record: run K = 1 and K = 2 under `valgrind --tool=callgrind` on fresh copies of the
 // store; (instructions(2) - instructions(1)) / 10,000.
 
@@ -83,7 +86,17 @@ func run() async throws -> Int {
     _ = try await records.count()
     var sum = 0
     for _ in 0..<count {
-        if mode == "scan" {
+        if mode == "update" {
+            let tag = "tag-\(sum)"
+            sum &+= try await records.update(where: #Predicate { $0.priority >= 0 }) { $0.tag = tag }
+        } else if mode == "range" {
+            let records = try await records.fetch(where: #Predicate { (4000..<5000).contains($0.priority) }).collect()
+            sum &+= records.count
+        } else if mode == "point" {
+            for id in Int64(1)...Int64(n) {
+                sum &+= try await records.first(where: #Predicate { $0.id == id })!.priority
+            }
+        } else if mode == "scan" {
             for try await record in records.load(...) where record.color == 1 { sum &+= record.priority }
         } else {
             for id in 1...n { sum &+= try await records.load(Int64(id))!.priority }

@@ -2,10 +2,22 @@ import Foundation
 import Synchronization
 import FolioStorage
 /// One declared index, resolved: its name (the format's property name), definition and tree.
-struct SchemaIndex<Instance>: Sendable {
+///
+/// A class, immutable: plans, scans and index entries carry it by reference. Query and
+/// batch code is generic over the format and not specialized for the caller's types, so
+/// copying a struct of strings and closures went through its type's metadata and value
+/// witnesses on every entry read or record written; a reference is one retain.
+final class SchemaIndex<Instance>: Sendable {
     let name: String
     let definition: IndexDefinition<Instance>
     let tree: String
+
+    init(name: String, definition: IndexDefinition<Instance>, tree: String) {
+        self.name = name
+        self.definition = definition
+        self.tree = tree
+    }
+
     var unique: Bool { definition.kind == .oneToOne }
     var covering: Bool { definition.storage == .covering }
     /// Whether a value's entries are its key followed by more bytes (an identifier), so that a

@@ -20,6 +20,29 @@ extension StoredRecord {
         return (version, reader.position)
     }
 
+    /// Where the JSON starts: the length of the header (layout, version tag, index keys).
+    /// Nil if the bytes are not a well-formed record.
+    static func headerLength(_ bytes: [UInt8]) -> Int? {
+        var reader = ByteReader(bytes)
+        guard reader.readUInt8() == layoutVersion, let versionLength = reader.readUInt8(),
+            reader.skip(Int(versionLength)), let count = reader.readUInt16()
+        else { return nil }
+        for _ in 0..<count {
+            guard let nameLength = reader.readUInt8(), reader.skip(Int(nameLength)),
+                let keyLength = reader.readUInt16(), reader.skip(Int(keyLength))
+            else { return nil }
+        }
+        return reader.position
+    }
+
+    /// Whether two records have the same header, byte for byte: the same version tag and
+    /// the same index keys, in the same order (so the same entries in every index that
+    /// holds references). False if either is malformed.
+    static func sameHeader(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard let length = headerLength(a), headerLength(b) == length else { return false }
+        return a[..<length] == b[..<length]
+    }
+
     /// Calls `body` with each index key the header lists, as slices of `bytes` (the index's
     /// name, then the key): the old entries a batch change removes, read from the bytes it
     /// already holds, without building the index key table or copying the payload. False

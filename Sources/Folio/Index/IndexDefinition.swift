@@ -72,10 +72,47 @@ public struct IndexDefinition<Instance>: Sendable {
         return text
     }
 
+    /// A definition whose instances may each have several values (a many-to-many index):
+    /// their keys sorted, each once.
     init<Value: KeyComponent>(
         kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
         components: [AnyKeyPath & Sendable] = [], valueType: Value.Type,
         values: @escaping @Sendable (Instance) -> [Value]
+    ) {
+        self.init(
+            kind: kind, storage: storage, version: version, keyPath: keyPath, components: components,
+            valueType: valueType
+        ) { instance in
+            var keys = values(instance).map { $0.keyBytes }
+            if keys.count > 1 {
+                keys.sort { KeyBytes.compare($0, $1) < 0 }
+                var unique: [[UInt8]] = []
+                for key in keys where unique.last != key { unique.append(key) }
+                keys = unique
+            }
+            return keys
+        }
+    }
+
+    /// A definition whose instances each have one value (every index but a many-to-many
+    /// one): its key alone, with no array of values to build and map. (These closures are
+    /// not specialized for the declaring module's types, so every generic step looks its
+    /// type up at run time; an update of many records computes them for each.)
+    init<Value: KeyComponent>(
+        kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
+        components: [AnyKeyPath & Sendable] = [], valueType: Value.Type,
+        value: @escaping @Sendable (Instance) -> Value
+    ) {
+        self.init(
+            kind: kind, storage: storage, version: version, keyPath: keyPath, components: components,
+            valueType: valueType
+        ) { [value($0).keyBytes] }
+    }
+
+    private init<Value: KeyComponent>(
+        kind: IndexKind, storage: IndexStorage, version: Int, keyPath: AnyKeyPath & Sendable,
+        components: [AnyKeyPath & Sendable], valueType: Value.Type,
+        keys: @escaping @Sendable (Instance) -> [[UInt8]]
     ) {
         self.kind = kind
         self.keyPath = keyPath
@@ -90,16 +127,7 @@ public struct IndexDefinition<Instance>: Sendable {
             ? String(describing: keyPath) : components.map { String(describing: $0) }.joined(separator: ", ")
         keyPathDescription = printed.contains("<computed") ? nil : printed
         self.valueType = TypeName.of(Value.self)
-        self.values = { instance in
-            var keys = values(instance).map { $0.keyBytes }
-            if keys.count > 1 {
-                keys.sort { KeyBytes.compare($0, $1) < 0 }
-                var unique: [[UInt8]] = []
-                for key in keys where unique.last != key { unique.append(key) }
-                keys = unique
-            }
-            return keys
-        }
+        values = keys
         describeValue = { bytes in
             var decoder = KeyDecoder(bytes)
             guard let value = try? decoder.decode(Value.self) else { return "\(bytes)" }
@@ -131,10 +159,8 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     ///   index rebuild. Stored key paths are recognised by name; a new version rebuilds them too.
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
         definition = IndexDefinition(
-            kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
-        ) {
-            [$0[keyPath: keyPath]]
-        }
+            kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
+            value: { $0[keyPath: keyPath] })
     }
 
     /// Indexes a tuple of values, ordered by the first element, then the second, and so on:
@@ -146,10 +172,8 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     )
     where Value == Composite<repeat each Component> {
         definition = IndexDefinition(
-            kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
-        ) {
-            [Composite(repeat each $0[keyPath: keyPath])]
-        }
+            kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
+            value: { Composite(repeat each $0[keyPath: keyPath]) })
     }
 
     /// Indexes several values of the instance together, ordered by the first, then the
@@ -162,10 +186,8 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     ) where Value == Composite<First, Second, repeat each Rest> {
         definition = IndexDefinition(
             kind: .oneToMany, storage: storage, version: version, keyPath: first,
-            components: componentList(first, second, repeat each rest), valueType: Value.self
-        ) {
-            [Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest])]
-        }
+            components: componentList(first, second, repeat each rest), valueType: Value.self,
+            value: { Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest]) })
     }
 }
 
@@ -194,10 +216,8 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     /// the body of a computed key path changes (see ``Index/init(_:storage:version:)-(KeyPath<Instance,Value>Sendable,_,_)``).
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
         definition = IndexDefinition(
-            kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
-        ) {
-            [$0[keyPath: keyPath]]
-        }
+            kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
+            value: { $0[keyPath: keyPath] })
     }
 
     /// Indexes a tuple of values, uniquely. Raise `version` when the key path's body changes.
@@ -207,10 +227,8 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     )
     where Value == Composite<repeat each Component> {
         definition = IndexDefinition(
-            kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
-        ) {
-            [Composite(repeat each $0[keyPath: keyPath])]
-        }
+            kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
+            value: { Composite(repeat each $0[keyPath: keyPath]) })
     }
 
     /// Indexes several values of the instance together, uniquely:
@@ -222,10 +240,8 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     ) where Value == Composite<First, Second, repeat each Rest> {
         definition = IndexDefinition(
             kind: .oneToOne, storage: storage, version: version, keyPath: first,
-            components: componentList(first, second, repeat each rest), valueType: Value.self
-        ) {
-            [Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest])]
-        }
+            components: componentList(first, second, repeat each rest), valueType: Value.self,
+            value: { Composite($0[keyPath: first], $0[keyPath: second], repeat $0[keyPath: each rest]) })
     }
 }
 
@@ -243,10 +259,8 @@ public struct ManyToManyIndex<Instance: Sendable, Value: KeyComponent>: IndexDec
     )
     where Values.Element == Value {
         definition = IndexDefinition(
-            kind: .manyToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self
-        ) {
-            Array($0[keyPath: keyPath])
-        }
+            kind: .manyToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
+            values: { Array($0[keyPath: keyPath]) })
     }
 }
 

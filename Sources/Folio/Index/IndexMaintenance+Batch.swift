@@ -66,13 +66,21 @@ extension IndexMaintenance {
         }
         guard indexed else { return }
         let names = schema.indexes.map { Array($0.name.utf8) }
-        var changes = [IndexChanges](repeating: IndexChanges(), count: schema.indexes.count)
+        let indexCount = schema.indexes.count
+        let covered = schema.indexes.contains { $0.covering }
+        var changes = [IndexChanges](repeating: IndexChanges(), count: indexCount)
         for position in encoded.indices {
             let (identifier, record, keys) = encoded[position]
+            // A record that replaces one with the same header (version tag and index keys)
+            // keeps every reference entry as it is: they hold only its values and identifier.
+            // (An update that changes no indexed value, the common case, so skips the rest.)
+            if !covered, let previous = outcome.previous[position], StoredRecord.sameHeader(previous, record) {
+                continue
+            }
             let old = try outcome.previous[position].map { (bytes) throws(FolioError) in
                 try oldValues(bytes, identifier: identifier, names: names, schema: schema)
             }
-            for index in schema.indexes.indices {
+            for index in 0..<indexCount {
                 let declared = schema.indexes[index], values = keys[index], before = old?[index] ?? []
                 // Direct entries hold the record, so they are all rewritten; reference entries
                 // only where the value changed.

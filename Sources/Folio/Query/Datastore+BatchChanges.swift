@@ -25,10 +25,12 @@ extension Datastore where Access == ReadWrite {
         _ change: (inout Instance) -> Void
     ) async throws(FolioError) -> Int {
         try await withWrite { (transaction) throws(FolioError) -> Int in
-            let matches = try matching(predicate, in: transaction)
+            // Each match is changed as it is read: `change` cannot write (it is synchronous),
+            // and nothing is written until every match is read, so every match is read
+            // before anything changes.
+            let next = try matches(of: predicate, in: transaction)
             var changed: [(identifier: [UInt8], instance: Instance)] = []
-            changed.reserveCapacity(matches.count)
-            for match in matches {
+            while let match = try next() {
                 var instance = match.instance
                 change(&instance)
                 guard instance[keyPath: schema.identifierPath].keyBytes == match.key else {
@@ -42,7 +44,7 @@ extension Datastore where Access == ReadWrite {
             }
             // Every record in one pass, every index in one pass each.
             try IndexMaintenance.storeAll(changed, schema: schema, in: transaction)
-            return matches.count
+            return changed.count
         }
     }
 
@@ -78,14 +80,21 @@ extension Datastore where Access == ReadWrite {
         }
     }
 
+    /// The matches of `predicate` in the transaction as it is, one by one.
+    private func matches(
+        of predicate: Predicate<Instance>, in transaction: WriteTransaction
+    ) throws(FolioError) -> () throws(FolioError) -> (key: [UInt8], instance: Instance)? {
+        let plan = try self.plan(
+            predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
+        return try QueryExecution(schema: schema, core: core).matches(
+            of: plan, predicate: predicate, source: .transaction(transaction))
+    }
+
     /// Every match of `predicate` in the transaction as it is, read before anything changes.
     private func matching(
         _ predicate: Predicate<Instance>, in transaction: WriteTransaction
     ) throws(FolioError) -> [(key: [UInt8], instance: Instance)] {
-        let plan = try self.plan(
-            predicate, sortBy: [], limit: nil, offset: 0, source: .transaction(transaction), usable: nil)
-        let next = try QueryExecution(schema: schema, core: core).matches(
-            of: plan, predicate: predicate, source: .transaction(transaction))
+        let next = try matches(of: predicate, in: transaction)
         var matches: [(key: [UInt8], instance: Instance)] = []
         while let match = try next() { matches.append(match) }
         return matches

@@ -6,7 +6,7 @@ struct EncodingOptions {
     let data: FolioJSONEncoder.DataEncodingStrategy
     let nonConformingFloat: FolioJSONEncoder.NonConformingFloatEncodingStrategy
     let snakeCaseKeys: Bool
-    let userInfo: [CodingUserInfoKey: Any]
+    var userInfo: [CodingUserInfoKey: Any]
 
     init(_ encoder: FolioJSONEncoder) {
         date = encoder.dateEncodingStrategy
@@ -78,6 +78,7 @@ final class EncodingState {
     /// exclusive access at run time on every use, which cost more than the writing.
     /// Only this state touches it, from one thread at a time.
     struct Mutable {
+        var options: EncodingOptions
         var out = JSONByteWriter()
         var frames: [Frame] = []
         var topSerial = -1
@@ -89,7 +90,11 @@ final class EncodingState {
     }
 
     private let mutable: UnsafeMutablePointer<Mutable>
-    let options: EncodingOptions
+    /// The strategies of the encode this state serves (a reused state takes the next
+    /// encode's: ThreadEncoderState).
+    var options: EncodingOptions {
+        _read { yield mutable.pointee.options }
+    }
     /// The coding path of the value this state encodes (empty at the top level).
     let basePath: [any CodingKey]
     /// Whether an encoding that writes nothing is an error (Foundation's top-level rule)
@@ -123,12 +128,38 @@ final class EncodingState {
     var deepestFrames: Int { mutable.pointee.deepestFrames }
 
     init(options: EncodingOptions, basePath: [any CodingKey], isTopLevel: Bool) {
-        self.options = options
         self.basePath = basePath
         self.isTopLevel = isTopLevel
         mutable = .allocate(capacity: 1)
-        mutable.initialize(to: Mutable())
+        mutable.initialize(to: Mutable(options: options))
         mutable.pointee.frames.reserveCapacity(8)
+    }
+
+    /// The output's capacity above which a state is not kept for reuse: one large value
+    /// must not hold its buffer on the thread for good.
+    static let reusableCapacity = 1 << 16
+
+    /// Makes this state ready to encode anew with `options`, as a new state would be,
+    /// keeping its buffers.
+    func reset(options: EncodingOptions) {
+        mutable.pointee.options = options
+        mutable.pointee.out.count = 0
+        mutable.pointee.frames.removeAll(keepingCapacity: true)
+        mutable.pointee.topSerial = -1
+        mutable.pointee.topCount = 0
+        mutable.pointee.nextSerial = 0
+        mutable.pointee.failed = false
+        mutable.pointee.deepestFrames = 0
+    }
+
+    /// Whether this state may go back to its thread for the next encode: a top-level state
+    /// whose buffer stayed small.
+    var isReusable: Bool { isTopLevel && basePath.isEmpty && mutable.pointee.out.capacity <= Self.reusableCapacity }
+
+    /// Drops what the finished encode's caller handed in (`userInfo` values), so that a
+    /// spare state does not keep them alive.
+    func clearForReuse() {
+        if !mutable.pointee.options.userInfo.isEmpty { mutable.pointee.options.userInfo = [:] }
     }
 
     deinit {

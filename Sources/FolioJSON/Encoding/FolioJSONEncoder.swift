@@ -109,7 +109,8 @@ public struct FolioJSONEncoder: Sendable {
     /// Encodes `value` and hands its JSON, in the writer's buffer, to `body`.
     private func withEncoded<T: Encodable, R>(_ value: T, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws -> R {
         let options = EncodingOptions(self)
-        let state = EncodingState(options: options, basePath: [], isTopLevel: true)
+        var state = ThreadEncoderState.take(options: options)
+        defer { ThreadEncoderState.giveBack(&state) }
         try state.encodeValue(value, key: .none)
         if state.failed {
             // Containers used out of order (or an error caught inside): write it again
