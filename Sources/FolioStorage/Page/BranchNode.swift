@@ -48,6 +48,13 @@ final class BranchNode: @unchecked Sendable {
         pins.deallocate()
     }
 
+    /// A branch of no separators and one child, the committed root at `root`: what a
+    /// committed generation keeps per tree it reads, so that descents take the tree's root
+    /// (once it is known to be a branch) as a pinned child, without the page cache. A
+    /// descent starts at the anchor as at any branch: with no separator, every key goes to
+    /// child 0, and no fence is taken from it.
+    static func anchor(of root: PageAddress) -> BranchNode { BranchNode(keys: [], children: [root]) }
+
     /// The branch at child `index`, if a descent has pinned it.
     ///
     /// The returned reference is safe to take without a lock: the slot's own retain keeps

@@ -15,7 +15,12 @@ final class CommittedRoot: Sendable {
     /// two trees. A list, searched by comparing bytes in place: a store has a handful of
     /// trees, and a read looks one up per call, where hashing a name (after copying its bytes
     /// into an array) cost a quarter of a point read's storage work.
-    private let descriptors = Mutex<[(name: [UInt8], descriptor: TreeDescriptor?)]>([])
+    /// Each entry also holds the tree's anchor (``BranchNode/anchor(of:)``): reads of this
+    /// generation descend from it, so the tree's root is pinned once and not looked up in
+    /// the page cache per read.
+    private let descriptors = Mutex<[Entry]>([])
+
+    private typealias Entry = (name: [UInt8], descriptor: TreeDescriptor?, anchor: BranchNode?)
 
     init(record: RootRecord, pages: PageSource, openedFromPreviousSlot: Bool = false, slot: Int = 0) {
         self.record = record
@@ -29,7 +34,14 @@ final class CommittedRoot: Sendable {
 
     /// The catalog entry of `tree`, or nil if the tree does not exist in this generation.
     func descriptor(of tree: String) throws(StorageError) -> TreeDescriptor? {
-        if let cached = cachedDescriptor(of: tree) { return cached }
+        try anchoredDescriptor(of: tree).descriptor
+    }
+
+    /// The catalog entry of `tree` and the anchor to read it from (nil if the tree does not
+    /// exist or is empty).
+    func anchoredDescriptor(of tree: String) throws(StorageError) -> (descriptor: TreeDescriptor?, anchor: BranchNode?)
+    {
+        if let cached = cachedEntry(of: tree) { return (cached.descriptor, cached.anchor) }
         let name = Array(tree.utf8)
         let root: NodeRef? = record.catalogRoot.isNone ? nil : .stored(record.catalogRoot)
         var descriptor: TreeDescriptor? = nil
@@ -38,21 +50,26 @@ final class CommittedRoot: Sendable {
                 Array(try reader.resolve(value)), tree: tree, file: file.path,
                 offset: record.catalogRoot.offset)
         }
-        descriptors.withLock { entries in
-            if !entries.contains(where: { $0.name == name }) { entries.append((name, descriptor)) }
+        let anchor = descriptor.flatMap { $0.root.isNone ? nil : BranchNode.anchor(of: $0.root) }
+        return descriptors.withLock { entries in
+            // Another reader may have added it meanwhile: keep its anchor, pins and all.
+            if let existing = entries.first(where: { $0.name == name }) {
+                return (existing.descriptor, existing.anchor)
+            }
+            entries.append((name, descriptor, anchor))
+            return (descriptor, anchor)
         }
-        return descriptor
     }
 
-    /// The descriptor already looked up for `tree` (`.some(nil)`: the tree does not exist),
+    /// The entry already looked up for `tree` (its descriptor nil: the tree does not exist),
     /// or nil if it has not been.
-    private func cachedDescriptor(of tree: String) -> TreeDescriptor?? {
+    private func cachedEntry(of tree: String) -> Entry? {
         var tree = tree
         return tree.withUTF8 { name in
-            descriptors.withLock { entries -> TreeDescriptor?? in
+            descriptors.withLock { entries -> Entry? in
                 for entry in entries where entry.name.count == name.count {
                     let equal = entry.name.withUnsafeBytes { ByteOrder.compare($0, UnsafeRawBufferPointer(name)) == 0 }
-                    if equal { return .some(entry.descriptor) }
+                    if equal { return entry }
                 }
                 return nil
             }

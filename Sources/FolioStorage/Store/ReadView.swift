@@ -26,8 +26,8 @@ public final class ReadView: Sendable {
     /// The value under `key` in `tree` as a slice of the page that holds it (read in place,
     /// no copy), or nil.
     package func getInPlace(_ key: [UInt8], in tree: String) throws(StorageError) -> ArraySlice<UInt8>? {
-        guard let descriptor = try root.descriptor(of: tree), !descriptor.root.isNone else { return nil }
-        guard let value = try root.reader.get(root: .stored(descriptor.root), key: key) else { return nil }
+        guard let anchor = try root.anchoredDescriptor(of: tree).anchor else { return nil }
+        guard let value = try root.reader.get(anchor: anchor, key: key) else { return nil }
         return try root.reader.resolve(value)
     }
 
@@ -35,9 +35,14 @@ public final class ReadView: Sendable {
     public func cursor(
         in tree: String, range: KeyRange = .all, direction: ScanDirection = .forward
     ) throws(StorageError) -> Cursor {
-        let descriptor = try root.descriptor(of: tree)
-        let treeRoot: NodeRef? = descriptor.flatMap { $0.root.isNone ? nil : .stored($0.root) }
-        return Cursor(reader: root.reader, root: { treeRoot }, range: range, reverse: direction == .reverse)
+        let reader = root.reader
+        guard let anchor = try root.anchoredDescriptor(of: tree).anchor else {
+            return Cursor(reader: reader, root: { nil }, range: range, reverse: direction == .reverse)
+        }
+        return Cursor(
+            fetch: { (target) throws(StorageError) in try reader.seek(anchor: anchor, target) },
+            resolve: { (value) throws(StorageError) in try reader.resolve(value) },
+            range: range, direction: direction)
     }
 
     /// Number of keys in `tree` (0 if it does not exist). Reads no tree page.

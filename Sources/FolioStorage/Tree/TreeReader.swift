@@ -70,7 +70,17 @@ struct TreeReader {
     /// The value stored under `key`, if any (overflow values not yet resolved).
     func get(root: NodeRef?, key: [UInt8]) throws(StorageError) -> LeafValue? {
         guard let root else { return nil }
-        var node = try load(root)
+        return try get(from: try load(root), key: key)
+    }
+
+    /// ``get(root:key:)`` of a committed tree through its anchor (``BranchNode/anchor(of:)``),
+    /// which holds the tree's root pinned: the descent takes the cache for its leaf only.
+    func get(anchor: BranchNode, key: [UInt8]) throws(StorageError) -> LeafValue? {
+        try get(from: .storedBranch(anchor), key: key)
+    }
+
+    private func get(from start: LoadedNode, key: [UInt8]) throws(StorageError) -> LeafValue? {
+        var node = start
         while true {
             switch node {
             case .leaf(let keys, let values):
@@ -92,9 +102,18 @@ struct TreeReader {
     /// image with the lower fence.
     func seek(root: NodeRef?, _ target: SeekTarget) throws(StorageError) -> LeafBatch? {
         guard let root else { return nil }
+        return try seek(from: try load(root), target)
+    }
+
+    /// ``seek(root:_:)`` of a committed tree through its anchor (``BranchNode/anchor(of:)``).
+    func seek(anchor: BranchNode, _ target: SeekTarget) throws(StorageError) -> LeafBatch? {
+        try seek(from: .storedBranch(anchor), target)
+    }
+
+    private func seek(from start: LoadedNode, _ target: SeekTarget) throws(StorageError) -> LeafBatch? {
         var target = target
         while true {
-            var node = try load(root)
+            var node = start
             var fence: ArraySlice<UInt8>? = nil
             while true {
                 switch node {

@@ -110,6 +110,9 @@ import FolioTestSupport
         for n in stride(from: 0, to: 30_000, by: 7) {
             #expect(try view.get(Self.key(n), in: "t") == [UInt8](repeating: UInt8(n % 251), count: 200))
         }
+        // The generation's anchor for the tree pins its root: the cached node itself.
+        let anchor = try #require(try view.root.anchoredDescriptor(of: "t").anchor)
+        #expect(anchor.pinnedChild(0) === top)
         // Every child of the root was passed through, and is a branch: all pinned, each the
         // page at its address; their own children are leaves: none pinned.
         for index in top.children.indices {
