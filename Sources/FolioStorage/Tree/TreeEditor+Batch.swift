@@ -168,11 +168,24 @@ extension TreeEditor {
 
     /// Merges children `leftIndex` and `leftIndex + 1` of `parent`, restoring the bounds
     /// of the children a branch merge brings together; if the result is oversized, splits
-    /// it at its best byte balance (both halves then hold more than the minimum).
+    /// it into as many pieces as it needs, in their place.
+    ///
+    /// As many, not two: unlike a single edit's merge (at most a page and an underfull page),
+    /// a batch's merge can bring together a child it overfilled far past a page and the
+    /// neighbour it emptied, so two halves could each still be oversized, and the pass that
+    /// restores the bounds does not look at the right one again. ``split(_:)`` leaves every
+    /// piece within both bounds (TreeEditor+Balance argues it).
     private func mergeOrRefill(leftIndex: Int, of parent: MutableNode, in tree: TreeState) throws(StorageError) {
         let merged = try merging(childrenAt: leftIndex, of: parent, in: tree)
         if !merged.isLeaf { try restoreChildBounds(of: merged, in: tree) }
-        place(merged, replacingChildrenAt: leftIndex, of: parent)
+        guard merged.size > StorageLimits.splitPageSize else {
+            place(merged, replacingChildrenAt: leftIndex, of: parent)
+            return
+        }
+        let pieces = split(merged)
+        parent.keys.replaceSubrange(leftIndex...leftIndex, with: pieces.map(\.separator))
+        parent.children.replaceSubrange(
+            leftIndex...(leftIndex + 1), with: [.mutable(merged)] + pieces.map { .mutable($0.node) })
     }
 
     /// Index of the first key in `range` of `keys` that is `>= key`.
