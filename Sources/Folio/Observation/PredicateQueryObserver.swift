@@ -34,7 +34,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     nonisolated(unsafe) let plan: QueryPlanner<Format>.Plan
     let channel = EventChannel<Swift.Result<[Instance], FolioError>>(policy: .keepLatest)
     /// Queue-confined state (the hub's serial queue): the results in order.
-    private let results = Mutex<[(key: [UInt8], instance: Instance)]>([])
+    private let results = Mutex(IdentifiedResults<Instance>())
 
     /// `usable`: the indexes built when the query starts (nil: all declared ones); `gaps`:
     /// the records they leave out then.
@@ -70,8 +70,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
             // Through the plan made at start, over the indexes built then.
             let found = try QueryExecution(schema: schema, core: core)
                 .run(plan, predicate: compiled, sortBy: sortBy, limit: limit, source: .view(view))
-            results.withLock { $0 = found }
-            channel.push(.success(found.map(\.instance)))
+            let kept = IdentifiedResults(found)
+            results.withLock { $0 = kept }
+            channel.push(.success(kept.instances))
         } catch {
             channel.push(.failure(error))
             channel.finish()
@@ -79,33 +80,22 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     }
 
     func apply(_ delta: CommitDelta) {
-        let cache = delta.decoded(Format.self)
-        var failure: FolioError?
+        let additions: IdentifiedResults<Instance>
+        switch candidates(in: delta, cache: delta.decoded(Format.self)) {
+        case .failure(let error):
+            channel.push(.failure(error))
+            channel.finish()
+            return
+        case .success(let found):
+            additions = found
+        }
         var rerun = false
         let changed = results.withLock { results -> [Instance]? in
             let wasFull = limit.map { results.count >= $0 } ?? false
-            let before = results.count
-            results.removeAll { delta.changed($0.key) }
-            let removed = results.count < before
-            var additions: [Result] = []
-            for (key, decoded) in candidates(in: delta, cache: cache) {
-                switch decoded {
-                case .success(let instance)?:
-                    do {
-                        guard try plan.exact || compiled.evaluate(instance) else { continue }
-                    } catch {
-                        failure = .predicateFailed(datastore: schema.key, reason: "\(error)")
-                        return nil
-                    }
-                    additions.append((key: key, instance: instance))
-                case .failure(let error)?:
-                    failure = error
-                    return nil
-                case nil:
-                    break
-                }
-            }
-            let added = !additions.isEmpty
+            // Every result whose record changed goes (each result's hash is kept, so this is
+            // a probe per result); those that still match come back among the additions.
+            let removed = results.remove(in: delta.changedIdentifiers)
+            let added = additions.count > 0
             if added { results = merged(results, with: additions) }
             if let limit {
                 if removed && wasFull {
@@ -114,65 +104,74 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                 }
                 if results.count > limit { results.removeLast(results.count - limit) }
             }
-            return removed || added ? results.map(\.instance) : nil
+            return removed || added ? results.instances : nil
         }
-        if let failure {
-            channel.push(.failure(failure))
-            channel.finish()
-        } else if rerun, let view = delta.after {
+        if rerun, let view = delta.after {
             reload(at: view)
         } else if let changed {
             channel.push(.success(changed))
         }
     }
 
-    /// The changed records that may now match, each with its identifier key and new
-    /// instance (nil: deleted, which the removal already handled), without duplicates.
+    /// The changed records that now match, with their identifier keys, in the plan's scan
+    /// order, without duplicates: those whose new entry in the plan's index, or identifier,
+    /// falls in the plan's ranges (every changed record, without an access range).
     private func candidates(
         in delta: CommitDelta, cache: DecodedChanges<Format>
-    )
-        -> [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)]
-    {
-        if plan.parts.isEmpty {
-            return delta.entries.filter { $0.kind != .deleted }.map {
-                ($0.key, schema.decodeNew($0.key, in: delta, cache: cache, core: core))
-            }
-        }
-        var found: [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] = []
+    ) -> Swift.Result<IdentifiedResults<Instance>, FolioError> {
+        var found = IdentifiedResults<Instance>()
         // Only a union or a many-to-many index can name a record twice.
         let deduplicates = plan.deduplicates
-        var seen = Set<[UInt8]>()
+        var seen = Set<HashedKey>()
+        /// Adds the matching records of `entries[positions]`; the first failure, if any.
+        func take(_ entries: ChangedEntries, _ positions: Range<Int>, index: String?) -> FolioError? {
+            guard !positions.isEmpty else { return nil }
+            let decoded = schema.decodeAdded(positions, index: index, in: delta, cache: cache, added: entries, core: core)
+            let instances: [Instance]
+            switch decoded.instances {
+            case .failure(let error): return error
+            case .success(let decoded): instances = decoded
+            }
+            let complete = instances.count == positions.count
+            if plan.exact && !deduplicates && complete && found.count == 0 {
+                // Every candidate matches: the run as it is.
+                found = IdentifiedResults(
+                    keys: Array(entries.identifiers[positions]), hashes: Array(entries.hashes[positions]),
+                    instances: instances)
+                return nil
+            }
+            let present = complete ? Array(positions) : positions.filter { decoded.run.isPresent($0) }
+            for (offset, position) in present.enumerated() {
+                let identifier = entries.identifiers[position]
+                if deduplicates && !seen.insert(HashedKey(identifier)).inserted { continue }
+                do {
+                    guard try plan.exact || compiled.evaluate(instances[offset]) else { continue }
+                } catch {
+                    return .predicateFailed(datastore: schema.key, reason: "\(error)")
+                }
+                found.append(identifier, hash: entries.hashes[position], instances[offset])
+            }
+            return nil
+        }
+        if plan.parts.isEmpty {
+            let entries = delta.added(index: nil, unique: false)
+            if let failure = take(entries, 0..<entries.count, index: nil) { return .failure(failure) }
+            return .success(found)
+        }
         for part in plan.parts {
+            let entries: ChangedEntries, range: KeyRange
             if let index = part.index {
-                let range = part.range.keyRange(index.suffixedRanges)
-                let added = delta.added(index: index.name, unique: index.unique)
-                var position = partitionPoint(added.count) { range.isAboveLower(added[$0].entryKey) }
-                while position < added.count, range.isBelowUpper(added[position].entryKey) {
-                    let identifier = added[position].identifier
-                    if !deduplicates || seen.insert(identifier).inserted {
-                        found.append(
-                            (
-                                identifier,
-                                schema.decodeAdded(
-                                    at: position, index: index.name, in: delta, cache: cache,
-                                    added: added, core: core)
-                            ))
-                    }
-                    position += 1
-                }
+                entries = delta.added(index: index.name, unique: index.unique)
+                range = part.range.keyRange(index.suffixedRanges)
             } else {
-                let range = part.range.keyRange(false)
-                var position = partitionPoint(delta.entries.count) { range.isAboveLower(delta.entries[$0].key) }
-                while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
-                    let entry = delta.entries[position]
-                    if entry.kind != .deleted, !deduplicates || seen.insert(entry.key).inserted {
-                        found.append((entry.key, schema.decodeNew(entry.key, in: delta, cache: cache, core: core)))
-                    }
-                    position += 1
-                }
+                entries = delta.added(index: nil, unique: false)
+                range = part.range.keyRange(false)
+            }
+            if let failure = take(entries, entries.positions(in: range), index: part.index?.name) {
+                return .failure(failure)
             }
         }
-        return found
+        return .success(found)
     }
 
     /// `results` and `additions` in one sorted array. The additions come in the plan's scan
@@ -181,28 +180,31 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// comparison at all when the results are empty (a commit that replaced them all).
     /// Otherwise they are sorted first. One pass either way: inserting one at a time would
     /// move the whole array per insert.
-    private func merged(_ results: [Result], with additions: [Result]) -> [Result] {
+    private func merged(
+        _ results: IdentifiedResults<Instance>, with additions: IdentifiedResults<Instance>
+    ) -> IdentifiedResults<Instance> {
         var additions = additions
         if inScanOrder {
             if plan.direction == .reverse { additions.reverse() }
         } else {
-            additions.sort(by: precedes)
+            additions = additions.reordered(
+                Array(0..<additions.count).sorted { precedes(additions[$0], additions[$1]) })
         }
-        if results.isEmpty { return additions }
-        var merged: [Result] = []
-        merged.reserveCapacity(results.count + additions.count)
+        if results.count == 0 { return additions }
+        var merged = IdentifiedResults<Instance>()
+        merged.reserve(results.count + additions.count)
         var i = 0, j = 0
         while i < results.count && j < additions.count {
             if precedes(additions[j], results[i]) {
-                merged.append(additions[j])
+                merged.append(additions, at: j)
                 j += 1
             } else {
-                merged.append(results[i])
+                merged.append(results, at: i)
                 i += 1
             }
         }
-        merged.append(contentsOf: results[i...])
-        merged.append(contentsOf: additions[j...])
+        merged.append(contentsOf: results, i..<results.count)
+        merged.append(contentsOf: additions, j..<additions.count)
         return merged
     }
 
