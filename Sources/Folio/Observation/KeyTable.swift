@@ -17,6 +17,11 @@ struct KeyTable {
     }
 
     init(_ keys: [[UInt8]]) {
+        self.init(keys, hashes: keys.map(Self.hash))
+    }
+
+    /// A table of `keys` whose ``hash(_:)`` hashes, in the same order, are `hashes`.
+    init(_ keys: [[UInt8]], hashes: [Int]) {
         self.keys = keys
         // At most half full, so a miss ends after a probe or two.
         var capacity = 8
@@ -24,8 +29,7 @@ struct KeyTable {
         mask = capacity - 1
         slots = Array(repeating: 0, count: capacity)
         slotHashes = Array(repeating: 0, count: capacity)
-        for (position, key) in keys.enumerated() {
-            let hash = Self.hash(key)
+        for (position, hash) in hashes.enumerated() {
             var slot = hash & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(position + 1)

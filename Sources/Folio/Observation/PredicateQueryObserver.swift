@@ -54,10 +54,16 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         // order, are in result order too. Not a merge join's scan: its results are in
         // identifier order, not in the order of the index entries it reads.
         inScanOrder = !plan.sorts && plan.parts.count == 1 && !plan.merges
+        wholeRange =
+            plan.exact && plan.parts.count == 1 && !plan.deduplicates && limit == nil
+            && plan.identifierRanges.isEmpty
     }
 
     /// Whether candidates come in result order (see ``merged(_:with:)``).
     private let inScanOrder: Bool
+    /// Whether the results are every record with an entry in the plan's one range: one
+    /// exact scan, no limit, nothing dropped by identifier.
+    private let wholeRange: Bool
 
     var observedTree: String { schema.recordsTree }
 
@@ -92,9 +98,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         var rerun = false
         let changed = results.withLock { results -> [Instance]? in
             let wasFull = limit.map { results.count >= $0 } ?? false
-            // Every result whose record changed goes (each result's hash is kept, so this is
-            // a probe per result); those that still match come back among the additions.
-            let removed = results.remove(in: delta.changedIdentifiers)
+            // Every result whose record changed goes; those that still match come back among
+            // the additions.
+            let removed = remove(from: &results, delta)
             let added = additions.count > 0
             if added { results = merged(results, with: additions) }
             if let limit {
@@ -113,6 +119,38 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         }
     }
 
+    /// Removes the results whose record changed; whether any went. Only the changed records
+    /// that were in the plan's ranges before the commit can be results (every result was
+    /// found through them), so a commit with none there costs a binary search per range;
+    /// otherwise each result is probed (its hash is kept) against those records.
+    private func remove(from results: inout IdentifiedResults<Instance>, _ delta: CommitDelta) -> Bool {
+        if results.count == 0 { return false }
+        // No access range: any changed record may have been a result.
+        if plan.parts.isEmpty { return results.remove(in: delta.changedIdentifiers) }
+        var keys: [[UInt8]] = [], hashes: [Int] = []
+        for part in plan.parts {
+            let entries: ChangedEntries, range: KeyRange
+            if let index = part.index {
+                entries = delta.removed(index: index.name, unique: index.unique)
+                range = part.range.keyRange(index.suffixedRanges)
+            } else {
+                entries = delta.removed(index: nil, unique: false)
+                range = part.range.keyRange(false)
+            }
+            let positions = entries.positions(in: range)
+            keys += entries.identifiers[positions]
+            hashes += entries.hashes[positions]
+        }
+        if keys.isEmpty { return false }
+        // The results are then exactly the records with an entry in the one range, so as
+        // many changed ones there as results is all of them: no probe.
+        if wholeRange && keys.count >= results.count {
+            results = IdentifiedResults()
+            return true
+        }
+        return results.remove(in: KeyTable(keys, hashes: hashes))
+    }
+
     /// The changed records that now match, with their identifier keys, in the plan's scan
     /// order, without duplicates: those whose new entry in the plan's index, or identifier,
     /// falls in the plan's ranges (every changed record, without an access range).
@@ -126,7 +164,8 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         /// Adds the matching records of `entries[positions]`; the first failure, if any.
         func take(_ entries: ChangedEntries, _ positions: Range<Int>, index: String?) -> FolioError? {
             guard !positions.isEmpty else { return nil }
-            let decoded = schema.decodeAdded(positions, index: index, in: delta, cache: cache, added: entries, core: core)
+            let decoded = schema.decodeAdded(
+                positions, index: index, in: delta, cache: cache, added: entries, core: core)
             let instances: [Instance]
             switch decoded.instances {
             case .failure(let error): return error

@@ -119,7 +119,8 @@ struct QueryResults<Instance: Sendable>: Sendable {
             guard mine < count else { break }
             let mineKey = sortKeys[mine]
             let theirEnd =
-                theirs + partitionPoint(other.count - theirs) { KeyBytes.compare(other.sortKeys[theirs + $0], mineKey) >= 0 }
+                theirs
+                + partitionPoint(other.count - theirs) { KeyBytes.compare(other.sortKeys[theirs + $0], mineKey) >= 0 }
             result.append(contentsOf: other, theirs..<theirEnd)
             theirs = theirEnd
         }
