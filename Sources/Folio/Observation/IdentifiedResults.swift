@@ -5,7 +5,9 @@
 /// commit's changed identifiers against the results hashes nothing), and the instances,
 /// which publishing shares (copy on write) instead of building a new array each commit.
 struct IdentifiedResults<Instance: Sendable>: Sendable {
-    private(set) var keys: [[UInt8]] = []
+    /// A slice: results that are one run of a commit's entries share that commit's
+    /// identifiers (``init(sharing:_:hashes:instances:)``).
+    private var keys: ArraySlice<[UInt8]> = []
     private(set) var hashes: [Int] = []
     private(set) var instances: [Instance] = []
 
@@ -14,24 +16,40 @@ struct IdentifiedResults<Instance: Sendable>: Sendable {
     init() {}
 
     init(keys: [[UInt8]], hashes: [Int], instances: [Instance]) {
-        self.keys = keys
+        self.keys = keys[...]
         self.hashes = hashes
         self.instances = instances
     }
 
+    /// The results `identifiers[positions]` with their `hashes` and `instances`, sharing
+    /// `identifiers` when the run is at least a sixteenth of it (so results never keep
+    /// alive more than sixteen times their own keys), else copying the run.
+    init(sharing identifiers: [[UInt8]], _ positions: Range<Int>, hashes: [Int], instances: [Instance]) {
+        keys =
+            positions.count * 16 >= identifiers.count ? identifiers[positions] : Array(identifiers[positions])[...]
+        self.hashes = hashes
+        self.instances = instances
+    }
+
+    /// The identifier key of the result at `position` (0 is the first).
+    func key(_ position: Int) -> [UInt8] {
+        keys[keys.startIndex + position]
+    }
+
     /// Results found by a query, in its order.
     init(_ found: [(key: [UInt8], instance: Instance)]) {
-        keys = found.map(\.key)
+        keys = found.map(\.key)[...]
         hashes = keys.map(KeyTable.hash)
         instances = found.map(\.instance)
     }
 
     subscript(position: Int) -> (key: [UInt8], instance: Instance) {
-        (keys[position], instances[position])
+        (key(position), instances[position])
     }
 
     mutating func append(contentsOf other: IdentifiedResults, _ positions: Range<Int>) {
-        keys.append(contentsOf: other.keys[positions])
+        let start = other.keys.startIndex
+        keys.append(contentsOf: other.keys[(start + positions.lowerBound)..<(start + positions.upperBound)])
         hashes.append(contentsOf: other.hashes[positions])
         instances.append(contentsOf: other.instances[positions])
     }
@@ -43,7 +61,7 @@ struct IdentifiedResults<Instance: Sendable>: Sendable {
     }
 
     mutating func append(_ other: IdentifiedResults, at position: Int) {
-        keys.append(other.keys[position])
+        keys.append(other.key(position))
         hashes.append(other.hashes[position])
         instances.append(other.instances[position])
     }
@@ -57,7 +75,7 @@ struct IdentifiedResults<Instance: Sendable>: Sendable {
     /// The results in the order of `positions` (a permutation of theirs).
     func reordered(_ positions: [Int]) -> IdentifiedResults {
         IdentifiedResults(
-            keys: positions.map { keys[$0] }, hashes: positions.map { hashes[$0] },
+            keys: positions.map { key($0) }, hashes: positions.map { hashes[$0] },
             instances: positions.map { instances[$0] })
     }
 
@@ -79,7 +97,7 @@ struct IdentifiedResults<Instance: Sendable>: Sendable {
         if table.isEmpty { return false }
         var kept = IdentifiedResults()
         var start = 0, removedAny = false
-        for position in 0..<count where table.contains(keys[position], hash: hashes[position]) {
+        for position in 0..<count where table.contains(key(position), hash: hashes[position]) {
             if !removedAny { kept.reserve(count) }
             removedAny = true
             if start < position { kept.append(contentsOf: self, start..<position) }

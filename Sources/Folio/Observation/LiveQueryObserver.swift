@@ -110,7 +110,7 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
                 channel.finish()
                 return
             case .success(let instances) where instances.count == positions.count:
-                additions = QueryResults(sortKeys: Array(added.keys[positions]), instances: instances)
+                additions = QueryResults(sharing: added.keys, positions, instances: instances)
             case .success(let instances):
                 // A changed record that is gone after all: leave it out.
                 let present = positions.filter { decoded.run.isPresent($0) }

@@ -175,7 +175,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
             if plan.exact && !deduplicates && complete && found.count == 0 {
                 // Every candidate matches: the run as it is.
                 found = IdentifiedResults(
-                    keys: Array(entries.identifiers[positions]), hashes: Array(entries.hashes[positions]),
+                    sharing: entries.identifiers, positions, hashes: Array(entries.hashes[positions]),
                     instances: instances)
                 return nil
             }

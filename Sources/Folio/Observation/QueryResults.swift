@@ -7,7 +7,9 @@ import FolioStorage
 /// instead of building a new array each commit. No identifiers: a commit's changes are
 /// matched by sort key (``replacing(_:with:)``).
 struct QueryResults<Instance: Sendable>: Sendable {
-    private(set) var sortKeys: [[UInt8]] = []
+    /// A slice: results that are one run of a commit's entries share that commit's keys
+    /// (``init(sharing:_:instances:)``) instead of copying a reference per result.
+    private var sortKeys: ArraySlice<[UInt8]> = []
     private(set) var instances: [Instance] = []
 
     var count: Int { instances.count }
@@ -16,8 +18,21 @@ struct QueryResults<Instance: Sendable>: Sendable {
 
     /// Results from parallel arrays of one length, in ascending sort-key order.
     init(sortKeys: [[UInt8]], instances: [Instance]) {
-        self.sortKeys = sortKeys
+        self.sortKeys = sortKeys[...]
         self.instances = instances
+    }
+
+    /// The results `keys[positions]` with their `instances`, in ascending sort-key order,
+    /// sharing `keys` when the run is at least a sixteenth of it (so results never keep
+    /// alive more than sixteen times their own keys), else copying the run.
+    init(sharing keys: [[UInt8]], _ positions: Range<Int>, instances: [Instance]) {
+        sortKeys = positions.count * 16 >= keys.count ? keys[positions] : Array(keys[positions])[...]
+        self.instances = instances
+    }
+
+    /// The sort key of the result at `position` (0 is the first).
+    func sortKey(_ position: Int) -> [UInt8] {
+        sortKeys[sortKeys.startIndex + position]
     }
 
     mutating func append(_ sortKey: [UInt8], _ instance: Instance) {
@@ -43,8 +58,8 @@ struct QueryResults<Instance: Sendable>: Sendable {
     /// Whether one of the sorted `keys` is a result's sort key (binary searches).
     func containsAny(_ keys: ArraySlice<[UInt8]>) -> Bool {
         keys.contains { key in
-            let position = partitionPoint(count) { KeyBytes.compare(sortKeys[$0], key) >= 0 }
-            return position < count && sortKeys[position] == key
+            let position = partitionPoint(count) { KeyBytes.compare(sortKey($0), key) >= 0 }
+            return position < count && sortKey(position) == key
         }
     }
 
@@ -54,16 +69,17 @@ struct QueryResults<Instance: Sendable>: Sendable {
         if keys.count * (Int.bitWidth - count.leadingZeroBitCount) < count {
             // Few keys: a binary search each.
             for key in keys {
-                let position = partitionPoint(count) { KeyBytes.compare(sortKeys[$0], key) >= 0 }
-                if position < count && sortKeys[position] == key { positions.append(position) }
+                let position = partitionPoint(count) { KeyBytes.compare(sortKey($0), key) >= 0 }
+                if position < count && sortKey(position) == key { positions.append(position) }
             }
         } else {
             // Many: one walk over both sorted sequences.
             var next = keys.startIndex
-            for position in sortKeys.indices {
-                while next < keys.endIndex && KeyBytes.compare(keys[next], sortKeys[position]) < 0 { next += 1 }
+            for position in 0..<count {
+                let sortKey = sortKey(position)
+                while next < keys.endIndex && KeyBytes.compare(keys[next], sortKey) < 0 { next += 1 }
                 guard next < keys.endIndex else { break }
-                if keys[next] == sortKeys[position] {
+                if keys[next] == sortKey {
                     positions.append(position)
                     next += 1
                 }
@@ -98,7 +114,8 @@ struct QueryResults<Instance: Sendable>: Sendable {
     }
 
     private mutating func append(contentsOf other: QueryResults, _ positions: Range<Int>) {
-        sortKeys.append(contentsOf: other.sortKeys[positions])
+        let start = other.sortKeys.startIndex
+        sortKeys.append(contentsOf: other.sortKeys[(start + positions.lowerBound)..<(start + positions.upperBound)])
         instances.append(contentsOf: other.instances[positions])
     }
 
@@ -112,15 +129,15 @@ struct QueryResults<Instance: Sendable>: Sendable {
         var mine = 0, theirs = 0
         while mine < count && theirs < other.count {
             // The run of mine at or before their next key, found by binary search.
-            let key = other.sortKeys[theirs]
-            let end = mine + partitionPoint(count - mine) { KeyBytes.compare(sortKeys[mine + $0], key) > 0 }
+            let key = other.sortKey(theirs)
+            let end = mine + partitionPoint(count - mine) { KeyBytes.compare(sortKey(mine + $0), key) > 0 }
             if mine < end { result.append(contentsOf: self, mine..<end) }
             mine = end
             guard mine < count else { break }
-            let mineKey = sortKeys[mine]
+            let mineKey = sortKey(mine)
             let theirEnd =
                 theirs
-                + partitionPoint(other.count - theirs) { KeyBytes.compare(other.sortKeys[theirs + $0], mineKey) >= 0 }
+                + partitionPoint(other.count - theirs) { KeyBytes.compare(other.sortKey(theirs + $0), mineKey) >= 0 }
             result.append(contentsOf: other, theirs..<theirEnd)
             theirs = theirEnd
         }
