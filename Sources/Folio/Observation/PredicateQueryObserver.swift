@@ -127,26 +127,30 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         if results.count == 0 { return false }
         // No access range: any changed record may have been a result.
         if plan.parts.isEmpty { return results.remove(in: delta.changedIdentifiers) }
-        var keys: [[UInt8]] = [], hashes: [Int] = []
+        var runs: [(entries: ChangedEntries, positions: Range<Int>)] = []
         for part in plan.parts {
-            let entries: ChangedEntries, range: KeyRange
             if let index = part.index {
-                entries = delta.removed(index: index.name, unique: index.unique)
-                range = part.range.keyRange(index.suffixedRanges)
+                let entries = delta.removed(index: index.name, unique: index.unique)
+                runs.append((entries, entries.positions(in: part.range.keyRange(index.suffixedRanges))))
             } else {
-                entries = delta.removed(index: nil, unique: false)
-                range = part.range.keyRange(false)
+                let entries = delta.removed(index: nil, unique: false)
+                runs.append((entries, entries.positions(in: part.range.keyRange(false))))
             }
-            let positions = entries.positions(in: range)
-            keys += entries.identifiers[positions]
-            hashes += entries.hashes[positions]
         }
-        if keys.isEmpty { return false }
+        let count = runs.reduce(0) { $0 + $1.positions.count }
+        if count == 0 { return false }
         // The results are then exactly the records with an entry in the one range, so as
         // many changed ones there as results is all of them: no probe.
-        if wholeRange && keys.count >= results.count {
+        if wholeRange && count >= results.count {
             results = IdentifiedResults()
             return true
+        }
+        var keys: [[UInt8]] = [], hashes: [Int] = []
+        keys.reserveCapacity(count)
+        hashes.reserveCapacity(count)
+        for (entries, positions) in runs {
+            keys += entries.identifiers[positions]
+            hashes += entries.hashes[positions]
         }
         return results.remove(in: KeyTable(keys, hashes: hashes))
     }
