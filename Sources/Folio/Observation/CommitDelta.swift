@@ -93,11 +93,19 @@ final class CommitDelta: @unchecked Sendable {
                 keys.append(entry.key)
                 identifiers.append(entry.key)
             }
-            return ChangedEntries(keys: keys, identifiers: identifiers, hashes: keys.map(KeyTable.hash))
+            return ChangedEntries(
+                keys: keys, identifiers: identifiers, hashes: keys.map(KeyTable.hash), complete: true)
         }
         var found: [(entryKey: [UInt8], identifier: [UInt8])] = []
+        var complete = true
         for entry in entries where entry.kind != absent {
-            for value in record(entry.key)?.indexKeys[name] ?? [] {
+            // The change's kind says the record exists on this side: not finding it (a view
+            // missing or unreadable) leaves its entries unknown.
+            guard let stored = record(entry.key) else {
+                complete = false
+                continue
+            }
+            for value in stored.indexKeys[name] ?? [] {
                 found.append((IndexEntry.key(value: value, identifier: entry.key, unique: unique), entry.key))
             }
         }
@@ -108,7 +116,8 @@ final class CommitDelta: @unchecked Sendable {
             keys.append(key)
             identifiers.append(identifier)
         }
-        return ChangedEntries(keys: keys, identifiers: identifiers, hashes: identifiers.map(KeyTable.hash))
+        return ChangedEntries(
+            keys: keys, identifiers: identifiers, hashes: identifiers.map(KeyTable.hash), complete: complete)
     }
 }
 
@@ -119,6 +128,9 @@ struct ChangedEntries {
     let identifiers: [[UInt8]]
     /// The identifiers' ``KeyTable/hash(_:)`` hashes, for the results that keep them.
     let hashes: [Int]
+    /// False if a changed record could not be read on this side of the commit: its entries
+    /// are missing, and a query that relies on them must re-run (or match by identifier).
+    let complete: Bool
 
     var count: Int { keys.count }
 

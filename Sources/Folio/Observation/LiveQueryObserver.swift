@@ -97,6 +97,10 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
         let name = index?.name, unique = index?.unique ?? false
         let removed = delta.removed(index: name, unique: unique)
         let added = delta.added(index: name, unique: unique)
+        if !removed.complete || !added.complete {
+            if let view = delta.after { reload(at: view) }
+            return
+        }
         let gone = removed.keys[removed.positions(in: range)]
         let positions = added.positions(in: range)
         if gone.isEmpty && positions.isEmpty { return }
@@ -129,10 +133,11 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// changed record with an entry in the range.
     private func affects(_ delta: CommitDelta) -> Bool {
         let name = index?.name, unique = index?.unique ?? false
-        let removed = delta.removed(index: name, unique: unique)
+        let removed = delta.removed(index: name, unique: unique), added = delta.added(index: name, unique: unique)
+        if !removed.complete || !added.complete { return true }
         let gone = removed.keys[removed.positions(in: range)]
         if !gone.isEmpty && results.withLock({ $0.containsAny(gone) }) { return true }
-        return !delta.added(index: name, unique: unique).positions(in: range).isEmpty
+        return !added.positions(in: range).isEmpty
     }
 
     private func publish(_ ascending: [Instance]) {

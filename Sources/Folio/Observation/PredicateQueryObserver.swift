@@ -131,6 +131,8 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         for part in plan.parts {
             if let index = part.index {
                 let entries = delta.removed(index: index.name, unique: index.unique)
+                // Old entries unknown: match every changed identifier instead.
+                guard entries.complete else { return results.remove(in: delta.changedIdentifiers) }
                 runs.append((entries, entries.positions(in: part.range.keyRange(index.suffixedRanges))))
             } else {
                 let entries = delta.removed(index: nil, unique: false)
