@@ -15,6 +15,9 @@ let package = Package(
     targets: [
         // Instructions per decoded record under callgrind (Sources/decode-probe/main.swift).
         .executableTarget(name: "decode-probe", dependencies: [.product(name: "Folio", package: "Folio")]),
+        // Observe case 3 alone, profiled from the commit to the last delivery
+        // (Sources/live-probe/main.swift).
+        .executableTarget(name: "live-probe", dependencies: [.product(name: "Folio", package: "Folio")]),
         .executableTarget(
             name: "folio-bench",
             dependencies: [

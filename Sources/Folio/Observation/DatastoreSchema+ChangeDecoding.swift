@@ -36,17 +36,23 @@ extension DatastoreSchema {
         return result
     }
 
-    /// The new instance of `delta.added(index:)[position]`, decoded once for every live
-    /// query of the commit (a position lookup, no hashing).
+    /// The new instances of `added[positions]` (`delta.added(index: index, ...)`), decoded
+    /// once for every live query of the commit; a missing record is left out.
     func decodeAdded(
-        at position: Int, index: String, in delta: CommitDelta, cache: DecodedChanges<Format>,
-        added: [(entryKey: [UInt8], identifier: [UInt8])], core: PersistenceCore
-    ) -> Result<Format.Instance, FolioError>? {
-        if cache.added[index] == nil { cache.added[index] = Array(repeating: nil, count: added.count) }
-        if let known = cache.added[index]![position] { return known }
-        let result = decodeNew(added[position].identifier, in: delta, cache: cache, core: core)
-        cache.added[index]![position] = .some(result)
-        return result
+        _ positions: Range<Int>, index: String?, in delta: CommitDelta, cache: DecodedChanges<Format>,
+        added: ChangedEntries, core: PersistenceCore
+    ) -> (run: DecodedRun<Format.Instance>, instances: Result<[Format.Instance], FolioError>) {
+        let run: DecodedRun<Format.Instance>
+        if let known = cache.added[index] {
+            run = known
+        } else {
+            run = DecodedRun(count: added.count)
+            cache.added[index] = run
+        }
+        let instances = run.instances(positions) { position in
+            decodeNew(added.identifiers[position], in: delta, cache: cache, core: core)
+        }
+        return (run, instances)
     }
 
     func identifier(from key: [UInt8]) -> Format.Identifier? {

@@ -5,11 +5,12 @@ import FolioStorage
 
 /// A live query: the results of a range, kept up to date from each commit's changes.
 ///
-/// Without a limit it is maintained incrementally: results whose records changed are
-/// removed, and changed records whose new entries fall in the range are added (found by
-/// binary search among the commit's new entries, shared by every live query of the
-/// datastore, as are their decoded instances), so a commit costs the query what it changed,
-/// not a re-run. With a limit, an affected query is re-run on the new snapshot (what falls
+/// Without a limit it is maintained incrementally from the commit's changes in the range
+/// alone: the entries changed records had there are removed (each is a result), and the
+/// entries they have there now are added, both found by binary search among the commit's
+/// sorted entries and taken as runs (shared by every live query of the datastore, as are
+/// the decoded instances), so a commit costs the query what it changed in its range, not a
+/// re-run, and a commit that changes nothing there costs two binary searches. With a limit, an affected query is re-run on the new snapshot (what falls
 /// past the limit is unknown).
 final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
     typealias Instance = Format.Instance
@@ -76,10 +77,9 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
                     throw .corruptRecord(
                         datastore: schema.key, detail: "index \(index.name) refers to a missing record")
                 }
-                found.append(
-                    entry.key, decoded.identifier, try schema.decode(bytes, identifier: decoded.identifier, core: core))
+                found.append(entry.key, try schema.decode(bytes, identifier: decoded.identifier, core: core))
             } else {
-                found.append(entry.key, entry.key, try schema.decode(entry.value, identifier: entry.key, core: core))
+                found.append(entry.key, try schema.decode(entry.value, identifier: entry.key, core: core))
             }
         }
         if order == .descending { found.reverse() }
@@ -92,78 +92,52 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
             reload(at: view)
             return
         }
-        var failure: FolioError?
-        let cache = delta.decoded(Format.self)
+        // Only the commit's changes in the range: the entries changed records had there
+        // (each one a result: the results were exact) and the entries they have now.
+        let name = index?.name, unique = index?.unique ?? false
+        let removed = delta.removed(index: name, unique: unique)
+        let added = delta.added(index: name, unique: unique)
+        if !removed.complete || !added.complete {
+            if let view = delta.after { reload(at: view) }
+            return
+        }
+        let gone = removed.keys[removed.positions(in: range)]
+        let positions = added.positions(in: range)
+        if gone.isEmpty && positions.isEmpty { return }
+        var additions = QueryResults<Instance>()
+        if !positions.isEmpty {
+            let decoded = schema.decodeAdded(
+                positions, index: name, in: delta, cache: delta.decoded(Format.self), added: added, core: core)
+            switch decoded.instances {
+            case .failure(let error):
+                channel.push(.failure(error))
+                channel.finish()
+                return
+            case .success(let instances) where instances.count == positions.count:
+                additions = QueryResults(sharing: added.keys, positions, instances: instances)
+            case .success(let instances):
+                // A changed record that is gone after all: leave it out.
+                let present = positions.filter { decoded.run.isPresent($0) }
+                additions = QueryResults(sortKeys: present.map { added.keys[$0] }, instances: instances)
+            }
+        }
         let changed = results.withLock { results -> [Instance]? in
-            // Remove every result whose record changed.
-            var affected = results.removeAll { delta.changed($0) }
-            // The changed records' entries that fall in the range, found by binary search in
-            // the commit's sorted changes: already in sort-key order, so they merge with the
-            // kept results in one pass (inserting one at a time would cost a whole result
-            // set per insert when a commit rotates the results).
-            var additions = QueryResults<Instance>()
-            if let index {
-                let added = delta.added(index: index.name, unique: index.unique)
-                var position = lowerPosition(added.count) { added[$0].entryKey }
-                while position < added.count, range.isBelowUpper(added[position].entryKey) {
-                    switch schema.decodeAdded(
-                        at: position, index: index.name, in: delta, cache: cache, added: added, core: core)
-                    {
-                    case .success(let instance)?:
-                        additions.append(added[position].entryKey, added[position].identifier, instance)
-                    case .failure(let error)?: failure = error
-                    case nil: break
-                    }
-                    position += 1
-                }
-            } else {
-                var position = lowerPosition(delta.entries.count) { delta.entries[$0].key }
-                while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
-                    let key = delta.entries[position].key
-                    if delta.entries[position].kind != .deleted {
-                        switch schema.decodeNew(key, in: delta, cache: cache, core: core) {
-                        case .success(let instance)?: additions.append(key, key, instance)
-                        case .failure(let error)?: failure = error
-                        case nil: break
-                        }
-                    }
-                    position += 1
-                }
-            }
-            if additions.count > 0 {
-                affected = true
-                results = results.merged(with: additions)
-            }
-            return affected ? results.instances : nil
+            guard let replaced = results.replacing(gone, with: additions) else { return nil }
+            results = replaced
+            return replaced.instances
         }
-        if let failure {
-            channel.push(.failure(failure))
-            channel.finish()
-        } else if let changed {
-            publish(changed)
-        }
+        if let changed { publish(changed) }
     }
 
     /// Whether a commit touches the query: a changed record among the results, or a
     /// changed record with an entry in the range.
     private func affects(_ delta: CommitDelta) -> Bool {
-        if results.withLock({ $0.identifiers.contains { delta.changed($0) } }) { return true }
-        if let index {
-            let added = delta.added(index: index.name, unique: index.unique)
-            let position = lowerPosition(added.count) { added[$0].entryKey }
-            return position < added.count && range.isBelowUpper(added[position].entryKey)
-        }
-        var position = lowerPosition(delta.entries.count) { delta.entries[$0].key }
-        while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
-            if delta.entries[position].kind != .deleted { return true }
-            position += 1
-        }
-        return false
-    }
-
-    /// The first of `count` sorted keys (`key(i)`) at or above the range's lower bound.
-    private func lowerPosition(_ count: Int, key: (Int) -> [UInt8]) -> Int {
-        partitionPoint(count) { range.isAboveLower(key($0)) }
+        let name = index?.name, unique = index?.unique ?? false
+        let removed = delta.removed(index: name, unique: unique), added = delta.added(index: name, unique: unique)
+        if !removed.complete || !added.complete { return true }
+        let gone = removed.keys[removed.positions(in: range)]
+        if !gone.isEmpty && results.withLock({ $0.containsAny(gone) }) { return true }
+        return !added.positions(in: range).isEmpty
     }
 
     private func publish(_ ascending: [Instance]) {

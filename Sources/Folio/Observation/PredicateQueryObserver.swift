@@ -34,7 +34,7 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     nonisolated(unsafe) let plan: QueryPlanner<Format>.Plan
     let channel = EventChannel<Swift.Result<[Instance], FolioError>>(policy: .keepLatest)
     /// Queue-confined state (the hub's serial queue): the results in order.
-    private let results = Mutex<[(key: [UInt8], instance: Instance)]>([])
+    private let results = Mutex(IdentifiedResults<Instance>())
 
     /// `usable`: the indexes built when the query starts (nil: all declared ones); `gaps`:
     /// the records they leave out then.
@@ -54,10 +54,16 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
         // order, are in result order too. Not a merge join's scan: its results are in
         // identifier order, not in the order of the index entries it reads.
         inScanOrder = !plan.sorts && plan.parts.count == 1 && !plan.merges
+        wholeRange =
+            plan.exact && plan.parts.count == 1 && !plan.deduplicates && limit == nil
+            && plan.identifierRanges.isEmpty
     }
 
     /// Whether candidates come in result order (see ``merged(_:with:)``).
     private let inScanOrder: Bool
+    /// Whether the results are every record with an entry in the plan's one range: one
+    /// exact scan, no limit, nothing dropped by identifier.
+    private let wholeRange: Bool
 
     var observedTree: String { schema.recordsTree }
 
@@ -70,8 +76,9 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
             // Through the plan made at start, over the indexes built then.
             let found = try QueryExecution(schema: schema, core: core)
                 .run(plan, predicate: compiled, sortBy: sortBy, limit: limit, source: .view(view))
-            results.withLock { $0 = found }
-            channel.push(.success(found.map(\.instance)))
+            let kept = IdentifiedResults(found)
+            results.withLock { $0 = kept }
+            channel.push(.success(kept.instances))
         } catch {
             channel.push(.failure(error))
             channel.finish()
@@ -79,33 +86,22 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     }
 
     func apply(_ delta: CommitDelta) {
-        let cache = delta.decoded(Format.self)
-        var failure: FolioError?
+        let additions: IdentifiedResults<Instance>
+        switch candidates(in: delta, cache: delta.decoded(Format.self)) {
+        case .failure(let error):
+            channel.push(.failure(error))
+            channel.finish()
+            return
+        case .success(let found):
+            additions = found
+        }
         var rerun = false
         let changed = results.withLock { results -> [Instance]? in
             let wasFull = limit.map { results.count >= $0 } ?? false
-            let before = results.count
-            results.removeAll { delta.changed($0.key) }
-            let removed = results.count < before
-            var additions: [Result] = []
-            for (key, decoded) in candidates(in: delta, cache: cache) {
-                switch decoded {
-                case .success(let instance)?:
-                    do {
-                        guard try plan.exact || compiled.evaluate(instance) else { continue }
-                    } catch {
-                        failure = .predicateFailed(datastore: schema.key, reason: "\(error)")
-                        return nil
-                    }
-                    additions.append((key: key, instance: instance))
-                case .failure(let error)?:
-                    failure = error
-                    return nil
-                case nil:
-                    break
-                }
-            }
-            let added = !additions.isEmpty
+            // Every result whose record changed goes; those that still match come back among
+            // the additions.
+            let removed = remove(from: &results, delta)
+            let added = additions.count > 0
             if added { results = merged(results, with: additions) }
             if let limit {
                 if removed && wasFull {
@@ -114,65 +110,113 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
                 }
                 if results.count > limit { results.removeLast(results.count - limit) }
             }
-            return removed || added ? results.map(\.instance) : nil
+            return removed || added ? results.instances : nil
         }
-        if let failure {
-            channel.push(.failure(failure))
-            channel.finish()
-        } else if rerun, let view = delta.after {
+        if rerun, let view = delta.after {
             reload(at: view)
         } else if let changed {
             channel.push(.success(changed))
         }
     }
 
-    /// The changed records that may now match, each with its identifier key and new
-    /// instance (nil: deleted, which the removal already handled), without duplicates.
-    private func candidates(
-        in delta: CommitDelta, cache: DecodedChanges<Format>
-    )
-        -> [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)]
-    {
-        if plan.parts.isEmpty {
-            return delta.entries.filter { $0.kind != .deleted }.map {
-                ($0.key, schema.decodeNew($0.key, in: delta, cache: cache, core: core))
-            }
-        }
-        var found: [(key: [UInt8], decoded: Swift.Result<Instance, FolioError>?)] = []
-        // Only a union or a many-to-many index can name a record twice.
-        let deduplicates = plan.deduplicates
-        var seen = Set<[UInt8]>()
+    /// Removes the results whose record changed; whether any went. Only the changed records
+    /// that were in the plan's ranges before the commit can be results (every result was
+    /// found through them), so a commit with none there costs a binary search per range;
+    /// otherwise each result is probed (its hash is kept) against those records.
+    private func remove(from results: inout IdentifiedResults<Instance>, _ delta: CommitDelta) -> Bool {
+        if results.count == 0 { return false }
+        // No access range: any changed record may have been a result.
+        if plan.parts.isEmpty { return results.remove(in: delta.changedIdentifiers) }
+        var runs: [(entries: ChangedEntries, positions: Range<Int>)] = []
         for part in plan.parts {
             if let index = part.index {
-                let range = part.range.keyRange(index.suffixedRanges)
-                let added = delta.added(index: index.name, unique: index.unique)
-                var position = partitionPoint(added.count) { range.isAboveLower(added[$0].entryKey) }
-                while position < added.count, range.isBelowUpper(added[position].entryKey) {
-                    let identifier = added[position].identifier
-                    if !deduplicates || seen.insert(identifier).inserted {
-                        found.append(
-                            (
-                                identifier,
-                                schema.decodeAdded(
-                                    at: position, index: index.name, in: delta, cache: cache,
-                                    added: added, core: core)
-                            ))
-                    }
-                    position += 1
-                }
+                let entries = delta.removed(index: index.name, unique: index.unique)
+                // Old entries unknown: match every changed identifier instead.
+                guard entries.complete else { return results.remove(in: delta.changedIdentifiers) }
+                runs.append((entries, entries.positions(in: part.range.keyRange(index.suffixedRanges))))
             } else {
-                let range = part.range.keyRange(false)
-                var position = partitionPoint(delta.entries.count) { range.isAboveLower(delta.entries[$0].key) }
-                while position < delta.entries.count, range.isBelowUpper(delta.entries[position].key) {
-                    let entry = delta.entries[position]
-                    if entry.kind != .deleted, !deduplicates || seen.insert(entry.key).inserted {
-                        found.append((entry.key, schema.decodeNew(entry.key, in: delta, cache: cache, core: core)))
-                    }
-                    position += 1
-                }
+                let entries = delta.removed(index: nil, unique: false)
+                runs.append((entries, entries.positions(in: part.range.keyRange(false))))
             }
         }
-        return found
+        let count = runs.reduce(0) { $0 + $1.positions.count }
+        if count == 0 { return false }
+        // The results are then exactly the records with an entry in the one range, so as
+        // many changed ones there as results is all of them: no probe.
+        if wholeRange && count >= results.count {
+            results = IdentifiedResults()
+            return true
+        }
+        var keys: [[UInt8]] = [], hashes: [Int] = []
+        keys.reserveCapacity(count)
+        hashes.reserveCapacity(count)
+        for (entries, positions) in runs {
+            keys += entries.identifiers[positions]
+            hashes += entries.hashes[positions]
+        }
+        return results.remove(in: KeyTable(keys, hashes: hashes))
+    }
+
+    /// The changed records that now match, with their identifier keys, in the plan's scan
+    /// order, without duplicates: those whose new entry in the plan's index, or identifier,
+    /// falls in the plan's ranges (every changed record, without an access range).
+    private func candidates(
+        in delta: CommitDelta, cache: DecodedChanges<Format>
+    ) -> Swift.Result<IdentifiedResults<Instance>, FolioError> {
+        var found = IdentifiedResults<Instance>()
+        // Only a union or a many-to-many index can name a record twice.
+        let deduplicates = plan.deduplicates
+        var seen = Set<HashedKey>()
+        /// Adds the matching records of `entries[positions]`; the first failure, if any.
+        func take(_ entries: ChangedEntries, _ positions: Range<Int>, index: String?) -> FolioError? {
+            guard !positions.isEmpty else { return nil }
+            let decoded = schema.decodeAdded(
+                positions, index: index, in: delta, cache: cache, added: entries, core: core)
+            let instances: [Instance]
+            switch decoded.instances {
+            case .failure(let error): return error
+            case .success(let decoded): instances = decoded
+            }
+            let complete = instances.count == positions.count
+            if plan.exact && !deduplicates && complete && found.count == 0 {
+                // Every candidate matches: the run as it is.
+                found = IdentifiedResults(
+                    sharing: entries.identifiers, positions, hashes: Array(entries.hashes[positions]),
+                    instances: instances)
+                return nil
+            }
+            let present = complete ? Array(positions) : positions.filter { decoded.run.isPresent($0) }
+            for (offset, position) in present.enumerated() {
+                let identifier = entries.identifiers[position]
+                if deduplicates && !seen.insert(HashedKey(identifier)).inserted { continue }
+                do {
+                    guard try plan.exact || compiled.evaluate(instances[offset]) else { continue }
+                } catch {
+                    return .predicateFailed(datastore: schema.key, reason: "\(error)")
+                }
+                found.append(identifier, hash: entries.hashes[position], instances[offset])
+            }
+            return nil
+        }
+        if plan.parts.isEmpty {
+            let entries = delta.added(index: nil, unique: false)
+            if let failure = take(entries, 0..<entries.count, index: nil) { return .failure(failure) }
+            return .success(found)
+        }
+        for part in plan.parts {
+            let entries: ChangedEntries, range: KeyRange
+            if let index = part.index {
+                entries = delta.added(index: index.name, unique: index.unique)
+                range = part.range.keyRange(index.suffixedRanges)
+            } else {
+                entries = delta.added(index: nil, unique: false)
+                range = part.range.keyRange(false)
+            }
+            if let failure = take(entries, entries.positions(in: range), index: part.index?.name) {
+                return .failure(failure)
+            }
+        }
+        return .success(found)
     }
 
     /// `results` and `additions` in one sorted array. The additions come in the plan's scan
@@ -181,28 +225,31 @@ final class PredicateQueryObserver<Format: DatastoreFormat>: HubObserver {
     /// comparison at all when the results are empty (a commit that replaced them all).
     /// Otherwise they are sorted first. One pass either way: inserting one at a time would
     /// move the whole array per insert.
-    private func merged(_ results: [Result], with additions: [Result]) -> [Result] {
+    private func merged(
+        _ results: IdentifiedResults<Instance>, with additions: IdentifiedResults<Instance>
+    ) -> IdentifiedResults<Instance> {
         var additions = additions
         if inScanOrder {
             if plan.direction == .reverse { additions.reverse() }
         } else {
-            additions.sort(by: precedes)
+            additions = additions.reordered(
+                Array(0..<additions.count).sorted { precedes(additions[$0], additions[$1]) })
         }
-        if results.isEmpty { return additions }
-        var merged: [Result] = []
-        merged.reserveCapacity(results.count + additions.count)
+        if results.count == 0 { return additions }
+        var merged = IdentifiedResults<Instance>()
+        merged.reserve(results.count + additions.count)
         var i = 0, j = 0
         while i < results.count && j < additions.count {
             if precedes(additions[j], results[i]) {
-                merged.append(additions[j])
+                merged.append(additions, at: j)
                 j += 1
             } else {
-                merged.append(results[i])
+                merged.append(results, at: i)
                 i += 1
             }
         }
-        merged.append(contentsOf: results[i...])
-        merged.append(contentsOf: additions[j...])
+        merged.append(contentsOf: results, i..<results.count)
+        merged.append(contentsOf: additions, j..<additions.count)
         return merged
     }
 
