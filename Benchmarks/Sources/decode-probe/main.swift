@@ -96,6 +96,12 @@ func run() async throws -> Int {
             for id in Int64(1)...Int64(n) {
                 sum &+= try await records.first(where: #Predicate { $0.id == id })!.priority
             }
+        } else if mode == "sorted" {
+            let sorted = try await records.fetch(
+                where: #Predicate<CrudRecord> { $0.priority >= 9_000 },
+                sortBy: [SortDescriptor(\CrudRecord.title, comparator: .lexical)], limit: 20
+            ).collect()
+            sum &+= sorted.count
         } else if mode == "scan" {
             for try await record in records.load(...) where record.color == 1 { sum &+= record.priority }
         } else {
