@@ -96,6 +96,16 @@ func run() async throws -> Int {
             for id in Int64(1)...Int64(n) {
                 sum &+= try await records.first(where: #Predicate { $0.id == id })!.priority
             }
+        } else if mode == "commit" {
+            // Single-record durable commits: each a `persist` of a changed record outside a
+            // transaction (folio-bench's update-individual); `count` is the number of commits.
+            for id in Int64(1)...Int64(count) {
+                var record = CrudRecord.make(id: id, n: n)
+                record.tag = "tag-commit"
+                try await records.persist(record)
+                sum &+= 1
+            }
+            break
         } else if mode == "sorted" {
             let sorted = try await records.fetch(
                 where: #Predicate<CrudRecord> { $0.priority >= 9_000 },
