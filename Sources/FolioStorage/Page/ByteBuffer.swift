@@ -19,12 +19,19 @@ package struct ByteWriter {
         bytes.append(UInt8(truncatingIfNeeded: value >> 8))
     }
 
+    // Byte by byte rather than `append(contentsOf:)` of the value's bytes: that generic
+    // append was the largest single cost of encoding a branch page (callgrind, a
+    // single-record commit), where these inline to a store each.
     package mutating func append(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(truncatingIfNeeded: value))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
     }
 
     package mutating func append(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(UInt32(truncatingIfNeeded: value))
+        append(UInt32(truncatingIfNeeded: value >> 32))
     }
 
     package mutating func append(bytes other: [UInt8]) { bytes.append(contentsOf: other) }
