@@ -107,17 +107,23 @@ struct PageAppender {
         return try finishPage(at: offset, cached: try writtenNode(from: pageStart, at: offset))
     }
 
+    /// A branch is cached as the node it was written from, not parsed back from its bytes:
+    /// parsing a branch of a hundred separators, and later freeing that second node, was a
+    /// tenth of a single-record commit's instructions (callgrind). Its separators are slices
+    /// of the pages and arrays they came from, so a cached branch may keep one older page
+    /// alive beyond the cache's count of it; branches are about one page in a fan-out's
+    /// worth, so that overhang is a small fraction of the cache.
     mutating func appendBranch(_ branch: BranchNode) throws(StorageError) -> PageAddress {
-        let offset = position, pageStart = buffer.count
+        let offset = position
         TreePage.encodeBranch(
             keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: try writtenNode(from: pageStart, at: offset))
+        return try finishPage(at: offset, cached: collectsCacheEntries ? .node(.branch(branch)) : nil)
     }
 
-    /// The page just encoded from `pageStart` of the buffer, as the cache will hold it: read in
-    /// place from a copy of its own bytes, so a cached page keeps alive exactly the bytes it
-    /// was written with (its node's keys would otherwise be slices of older pages and of the
-    /// transaction's arrays, which the cache's byte count would not see).
+    /// The leaf just encoded from `pageStart` of the buffer, as the cache will hold it: read
+    /// in place from a copy of its own bytes, so a cached leaf keeps alive exactly the bytes
+    /// it was written with (its values would otherwise be slices of the older page it was
+    /// copied from, as large as itself, which the cache's byte count would not see).
     private func writtenNode(from pageStart: Int, at offset: UInt64) throws(StorageError) -> CachedPage? {
         guard collectsCacheEntries else { return nil }
         let bytes = Array(buffer.bytes[pageStart...])
