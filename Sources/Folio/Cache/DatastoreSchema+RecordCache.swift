@@ -55,20 +55,9 @@ extension DatastoreSchema {
     /// A record a scan has read (`bytes`, stored under `identifier`), decoded, or the cached
     /// instance when the cache holds it for the source's generation. Does not fill the cache.
     func decode(
-        _ bytes: [UInt8], identifier: [UInt8], source: ReadSource, core: PersistenceCore
-    ) throws(FolioError) -> Format.Instance {
-        try decode(bytes[...], identifier: identifier[...], source: source, core: core)
-    }
-
-    func decode(
         _ bytes: ArraySlice<UInt8>, identifier: [UInt8], source: ReadSource, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
-        if let cache = recordCache(core), let generation = source.cacheGeneration,
-            let cached = cached(identifier, generation: generation, in: cache)
-        {
-            return cached
-        }
-        return try decode(bytes, identifier: identifier[...], core: core)
+        try decode(bytes, identifier: identifier[...], cacheKey: { identifier }, source: source, core: core)
     }
 
     /// ``decode(_:identifier:source:core:)`` of a record read in place: the identifier is
@@ -76,8 +65,15 @@ extension DatastoreSchema {
     func decode(
         _ bytes: ArraySlice<UInt8>, identifier: ArraySlice<UInt8>, source: ReadSource, core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {
+        try decode(bytes, identifier: identifier, cacheKey: { Array(identifier) }, source: source, core: core)
+    }
+
+    private func decode(
+        _ bytes: ArraySlice<UInt8>, identifier: ArraySlice<UInt8>, cacheKey: () -> [UInt8], source: ReadSource,
+        core: PersistenceCore
+    ) throws(FolioError) -> Format.Instance {
         if let cache = recordCache(core), let generation = source.cacheGeneration,
-            let cached = cached(Array(identifier), generation: generation, in: cache)
+            let cached = cached(cacheKey(), generation: generation, in: cache)
         {
             return cached
         }

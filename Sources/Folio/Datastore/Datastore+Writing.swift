@@ -50,7 +50,7 @@ extension Datastore where Access == ReadWrite {
                     try transaction.get(key, in: schema.recordsTree)
                 })
             else { return nil }
-            let instance = try schema.decode(bytes, identifier: key, core: core)
+            let instance = try schema.decode(bytes[...], identifier: key, core: core)
             try IndexMaintenance.delete(key, schema: schema, in: transaction)
             return instance
         }

@@ -205,13 +205,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         }
     }
 
-    /// Decodes stored record bytes (the read path: the header is skipped, not parsed into
-    /// index keys, and the JSON is decoded where it lies, without a copy).
-    func decode(_ bytes: [UInt8], identifier: [UInt8], core: PersistenceCore) throws(FolioError) -> Format.Instance {
-        try decode(bytes[...], identifier: identifier[...], core: core)
-    }
-
-    /// Decodes stored record bytes read in place (a slice of the page that holds them).
+    /// Decodes stored record bytes read in place (a slice of the page that holds them): the
+    /// header is skipped, not parsed into index keys, and the JSON is decoded where it lies.
     func decode(
         _ bytes: ArraySlice<UInt8>, identifier: [UInt8], core: PersistenceCore
     ) throws(FolioError) -> Format.Instance {

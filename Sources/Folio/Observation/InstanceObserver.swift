@@ -54,7 +54,7 @@ final class InstanceObserver<Format: DatastoreFormat>: HubObserver {
                 end()
                 return
             }
-            channel.push(.value(try schema.decode(bytes, identifier: identifier, core: core)))
+            channel.push(.value(try schema.decode(bytes[...], identifier: identifier, core: core)))
         } catch {
             channel.push(.failure(error))
         }

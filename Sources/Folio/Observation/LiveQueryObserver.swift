@@ -77,9 +77,9 @@ final class LiveQueryObserver<Format: DatastoreFormat>: HubObserver {
                     throw .corruptRecord(
                         datastore: schema.key, detail: "index \(index.name) refers to a missing record")
                 }
-                found.append(entry.key, try schema.decode(bytes, identifier: decoded.identifier, core: core))
+                found.append(entry.key, try schema.decode(bytes[...], identifier: decoded.identifier, core: core))
             } else {
-                found.append(entry.key, try schema.decode(entry.value, identifier: entry.key, core: core))
+                found.append(entry.key, try schema.decode(entry.value[...], identifier: entry.key, core: core))
             }
         }
         if order == .descending { found.reverse() }
