@@ -11,6 +11,8 @@ import Folio
 //   decode-probe update DIR K       K calls of `update(where: priority >= 0)` setting every tag
 //   decode-probe range DIR K        K queries of `fetch(where: (4000..<5000).contains(priority))`
 //   decode-probe point DIR K        K passes of `first(where: id == x)` over every id
+//   decode-probe commit DIR K       K durable single-record commits (`persist` of a changed tag)
+//   decode-probe icommit DIR K      the same, each also changing the indexed priority
 // Per record: run K = 1 and K = 2 under `valgrind --tool=callgrind` on fresh copies of the
 // store; (instructions(2) - instructions(1)) / 10,000.
 
@@ -102,6 +104,16 @@ func run() async throws -> Int {
             for id in Int64(1)...Int64(count) {
                 var record = CrudRecord.make(id: id, n: n)
                 record.tag = "tag-commit"
+                try await records.persist(record)
+                sum &+= 1
+            }
+            break
+        } else if mode == "icommit" {
+            // As `commit`, but each update also changes the indexed priority
+            // (folio-bench's update-indexed-individual).
+            for id in Int64(1)...Int64(count) {
+                var record = CrudRecord.make(id: id, n: n)
+                record.priority = (record.priority + 37) % n
                 try await records.persist(record)
                 sum &+= 1
             }

@@ -26,9 +26,11 @@ enum CrudSuite {
             if let hot = workloads.getHot(dataset) { try await context.measure(hot) }
             try await context.measure(workloads.rangeIndex(dataset))
             try await context.measure(workloads.updateIndividual(dataset))
+            try await context.measure(workloads.updateIndexedIndividual(dataset))
             try await context.measure(workloads.deleteBatch(dataset))
             try await context.measure(workloads.openCold(dataset))
             try await context.measure(workloads.mtInsert(n: n))
+            try await context.measure(workloads.mtInsertDisjoint(n: n))
             try await context.measure(workloads.mtUpdateIndividual(dataset))
             try await context.measure(workloads.queryScan(dataset))
             try await context.measure(workloads.queryIndexed(dataset))

@@ -83,6 +83,15 @@ protocol CrudSystem: AnyObject, Sendable {
     /// through the query API: a condition on the `priority` index and one on the primary key.
     func query(priorityFrom lower: Int, below upper: Int, idAtMost maximumID: Int64) async throws -> [CrudRecord]
 
+    /// `mt-insert-disjoint`: inserts `records` (new ids) in one transaction into partition
+    /// `partition` (0 ..< ``Sizes/concurrentWriters``): a collection of its own (Folio: a
+    /// datastore, GRDB: a table) with the same columns and `priority` index as the main one,
+    /// so that writers of different partitions touch nothing in common.
+    func insert(_ records: [CrudRecord], intoPartition partition: Int) async throws
+
+    /// The record `id` of partition `partition`, or nil.
+    func fetch(id: Int64, fromPartition partition: Int) async throws -> CrudRecord?
+
     /// Makes everything durable, releases the store's files (another process may open them
     /// next) and closes. The object is not used again.
     func close() async throws

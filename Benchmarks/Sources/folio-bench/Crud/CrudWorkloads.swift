@@ -7,7 +7,8 @@ struct CrudWorkloads {
     /// The crud suite's workload names, in report order.
     static let names = [
         "insert-batch", "scan-filter", "scan-decode-filter", "get-by-id", "get-hot", "range-index",
-        "update-individual", "delete-batch", "open-cold", "mt-insert", "mt-update-individual",
+        "update-individual", "update-indexed-individual", "delete-batch", "open-cold", "mt-insert",
+        "mt-insert-disjoint", "mt-update-individual",
         "query-scan", "query-indexed", "point-query", "update-where", "delete-where", "query-sorted-limit",
         "query-compound", "get-by-id-2-tasks", "range-index-2-tasks",
     ]
@@ -223,6 +224,35 @@ struct CrudWorkloads {
         }
     }
 
+    /// n updates in a random order, one transaction each, that also change the indexed field
+    /// (`priority`): each commit removes an index entry and adds one besides the record.
+    func updateIndexedIndividual(_ dataset: CrudDataset) -> Workload {
+        let system = system, scratch = scratch, durability = durability, fixtures = fixtures
+        let updated = dataset.shuffledIDs(seed: 13).map { id -> CrudRecord in
+            var record = dataset.records[Int(id) - 1]
+            record.title = "updated-indexed-\(id)"
+            record.priority = (record.priority + 37) % max(dataset.n, 1)
+            return record
+        }
+        return workload(
+            "update-indexed-individual", n: dataset.n, operations: dataset.n,
+            notes: ["title and the indexed priority changed, one transaction per record; bytes on disk after closing"]
+        ) { run in
+            let path = try scratch.copy(
+                try await fixtures.directory(system, dataset), label: "\(system.systemName)-update-indexed")
+            defer { scratch.remove(path) }
+            let store = try await system.open(directory: path, durability: durability)
+            try await run.measure { for record in updated { try await store.update(record) } }
+            try expect(
+                try await store.fetch(id: updated[0].id) == updated[0], "update-indexed-individual: record not updated")
+            let moved = try await store.fetchAll(priorityIn: updated[0].priority..<(updated[0].priority + 1))
+            try expect(
+                moved.contains(updated[0]), "update-indexed-individual: the index does not find the new priority")
+            try await store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
     /// 4 concurrent tasks updating records one transaction each (n in all, every task a
     /// quarter of them), on a fresh copy of the fixture: the workload group commit is for.
     /// Each task's update returns only when durable, as in update-individual.
@@ -328,6 +358,45 @@ struct CrudWorkloads {
                 let last = dataset.records[(writer + 1) * n - 1]
                 try expect(
                     try await store.fetch(id: last.id) == last, "mt-insert: writer \(writer)'s last record missing")
+            }
+            try await store.close()
+            run.bytesOnDisk = Scratch.bytesOnDisk(path)
+        }
+    }
+
+    /// mt-insert's work with every task writing a collection of its own (a Folio datastore,
+    /// a GRDB table): the writers touch nothing in common, so a store whose writers do not
+    /// wait for each other runs them at once.
+    func mtInsertDisjoint(n: Int) -> Workload {
+        let system = system, scratch = scratch, durability = durability
+        let writers = context.sizes.concurrentWriters, batch = context.sizes.concurrentBatch
+        let dataset = context.datasets.dataset(n * writers)
+        let slices: [[[CrudRecord]]] = (0..<writers).map { writer in
+            stride(from: writer * n, to: (writer + 1) * n, by: batch).map { start in
+                Array(dataset.records[start..<min(start + batch, (writer + 1) * n)])
+            }
+        }
+        return workload(
+            "mt-insert-disjoint", n: n, operations: n * writers,
+            notes: [
+                "\(writers) concurrent tasks x \(n) records, each into its own datastore/table, transactions of \(batch)"
+            ]
+        ) { run in
+            let path = try scratch.makeDirectory("\(system.systemName)-mt-disjoint")
+            defer { scratch.remove(path) }
+            let store = try await system.open(directory: path, durability: durability)
+            // Each partition's collection is created before the clock starts, as the main one is.
+            for writer in 0..<writers { _ = try await store.fetch(id: 0, fromPartition: writer) }
+            try await run.measure {
+                try await runConcurrently(writers) { writer in
+                    for records in slices[writer] { try await store.insert(records, intoPartition: writer) }
+                }
+            }
+            for writer in 0..<writers {
+                let last = dataset.records[(writer + 1) * n - 1]
+                try expect(
+                    try await store.fetch(id: last.id, fromPartition: writer) == last,
+                    "mt-insert-disjoint: writer \(writer)'s last record missing")
             }
             try await store.close()
             run.bytesOnDisk = Scratch.bytesOnDisk(path)

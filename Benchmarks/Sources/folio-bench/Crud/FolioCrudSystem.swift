@@ -17,6 +17,42 @@ struct CrudRecordFormat: DatastoreFormat {
     init() {}
 }
 
+/// A partition of `mt-insert-disjoint`: its number names the datastore.
+protocol CrudPartition: Sendable { static var number: Int { get } }
+enum CrudPartition0: CrudPartition { static let number = 0 }
+enum CrudPartition1: CrudPartition { static let number = 1 }
+enum CrudPartition2: CrudPartition { static let number = 2 }
+enum CrudPartition3: CrudPartition { static let number = 3 }
+
+/// ``CrudRecordFormat`` under the key `records-<partition>`: the datastores of
+/// `mt-insert-disjoint`, one per writer.
+struct CrudPartitionFormat<Partition: CrudPartition>: DatastoreFormat {
+    enum Version: Int, CaseIterable, Sendable { case one = 1 }
+    static var key: String { "records-\(Partition.number)" }
+    static var currentVersion: Version { .one }
+    typealias Instance = CrudRecord
+
+    let priority = Index(\CrudRecord.priority)
+
+    init() {}
+}
+
+/// One partition's datastore, behind closures so that the four formats share one array.
+struct CrudPartitionStore: Sendable {
+    let insert: @Sendable ([CrudRecord]) async throws -> Void
+    let fetch: @Sendable (Int64) async throws -> CrudRecord?
+
+    init<Partition: CrudPartition>(_ persistence: Persistence<ReadWrite>, _ partition: Partition.Type) {
+        let datastore = persistence.datastore(for: CrudPartitionFormat<Partition>.self)
+        insert = { records in
+            try await persistence.perform {
+                for record in records { try await datastore.persist(record) }
+            }
+        }
+        fetch = { id in try await datastore.load(id) }
+    }
+}
+
 /// Folio's side of the `crud` and `scale` suites: one `Persistence` per directory, one
 /// datastore of ``CrudRecordFormat``, Folio's own `Codable` path (its JSON encoding), the
 /// default 8 MiB page cache and automatic compaction, and the record cache OFF: these rows
@@ -32,9 +68,15 @@ final class FolioCrudSystem: CrudSystem {
     let persistence: Persistence<ReadWrite>
     let records: Datastore<CrudRecordFormat, ReadWrite>
 
+    let partitions: [CrudPartitionStore]
+
     private init(persistence: Persistence<ReadWrite>) {
         self.persistence = persistence
         records = persistence.datastore(for: CrudRecordFormat.self)
+        partitions = [
+            CrudPartitionStore(persistence, CrudPartition0.self), CrudPartitionStore(persistence, CrudPartition1.self),
+            CrudPartitionStore(persistence, CrudPartition2.self), CrudPartitionStore(persistence, CrudPartition3.self),
+        ]
     }
 
     /// Opens the persistence and uses the datastore once (`count()`, which reads no record),
@@ -60,6 +102,14 @@ final class FolioCrudSystem: CrudSystem {
         try await persistence.perform {
             for record in records { try await datastore.persist(record) }
         }
+    }
+
+    func insert(_ records: [CrudRecord], intoPartition partition: Int) async throws {
+        try await partitions[partition].insert(records)
+    }
+
+    func fetch(id: Int64, fromPartition partition: Int) async throws -> CrudRecord? {
+        try await partitions[partition].fetch(id)
     }
 
     func fetchAll(color: Int) async throws -> [CrudRecord] {

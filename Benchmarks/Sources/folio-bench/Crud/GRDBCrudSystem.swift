@@ -46,6 +46,48 @@ final class GRDBCrudSystem: CrudSystem {
         return GRDBCrudSystem(pool: pool)
     }
 
+    /// The table of `mt-insert-disjoint`'s partition `partition`: the main table's columns
+    /// and index, created on first use.
+    private func partitionTable(_ partition: Int) throws -> String {
+        let table = "record_\(partition)"
+        try pool.write { db in
+            try db.create(table: table, ifNotExists: true) { t in
+                t.primaryKey("id", .integer)
+                t.column("title", .text).notNull()
+                t.column("color", .integer).notNull()
+                t.column("tag", .text).notNull()
+                t.column("priority", .integer).notNull()
+                t.column("text", .text).notNull()
+            }
+            try db.create(indexOn: table, columns: ["priority"], options: .ifNotExists)
+        }
+        return table
+    }
+
+    /// Inserts through the record's `Codable` encoding (`databaseDictionary`) into a
+    /// partition's table: GRDB's record insert names the type's one table, so the row is
+    /// bound to a cached statement instead.
+    private func insertNow(_ records: [CrudRecord], intoPartition partition: Int) throws {
+        let table = "record_\(partition)"
+        try pool.write { db in
+            let statement = try db.cachedStatement(
+                sql: "INSERT INTO \(table) (id, title, color, tag, priority, text) VALUES (?, ?, ?, ?, ?, ?)")
+            for record in records {
+                let values = try record.databaseDictionary
+                try statement.execute(arguments: [
+                    values["id"], values["title"], values["color"], values["tag"], values["priority"], values["text"],
+                ])
+            }
+        }
+    }
+
+    private func fetchNow(id: Int64, fromPartition partition: Int) throws -> CrudRecord? {
+        let table = try partitionTable(partition)
+        return try pool.read { db in
+            try CrudRecord.fetchOne(db, sql: "SELECT * FROM \(table) WHERE id = ?", arguments: [id])
+        }
+    }
+
     func insert(_ records: [CrudRecord]) async throws { try insertNow(records) }
     func fetchAll(color: Int) async throws -> [CrudRecord] { try fetchAllNow(color: color) }
     func fetchEveryDecodedRecord(whereColorIs color: Int) async throws -> [CrudRecord] {
@@ -55,6 +97,12 @@ final class GRDBCrudSystem: CrudSystem {
     func fetchAll(priorityIn range: Range<Int>) async throws -> [CrudRecord] { try fetchAllNow(priorityIn: range) }
     func update(_ record: CrudRecord) async throws { try updateNow(record) }
     func delete(ids: [Int64]) async throws { try deleteNow(ids: ids) }
+    func insert(_ records: [CrudRecord], intoPartition partition: Int) async throws {
+        try insertNow(records, intoPartition: partition)
+    }
+    func fetch(id: Int64, fromPartition partition: Int) async throws -> CrudRecord? {
+        try fetchNow(id: id, fromPartition: partition)
+    }
     func query(color: Int) async throws -> [CrudRecord] { try queryNow(color: color) }
     func query(priorityFrom lower: Int, below upper: Int) async throws -> [CrudRecord] {
         try queryNow(priorityFrom: lower, below: upper)
