@@ -153,16 +153,35 @@ struct PageAppender {
         return CommitRecord.encode(record, liveBytesBeforePage: liveBytesBeforePage, into: &buffer, at: position)
     }
 
-    private mutating func foldBufferIntoRunChecksum() {
-        guard let crc = runCRC, buffer.count > checksummedInBuffer else { return }
+    /// Folds the buffered bytes not yet in the run checksum, up to `end` (the buffer's end by
+    /// default), by reading them. Pages are folded as they are sealed
+    /// (``foldSealedPageIntoRunChecksum(length:at:)``), so this reads only bytes outside
+    /// any page, of which a run has none today.
+    private mutating func foldBufferIntoRunChecksum(upTo end: Int? = nil) {
+        let end = end ?? buffer.count
+        guard let crc = runCRC, end > checksummedInBuffer else { return }
         runCRC = buffer.bytes.withUnsafeBytes {
-            RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[checksummedInBuffer...]))
+            RunChecksum.update(crc, UnsafeRawBufferPointer(rebasing: $0[checksummedInBuffer..<end]))
         }
+        checksummedInBuffer = end
+    }
+
+    /// The page just sealed at the end of the buffer enters the run checksum through its own
+    /// checksum: each byte of a commit is read once, by the page checksum, not a second time
+    /// for the run (RunChecksum's `update(_:sealedPageChecksum:length:fileOffset:)`).
+    private mutating func foldSealedPageIntoRunChecksum(length: Int, at offset: UInt64) {
+        guard runCRC != nil else { return }
+        let pageStart = buffer.count - length
+        foldBufferIntoRunChecksum(upTo: pageStart)
+        let stored = buffer.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: pageStart, as: UInt32.self) }
+        runCRC = RunChecksum.update(
+            runCRC!, sealedPageChecksum: UInt32(littleEndian: stored), length: length, fileOffset: offset)
         checksummedInBuffer = buffer.count
     }
 
     private mutating func finishPage(at offset: UInt64, cached: CachedPage?) throws(StorageError) -> PageAddress {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
+        foldSealedPageIntoRunChecksum(length: Int(address.length), at: offset)
         pageCount += 1
         if let cached {
             cacheEntries.append(
@@ -199,11 +218,11 @@ struct PageAppender {
         let allocated = file.allocatedLength
         guard end > allocated else { return }
         let target = end + Self.preallocationChunk(committedLength: start)
-        let zeros = [UInt8](repeating: 0, count: Self.chunkSize)
+        let zeros = ZeroBytes.buffer
         var position = end
         while position < target {
             let count = Int(min(UInt64(zeros.count), target - position))
-            try file.handle.write(count == zeros.count ? zeros : Array(zeros[0..<count]), at: position)
+            try file.handle.write(UnsafeRawBufferPointer(rebasing: zeros[0..<count]), at: position)
             position += UInt64(count)
         }
         file.allocatedLength = target

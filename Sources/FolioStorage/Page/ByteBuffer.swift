@@ -40,6 +40,21 @@ package struct ByteWriter {
 
     package mutating func appendZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
 
+    /// Appends `count` bytes that `body` writes through a ``RawByteCursor`` (which must write
+    /// exactly `count`): one capacity check for a whole page instead of one per field. The
+    /// space is zero-filled first, so a cursor that wrote less would leave zeros, never
+    /// stale bytes.
+    package mutating func append(count: Int, _ body: (inout RawByteCursor) -> Void) {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { buffer in
+            var cursor = RawByteCursor(UnsafeMutableRawBufferPointer(rebasing: buffer[start..<(start + count)]))
+            body(&cursor)
+            precondition(
+                cursor.position == count, "a page encoder wrote \(cursor.position) of the \(count) bytes it sized")
+        }
+    }
+
     /// Overwrites 4 bytes at `offset` with a little-endian value.
     package mutating func set(_ value: UInt32, at offset: Int) {
         bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
@@ -48,6 +63,43 @@ package struct ByteWriter {
     /// Overwrites 8 bytes at `offset` with a little-endian value.
     package mutating func set(_ value: UInt64, at offset: Int) {
         bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self) }
+    }
+}
+
+/// Writes little-endian integers and byte strings into space a ``ByteWriter`` sized for
+/// them (``ByteWriter/append(count:_:)``); each write is checked against that space.
+package struct RawByteCursor {
+    let buffer: UnsafeMutableRawBufferPointer
+    package private(set) var position = 0
+
+    init(_ buffer: UnsafeMutableRawBufferPointer) { self.buffer = buffer }
+
+    package mutating func write(_ value: UInt8) {
+        precondition(position < buffer.count, "page encoder overran its size")
+        buffer[position] = value
+        position += 1
+    }
+
+    package mutating func write(_ value: UInt16) { store(value.littleEndian) }
+    package mutating func write(_ value: UInt32) { store(value.littleEndian) }
+    package mutating func write(_ value: UInt64) { store(value.littleEndian) }
+
+    private mutating func store<T: FixedWidthInteger>(_ value: T) {
+        let size = MemoryLayout<T>.size
+        precondition(buffer.count - position >= size, "page encoder overran its size")
+        buffer.storeBytes(of: value, toByteOffset: position, as: T.self)
+        position += size
+    }
+
+    package mutating func write(bytes: ArraySlice<UInt8>) {
+        let count = bytes.count
+        precondition(buffer.count - position >= count, "page encoder overran its size")
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress, count > 0 {
+                (buffer.baseAddress! + position).copyMemory(from: base, byteCount: count)
+            }
+        }
+        position += count
     }
 }
 

@@ -19,3 +19,20 @@ enum RunChecksum {
     /// The value stored in the commit page.
     static func finish(_ crc: UInt32) -> UInt32 { ~crc }
 }
+
+extension RunChecksum {
+    /// Continues the running CRC over one sealed page from the page's own checksum, without
+    /// reading the page again: the run covers the page's bytes as written (stored checksum
+    /// included), and the page checksum covers its file offset and every byte after the
+    /// checksum field (Format.md §4), so with the register's linearity (`CRC32C.shift`)
+    ///
+    ///     update(s, c ‖ r) = shift(update(s, c) ⊕ update(~0, offset), |r|) ⊕ ~pageChecksum
+    ///
+    /// where `c` is the stored checksum's four bytes and `r` the rest of the page. Equal to
+    /// ``update(_:_:)`` over the page's bytes (RunChecksumShiftTests compares the two).
+    static func update(_ crc: UInt32, sealedPageChecksum checksum: UInt32, length: Int, fileOffset: UInt64) -> UInt32 {
+        let afterStoredChecksum = withUnsafeBytes(of: checksum.littleEndian) { CRC32C.update(crc, $0) }
+        let offsetRegister = withUnsafeBytes(of: fileOffset.littleEndian) { CRC32C.update(0xFFFF_FFFF, $0) }
+        return CRC32C.shift(afterStoredChecksum ^ offsetRegister, byZeroBytes: length - 4) ^ ~checksum
+    }
+}

@@ -59,22 +59,33 @@ enum TreePage {
         into writer: inout ByteWriter, at fileOffset: UInt64
     ) {
         let start = PageHeader.begin(&writer, kind: .leaf, count: keys.count, generation: generation)
+        // Sized first, then written in one piece (ByteWriter.append(count:_:)).
+        var size = 0
         for index in keys.indices {
-            let key = keys[index]
-            writer.append(UInt16(key.count))
             switch values[index] {
-            case .inline(let bytes):
-                writer.append(UInt8(0))
-                writer.append(bytes: key)
-                writer.append(UInt32(bytes.count))
-                writer.append(bytes: bytes)
-            case .overflow(let address):
-                writer.append(UInt8(1))
-                writer.append(bytes: key)
-                writer.append(address.offset)
-                writer.append(address.length)
-            case .pendingOverflow:
-                preconditionFailure("overflow values are written before their leaf")
+            case .inline(let bytes): size += 7 + keys[index].count + bytes.count
+            case .overflow: size += 15 + keys[index].count
+            case .pendingOverflow: preconditionFailure("overflow values are written before their leaf")
+            }
+        }
+        writer.append(count: size) { cursor in
+            for index in keys.indices {
+                let key = keys[index]
+                cursor.write(UInt16(key.count))
+                switch values[index] {
+                case .inline(let bytes):
+                    cursor.write(UInt8(0))
+                    cursor.write(bytes: key)
+                    cursor.write(UInt32(bytes.count))
+                    cursor.write(bytes: bytes)
+                case .overflow(let address):
+                    cursor.write(UInt8(1))
+                    cursor.write(bytes: key)
+                    cursor.write(address.offset)
+                    cursor.write(address.length)
+                case .pendingOverflow:
+                    preconditionFailure("overflow values are written before their leaf")
+                }
             }
         }
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
@@ -85,13 +96,17 @@ enum TreePage {
         into writer: inout ByteWriter, at fileOffset: UInt64
     ) {
         let start = PageHeader.begin(&writer, kind: .branch, count: children.count, generation: generation)
-        writer.append(children[0].offset)
-        writer.append(children[0].length)
-        for index in keys.indices {
-            writer.append(UInt16(keys[index].count))
-            writer.append(bytes: keys[index])
-            writer.append(children[index + 1].offset)
-            writer.append(children[index + 1].length)
+        var size = 12
+        for key in keys { size += 14 + key.count }
+        writer.append(count: size) { cursor in
+            cursor.write(children[0].offset)
+            cursor.write(children[0].length)
+            for index in keys.indices {
+                cursor.write(UInt16(keys[index].count))
+                cursor.write(bytes: keys[index])
+                cursor.write(children[index + 1].offset)
+                cursor.write(children[index + 1].length)
+            }
         }
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
     }
