@@ -97,7 +97,7 @@ final class TreeState {
         // Twice the limit without a compaction (a savepoint or statement is live, or every
         // operation named another key): more than the limit of distinct keys, or a log that
         // may not be compacted yet; either way it must not grow on.
-        if changes.count - changesFrom > changeRecordKeyLimit.multipliedReportingOverflow(by: 2).partialValue {
+        if changes.count - changesFrom > (changeRecordKeyLimit > Int.max / 2 ? Int.max : changeRecordKeyLimit * 2) {
             changeWholesale()
         }
     }
