@@ -32,6 +32,8 @@ import LibraryExample
 //                                            model after some count; prints "views V ..."
 //   folio-torture library-writer STORE MAX   Folio records: books of the worked example, one per
 //                                            commit, until MAX or stdin EOF; prints "commit G N"
+//   folio-torture big-transaction STORE N BUDGET   N puts in one transaction spilling past BUDGET
+//                                            bytes; prints "rss B", "peak P", "count N"
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -102,6 +104,11 @@ guard let command = arguments.first else { fail("usage: folio-torture COMMAND ST
 
 do {
     switch command {
+    case "big-transaction":
+        guard arguments.count >= 4, let count = Int(arguments[2]), let budget = Int(arguments[3]) else {
+            fail("usage: folio-torture big-transaction STORE N BUDGET")
+        }
+        try bigTransaction(arguments[1], count: count, budget: budget)
     case "hold-writer":
         let store = try Store.open(at: arguments[1], options: quiet)
         say("ready")

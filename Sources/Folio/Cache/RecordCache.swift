@@ -131,6 +131,11 @@ final class RecordCache: Sendable {
         raiseKnown(to: created.generation)
         guard let changes = created.changes else { return }  // compaction: same records
         for changed in changes.trees where tracks(changed.tree) {
+            // Any key of a tree changed wholesale may have changed: drop the tree's entries.
+            if changed.isChangedWholesale {
+                entries.removeAll { key, _ in key.tree == changed.tree }
+                continue
+            }
             entries.removeValues(forKeys: changed.entries.map { Key(tree: changed.tree, identifier: $0.key) })
         }
         for tree in changes.droppedTrees where tracks(tree) {

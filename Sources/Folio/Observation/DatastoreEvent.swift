@@ -29,16 +29,20 @@ public enum DatastoreEvent<Instance: Sendable, Identifier: Sendable>: Sendable {
     case change(Change<Instance, Identifier>)
     /// A changed record could not be decoded (old or new value): reported, not dropped.
     case failure(FolioError, token: ObservationToken)
-    /// Events were missed: the consumer fell more than the buffer limit behind, or a
-    /// read-only observer could not replay history that compaction removed. Re-read the
-    /// datastore (its state is at least as new as `token`); events continue after this one
-    /// (some may already be reflected in what you re-read).
+    /// Events were missed: the consumer fell more than the buffer limit behind, a
+    /// read-only observer could not replay history that compaction removed, or the commit
+    /// `token` changed more records of the datastore than a commit lists
+    /// (`PersistenceOptions.changeRecordKeyLimit`: it changed wholesale, and its records'
+    /// changes are not reported one by one). Re-read the datastore (its state is at least
+    /// as new as `token`); events continue after this one (some may already be reflected
+    /// in what you re-read).
     case reload(token: ObservationToken)
 }
 
 /// What ``Datastore/observe(_:bufferLimit:)`` yields for one instance.
 public enum InstanceEvent<Instance: Sendable>: Sendable {
-    /// The instance's value: first its current value, then after each change.
+    /// The instance's value: first its current value, then after each change (and after
+    /// a commit that changed the datastore wholesale, which may repeat an unchanged value).
     case value(Instance)
     /// The instance was deleted (or did not exist); the sequence ends after this.
     case deleted

@@ -23,6 +23,10 @@ final class EventsObserver<Format: DatastoreFormat>: HubObserver {
         guard let token = resumeAfter, token.generation < view.generation else { return }
         let replayed = hub.replayHistory(after: token, upTo: view) { batch in
             for commit in batch {
+                if commit.changes.isChangedWholesale(schema.recordsTree) {
+                    channel.push(.reload(token: ObservationToken(generation: commit.generation)))
+                    continue
+                }
                 let entries = commit.changes.changes(in: schema.recordsTree)
                 guard !entries.isEmpty else { continue }
                 apply(

@@ -13,7 +13,8 @@ protocol HubObserver: AnyObject, Sendable {
     func start(at view: ReadView, hub: ObservationHub)
     /// Applies one commit that changed the observed datastore's records.
     func apply(_ commit: CommitDelta)
-    /// History was lost between two generations: reload from `view`.
+    /// History was lost between two generations, or a commit changed the observed tree
+    /// wholesale (too many keys to list): reload from `view`.
     func reload(at view: ReadView)
 }
 
@@ -118,6 +119,12 @@ final class ObservationHub: Sendable {
                 if let seen = state.withLock({ $0.view?.generation }), commit.generation <= seen { continue }
                 let token = ObservationToken(generation: commit.generation)
                 for (tree, group) in byTree {
+                    // Too many changes to list: every observer of the tree re-reads it.
+                    if commit.changes.isChangedWholesale(tree) {
+                        guard let view = commit.after ?? (try? store.read()) else { continue }
+                        for observer in group { observer.reload(at: view) }
+                        continue
+                    }
                     let entries = commit.changes.changes(in: tree)
                     guard !entries.isEmpty else { continue }
                     let delta = CommitDelta(

@@ -13,14 +13,18 @@ public struct PersistenceOptions: Sendable {
     public var retention: SnapshotRetention
     /// Where recovered problems are reported. Default: standard error.
     public var log: @Sendable (String) -> Void
-    /// A write transaction's budget for changed pages, in bytes of changed keys and values:
-    /// past it, the transaction writes its changed pages to disk ahead of its commit, so
-    /// they do not stay in memory. What a transaction still holds until its commit grows
-    /// with the number of changed keys (one entry per changed key of every tree, for the
-    /// commit's change record): split loads of millions of records into several
-    /// transactions. Default 64 MiB (chosen by measurement: Docs/Benchmarks.md); nil keeps
-    /// every change in memory until the commit (see `StoreOptions.transactionSpillBytes`).
+    /// A write transaction's memory budget between spills, in bytes (an estimate of what
+    /// its changed records, index entries and copied pages hold): past it, the transaction
+    /// writes its changed pages to disk ahead of its commit, so they do not stay in memory.
+    /// Default 64 MiB (chosen by measurement: Docs/Benchmarks.md); nil keeps every change
+    /// in memory until the commit (see `StoreOptions.transactionSpillBytes`).
     public var transactionSpillBytes: Int? = 64 << 20
+    /// The most records (or index entries) of one datastore a commit lists for observers.
+    /// A transaction that changes more records of a datastore records it as changed
+    /// wholesale: observers get ``DatastoreEvent/reload(token:)``, live queries re-run,
+    /// and the record cache drops the datastore's entries. This keeps a transaction of any
+    /// size in bounded memory. Default 16,384 (see `StoreOptions.changeRecordKeyLimit`).
+    public var changeRecordKeyLimit: Int = 16_384
     /// The cache of decoded records: a repeated read of an unchanged record returns the
     /// instance decoded before, without reading or decoding it again, and never a value the
     /// read's snapshot would not see (Docs/Cache.md). Nil turns it off. Default
@@ -54,6 +58,7 @@ public struct PersistenceOptions: Sendable {
             fileSystem: fileSystem, durability: durability, cacheCapacity: cacheCapacity,
             createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
         options.transactionSpillBytes = transactionSpillBytes
+        options.changeRecordKeyLimit = changeRecordKeyLimit
         return options
     }
 }

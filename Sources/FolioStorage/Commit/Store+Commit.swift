@@ -103,8 +103,8 @@ extension Store {
                 _ = try editor.remove(name, in: catalog)
             }
             freed += tree.freedBytes
-            let entries = tree.changeEntries()
-            if !entries.isEmpty { changed.append(.init(tree: tree.name, entries: entries)) }
+            // A tree dropped and not re-created is listed as dropped only.
+            if tree.exists, let changes = tree.recordedChanges() { changed.append(changes) }
         }
         let catalogRoot = try appender.writeTree(catalog.root)
         freed += catalog.freedBytes

@@ -25,16 +25,28 @@ public struct ChangeRecord: Sendable, Equatable {
         }
     }
 
-    /// The changed keys of one tree, in key order.
+    /// The changed keys of one tree, in key order, or that it changed wholesale.
     public struct TreeChanges: Sendable, Equatable {
         /// The tree's name.
         public var tree: String
-        /// Its changed keys, in key order.
+        /// Its changed keys, in key order (empty when ``isChangedWholesale``).
         public var entries: [Entry]
+        /// The commit changed more keys of the tree than a change record lists
+        /// (``StoreOptions/changeRecordKeyLimit``): any key may have changed, and a reader
+        /// that follows the tree re-reads it from the new generation.
+        public var isChangedWholesale: Bool
         /// The changes of `tree`.
         public init(tree: String, entries: [Entry]) {
             self.tree = tree
             self.entries = entries
+            isChangedWholesale = false
+        }
+
+        /// A tree the commit changed wholesale: no keys listed, any may have changed.
+        public static func wholesale(_ tree: String) -> TreeChanges {
+            var changes = TreeChanges(tree: tree, entries: [])
+            changes.isChangedWholesale = true
+            return changes
         }
     }
 
@@ -52,9 +64,16 @@ public struct ChangeRecord: Sendable, Equatable {
     /// True if the commit changed nothing.
     public var isEmpty: Bool { trees.isEmpty && droppedTrees.isEmpty }
 
-    /// The changes of one tree, if it changed.
+    /// The listed changes of one tree, if it changed: empty for a tree changed wholesale
+    /// (check ``isChangedWholesale(_:)`` first).
     public func changes(in tree: String) -> [Entry] {
         trees.first(where: { $0.tree == tree })?.entries ?? []
+    }
+
+    /// Whether the commit changed `tree` wholesale (too many keys to list): whoever follows
+    /// the tree re-reads it from the new generation instead of applying entries.
+    public func isChangedWholesale(_ tree: String) -> Bool {
+        trees.first(where: { $0.tree == tree })?.isChangedWholesale ?? false
     }
 }
 
@@ -101,6 +120,11 @@ struct CommitRecord: Sendable, Equatable {
     /// version 1 pages and in creation and compaction commits, which start no run.
     var runChecksum: UInt32 = 0
 
+    /// The entry count that says a changed-tree record lists no entries because the tree
+    /// changed wholesale. No page can hold that many entries, so a reader that does not
+    /// know the marker rejects the record rather than read it as "nothing changed".
+    static let changedWholesaleMarker = UInt32.max
+
     /// Appends the commit page at `fileOffset`; `liveBytesBeforePage` is the live byte count
     /// excluding the page itself, whose length is only known once encoded.
     static func encode(
@@ -127,6 +151,12 @@ struct CommitRecord: Sendable, Equatable {
             let name = Array(tree.tree.utf8)
             writer.append(UInt16(name.count))
             writer.append(bytes: name)
+            // A tree changed wholesale lists no entries: its count is the marker (Docs/
+            // Format.md §7, "Trees changed wholesale").
+            if tree.isChangedWholesale {
+                writer.append(Self.changedWholesaleMarker)
+                continue
+            }
             writer.append(UInt32(tree.entries.count))
             for entry in tree.entries {
                 writer.append(entry.kind.rawValue)
@@ -191,6 +221,13 @@ struct CommitRecord: Sendable, Equatable {
             guard let nameLength = reader.readUInt16(), let name = reader.readBytes(Int(nameLength)),
                 let entryCount = reader.readUInt32()
             else { throw corrupt("changed tree runs past the page end") }
+            if entryCount == Self.changedWholesaleMarker {
+                guard let tree = String(validating: name, as: UTF8.self) else {
+                    throw corrupt("changed tree name is not UTF-8")
+                }
+                trees.append(.wholesale(tree))
+                continue
+            }
             guard let count = OnDiskInteger.count(entryCount), count <= reader.remaining / 3 else {
                 throw corrupt("impossible entry count \(entryCount)")
             }

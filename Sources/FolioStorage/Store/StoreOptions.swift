@@ -120,13 +120,21 @@ public struct StoreOptions: Sendable {
     public var autoCompaction: AutoCompaction?
     /// How long replaced snapshot files are kept.
     public var retention: SnapshotRetention
-    /// A write transaction's budget for changed pages: once the keys and values it changed
-    /// since its last spill pass this many bytes, its changed pages are written past the
-    /// committed end (unreachable until it commits) and dropped from memory. Its change log
-    /// (one entry per changed key, for the commit's change record) stays in memory until
-    /// the commit. Default 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory
-    /// until the commit.
+    /// A write transaction's memory budget between spills: once the memory it took since
+    /// its last spill passes this many bytes (an estimate: the keys and values it changed,
+    /// a fixed overhead per changed key for their node entries and its change-log entry,
+    /// and the pages it copied into memory to change them), its changed pages are written
+    /// past the committed end (unreachable until it commits) and dropped from memory. Its
+    /// change log stays until the commit, bounded by ``changeRecordKeyLimit``. Default
+    /// 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
+    /// The most changed keys of one tree a commit's change record lists. A transaction that
+    /// changes more keys of a tree drops that tree's change log and records the tree as
+    /// changed wholesale (``ChangeRecord/TreeChanges/isChangedWholesale``): observers then
+    /// re-read it instead of applying changes. This bounds what a transaction holds for its
+    /// change record to about twice this many keys per tree. Default 16,384; values below
+    /// 1 count as 1.
+    public var changeRecordKeyLimit: Int = 16_384
     /// Where the store reports what it recovered from (a damaged root slot, commits
     /// recovered past the slot, a damaged run that cut commits off, an interrupted
     /// compaction's copy reclaimed). Called while the store holds its locks: it must not

@@ -42,7 +42,7 @@ extension WriteTransaction {
         _ outcome: inout BatchOutcome
     ) throws(StorageError) -> Int {
         try withContents { (contents) throws(StorageError) -> Int in
-            let budget = store.options.transactionSpillBytes.map { max(0, $0 - contents.spill.changedBytes) }
+            let budget = store.options.transactionSpillBytes.map { max(0, $0 - contents.spill.residentBytes) }
             var end = start, bytes = 0
             var keys: [[UInt8]] = [], values: [LeafValue?] = []
             // At least one change per chunk, so a spent budget still makes progress.
@@ -53,7 +53,7 @@ extension WriteTransaction {
                 }
                 keys.append(key)
                 values.append(stored)
-                bytes += key.count + (stored?.byteCount ?? 0)
+                bytes += SpillState.resident(keys: 1, bytes: key.count + (stored?.byteCount ?? 0))
                 end += 1
             }
             let state = try self.tree(tree, in: contents)
@@ -62,11 +62,12 @@ extension WriteTransaction {
             let previous = try edit(contents, state) { () throws(StorageError) in
                 try editor.apply(keys, values, in: state)
             }
-            var applied = 0
+            var applied = 0, appliedKeys = 0
             for index in keys.indices {
                 let key = keys[index], old = previous[index]
                 if let value = values[index] {
                     applied += key.count + value.byteCount
+                    appliedKeys += 1
                     contents.statement?.log(.put(state, key: key, previous: old))
                     state.exists = true
                     state.isModified = true
@@ -74,6 +75,7 @@ extension WriteTransaction {
                     state.recordChange(key, existed: old != nil, existsNow: true)
                 } else if let old {
                     applied += key.count
+                    appliedKeys += 1
                     contents.statement?.log(.remove(state, key: key, removed: old))
                     editor.release(old, in: state)
                     state.count -= 1
@@ -87,7 +89,7 @@ extension WriteTransaction {
                 }
             }
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
-            try spillIfOverBudget(contents, adding: applied)
+            try spillIfOverBudget(contents, tree: state, keys: appliedKeys, bytes: applied)
             return end
         }
     }

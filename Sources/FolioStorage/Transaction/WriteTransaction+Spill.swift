@@ -1,7 +1,8 @@
 /// Large transactions keep their changed pages out of memory (Docs/Architecture.md
-/// invariant 5): once the keys and values a transaction changed since its last spill pass
-/// ``StoreOptions/transactionSpillBytes``, every changed node is written to the snapshot file past the committed end, and the
-/// trees reference those pages instead of holding the nodes.
+/// invariant 5): once the memory a transaction took since its last spill passes
+/// ``StoreOptions/transactionSpillBytes`` (``SpillState/residentBytes``), every changed node
+/// is written to the snapshot file past the committed end, and the trees reference those
+/// pages instead of holding the nodes.
 ///
 /// Why it is safe: the spilled pages are the first part of the transaction's run (Docs/
 /// Format.md §7): they are written where the commit's run begins, their bytes enter the
@@ -17,18 +18,30 @@ struct SpillState {
     var end: UInt64?
     /// The run checksum so far (pre-inverted), seeded with the base's chain value.
     var runningChecksum: UInt32 = 0
-    /// Key and value bytes changed since the last spill.
-    var changedBytes = 0
+    /// What the transaction took in memory since the last spill, estimated (``resident(keys:bytes:)``
+    /// for the changed keys, plus the pages copied into mutable nodes).
+    var residentBytes = 0
     /// Spills so far.
     var count = 0
+
+    /// Memory a changed key holds besides its key and value bytes: its key and value arrays'
+    /// headers, its entry in a mutable node (a key slice and a value), and its change-log
+    /// entry (measured on 64-bit Linux: about 150 bytes; rounded up).
+    static let overheadPerChangedKey = 160
+
+    /// The estimated memory of `keys` changed keys whose keys and values add up to `bytes`.
+    static func resident(keys: Int, bytes: Int) -> Int {
+        bytes + keys * overheadPerChangedKey
+    }
 }
 
 extension WriteTransaction {
-    /// Counts `bytes` more changed and spills if the budget is passed. Caller holds
-    /// `guarded`.
-    func spillIfOverBudget(_ contents: Contents, adding bytes: Int) throws(StorageError) {
-        contents.spill.changedBytes += bytes
-        guard let budget = store.options.transactionSpillBytes, contents.spill.changedBytes >= budget else { return }
+    /// Counts `keys` more changed keys of `tree`, whose keys and values add up to `bytes`,
+    /// and the pages the edits copied into memory, and spills if the budget is passed.
+    /// Caller holds `guarded`.
+    func spillIfOverBudget(_ contents: Contents, tree: TreeState, keys: Int, bytes: Int) throws(StorageError) {
+        contents.spill.residentBytes += SpillState.resident(keys: keys, bytes: bytes) + tree.takeCopiedPageBytes()
+        guard let budget = store.options.transactionSpillBytes, contents.spill.residentBytes >= budget else { return }
         try spill(contents)
     }
 
@@ -69,6 +82,7 @@ extension WriteTransaction {
             base.file.allocatedLength = max(base.file.allocatedLength, start + appender.bytesAppended)
             store.counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         }
-        contents.spill.changedBytes = 0
+        contents.spill.residentBytes = 0
+        for tree in contents.trees.values { _ = tree.takeCopiedPageBytes() }
     }
 }

@@ -34,7 +34,7 @@ extension WriteTransaction {
             }
             state.recordChange(key, existed: previous != nil, existsNow: true)
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
-            try spillIfOverBudget(contents, adding: key.count + stored.byteCount)
+            try spillIfOverBudget(contents, tree: state, keys: 1, bytes: key.count + stored.byteCount)
             return previous != nil
         }
     }
@@ -60,7 +60,7 @@ extension WriteTransaction {
             state.isModified = true
             state.recordChange(key, existed: true, existsNow: false)
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
-            try spillIfOverBudget(contents, adding: key.count)
+            try spillIfOverBudget(contents, tree: state, keys: 1, bytes: key.count)
             return true
         }
     }

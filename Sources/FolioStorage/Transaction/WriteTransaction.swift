@@ -63,6 +63,7 @@ public final class WriteTransaction: @unchecked Sendable {
         } else {
             tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
             tree.spillFloor = base.record.committedLength
+            tree.changeRecordKeyLimit = max(1, store.options.changeRecordKeyLimit)
             contents.trees[key] = tree
         }
         if contents.recent.count == 8 { contents.recent.removeFirst() }

@@ -40,6 +40,17 @@ final class TreeState {
     var editChangedANode = false
     /// The log's length that triggers the next compaction.
     private var compactAt = 4_096
+    /// The most distinct keys the commit's change record lists for this tree
+    /// (``StoreOptions/changeRecordKeyLimit``); past it the tree changed wholesale.
+    var changeRecordKeyLimit = Int.max
+    /// The transaction changed more keys than the change record lists: the log is dropped
+    /// and no longer kept, and the commit records the tree as changed wholesale. Never
+    /// undone, not even by a rollback to a savepoint: "may have changed anything" stays
+    /// true of fewer changes, and the dropped log could not be rebuilt.
+    private(set) var isChangedWholesale = false
+    /// Bytes of pages this transaction copied into mutable nodes since the spill budget last
+    /// took them (``takeCopiedPageBytes()``): a copied node keeps its page's bytes.
+    private var copiedPageBytes = 0
 
     init(name: String, descriptor: TreeDescriptor?) {
         self.name = name
@@ -54,6 +65,7 @@ final class TreeState {
     /// Counts a page this edit replaces or removes: a committed page becomes dead at the
     /// commit (`freedBytes`); a page this transaction spilled is no longer reached.
     func release(_ address: PageAddress) {
+        copiedPageBytes += Int(address.length)
         if address.offset >= spillFloor {
             spilledLiveBytes -= min(spilledLiveBytes, UInt64(address.length))
         } else {
@@ -70,8 +82,31 @@ final class TreeState {
         }
     }
 
+    /// Takes the bytes of pages copied into memory since the last call (for the spill
+    /// budget, which counts what the transaction holds).
+    func takeCopiedPageBytes() -> Int {
+        defer { copiedPageBytes = 0 }
+        return copiedPageBytes
+    }
+
+    /// Logs one key operation. Invariant 5 (Docs/Architecture.md): the log never holds more
+    /// than twice the change record's key limit; past it the tree changes wholesale.
     func recordChange(_ key: [UInt8], existed: Bool, existsNow: Bool) {
+        guard !isChangedWholesale else { return }
         changes.append((key, existed, existsNow))
+        // Twice the limit without a compaction (a savepoint or statement is live, or every
+        // operation named another key): more than the limit of distinct keys, or a log that
+        // may not be compacted yet; either way it must not grow on.
+        if changes.count - changesFrom > (changeRecordKeyLimit > Int.max / 2 ? Int.max : changeRecordKeyLimit * 2) {
+            changeWholesale()
+        }
+    }
+
+    /// Drops the change log for good: the commit records the tree as changed wholesale.
+    func changeWholesale() {
+        isChangedWholesale = true
+        changes = []
+        changesFrom = 0
     }
 
     /// What a savepoint keeps of the tree: everything an edit can change, the nodes
@@ -109,6 +144,8 @@ final class TreeState {
         exists = saved.exists
         wasDropped = saved.wasDropped
         isModified = saved.isModified
+        // A tree that changed wholesale since has no log to cut back (and stays wholesale).
+        guard !isChangedWholesale else { return }
         changes.removeSubrange(saved.changeCount...)
         changesFrom = saved.changesFrom
     }
@@ -121,9 +158,13 @@ final class TreeState {
     /// Resolves the change log to one entry per key once it has doubled. Only while no
     /// savepoint is live (a savepoint remembers the log's length).
     func compactChangesIfLarge() {
-        guard changes.count - changesFrom >= compactAt else { return }
+        guard !isChangedWholesale, changes.count - changesFrom >= compactAt else { return }
         changes = resolvedChanges()
         changesFrom = 0
+        if changes.count > changeRecordKeyLimit {
+            changeWholesale()
+            return
+        }
         compactAt = max(4_096, changes.count * 2)
     }
 
@@ -154,6 +195,16 @@ final class TreeState {
             index = end + 1
         }
         return resolved
+    }
+
+    /// What the commit's change record says of this tree: nil if no key changed, else its
+    /// key changes relative to the previous generation in key order, or that it changed
+    /// wholesale (more changed keys than the limit).
+    func recordedChanges() -> ChangeRecord.TreeChanges? {
+        if isChangedWholesale { return .wholesale(name) }
+        let entries = changeEntries()
+        if entries.count > changeRecordKeyLimit { return .wholesale(name) }
+        return entries.isEmpty ? nil : ChangeRecord.TreeChanges(tree: name, entries: entries)
     }
 
     /// The key changes relative to the previous generation, in key order.

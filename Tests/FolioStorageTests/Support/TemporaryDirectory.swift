@@ -18,8 +18,8 @@ struct TemporaryDirectory {
 
 /// Options for tests: no automatic compaction (tests compact on purpose), quiet log.
 ///
-/// Transactions spill their changed pages once they changed 32 KiB of keys and values (the
-/// default is 16 MiB), so that every engine test with a larger transaction also runs the
+/// Transactions spill their changed pages once they hold about 32 KiB of changes (the
+/// default is 64 MiB), so that every engine test with a larger transaction also runs the
 /// spilling path (WriteTransaction+Spill.swift): model tests, savepoints, power cuts and
 /// fault sweeps included.
 func testOptions(
