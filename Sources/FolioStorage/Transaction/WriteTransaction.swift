@@ -155,7 +155,7 @@ public final class WriteTransaction: @unchecked Sendable {
             store.endTransaction()
             throw error
         }
-        store.compactIfNeeded()
+        store.startCompactionIfNeeded()
         store.endTransaction()
         return AppendedCommit(store: store, notification: notification)
     }
