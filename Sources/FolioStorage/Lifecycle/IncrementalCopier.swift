@@ -40,6 +40,12 @@ struct IncrementalCopier {
     /// Bytes of source pages copied (not reused) so far.
     private(set) var copiedBytes: UInt64 = 0
     private var reported: UInt64 = 0
+    /// Sync the new file each time this many more bytes were written to it (nil: never):
+    /// the background passes do, so that the file's dirty pages go to disk a few MiB at a
+    /// time, beside the commits' syncs, rather than in one flush of the whole store that a
+    /// commit's sync would queue behind.
+    var syncEvery: UInt64?
+    private var syncedAt: UInt64 = 0
 
     init(
         source: PageSource, target: PageSource, total: UInt64,
@@ -103,6 +109,11 @@ struct IncrementalCopier {
                 }
             }
             result = try appender.appendLeaf(leaf)
+            if let syncEvery, copiedBytes - syncedAt >= syncEvery {
+                try appender.flush()
+                try appender.file.handle.syncData()
+                syncedAt = copiedBytes
+            }
         case .branch(let branch):
             // The earlier copy's children at this height, by source page: an unchanged child
             // is found here without reading it.

@@ -23,7 +23,8 @@ extension Store {
     /// 3. **Catch up and switch** (writer slot, then `writeSection`): flush, take the tip
     ///    `t`, copy its trees the same way as generation `t + 1`, write the catalog and the
     ///    compaction commit (previous: `t`'s commit), sync the file and switch the root as
-    ///    a compaction always did. Its contents are exactly `t`'s: every page is a copy of
+    ///    a compaction always did (the copy was synced before the catch-up, so this sync
+///    covers only the catch-up's pages). Its contents are exactly `t`'s: every page is a copy of
     ///    one of `t`'s pages, copied now or earlier from the same immutable page.
     func compactAlongsideWriters(
         progress: ((CompactionProgress) -> Void)?, stop: CompactionStop
@@ -56,6 +57,7 @@ extension Store {
                 var copier = IncrementalCopier(
                     source: base.pages, target: target, total: base.record.liveBytes,
                     progress: passes == 0 ? progress : nil, checkpoint: checkpoint)
+                copier.syncEvery = 8 << 20
                 images = try copyTrees(of: base, earlier: images, copier: &copier, into: &appender).images
                 try appender.flush()
                 passes += 1
@@ -66,9 +68,13 @@ extension Store {
                 else { break }
                 base = newer
             }
+            // The copy made durable, with its directory entry, before the catch-up: the
+            // catch-up's sync then covers only the pages it writes, not the whole store.
+            try handle.sync()
+            try fileSystem.syncDirectory(layout.snapshots)
             CrashPoint.compactBeforeCatchUp.reach()
             let (copied, pagesBefore) = (images, appender.pageCount)
-            return try withWritersExcluded(stop: stop) { () throws(StorageError) -> CompactionReport in
+            let report = try withWritersExcluded(stop: stop) { () throws(StorageError) -> CompactionReport in
                 try writeSection.withLock { _ throws(StorageError) -> CompactionReport in
                     try checkWritable()
                     try flushQueuingEvents()
@@ -82,7 +88,6 @@ extension Store {
                     let trees = try copyTrees(of: tip, earlier: copied, copier: &copier, into: &catchUp)
                     let record = try writeCatalogAndCommit(
                         trees.descriptors, after: tip, into: &catchUp, progress: progress)
-                    try fileSystem.syncDirectory(layout.snapshots)
                     switching = true
                     try switchRoot(to: record, replacing: tip)
                     let pages = pagesBefore + catchUp.pageCount
@@ -90,10 +95,14 @@ extension Store {
                     let report = CompactionReport(
                         generation: record.generation, bytesBefore: tip.record.committedLength,
                         bytesAfter: record.committedLength, pagesCopied: pages)
-                    progress?(.complete(report))
                     return report
                 }
             }
+            // After the writer slot is given back: unlinking the replaced file (the whole
+            // store) takes the file system a while, and writers need not wait for it.
+            removeExpiredSnapshots()
+            progress?(.complete(report))
+            return report
         } catch {
             // The old file and root are untouched; the half-written new file is abandoned.
             if !switching { try? fileSystem.remove(newPath) }
@@ -214,6 +223,5 @@ extension Store {
         }
         counters.recordPagesWritten(
             pagesWritten, bytes: Int(clamping: record.committedLength) - SnapshotHeader.size)
-        removeExpiredSnapshots()
     }
 }
