@@ -18,6 +18,10 @@ let package = Package(
         // Observe case 3 alone, profiled from the commit to the last delivery
         // (Sources/live-probe/main.swift).
         .executableTarget(name: "live-probe", dependencies: [.product(name: "Folio", package: "Folio")]),
+        // The longest commit pause while an automatic compaction of a ~100 MiB store runs
+        // (Sources/compaction-pause/main.swift).
+        .executableTarget(
+            name: "compaction-pause", dependencies: [.product(name: "FolioStorage", package: "Folio")]),
         .executableTarget(
             name: "folio-bench",
             dependencies: [

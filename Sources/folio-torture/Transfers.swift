@@ -10,6 +10,8 @@ struct TransferOptions {
     var blobEvery = 0
     var blobBytes = 0
     var retentionMilliseconds = 0
+    /// Commit a transaction after each background pass of every compaction.
+    var commitDuringCompaction = false
 
     init(_ arguments: ArraySlice<String>) {
         var rest = arguments
@@ -20,6 +22,7 @@ struct TransferOptions {
         while let flag = rest.popFirst() {
             switch flag {
             case "--grouped": grouped = true
+            case "--commit-during-compaction": commitDuringCompaction = true
             case "--compact-every": compactEvery = number(flag)
             case "--blob-every": blobEvery = number(flag)
             case "--blob-bytes": blobBytes = number(flag)
@@ -47,7 +50,7 @@ struct TransferOptions {
 func runTransfers(_ arguments: [String]) throws {
     guard arguments.count >= 3, let seed = UInt64(arguments[1]), let target = Int(arguments[2]) else {
         fail(
-            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M]"
+            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M] [--commit-during-compaction]"
         )
     }
     let options = TransferOptions(arguments.dropFirst(3))
@@ -71,12 +74,42 @@ func runTransfers(_ arguments: [String]) throws {
             say("ack \(number.map(String.init) ?? "?") \(notification.generation)")
         }
     }
-    while count < target {
-        let number = count + 1
+    // The next transaction: its lines, its commit.
+    let transfer = { @Sendable (number: Int) throws in
         let transaction = try workload.begin(number, in: store)
         numbers.withLock { $0[transaction.generation] = number }
         say("attempt \(number)")
         try transaction.commit()
+    }
+    if options.commitDuringCompaction {
+        // One transaction after each background pass of a compaction: committed while the
+        // compaction's copy exists and before its catch-up, into the old file.
+        let shared = Mutex(count)
+        store.onCompactionPass { _ in
+            let number = shared.withLock { $0 } + 1
+            guard number <= target else { return }
+            do {
+                try transfer(number)
+                shared.withLock { $0 = number }
+            } catch {
+                fail("transaction \(number) during a compaction failed: \(error)")
+            }
+        }
+        while count < target {
+            let number = count + 1
+            try transfer(number)
+            shared.withLock { $0 = number }
+            if options.compactEvery > 0 && number % options.compactEvery == 0 {
+                say("compact \(store.generation)")
+                try store.compact()
+                say("compacted \(store.generation)")
+            }
+            count = shared.withLock { $0 }
+        }
+    }
+    while count < target {
+        let number = count + 1
+        try transfer(number)
         count = number
         if options.compactEvery > 0 && number % options.compactEvery == 0 {
             say("compact \(store.generation)")

@@ -55,6 +55,9 @@ import Synchronization
     public static let commitBeforeAcknowledge = CrashPoint("commit.beforeAcknowledge")
     /// Compaction: part of the live pages copied into the new snapshot file.
     public static let compactMidCopy = CrashPoint("compact.midCopy")
+    /// Compaction: the copy's background passes done, the catch-up (which holds the writer
+    /// slot) not yet begun; commits may have gone into the old file during the copy.
+    public static let compactBeforeCatchUp = CrashPoint("compact.beforeCatchUp")
     /// Compaction: new snapshot file complete and synced, root not yet switched.
     public static let compactBeforeRootSwitch = CrashPoint("compact.beforeRootSwitch")
     /// Compaction: root slot written and synced, old snapshot files not yet removed.
@@ -71,7 +74,7 @@ import Synchronization
         openAfterLock,
         commitMidAppend, commitBeforeSnapshotSync, commitAfterSnapshotSync, commitAfterRootSlotWrite,
         commitBeforeAcknowledge,
-        compactMidCopy, compactBeforeRootSwitch, compactAfterRootSwitch, compactMidRemove,
+        compactMidCopy, compactBeforeCatchUp, compactBeforeRootSwitch, compactAfterRootSwitch, compactMidRemove,
         backupMidCopy,
     ]
 

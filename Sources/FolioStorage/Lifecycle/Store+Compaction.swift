@@ -24,34 +24,40 @@ extension Store {
     /// Writes the live pages of the newest generation into a new snapshot file and switches
     /// the root to it; the old file is removed after the retention grace period.
     ///
+    /// Writers go on meanwhile: the copy is made from a pinned generation without the writer
+    /// slot, and only the catch-up (copying what the commits made during the copy changed,
+    /// then switching the root) holds it, waiting for a transaction that began during the
+    /// copy to end and making ``beginWrite()`` wait while it runs (Docs/Durability.md §1.3).
+    /// Throws `StorageError.writeTransactionInProgress` if a write transaction is active
+    /// when it is called: a caller holding one would otherwise wait for itself. If a
+    /// compaction is already running (an automatic one), waits for it to finish first.
+    ///
     /// It streams: memory holds one root-to-leaf path and one write chunk, whatever the
-    /// store's size. Read views stay valid throughout (they keep the old file open). Writers
-    /// wait: compaction uses the writer slot, and throws
-    /// `StorageError.writeTransactionInProgress` if a transaction holds it.
+    /// store's size. Read views stay valid throughout (they keep the old file open).
     @discardableResult
     public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(StorageError) -> CompactionReport {
         try state.withLock { (state) throws(StorageError) in
             if state.closed { throw .closed(path: path) }
-            guard var writer = state.writer else { throw .readOnly(path: path) }
+            guard let writer = state.writer else { throw .readOnly(path: path) }
             if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-            if writer.transactionActive { throw .writeTransactionInProgress }
-            writer.transactionActive = true
-            state.writer = writer
+            if writer.transactionActive && !writer.exclusiveHeld { throw .writeTransactionInProgress }
         }
-        defer {
-            endTransaction()
-            deliverQueued()
+        defer { deliverQueued() }
+        return try compactionTurn.runHere(path: path) { (stop) throws(StorageError) -> CompactionReport in
+            try compactAlongsideWriters(progress: progress, stop: stop)
         }
-        return try compactHoldingWriter(progress: progress)
     }
 
-    /// After a commit: compact if the dead bytes pass ``AutoCompaction``'s limit (and no
-    /// backoff after a failure holds it back), and remove retired snapshot files whose
-    /// grace period is over or that pass the retention limits. Caller holds the writer slot.
+    /// After a commit: start an automatic compaction in the background if the dead bytes
+    /// pass ``AutoCompaction``'s limit (and no backoff after a failure holds it back, and
+    /// none runs already), and remove retired snapshot files whose grace period is over or
+    /// that pass the retention limits. Caller holds the writer slot.
     ///
     /// Reads only the newest root record (committed length, live bytes) and the writer's
-    /// state: no directory listing or catalog scan per commit.
-    func compactIfNeeded() {
+    /// state: no directory listing or catalog scan per commit. The commit that crosses the
+    /// limit does not wait for the compaction: it runs on a worker thread of its own, and
+    /// commits go on while it copies.
+    func startCompactionIfNeeded() {
         defer { removeExpiredSnapshots() }
         guard let auto = options.autoCompaction else { return }
         let (record, backoff) = state.withLock { ($0.tip.record, $0.writer?.compactionBackoff) }
@@ -61,14 +67,41 @@ extension Store {
         // backoff's mark; a persistent fault (ENOSPC) costs one attempt per doubling margin,
         // not one per commit.
         if let backoff, dead < backoff.retryAtDeadBytes { return }
+        _ = compactionTurn.startInBackground { [self] stop in
+            compactAutomatically(deadBytes: dead, backoff: backoff, step: auto.slackBytes, stop: stop)
+        }
+    }
+
+    /// Waits until no compaction runs (an automatic one started by a commit has finished).
+    package func waitForCompaction() {
+        compactionTurn.waitUntilIdle()
+    }
+
+    /// Whether `close()` has begun stopping compactions (none starts any more): for tests of
+    /// a compaction stopped by close.
+    package var isStoppingCompactions: Bool { compactionTurn.isClosing }
+
+    /// Sets what runs after each background pass of a compaction (nil: nothing), on the
+    /// compaction's thread, with no lock and not the writer slot held: tests and the
+    /// torture tool commit there, so that commits land between the copy and the catch-up.
+    package func onCompactionPass(_ hook: (@Sendable (Int) -> Void)?) {
+        compactionTurn.passHook.withLock { $0 = hook }
+    }
+
+    /// The automatic compaction, on its worker thread: on failure, back off (see
+    /// ``CompactionBackoff``) and log once per run of failures.
+    private func compactAutomatically(
+        deadBytes dead: UInt64, backoff: CompactionBackoff?, step: UInt64, stop: CompactionStop
+    ) {
+        defer { deliverQueued() }
         do throws(StorageError) {
-            _ = try compactHoldingWriter(progress: nil)
+            _ = try compactAlongsideWriters(progress: nil, stop: stop)
             if let backoff {
                 options.log("automatic compaction of \(path) succeeded after \(backoff.failures) failed attempts")
             }
         } catch {
             if case .closed = error { return }  // closed meanwhile: nothing to reclaim now
-            let next = CompactionBackoff.after(failureAt: dead, previous: backoff, step: auto.slackBytes)
+            let next = CompactionBackoff.after(failureAt: dead, previous: backoff, step: step)
             state.withLock { $0.writer?.compactionBackoff = next }
             // Logged once per run of failures; later failures of the run only move the mark.
             if backoff == nil {
@@ -77,91 +110,5 @@ extension Store {
                         + "more bytes are dead, the wait doubling after each further failure")
             }
         }
-    }
-
-    /// Caller holds the writer slot. Runs in the write critical section, like a commit, so
-    /// close waits for it and it never starts on a closed store. Delivers nothing: the
-    /// caller calls ``deliverQueued()`` for the commits its flush made durable.
-    private func compactHoldingWriter(
-        progress: ((CompactionProgress) -> Void)?
-    ) throws(StorageError) -> CompactionReport {
-        try writeSection.withLock { _ throws(StorageError) -> CompactionReport in
-            try checkWritable()
-            return try compactInWriteSection(progress: progress)
-        }
-    }
-
-    private func compactInWriteSection(
-        progress: ((CompactionProgress) -> Void)?
-    ) throws(StorageError) -> CompactionReport {
-        try flushQueuingEvents()
-        let base = state.withLock { $0.current }
-        // Above every file on disk and every number this writer ever used, so a kept newer
-        // file (see retireStaleSnapshots) is never overwritten and no number is reused. A
-        // listing that fails stops the compaction: guessing could truncate a kept file.
-        let existing = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(
-            StoreLayout.snapshotNumber(fromName:))
-        let used = state.withLock { $0.writer?.newestFileNumber ?? 0 }
-        let number = max(base.record.snapshotFile, existing.max() ?? 0, used) + 1
-        state.withLock { $0.writer?.newestFileNumber = number }
-        let newPath = layout.snapshot(number)
-        let generation = base.record.generation + 1
-        let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
-        let handle = try fileSystem.open(newPath, mode: .truncate)
-        let newFile = SnapshotFile(number: number, path: newPath, handle: handle)
-        let record: RootRecord
-        let pagesCopied: Int
-        do throws(StorageError) {
-            (record, pagesCopied) = try LiveCopy.write(
-                base, into: newFile, generation: generation, timestamp: now,
-                previous: base.record.location, crashPoint: .compactMidCopy,
-                progress: progress)
-            try fileSystem.syncDirectory(layout.snapshots)
-        } catch {
-            // The old file and root are untouched; the half-written new file is abandoned.
-            try? fileSystem.remove(newPath)
-            throw error
-        }
-        // The root switch: the new root written into the free slot and synced, after any
-        // unsynced slot write (RootSlots.writeDurably), so that a crash leaves either slot
-        // naming a durable root; then into the other slot too. With both slots naming the
-        // new file, a damaged slot falls back to the same root, and the replaced file is
-        // needed by no slot: retention alone decides when it goes (Docs/Format.md §17).
-        try rootFileLock.withLock { (slots) throws(StorageError) in
-            guard slots != nil else { throw StorageError.closed(path: path) }
-            CrashPoint.compactBeforeRootSwitch.reach()
-            do throws(StorageError) {
-                try slots!.upgradeIfNeeded(to: base.record, in: base.file)
-                try slots!.writeDurably(record)
-                try slots!.writeDurably(record)
-            } catch {
-                poison("switching the root to the compacted file failed: \(error)")
-                throw error
-            }
-            CrashPoint.compactAfterRootSwitch.reach()
-        }
-        let published = CommittedRoot(
-            record: record, pages: PageSource(file: newFile, cache: cache, counters: counters))
-        let removeAfter = ContinuousClock.now + options.retention.gracePeriod
-        // The replaced file's length: its committed bytes and the zeros preallocated past them.
-        let retiredBytes = max(base.record.committedLength, base.file.allocatedLength)
-        // Before readers can see the new root (Store+Generations.swift), as a commit does.
-        reportCreated(generation, changes: nil)
-        state.withLock { state in
-            state.current = published
-            state.writer?.durableRecord = record
-            state.writer?.retired.append(
-                RetiredSnapshot(
-                    number: base.record.snapshotFile, removeAfter: removeAfter,
-                    bytes: retiredBytes))
-            state.writer?.compactionBackoff = nil  // a success ends any backoff
-        }
-        counters.recordPagesWritten(pagesCopied, bytes: Int(clamping: record.committedLength) - SnapshotHeader.size)
-        removeExpiredSnapshots()
-        let report = CompactionReport(
-            generation: generation, bytesBefore: base.record.committedLength,
-            bytesAfter: record.committedLength, pagesCopied: pagesCopied)
-        progress?(.complete(report))
-        return report
     }
 }

@@ -129,7 +129,8 @@ extension Store {
         // retired file, or none past its grace period or the limits) it returns without the
         // root file lock, which a sync in flight holds. Waiting for it would keep the next
         // transaction from appending while the previous one's sync runs (group commit,
-        // Docs/Durability.md §1.4). Only writer-slot holders change `retired`.
+        // Docs/Durability.md §1.4). `retired` changes only under `state`, so two calls at
+        // once (a commit's and a compaction's after its catch-up) never remove a file twice.
         let due = state.withLock { state -> Bool in
             guard let writer = state.writer, !writer.retired.isEmpty else { return false }
             let waiting = writer.retired.filter { $0.removeAfter > now }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A store: named B+trees of byte keys and values in append-only snapshot files. A commit
@@ -55,6 +56,8 @@ public final class Store: Sendable {
     let generationListener = Mutex<GenerationListener?>(nil)
     /// A read-only store's follower, once started (``startFollowing(pollInterval:)``).
     let follower = Mutex<Follower?>(nil)
+    /// One compaction at a time, automatic ones in the background; close stops it and waits.
+    let compactionTurn = CompactionTurn()
 
     var fileSystem: any FileSystem { options.fileSystem }
 
@@ -98,6 +101,13 @@ public final class Store: Sendable {
         var compactionBackoff: CompactionBackoff?
         /// The highest snapshot file number this writer created: never used again.
         var newestFileNumber: UInt64 = 0
+        /// A compaction's catch-up holds the writer slot (`transactionActive` is set too):
+        /// `beginWrite()` waits for it instead of refusing (Store+WriterExclusion.swift).
+        var exclusiveHeld = false
+        /// A compaction waiting for the slot: handed it when the active transaction ends.
+        var exclusiveWaiter: DispatchSemaphore?
+        /// `beginWrite()` calls waiting for the compaction's catch-up to end.
+        var waitingForExclusive: [DispatchSemaphore] = []
     }
 
     init(
@@ -158,21 +168,38 @@ public final class Store: Sendable {
     // MARK: Writing
 
     /// Begins the write transaction, on the newest appended commit (the tip: group commit
-    /// frees the writer slot before a commit's sync). One at a time, never waiting
-    /// (Docs/Architecture.md invariant 7): throws `StorageError.writeTransactionInProgress`
-    /// if one is active, `StorageError.readOnly(path:)` on a read-only store, and
-    /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store.
+    /// frees the writer slot before a commit's sync). One at a time, never waiting for
+    /// another transaction (Docs/Architecture.md invariant 7): throws
+    /// `StorageError.writeTransactionInProgress` if one is active,
+    /// `StorageError.readOnly(path:)` on a read-only store, and
+    /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store. It
+    /// does wait, blocking the thread, while a compaction brings its new file up to date
+    /// (its catch-up: the commits made since its copy; Docs/Durability.md §1.3).
     public func beginWrite() throws(StorageError) -> WriteTransaction {
-        let base = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
-            if state.closed { throw .closed(path: path) }
-            guard var writer = state.writer else { throw .readOnly(path: path) }
-            if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-            if writer.transactionActive { throw .writeTransactionInProgress }
-            writer.transactionActive = true
-            state.writer = writer
-            return state.tip
+        while true {
+            let begun = try state.withLock { (state) throws(StorageError) -> Result<CommittedRoot, WaitForCompaction> in
+                if state.closed { throw .closed(path: path) }
+                guard var writer = state.writer else { throw .readOnly(path: path) }
+                if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
+                if writer.transactionActive {
+                    guard let waiter = waitForExclusive(&writer) else { throw .writeTransactionInProgress }
+                    state.writer = writer
+                    return .failure(WaitForCompaction(semaphore: waiter))
+                }
+                writer.transactionActive = true
+                state.writer = writer
+                return .success(state.tip)
+            }
+            switch begun {
+            case .success(let base): return WriteTransaction(store: self, base: base)
+            case .failure(let wait): wait.semaphore.wait()
+            }
         }
-        return WriteTransaction(store: self, base: base)
+    }
+
+    /// A compaction's catch-up holds the writer slot: wait on `semaphore`, then try again.
+    struct WaitForCompaction: Error {
+        let semaphore: DispatchSemaphore
     }
 
     /// Runs `body` in a write transaction and commits it; rolls back if `body` throws.
@@ -191,7 +218,7 @@ public final class Store: Sendable {
 
     /// Called by a transaction when it commits or rolls back.
     func endTransaction() {
-        state.withLock { state in state.writer?.transactionActive = false }
+        releaseWriterSlot()
     }
 
     // MARK: Closing
@@ -208,6 +235,8 @@ public final class Store: Sendable {
     /// returns (unless another thread is delivering them).
     public func close() {
         stopFollowing()
+        // A compaction copying or catching up stops and is gone before anything closes.
+        compactionTurn.stopAndWait(wakingWaiter: wakeExclusiveWaiter)
         let released = writeSection.withLock { _ -> WriterState? in
             if !isReadOnly {
                 defer {

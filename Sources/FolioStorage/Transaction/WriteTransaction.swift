@@ -156,7 +156,7 @@ public final class WriteTransaction: @unchecked Sendable {
             store.endTransaction()
             throw error
         }
-        store.compactIfNeeded()
+        store.startCompactionIfNeeded()
         store.endTransaction()
         return AppendedCommit(store: store, notification: notification)
     }

@@ -18,6 +18,9 @@ import FolioTestSupport
     static let workload = TransferWorkload(seed: seed, blobEvery: 25, blobBytes: 1_200_000)
     static let arguments = [
         "--compact-every", "20", "--blob-every", "25", "--blob-bytes", "1200000", "--retention-ms", "0",
+        // A transaction after each background pass of every compaction: kills land while
+        // commits go into the old file beside the compaction's copy, and in its catch-up.
+        "--commit-during-compaction",
     ]
 
     /// Crash points after creation, with how many times each can be skipped within one
@@ -25,7 +28,8 @@ import FolioTestSupport
     static let points: [(CrashPoint, skips: Int)] = [
         (.openAfterLock, 1), (.commitMidAppend, 2), (.commitBeforeSnapshotSync, 40), (.commitAfterSnapshotSync, 40),
         (.commitAfterRootSlotWrite, 40), (.commitBeforeAcknowledge, 40),
-        (.compactMidCopy, 3), (.compactBeforeRootSwitch, 3), (.compactAfterRootSwitch, 3), (.compactMidRemove, 3),
+        (.compactMidCopy, 3), (.compactBeforeCatchUp, 3), (.compactBeforeRootSwitch, 3), (.compactAfterRootSwitch, 3),
+        (.compactMidRemove, 3),
     ]
 
     @Test func chainedKillsOnOneStore() throws {

@@ -37,7 +37,8 @@ import FolioTestSupport
         return String(repeating: "0", count: 16 - hex.count) + hex + ".folio"
     }
 
-    /// 400 records, then 1,500 single-record commits: after every commit the current file
+    /// 400 records, then 1,500 single-record commits: after every commit, once the
+    /// compaction it started in the background (if any) has finished, the current file
     /// is at most twice its live bytes plus the slack (and the header), and every other
     /// file on disk is the one root slot 1 names, gone after the next commit (a retention
     /// byte limit of 0, however long the grace period).
@@ -58,6 +59,7 @@ import FolioTestSupport
             try store.write { txn in
                 try txn.put(value + Array("\(round)".utf8), for: Array("record-\(round * 7 % 400)".utf8), in: "records")
             }
+            store.waitForCompaction()
             let statistics = try store.statistics()
             let current = store.currentCommit.fileNumber
             let sizes = try Self.snapshotSizes(path)
@@ -138,6 +140,7 @@ import FolioTestSupport
             try store.write { txn in
                 try txn.put(value + Array("\(round)".utf8), for: Array("record-\(round * 7 % 400)".utf8), in: "records")
             }
+            store.waitForCompaction()
             let statistics = try store.statistics()
             if statistics.deadBytes > statistics.liveBytes + Self.slack { commitsPastTheLimit += 1 }
         }
@@ -154,6 +157,7 @@ import FolioTestSupport
         var round = 0
         while store.currentCommit.fileNumber == file && round < 3_000 {
             try store.write { try $0.put(value, for: Array("record-\(round % 400)".utf8), in: "records") }
+            store.waitForCompaction()
             round += 1
         }
         #expect(store.currentCommit.fileNumber != file, "compaction resumed")
@@ -162,6 +166,7 @@ import FolioTestSupport
         var firstRetry = 0
         for round in 0..<400 where attempts() == 0 {
             try store.write { try $0.put(value + [1], for: Array("record-\(round % 400)".utf8), in: "records") }
+            store.waitForCompaction()
             firstRetry = round
         }
         #expect(attempts() == 1, "after a success the first failure comes at the normal limit")
