@@ -26,28 +26,19 @@ extension Store {
     ///
     /// It streams: memory holds one root-to-leaf path and one write chunk, whatever the
     /// store's size. Read views stay valid throughout (they keep the old file open). Writers
-    /// wait: compaction uses the writer slot, and throws
-    /// `StorageError.writeTransactionInProgress` if a transaction holds it.
+    /// wait: compaction uses the store alone (``withExclusiveUse(_:)``), and throws
+    /// `StorageError.writeTransactionInProgress` if a write transaction is active.
     @discardableResult
     public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(StorageError) -> CompactionReport {
-        try state.withLock { (state) throws(StorageError) in
-            if state.closed { throw .closed(path: path) }
-            guard var writer = state.writer else { throw .readOnly(path: path) }
-            if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-            if writer.transactionActive { throw .writeTransactionInProgress }
-            writer.transactionActive = true
-            state.writer = writer
-        }
-        defer {
-            endTransaction()
-            deliverQueued()
-        }
-        return try compactHoldingWriter(progress: progress)
+        defer { deliverQueued() }
+        return try withExclusiveUse { () throws(StorageError) in try compactHoldingWriter(progress: progress) }
     }
 
     /// After a commit: compact if the dead bytes pass ``AutoCompaction``'s limit (and no
     /// backoff after a failure holds it back), and remove retired snapshot files whose
-    /// grace period is over or that pass the retention limits. Caller holds the writer slot.
+    /// grace period is over or that pass the retention limits. Caller has ended its
+    /// transaction: the compaction needs the store alone and is skipped (until a later
+    /// commit) while another transaction is active.
     ///
     /// Reads only the newest root record (committed length, live bytes) and the writer's
     /// state: no directory listing or catalog scan per commit.
@@ -62,12 +53,15 @@ extension Store {
         // not one per commit.
         if let backoff, dead < backoff.retryAtDeadBytes { return }
         do throws(StorageError) {
-            _ = try compactHoldingWriter(progress: nil)
+            // Another transaction is active: not an error, a later commit compacts.
+            guard !isInUse else { return }
+            _ = try withExclusiveUse { () throws(StorageError) in try compactHoldingWriter(progress: nil) }
             if let backoff {
                 options.log("automatic compaction of \(path) succeeded after \(backoff.failures) failed attempts")
             }
         } catch {
             if case .closed = error { return }  // closed meanwhile: nothing to reclaim now
+            if case .writeTransactionInProgress = error { return }  // a transaction began meanwhile
             let next = CompactionBackoff.after(failureAt: dead, previous: backoff, step: auto.slackBytes)
             state.withLock { $0.writer?.compactionBackoff = next }
             // Logged once per run of failures; later failures of the run only move the mark.

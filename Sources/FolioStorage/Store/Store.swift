@@ -19,9 +19,12 @@ import Synchronization
 ///
 /// Concurrency: the newest committed root is published through one small lock; a reader
 /// takes it once and then walks immutable pages without locks (pages are never rewritten),
-/// so reads never wait for a commit's fsync. One write transaction at a time: the engine
-/// never blocks, it refuses a second one (`StorageError.writeTransactionInProgress`); the
-/// `Folio` layer queues writers.
+/// so reads never wait for a commit's fsync. Write transactions run concurrently
+/// (optimistically): each commits after the others, onto the newest commit, if no commit
+/// since it began changed a tree it read or wrote, and otherwise fails with
+/// `StorageError.writeConflict(trees:)` (Docs/Architecture.md invariant 7). Compaction runs
+/// alone (``withExclusiveUse(_:)``): the engine never blocks, it refuses what would have
+/// to wait (`StorageError.writeTransactionInProgress`); the `Folio` layer queues.
 public final class Store: Sendable {
     /// The store's directory.
     public let path: String
@@ -78,7 +81,15 @@ public final class Store: Sendable {
     struct WriterState {
         let lock: any FileLock
         let identity: FileIdentity
-        var transactionActive = false
+        /// Write transactions begun and not yet ended (committed, rolled back or dropped).
+        var activeTransactions = 0
+        /// Set while a compaction (or another caller of ``withExclusiveUse(_:)``) uses the
+        /// store alone: no transaction may begin.
+        var exclusive = false
+        /// The transaction that has spilled pages past the committed end, if any: its run
+        /// has begun there, so until it ends no other transaction may commit (its run would
+        /// overwrite those pages) or spill (WriteTransaction+Spill.swift).
+        var tailOwner: ObjectIdentifier?
         /// Set when the store can no longer commit safely (see `StorageError.needsReopen`).
         var poisoned: String?
         /// The root the root file holds (lags `current` in grouped mode).
@@ -147,6 +158,12 @@ public final class Store: Sendable {
         state.withLock { $0.closed ? nil : $0.current.record.generation }
     }
 
+    /// The generation of the newest appended commit, which the next commit follows (ahead
+    /// of ``generation`` while its sync is pending).
+    package var tipGeneration: UInt64 {
+        state.withLock { $0.tip.record.generation }
+    }
+
     /// The commit location of the newest generation (for replaying change records).
     public var currentCommit: CommitLocation {
         state.withLock { $0.current.record.location }
@@ -157,18 +174,21 @@ public final class Store: Sendable {
 
     // MARK: Writing
 
-    /// Begins the write transaction, on the newest appended commit (the tip: group commit
-    /// frees the writer slot before a commit's sync). One at a time, never waiting
-    /// (Docs/Architecture.md invariant 7): throws `StorageError.writeTransactionInProgress`
-    /// if one is active, `StorageError.readOnly(path:)` on a read-only store, and
+    /// Begins a write transaction on the newest appended commit (the tip: group commit
+    /// frees the tip before a commit's sync). Several may be active at once, from any
+    /// threads: each reads the tip it began on, and its commit is appended after every
+    /// commit made meanwhile if none of them changed a tree it read or wrote, and fails
+    /// with `StorageError.writeConflict(trees:)` otherwise (Docs/Architecture.md invariant
+    /// 7). Never waits: throws `StorageError.writeTransactionInProgress` while a compaction
+    /// uses the store alone, `StorageError.readOnly(path:)` on a read-only store, and
     /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store.
     public func beginWrite() throws(StorageError) -> WriteTransaction {
         let base = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
             if state.closed { throw .closed(path: path) }
             guard var writer = state.writer else { throw .readOnly(path: path) }
             if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-            if writer.transactionActive { throw .writeTransactionInProgress }
-            writer.transactionActive = true
+            if writer.exclusive { throw .writeTransactionInProgress }
+            writer.activeTransactions += 1
             state.writer = writer
             return state.tip
         }
@@ -189,9 +209,14 @@ public final class Store: Sendable {
         }
     }
 
-    /// Called by a transaction when it commits or rolls back.
-    func endTransaction() {
-        state.withLock { state in state.writer?.transactionActive = false }
+    /// Called by a transaction when it commits or rolls back (once).
+    func endTransaction(_ transaction: ObjectIdentifier) {
+        state.withLock { state in
+            guard var writer = state.writer else { return }
+            writer.activeTransactions -= 1
+            if writer.tailOwner == transaction { writer.tailOwner = nil }
+            state.writer = writer
+        }
     }
 
     // MARK: Closing
