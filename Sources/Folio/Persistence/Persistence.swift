@@ -17,9 +17,10 @@ import FolioStorage
 /// committed state directly and never wait for a writer.
 public actor Persistence<Access: AccessMode> {
     nonisolated let core: PersistenceCore
-    /// The writer slot: write transactions (and `compact`) run one at a time, in the order
-    /// they asked (Docs/Architecture.md, "One writer").
-    nonisolated let writer = AsyncGate()
+    /// The writers' turns: write transactions run at once (shared turns); a retry after a
+    /// conflict, `compact`, commits of queued values and close run alone (the exclusive
+    /// turn), in the order they asked (Docs/Architecture.md, "Concurrent writers").
+    nonisolated let writer = WriterTurns()
 
     /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
     init(core: PersistenceCore) {
