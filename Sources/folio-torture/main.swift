@@ -11,6 +11,8 @@ import LibraryExample
 //   folio-torture hold-writer STORE          open for writing, print "ready", wait for stdin EOF
 //   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
 //   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
+//   folio-torture concurrent-writers STORE THREADS N   THREADS threads committing at once,
+//                                            to be killed (ConcurrentWriters.swift)
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
 //   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
 //                                            authors 2k and 2k+1 to born = transaction number
@@ -160,6 +162,8 @@ do {
             compactEvery: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
     case "transfers":
         try runTransfers(Array(arguments.dropFirst()))
+    case "concurrent-writers":
+        try runConcurrentWriters(Array(arguments.dropFirst()))
     case "transfer-reader":
         try runTransferReader(Array(arguments.dropFirst()))
     case "values":

@@ -88,6 +88,11 @@ import FolioStorage
         while gate.waitingCount < count { await Task.yield() }
     }
 
+    /// The same, for a persistence's writers' turns.
+    static func waitUntilQueued(_ count: Int, on turns: WriterTurns) async {
+        while turns.waitingCount < count { await Task.yield() }
+    }
+
     /// A waiter whose task is cancelled leaves the queue with `CancellationError`, and the
     /// writer queued behind it still gets the slot when the holder gives it back.
     @Test func aCancelledWaiterLeavesTheQueueAndTheNextStillGetsTheSlot() async throws {

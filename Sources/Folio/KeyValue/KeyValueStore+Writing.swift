@@ -35,8 +35,8 @@ extension KeyValueStore where Access == ReadWrite {
     /// waits for the writer.
     public func flush() async throws(FolioError) {
         if let context = TransactionContext.current(for: core), case .write = context.source {
-            // Inside `perform` this task holds the writer slot: what was queued when the
-            // transaction began is already appended (`beginInSlot`); make that durable, and
+            // Inside `perform` this task holds a writer's turn: what was queued when the
+            // transaction began is already appended (`begin(in:)`); make that durable, and
             // leave the transaction's own writes to its commit.
             if case .grouped = core.durability {
                 try FolioError.wrap { () throws(StorageError) in try core.store.flush() }

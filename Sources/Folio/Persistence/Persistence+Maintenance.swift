@@ -55,12 +55,22 @@ extension Persistence where Access == ReadWrite {
     public nonisolated(nonsending) func compact(
         progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws(FolioError) -> CompactionReport {
-        do {
-            try await writer.acquire()
-        } catch {
-            throw .cancelled
+        while true {
+            do {
+                try await writer.acquire()
+            } catch {
+                throw .cancelled
+            }
+            let outcome = Result { () throws(StorageError) in try core.store.compact(progress: progress) }
+            writer.release()
+            do throws(StorageError) {
+                return try outcome.get()
+            } catch {
+                // A transaction that set values waits, still open, for the exclusive turn to
+                // commit in (Persistence+Writing.swift): it is next in line; compact after it.
+                guard case .writeTransactionInProgress = error else { throw .storage(error) }
+                await Task.yield()
+            }
         }
-        defer { writer.release() }
-        return try FolioError.wrap { () throws(StorageError) in try core.store.compact(progress: progress) }
     }
 }

@@ -6,95 +6,133 @@ import FolioStorage
 
 extension Persistence {
     /// Runs `body` in a new write transaction and commits it; rolls back if it throws.
-    /// Throws `CancellationError` if the task is cancelled while it waits for the writer slot.
+    /// Throws `CancellationError` if the task is cancelled while it waits for its turn.
+    ///
+    /// Transactions run at once, each in a shared turn (``WriterTurns``). One that
+    /// conflicts (a transaction committed since it began changed a tree it read or wrote,
+    /// Docs/Architecture.md invariant 7) is rolled back and `body` runs again, in a new
+    /// transaction, in the exclusive turn, where nothing can conflict with it.
     nonisolated(nonsending) func performWrite<Result>(
         _ body: nonisolated(nonsending) (TransactionContext) async throws -> Result
     ) async throws -> Result {
-        try await writer.acquire()
-        let (transaction, context) = try beginInSlot()
-        let result: Result
-        do {
-            result = try await TransactionScope.$current.withValue(context) { try await body(context) }
-        } catch {
-            abandon(transaction)
-            throw error
+        var turn = try await WriterTurn.take(.shared, in: writer)
+        while true {
+            let (transaction, context) = try await begin(in: &turn)
+            let result: Result
+            do {
+                result = try await TransactionScope.$current.withValue(context) { try await body(context) }
+            } catch {
+                abandon(transaction, turn: turn)
+                // A spill found the end of the file taken: run again alone.
+                guard transaction.hasConflicted else { throw error }
+                turn = try await WriterTurn.take(.exclusive, in: writer)
+                continue
+            }
+            if try await commit(transaction, context: context, turn: turn) { return result }
+            turn = try await WriterTurn.take(.exclusive, in: writer)
         }
-        try await commit(transaction, context: context)
-        return result
     }
 
     /// Runs `body` in a new write transaction that commits when it returns; rolls back if it
     /// throws. Every step of this path throws `FolioError`; a task cancelled while it waits
-    /// for the writer slot throws ``FolioError/cancelled``.
+    /// for its turn throws ``FolioError/cancelled``. A transaction that conflicts runs
+    /// again alone, as in ``performWrite(_:)``.
     nonisolated(nonsending) func inNewTransaction<Value>(
         _ body: (WriteTransaction) throws(FolioError) -> Value
     ) async throws(FolioError) -> Value {
-        do {
-            try await writer.acquire()
-        } catch {
-            throw .cancelled
+        var turn = try await WriterTurn.taking(.shared, in: writer)
+        while true {
+            let (transaction, context) = try await begin(in: &turn)
+            let outcome = TransactionScope.$current.withValue(context) {
+                Swift.Result { () throws(FolioError) -> Value in try body(transaction) }
+            }
+            let value: Value
+            do throws(FolioError) {
+                value = try outcome.get()
+            } catch {
+                abandon(transaction, turn: turn)
+                guard transaction.hasConflicted else { throw error }
+                turn = try await WriterTurn.taking(.exclusive, in: writer)
+                continue
+            }
+            if try await commit(transaction, context: context, turn: turn) { return value }
+            turn = try await WriterTurn.taking(.exclusive, in: writer)
         }
-        let (transaction, context) = try beginInSlot()
-        let outcome = TransactionScope.$current.withValue(context) {
-            Swift.Result { () throws(FolioError) -> Value in try body(transaction) }
-        }
-        let value: Value
-        do throws(FolioError) {
-            value = try outcome.get()
-        } catch {
-            abandon(transaction)
-            throw error
-        }
-        try await commit(transaction, context: context)
-        return value
     }
 
-    /// Begins a write transaction in the writer slot the caller holds, with the context its
-    /// body runs in; gives the slot back if the engine refuses to begin.
-    private nonisolated func beginInSlot() throws(FolioError) -> (WriteTransaction, TransactionContext) {
+    /// Begins a write transaction in the turn the caller holds, with the context its body
+    /// runs in; gives the turn back if the engine refuses to begin. Values set outside
+    /// transactions and still queued are committed first, in the exclusive turn (the
+    /// key-value store orders its commits by generation, known only when nobody else
+    /// commits): `turn` becomes exclusive then.
+    private nonisolated(nonsending) func begin(
+        in turn: inout WriterTurn
+    ) async throws(FolioError) -> (WriteTransaction, TransactionContext) {
+        if core.values.hasQueued && turn == .shared {
+            turn.release(writer)
+            turn = try await WriterTurn.taking(.exclusive, in: writer)
+        }
         let transaction: WriteTransaction
         do throws(FolioError) {
             // Values set outside transactions commit first: a transaction sees every value
             // set before it began (KeyValueMemory's ordering argument).
-            try commitQueuedValues()
+            if turn == .exclusive { try commitQueuedValues() }
             transaction = try FolioError.wrap { () throws(StorageError) in try core.store.beginWrite() }
         } catch {
-            writer.release()
+            turn.release(writer)
             throw error
         }
         return (transaction, TransactionContext(core: core, source: .write(transaction)))
     }
 
-    /// Rolls back a transaction whose body failed, and gives the slot to the next writer.
-    private nonisolated func abandon(_ transaction: WriteTransaction) {
+    /// Rolls back a transaction whose body failed, and gives the turn back.
+    private nonisolated func abandon(_ transaction: WriteTransaction, turn: WriterTurn) {
         transaction.rollback()
-        writer.release()
+        turn.release(writer)
     }
 
-    /// Appends the transaction's commit, frees the slot, then returns once the commit is
-    /// durable. If the append fails, the transaction is rolled back and keeps nothing.
+    /// Appends the transaction's commit, gives the turn back, then returns true once the
+    /// commit is durable. Returns false, having rolled back and given the turn back, if it
+    /// conflicted with a commit made since it began (the caller runs it again alone); any
+    /// other failure to append rolls it back and throws.
+    ///
+    /// A transaction that set values of the key-value store commits in the exclusive turn:
+    /// the values' batch carries the generation the commit creates, which is the tip's next
+    /// only while nobody else commits.
     private nonisolated(nonsending) func commit(
-        _ transaction: WriteTransaction, context: TransactionContext
-    ) async throws(FolioError) {
+        _ transaction: WriteTransaction, context: TransactionContext, turn: WriterTurn
+    ) async throws(FolioError) -> Bool {
+        var turn = turn
         // Sets of the keys this transaction wrote, made outside it while it ran, lose to it:
         // they leave the queue now, readable until this commit is published (KeyValueMemory).
         let written = context.writtenValues.withLock { $0 }
+        if !written.isEmpty && turn == .shared {
+            turn.release(writer)
+            do throws(FolioError) {
+                turn = try await WriterTurn.taking(.exclusive, in: writer)
+            } catch {
+                transaction.rollback()
+                throw error
+            }
+        }
         let replaced =
-            written.isEmpty ? nil : core.values.transactionCommitting(written, generation: transaction.generation)
+            written.isEmpty
+            ? nil : core.values.transactionCommitting(written, generation: core.store.tipGeneration + 1)
         let appended: AppendedCommit
         do throws(FolioError) {
             appended = try core.append(transaction)
         } catch {
             if let replaced { _ = core.values.transactionAppended(replaced, as: nil) }
-            abandon(transaction)
+            abandon(transaction, turn: turn)
+            if case .storage(.writeConflict) = error { return false }
             throw error
         }
         let retired = replaced.flatMap { core.values.transactionAppended($0, as: appended) }
         core.markReady(context.prepared.withLock { $0 })
-        // The slot is free before the sync: the next writer's transaction runs while this
-        // one's sync is in flight, and shares the next sync (group commit). Acknowledged,
-        // and so returned, only once durable.
-        writer.release()
+        // The turn is given back before the sync: the next writer's transaction runs while
+        // this one's sync is in flight, and shares the next sync (group commit).
+        // Acknowledged, and so returned, only once durable.
+        turn.release(writer)
         do throws(FolioError) {
             try await core.acknowledge(appended)
         } catch {
@@ -104,14 +142,48 @@ extension Persistence {
             throw error
         }
         if let retired { core.values.published(retired) }
+        return true
     }
 
     /// Appends a commit of the key-value store's queued writes, if any. The caller holds the
-    /// writer slot. The commit is published by a task of its own (it is durable no later
+    /// exclusive turn. The commit is published by a task of its own (it is durable no later
     /// than the transaction that follows it).
     nonisolated func commitQueuedValues() throws(FolioError) {
         guard core.values.hasQueued, let batch = try core.values.commitQueued(in: core.store) else { return }
         let memory = core.values
         Task.detached { try? await memory.awaitPublished(batch) }
+    }
+}
+
+/// Which of the writers' turns (``WriterTurns``) a write path holds.
+enum WriterTurn: Equatable {
+    case shared
+    case exclusive
+
+    /// Takes a turn of this kind; throws `CancellationError` if the task is cancelled while
+    /// it waits.
+    static func take(_ kind: WriterTurn, in turns: WriterTurns) async throws(CancellationError) -> WriterTurn {
+        switch kind {
+        case .shared: try await turns.acquireShared()
+        case .exclusive: try await turns.acquire()
+        }
+        return kind
+    }
+
+    /// ``take(_:in:)`` for the paths that throw `FolioError` (``FolioError/cancelled``).
+    static func taking(_ kind: WriterTurn, in turns: WriterTurns) async throws(FolioError) -> WriterTurn {
+        do {
+            return try await take(kind, in: turns)
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// Gives the turn back.
+    func release(_ turns: WriterTurns) {
+        switch self {
+        case .shared: turns.releaseShared()
+        case .exclusive: turns.release()
+        }
     }
 }

@@ -12,14 +12,16 @@ import FolioStorage
 /// ```
 ///
 /// One process writes a store at a time (an exclusive lock on its lock file); any number of
-/// processes read it. The actor owns the writer: write transactions run one at a time, in
-/// the order they were asked for. Reads do not go through the actor: they read the newest
-/// committed state directly and never wait for a writer.
+/// processes read it. Write transactions run at once and are serializable: one that
+/// conflicts with a commit made while it ran runs again, alone (see `perform`). Reads do
+/// not go through the actor: they read the newest committed state directly and never wait
+/// for a writer.
 public actor Persistence<Access: AccessMode> {
     nonisolated let core: PersistenceCore
-    /// The writer slot: write transactions (and `compact`) run one at a time, in the order
-    /// they asked (Docs/Architecture.md, "One writer").
-    nonisolated let writer = AsyncGate()
+    /// The writers' turns: write transactions run at once (shared turns); a retry after a
+    /// conflict, `compact`, commits of queued values and close run alone (the exclusive
+    /// turn), in the order they asked (Docs/Architecture.md, "Concurrent writers").
+    nonisolated let writer = WriterTurns()
 
     /// A persistence over `core` (the openers in Persistence+Open.swift make the core).
     init(core: PersistenceCore) {

@@ -171,6 +171,6 @@ struct IndexSampleVerdict: Sendable {
     /// sees the same records and the same entry. Otherwise the step samples again.
     func holds(in transaction: WriteTransaction, catalog current: [UInt8]?) -> Bool {
         guard let generation else { return false }
-        return transaction.generation == generation + 1 && current == catalog
+        return transaction.baseGeneration == generation && current == catalog
     }
 }

@@ -28,9 +28,20 @@ extension Persistence where Access == ReadWrite {
     /// run one at a time, each atomic. An unstructured `Task {}` started inside inherits the
     /// transaction too; its writes after `perform` returned fail with
     /// `StorageError.transactionFinished`. Datastore calls outside any `perform` are each
-    /// their own transaction. Transactions run one at a time, in the order they ask; a task
-    /// cancelled while it waits for its turn leaves the queue and this throws
-    /// `CancellationError` (a transaction that has begun is never interrupted).
+    /// their own transaction.
+    ///
+    /// Transactions run at the same time, and are serializable (Docs/Architecture.md
+    /// invariant 7): the committed ones have the effect of running one after another in
+    /// the order they committed. If another transaction committed, since this one began, a
+    /// change to a datastore this one read or wrote, this one is rolled back and `body`
+    /// runs again, in a new transaction, alone (every other transaction waits until it has
+    /// committed), where it cannot conflict. So `body` may run more than once: side effects
+    /// outside the store are the caller's to make safe to repeat. Transactions over
+    /// disjoint datastores do not conflict, unless one of them changed so much that it wrote
+    /// part of its changes to disk before its commit (it holds the end of the file until it
+    /// commits, and the others run again after it). A task cancelled while it waits for its turn
+    /// leaves the queue and this throws `CancellationError` (a transaction that has begun is
+    /// never interrupted).
     ///
     /// `body` runs on the caller's executor (it is `nonisolated(nonsending)`): a
     /// transaction started on the main actor runs there, and no call inside it hops threads

@@ -28,9 +28,16 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store could not be opened for writing because this process may not write it
     /// (permission denied, or a read-only volume). It can still be opened read-only.
     case notWritable(path: String, cause: String)
-    /// A second write transaction was begun while one is active. The engine never blocks;
-    /// callers serialise writers (the `Folio` layer does this with an actor).
+    /// The store is in exclusive use: a write transaction was begun while a compaction
+    /// runs, or a compaction was asked for while a write transaction is active. The engine
+    /// never blocks; the `Folio` layer queues them.
     case writeTransactionInProgress
+    /// A commit since this write transaction began changed trees it read or wrote (named,
+    /// in name order; empty when another transaction holds the end of the snapshot file
+    /// because it spilled pages there). Nothing was written; the transaction is finished.
+    /// Retryable: the same work in a new transaction sees the newer state. The `Folio`
+    /// layer retries for its callers.
+    case writeConflict(trees: [String])
     /// The transaction has already been committed or rolled back.
     case transactionFinished
     /// An edit failed part-way (a page could not be read) and the transaction's trees may
@@ -75,6 +82,12 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "store at \(path) cannot be opened for writing by this process (\(cause)); open it read-only "
                 + "(Persistence(readingFrom:), Store.openReadOnly(at:)) or give this process write access to it"
         case .writeTransactionInProgress: return "a write transaction is already in progress"
+        case .writeConflict(let trees):
+            if trees.isEmpty {
+                return "write conflict: another transaction that spilled pages must end first; retry the transaction"
+            }
+            return "write conflict: another commit changed \(trees.joined(separator: ", ")) since this "
+                + "transaction began; retry the transaction"
         case .transactionFinished: return "the transaction has already finished"
         case .transactionAborted(let cause): return "the write transaction must be rolled back: \(cause)"
         case .closed(let path): return "store at \(path) is closed"

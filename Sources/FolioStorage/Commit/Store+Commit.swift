@@ -37,14 +37,44 @@ extension Store {
     /// close makes it durable, or finds the store closed and writes nothing. Observers are
     /// not called here: the event is queued in order and the caller delivers it with
     /// ``deliverQueued()`` once it holds no lock.
+    ///
+    /// Concurrent transactions (Docs/Architecture.md invariant 7): the transaction began on
+    /// `base`, and other commits may have been appended since. Under `writeSection` the tip
+    /// cannot move, so the check and the append are one step: if every tree in `reads` has
+    /// at the tip the catalog entry it had in `base`, the commit is rebased: its changed
+    /// trees go into the tip's catalog and it becomes the tip's successor. Otherwise it
+    /// throws `writeConflict` and writes nothing.
     func commit(
-        trees: [TreeState], catalog: TreeState, base: CommittedRoot,
+        trees: [TreeState], base: CommittedRoot, reads: TreeReads, transaction: ObjectIdentifier,
         spill: SpillState = SpillState()
     ) throws(StorageError) -> CommitNotification {
         try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
             try checkWritable()
-            return try commitHoldingWriteSection(trees: trees, catalog: catalog, base: base, spill: spill)
+            let onto = try rebaseTarget(base: base, reads: reads, transaction: transaction, spill: spill)
+            return try commitHoldingWriteSection(trees: trees, base: onto, spill: spill)
         }
+    }
+
+    /// The root a transaction begun on `base` commits onto: the tip, if no commit since
+    /// `base` changed a tree in `reads` and no other transaction holds the end of the file.
+    /// Caller holds `writeSection`, so the tip does not move until the commit is appended.
+    private func rebaseTarget(
+        base: CommittedRoot, reads: TreeReads, transaction: ObjectIdentifier, spill: SpillState
+    ) throws(StorageError) -> CommittedRoot {
+        let (tip, tailOwner) = state.withLock { ($0.tip, $0.writer?.tailOwner) }
+        // A transaction that spilled has begun its run at the committed end: another commit
+        // there would overwrite its pages (WriteTransaction+Spill.swift).
+        if let tailOwner, tailOwner != transaction { throw .writeConflict(trees: []) }
+        if tip.record.generation == base.record.generation { return base }
+        // Exclusive use keeps compaction from switching files under an active transaction;
+        // checked again because the trees' pages are addresses in the base's file.
+        guard tip.file === base.file else { throw .writeConflict(trees: []) }
+        let changed = try reads.conflicts(base: base, tip: tip)
+        if !changed.isEmpty { throw .writeConflict(trees: changed) }
+        // The spilled pages were written as the first part of the run on the tip they
+        // spilled over (the tail was this transaction's since, so the tip has not moved).
+        if let spilledOver = spill.over, spilledOver != tip.record.generation { throw .writeConflict(trees: []) }
+        return tip
     }
 
     /// Throws if the store is closed (or closing: the caller holds `writeSection`, which
@@ -57,10 +87,15 @@ extension Store {
         }
     }
 
+    /// Appends the run of `trees` as the successor of `base`, the tip (the transaction's own
+    /// base, or the tip it is rebased onto: its trees are unchanged between the two).
     private func commitHoldingWriteSection(
-        trees: [TreeState], catalog: TreeState, base: CommittedRoot,
-        spill: SpillState
+        trees: [TreeState], base: CommittedRoot, spill: SpillState
     ) throws(StorageError) -> CommitNotification {
+        // The catalog of the root this commit follows, edited for the trees it changed: a
+        // rebased commit keeps every other commit's trees.
+        let catalog = TreeState(
+            name: "", descriptor: TreeDescriptor(root: base.record.catalogRoot, depth: 0, count: 0, bytes: 0))
         let generation = base.record.generation + 1
         let now = max(Clock.microsecondsSince1970(), base.record.timestamp)
         // The run begins at the committed end; if the transaction spilled pages, they are

@@ -40,7 +40,7 @@ extension Store {
             if state.closed { throw .closed(path: path) }
             guard let writer = state.writer else { throw .readOnly(path: path) }
             if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-            if writer.transactionActive && !writer.exclusiveHeld { throw .writeTransactionInProgress }
+            if writer.activeTransactions > 0 { throw .writeTransactionInProgress }
         }
         defer { deliverQueued() }
         return try compactionTurn.runHere(path: path) { (stop) throws(StorageError) -> CompactionReport in
@@ -51,7 +51,7 @@ extension Store {
     /// After a commit: start an automatic compaction in the background if the dead bytes
     /// pass ``AutoCompaction``'s limit (and no backoff after a failure holds it back, and
     /// none runs already), and remove retired snapshot files whose grace period is over or
-    /// that pass the retention limits. Caller holds the writer slot.
+    /// that pass the retention limits. Called by a committing transaction.
     ///
     /// Reads only the newest root record (committed length, live bytes) and the writer's
     /// state: no directory listing or catalog scan per commit. The commit that crosses the

@@ -1,16 +1,22 @@
 import Dispatch
 
 // The exclusive mode a compaction's catch-up runs in: no write transaction active, none able
-// to begin. Today that is the writer slot (`transactionActive`), taken as a waiting turn:
-// the compaction is handed the slot when the active transaction ends, before any other
-// transaction can begin, and `beginWrite()` waits (instead of refusing) while the
-// compaction holds it. Kept in this one place so that a different exclusive mode (several
-// concurrent transactions) replaces it whole.
+// to begin. Write transactions run concurrently (a count of them, `activeTransactions`); the
+// catch-up waits until the count falls to zero and is handed exclusive use by the last
+// transaction to end, before another can begin.
+//
+// Why `beginWrite()` may block here without a deadlock: exclusive use is held only by a
+// compaction's catch-up, on the compaction's own thread, which waits for no transaction,
+// task or gate while it holds it (it takes `writeSection` and `rootFileLock`, which are
+// held only for bounded work). While the compaction merely waits for the active
+// transactions to end, new transactions still begin: blocking them then could park every
+// thread of a small pool while the transactions being waited for need one to finish.
 
 extension Store {
-    /// Runs `body` holding the writer slot: waits for an active write transaction to end
-    /// (it hands the slot over as it ends), and makes `beginWrite()` wait meanwhile. Throws
-    /// `StorageError.closed` if `stop` is set while it waits (the store is closing).
+    /// Runs `body` with no write transaction active and none able to begin: waits for the
+    /// active ones to end (the last hands exclusive use over as it ends), and makes
+    /// `beginWrite()` wait while `body` runs. Throws `StorageError.closed` if `stop` is set
+    /// while it waits (the store is closing).
     func withWritersExcluded<Result>(
         stop: CompactionStop, _ body: () throws(StorageError) -> Result
     ) throws(StorageError) -> Result {
@@ -22,9 +28,8 @@ extension Store {
             guard var writer = state.writer else { throw .closed(path: path) }
             if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
             defer { state.writer = writer }
-            if !writer.transactionActive {
-                writer.transactionActive = true
-                writer.exclusiveHeld = true
+            if writer.activeTransactions == 0 && !writer.exclusive {
+                writer.exclusive = true
                 return true
             }
             writer.exclusiveWaiter = waiter
@@ -32,21 +37,19 @@ extension Store {
         }
         if !holding {
             waiter.wait()
-            // Woken by the hand-over (the slot is held) or by a stop (it is not).
-            let granted = state.withLock { $0.writer?.exclusiveHeld == true }
+            // Woken by the hand-over (exclusive use is held) or by a stop (it is not).
+            let granted = state.withLock { $0.writer?.exclusive == true }
             guard granted else { throw .closed(path: path) }
         }
         defer { endExclusive() }
         return try body()
     }
 
-    /// Gives the writer slot back after ``withWritersExcluded(stop:_:)`` and wakes the
-    /// `beginWrite()` calls that waited for it.
+    /// Ends ``withWritersExcluded(stop:_:)`` and wakes the `beginWrite()` calls that waited.
     private func endExclusive() {
         let waiting = state.withLock { state -> [DispatchSemaphore] in
             guard var writer = state.writer else { return [] }
-            writer.exclusiveHeld = false
-            writer.transactionActive = false
+            writer.exclusive = false
             defer {
                 writer.waitingForExclusive = []
                 state.writer = writer
@@ -56,24 +59,17 @@ extension Store {
         for waiter in waiting { waiter.signal() }
     }
 
-    /// At the end of a write transaction: hands the slot to a compaction waiting for it
-    /// (it stays taken, so no transaction begins in between) or frees it.
-    func releaseWriterSlot() {
-        let handedTo = state.withLock { state -> DispatchSemaphore? in
-            guard var writer = state.writer else { return nil }
-            defer { state.writer = writer }
-            if let waiter = writer.exclusiveWaiter {
-                writer.exclusiveWaiter = nil
-                writer.exclusiveHeld = true
-                return waiter
-            }
-            writer.transactionActive = false
-            return nil
-        }
-        handedTo?.signal()
+    /// At the end of a write transaction, with `state` locked: if it was the last active one
+    /// and a compaction waits, hands it exclusive use (so no transaction begins in between)
+    /// and returns its semaphore to signal once the lock is released.
+    func handOverExclusiveIfIdle(_ writer: inout WriterState) -> DispatchSemaphore? {
+        guard writer.activeTransactions == 0, let waiter = writer.exclusiveWaiter else { return nil }
+        writer.exclusiveWaiter = nil
+        writer.exclusive = true
+        return waiter
     }
 
-    /// Wakes a compaction waiting for the writer slot, without the slot (close stops it).
+    /// Wakes a compaction waiting for exclusive use, without granting it (close stops it).
     func wakeExclusiveWaiter() {
         let waiter = state.withLock { state -> DispatchSemaphore? in
             defer { state.writer?.exclusiveWaiter = nil }
@@ -82,10 +78,10 @@ extension Store {
         waiter?.signal()
     }
 
-    /// In `beginWrite()`, with the slot taken: a semaphore to wait on if a compaction's
-    /// catch-up holds it (signalled when it ends), nil if a transaction does.
+    /// In `beginWrite()`: a semaphore to wait on if a compaction's catch-up uses the store
+    /// alone (signalled when it ends), nil if the transaction may begin.
     func waitForExclusive(_ writer: inout WriterState) -> DispatchSemaphore? {
-        guard writer.exclusiveHeld else { return nil }
+        guard writer.exclusive else { return nil }
         let waiter = DispatchSemaphore(value: 0)
         writer.waitingForExclusive.append(waiter)
         return waiter

@@ -20,9 +20,12 @@ import Synchronization
 ///
 /// Concurrency: the newest committed root is published through one small lock; a reader
 /// takes it once and then walks immutable pages without locks (pages are never rewritten),
-/// so reads never wait for a commit's fsync. One write transaction at a time: the engine
-/// never blocks, it refuses a second one (`StorageError.writeTransactionInProgress`); the
-/// `Folio` layer queues writers.
+/// so reads never wait for a commit's fsync. Write transactions run concurrently
+/// (optimistically): each commits after the others, onto the newest commit, if no commit
+/// since it began changed a tree it read or wrote, and otherwise fails with
+/// `StorageError.writeConflict(trees:)` (Docs/Architecture.md invariant 7). Compaction runs
+/// its catch-up alone (Store+WriterExclusion.swift), while transactions begin and commit
+/// during its copy.
 public final class Store: Sendable {
     /// The store's directory.
     public let path: String
@@ -81,7 +84,15 @@ public final class Store: Sendable {
     struct WriterState {
         let lock: any FileLock
         let identity: FileIdentity
-        var transactionActive = false
+        /// Write transactions begun and not yet ended (committed, rolled back or dropped).
+        var activeTransactions = 0
+        /// Set while a compaction's catch-up uses the store alone (Store+WriterExclusion.swift):
+        /// no transaction is active, and `beginWrite()` waits for it to end.
+        var exclusive = false
+        /// The transaction that has spilled pages past the committed end, if any: its run
+        /// has begun there, so until it ends no other transaction may commit (its run would
+        /// overwrite those pages) or spill (WriteTransaction+Spill.swift).
+        var tailOwner: ObjectIdentifier?
         /// Set when the store can no longer commit safely (see `StorageError.needsReopen`).
         var poisoned: String?
         /// The root the root file holds (lags `current` in grouped mode).
@@ -101,10 +112,8 @@ public final class Store: Sendable {
         var compactionBackoff: CompactionBackoff?
         /// The highest snapshot file number this writer created: never used again.
         var newestFileNumber: UInt64 = 0
-        /// A compaction's catch-up holds the writer slot (`transactionActive` is set too):
-        /// `beginWrite()` waits for it instead of refusing (Store+WriterExclusion.swift).
-        var exclusiveHeld = false
-        /// A compaction waiting for the slot: handed it when the active transaction ends.
+        /// A compaction waiting for the active transactions to end: handed exclusive use by
+        /// the last of them to end, before another can begin.
         var exclusiveWaiter: DispatchSemaphore?
         /// `beginWrite()` calls waiting for the compaction's catch-up to end.
         var waitingForExclusive: [DispatchSemaphore] = []
@@ -157,6 +166,12 @@ public final class Store: Sendable {
         state.withLock { $0.closed ? nil : $0.current.record.generation }
     }
 
+    /// The generation of the newest appended commit, which the next commit follows (ahead
+    /// of ``generation`` while its sync is pending).
+    package var tipGeneration: UInt64 {
+        state.withLock { $0.tip.record.generation }
+    }
+
     /// The commit location of the newest generation (for replaying change records).
     public var currentCommit: CommitLocation {
         state.withLock { $0.current.record.location }
@@ -167,26 +182,27 @@ public final class Store: Sendable {
 
     // MARK: Writing
 
-    /// Begins the write transaction, on the newest appended commit (the tip: group commit
-    /// frees the writer slot before a commit's sync). One at a time, never waiting for
-    /// another transaction (Docs/Architecture.md invariant 7): throws
-    /// `StorageError.writeTransactionInProgress` if one is active,
-    /// `StorageError.readOnly(path:)` on a read-only store, and
+    /// Begins a write transaction on the newest appended commit (the tip: group commit
+    /// frees the tip before a commit's sync). Several may be active at once, from any
+    /// threads: each reads the tip it began on, and its commit is appended after every
+    /// commit made meanwhile if none of them changed a tree it read or wrote, and fails
+    /// with `StorageError.writeConflict(trees:)` otherwise (Docs/Architecture.md invariant
+    /// 7). Throws `StorageError.readOnly(path:)` on a read-only store and
     /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store. It
-    /// does wait, blocking the thread, while a compaction brings its new file up to date
-    /// (its catch-up: the commits made since its copy; Docs/Durability.md §1.3).
+    /// waits, blocking the thread, only while a compaction brings its new file up to date
+    /// (its catch-up, which uses the store alone and waits for nothing else;
+    /// Docs/Durability.md §1.3).
     public func beginWrite() throws(StorageError) -> WriteTransaction {
         while true {
             let begun = try state.withLock { (state) throws(StorageError) -> Result<CommittedRoot, WaitForCompaction> in
                 if state.closed { throw .closed(path: path) }
                 guard var writer = state.writer else { throw .readOnly(path: path) }
                 if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-                if writer.transactionActive {
-                    guard let waiter = waitForExclusive(&writer) else { throw .writeTransactionInProgress }
+                if let waiter = waitForExclusive(&writer) {
                     state.writer = writer
                     return .failure(WaitForCompaction(semaphore: waiter))
                 }
-                writer.transactionActive = true
+                writer.activeTransactions += 1
                 state.writer = writer
                 return .success(state.tip)
             }
@@ -216,9 +232,16 @@ public final class Store: Sendable {
         }
     }
 
-    /// Called by a transaction when it commits or rolls back.
-    func endTransaction() {
-        releaseWriterSlot()
+    /// Called by a transaction when it commits or rolls back (once).
+    func endTransaction(_ transaction: ObjectIdentifier) {
+        let handedTo = state.withLock { state -> DispatchSemaphore? in
+            guard var writer = state.writer else { return nil }
+            defer { state.writer = writer }
+            writer.activeTransactions -= 1
+            if writer.tailOwner == transaction { writer.tailOwner = nil }
+            return handOverExclusiveIfIdle(&writer)
+        }
+        handedTo?.signal()
     }
 
     // MARK: Closing

@@ -10,15 +10,25 @@ public final class TransactionSnapshot: @unchecked Sendable {
     private let base: CommittedRoot
     /// Trees the transaction had touched, as they were: root (nil when empty or absent) and count.
     private let touched: [[UInt8]: (root: NodeRef?, count: UInt64)]
+    /// The transaction's read set: a read of a tree it had not touched is one of its reads.
+    private let reads: TreeReads
 
-    init(base: CommittedRoot, touched: [[UInt8]: (root: NodeRef?, count: UInt64)]) {
+    init(base: CommittedRoot, touched: [[UInt8]: (root: NodeRef?, count: UInt64)], reads: TreeReads) {
         self.base = base
         self.touched = touched
+        self.reads = reads
+    }
+
+    /// The base's catalog entry of a tree the transaction had not touched, noted as read.
+    private func untouched(_ tree: String) throws(StorageError) -> TreeDescriptor? {
+        let descriptor = try base.descriptor(of: tree)
+        reads.note(Array(tree.utf8), descriptor)
+        return descriptor
     }
 
     private func root(of tree: String) throws(StorageError) -> NodeRef? {
         if let state = touched[Array(tree.utf8)] { return state.root }
-        return try base.descriptor(of: tree).flatMap { $0.root.isNone ? nil : .stored($0.root) }
+        return try untouched(tree).flatMap { $0.root.isNone ? nil : .stored($0.root) }
     }
 
     /// The value under `key` in `tree`, or nil.
@@ -44,7 +54,7 @@ public final class TransactionSnapshot: @unchecked Sendable {
     /// Number of keys in `tree`.
     public func count(in tree: String) throws(StorageError) -> UInt64 {
         if let state = touched[Array(tree.utf8)] { return state.count }
-        return try base.descriptor(of: tree)?.count ?? 0
+        return try untouched(tree)?.count ?? 0
     }
 }
 
@@ -57,7 +67,7 @@ extension WriteTransaction {
             freezeForReaders(contents)
             var touched: [[UInt8]: (root: NodeRef?, count: UInt64)] = [:]
             for (name, tree) in contents.trees { touched[name] = (tree.exists ? tree.root : nil, tree.count) }
-            return TransactionSnapshot(base: base, touched: touched)
+            return TransactionSnapshot(base: base, touched: touched, reads: reads)
         }
     }
 }

@@ -11,7 +11,6 @@ extension WriteTransaction {
         /// the same few trees over and over, and comparing a name's UTF-8 in place is
         /// cheaper than allocating and hashing its bytes.
         var recent: [TreeState] = []
-        let catalog: TreeState
 
         // Whether it may go on.
 
@@ -20,6 +19,10 @@ extension WriteTransaction {
         /// inconsistent, so nothing but a rollback is allowed until one restores a state
         /// from before the failure.
         var broken: String?
+        /// Set when a spill found the end of the file held by another transaction: this one
+        /// cannot go on (its writes may be over the spill budget), and everything but a
+        /// rollback throws `writeConflict` (retryable).
+        var conflicted = false
 
         // Undoing part of it, and spilling.
 
@@ -34,8 +37,6 @@ extension WriteTransaction {
 
         /// The change logs may be compacted: no savepoint or statement counts their entries.
         var mayCompactChanges: Bool { freezing.savepoints.isEmpty && statement == nil }
-
-        init(catalog: TreeState) { self.catalog = catalog }
     }
 
     /// The epochs of mutable nodes (WriteTransaction+Savepoint.swift): every node records the

@@ -12,10 +12,21 @@
 /// which the next commit writes over (as for any abandoned run). A spilled page that a later
 /// edit replaces is dead within the run. Spilling holds `writeSection`, like a commit, so it
 /// never writes into a store that was closed (and perhaps opened by another writer).
+///
+/// Concurrent transactions (Docs/Architecture.md invariant 7): a run must begin at the
+/// committed end, and a spill begins one, so the first spill takes the end of the file
+/// (the store's `tailOwner`) until the transaction ends. Meanwhile no other transaction
+/// may spill or commit: each throws a retryable `writeConflict` rather than wait (the
+/// engine never blocks; the `Folio` layer retries it alone, after the spiller). The spill
+/// begins at the tip's committed end, not the base's: commits made since the base lie
+/// between them.
 struct SpillState {
     /// Where the next spilled page goes; nil until the first spill (then the run starts at
-    /// the base's committed length).
+    /// the tip's committed length).
     var end: UInt64?
+    /// The generation the spilled run follows (the tip at the first spill); the commit
+    /// follows it too.
+    var over: UInt64?
     /// The run checksum so far (pre-inverted), seeded with the base's chain value.
     var runningChecksum: UInt32 = 0
     /// What the transaction took in memory since the last spill, estimated (``resident(keys:bytes:)``
@@ -53,16 +64,29 @@ extension WriteTransaction {
             try store.checkWritable()
             let start: UInt64
             let checksum: UInt32
-            if let end = contents.spill.end {
+            let over: UInt64
+            if let end = contents.spill.end, let spilledOver = contents.spill.over {
                 start = end
                 checksum = contents.spill.runningChecksum
+                over = spilledOver
             } else {
-                start = base.record.committedLength
-                checksum = RunChecksum.seeded(with: try base.file.chainValue(of: base.record))
+                let tip: CommittedRoot
+                do throws(StorageError) {
+                    tip = try store.takeTail(for: ObjectIdentifier(self))
+                } catch {
+                    contents.conflicted = true
+                    throw error
+                }
+                // The trees reference pages of the base's file; compaction (exclusive use)
+                // cannot have switched files while this transaction is active.
+                guard tip.file === base.file else { throw StorageError.writeConflict(trees: []) }
+                start = tip.record.committedLength
+                checksum = RunChecksum.seeded(with: try tip.file.chainValue(of: tip.record))
+                over = tip.record.generation
             }
             var appender = PageAppender(
                 continuingRunAt: start, runningChecksum: checksum, file: base.file,
-                generation: generation, collectsCacheEntries: true, preallocates: false)
+                generation: over + 1, collectsCacheEntries: true, preallocates: false)
             // In name order, as the commit writes them (any order would do).
             for tree in contents.trees.values.sorted(by: {
                 ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0
@@ -77,6 +101,7 @@ extension WriteTransaction {
             // places: forget them (PageCache.remove).
             for entry in appender.cacheEntries { store.cache.remove(entry.key) }
             contents.spill.end = start + appender.bytesAppended
+            contents.spill.over = over
             contents.spill.runningChecksum = appender.runningChecksum ?? checksum
             contents.spill.count += 1
             base.file.allocatedLength = max(base.file.allocatedLength, start + appender.bytesAppended)
@@ -84,5 +109,19 @@ extension WriteTransaction {
         }
         contents.spill.residentBytes = 0
         for tree in contents.trees.values { _ = tree.takeCopiedPageBytes() }
+    }
+}
+
+extension Store {
+    /// Gives the end of the snapshot file to `transaction`, which is about to spill there,
+    /// and returns the tip its run follows; throws a retryable `writeConflict` if another
+    /// transaction holds it. Caller holds `writeSection`; the holder keeps it until it ends
+    /// (``endTransaction(_:)``).
+    func takeTail(for transaction: ObjectIdentifier) throws(StorageError) -> CommittedRoot {
+        try state.withLock { (state) throws(StorageError) -> CommittedRoot in
+            if let owner = state.writer?.tailOwner, owner != transaction { throw .writeConflict(trees: []) }
+            state.writer?.tailOwner = transaction
+            return state.tip
+        }
     }
 }

@@ -1,8 +1,17 @@
 import Synchronization
 
-/// The store's one write transaction: reads see its own writes; ``commit()`` makes them
-/// durable as one generation; ``rollback()`` (or dropping it) discards them without a
-/// trace, since nothing is written to disk before commit.
+/// A write transaction: reads see its own writes; ``commit()`` makes them durable as one
+/// generation; ``rollback()`` (or dropping it) discards them without a trace, since nothing
+/// is written to disk before commit.
+///
+/// Several may run at once (optimistic concurrency, Docs/Architecture.md invariant 7). Each
+/// reads the commit it began on (its base) and remembers every tree it read or wrote
+/// (``TreeReads``). Its commit is appended after every commit made since, onto the newest
+/// one, if none of them changed one of those trees; otherwise ``commit()`` throws
+/// `StorageError.writeConflict(trees:)`, keeps nothing, and the work may be retried in a
+/// new transaction. Transactions over disjoint trees therefore never conflict, and the
+/// result of every set of committed transactions is that of running them one at a time in
+/// commit order (serializable).
 ///
 /// Trees are created by the first write into them and removed by ``dropTree(_:)``.
 /// Reading a tree that does not exist finds nothing. The transaction is safe to use from
@@ -26,21 +35,32 @@ public final class WriteTransaction: @unchecked Sendable {
     /// write from any other thread waits for the statement to end, so it never becomes part
     /// of another thread's statement (nor of its undo).
     let statementThread = Atomic<UInt>(0)
-    let contents: Contents
+    let contents = Contents()
+    /// Every tree read or written, with the catalog entry the base has for it: what the
+    /// commit checks against the tip.
+    let reads = TreeReads()
 
     init(store: Store, base: CommittedRoot) {
         self.store = store
         self.base = base
-        let catalogDescriptor = TreeDescriptor(root: base.record.catalogRoot, depth: 0, count: 0, bytes: 0)
-        contents = Contents(catalog: TreeState(name: "", descriptor: catalogDescriptor))
     }
 
     deinit {
-        if !contents.finished { store.endTransaction() }
+        if !contents.finished { store.endTransaction(ObjectIdentifier(self)) }
     }
 
-    /// The generation this transaction creates when it commits.
+    /// The generation this transaction would create if it committed on the commit it began
+    /// on. With other transactions committing meanwhile, its commit takes the next
+    /// generation after theirs: the generation it created is the committed
+    /// ``CommitNotification/generation``.
     public var generation: UInt64 { base.record.generation + 1 }
+
+    /// The generation this transaction began on: what its reads see, apart from its writes.
+    public var baseGeneration: UInt64 { base.record.generation }
+
+    /// Whether a spill found the end of the file held by another transaction: this one can
+    /// only be rolled back, and its work retried (`StorageError.writeConflict(trees:)`).
+    package var hasConflicted: Bool { guarded.withLock { _ in contents.conflicted } }
 
     func editor(_ contents: Contents) -> TreeEditor {
         TreeEditor(reader: base.reader, epoch: contents.freezing.epoch, mutableFrom: contents.freezing.mutableFrom)
@@ -50,6 +70,7 @@ public final class WriteTransaction: @unchecked Sendable {
         try guarded.withLock { _ throws(StorageError) -> R in
             if contents.finished { throw StorageError.transactionFinished }
             if let cause = contents.broken { throw StorageError.transactionAborted(cause: cause) }
+            if contents.conflicted { throw StorageError.writeConflict(trees: []) }
             return try body(contents)
         }
     }
@@ -61,10 +82,14 @@ public final class WriteTransaction: @unchecked Sendable {
         if let known = contents.trees[key] {
             tree = known
         } else {
-            tree = TreeState(name: name, descriptor: try base.descriptor(of: name))
+            let descriptor = try base.descriptor(of: name)
+            tree = TreeState(name: name, descriptor: descriptor)
             tree.spillFloor = base.record.committedLength
             tree.changeRecordKeyLimit = max(1, store.options.changeRecordKeyLimit)
             contents.trees[key] = tree
+            // Read or written from here on: the commit checks that no commit since the base
+            // changed it (serializability, TreeReads).
+            reads.note(key, descriptor)
         }
         if contents.recent.count == 8 { contents.recent.removeFirst() }
         contents.recent.append(tree)
@@ -115,6 +140,7 @@ public final class WriteTransaction: @unchecked Sendable {
     /// Names of the trees that exist, including this transaction's changes, in order.
     public func treeNames() throws(StorageError) -> [String] {
         try withContents { (contents) throws(StorageError) -> [String] in
+            reads.noteCatalog()
             var names = Set(try base.allDescriptors().map { Array($0.name.utf8) })
             for (name, state) in contents.trees {
                 if state.exists { names.insert(name) } else { names.remove(name) }
@@ -145,19 +171,19 @@ public final class WriteTransaction: @unchecked Sendable {
                     contents.finished = true
                     TreeState.checkInvariants(of: contents.trees.values)
                     return try store.commit(
-                        trees: Array(contents.trees.values), catalog: contents.catalog, base: base,
-                        spill: contents.spill)
+                        trees: Array(contents.trees.values), base: base, reads: reads,
+                        transaction: ObjectIdentifier(self), spill: contents.spill)
                 }
             }
         } catch {
-            // A transaction that was already finished never held the writer slot.
+            // A transaction that was already finished was ended already.
             if case .transactionFinished = error { throw error }
             guarded.withLock { _ in contents.finished = true }
-            store.endTransaction()
+            store.endTransaction(ObjectIdentifier(self))
             throw error
         }
         store.startCompactionIfNeeded()
-        store.endTransaction()
+        store.endTransaction(ObjectIdentifier(self))
         return AppendedCommit(store: store, notification: notification)
     }
 
@@ -167,6 +193,6 @@ public final class WriteTransaction: @unchecked Sendable {
             defer { contents.finished = true }
             return !contents.finished
         }
-        if wasActive { store.endTransaction() }
+        if wasActive { store.endTransaction(ObjectIdentifier(self)) }
     }
 }

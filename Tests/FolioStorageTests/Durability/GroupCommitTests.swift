@@ -140,8 +140,8 @@ import FolioTestSupport
                         do {
                             try store.write { try $0.put(bytes("\(done)"), for: bytes("w\(writer)-\(done)"), in: "t") }
                             done += 1
-                        } catch StorageError.writeTransactionInProgress {
-                            await Task.yield()  // the engine refuses a second writer; try again
+                        } catch StorageError.writeConflict {
+                            await Task.yield()  // another writer committed to "t" first; try again
                         } catch {
                             Issue.record("commit failed: \(error)")
                             return

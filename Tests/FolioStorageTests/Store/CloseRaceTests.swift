@@ -55,8 +55,8 @@ import FolioTestSupport
                             try transaction.put(bytes("v\(key)"), for: KeyEncoding.encode(Int64(key)), in: "t")
                             try transaction.commit()
                             acknowledged.withLock { $0.append(key) }
-                        } catch StorageError.writeTransactionInProgress {
-                            continue
+                        } catch StorageError.writeConflict {
+                            continue  // another thread committed to "t" first: retry
                         } catch {
                             return  // closed: this writer is done
                         }

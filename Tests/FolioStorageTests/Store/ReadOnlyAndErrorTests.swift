@@ -89,7 +89,6 @@ import FolioTestSupport
             try transaction.put([1], for: Array(repeating: 0, count: 1025), in: "t")
         }
         #expect(throws: StorageError.invalidTreeName(name: "")) { try transaction.put([1], for: [1], in: "") }
-        #expect(throws: StorageError.writeTransactionInProgress) { _ = try store.beginWrite() }
         transaction.rollback()
         #expect(throws: StorageError.transactionFinished) { try transaction.put([1], for: [1], in: "t") }
         store.close()

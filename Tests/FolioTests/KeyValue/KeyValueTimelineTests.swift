@@ -219,9 +219,13 @@ import FolioStorage
         let transaction = Task {
             try await persistence.perform {
                 try values.set(100, for: written)
-                await withCheckedContinuation { continuation in
-                    gate.withLock { $0 = continuation }
-                    entered.store(true, ordering: .releasing)
+                // Held open on its first run only: the sets outside commit meanwhile, so
+                // its commit conflicts with theirs and the body runs again, alone.
+                if !entered.load(ordering: .acquiring) {
+                    await withCheckedContinuation { continuation in
+                        gate.withLock { $0 = continuation }
+                        entered.store(true, ordering: .releasing)
+                    }
                 }
             }
         }
