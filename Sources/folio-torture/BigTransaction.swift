@@ -15,6 +15,8 @@ import Darwin
 func bigTransaction(_ path: String, count: Int, budget: Int) throws {
     var options = StoreOptions(cacheCapacity: 1 << 20, autoCompaction: nil, log: { _ in })
     options.transactionSpillBytes = budget
+    // The bounded mode under test: the change log capped as a version-3 build will by default.
+    options.changeRecordKeyLimit = 16_384
     let store = try Store.open(at: path, options: options)
     defer { store.close() }
     let value = [UInt8](repeating: 7, count: 100)

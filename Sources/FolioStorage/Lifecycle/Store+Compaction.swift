@@ -31,6 +31,9 @@ extension Store {
     /// Throws `StorageError.writeTransactionInProgress` if a write transaction is active
     /// when it is called: a caller holding one would otherwise wait for itself. If a
     /// compaction is already running (an automatic one), waits for it to finish first.
+    /// `progress` may write during `.copying` (that is what the catch-up is for), but must not
+    /// begin a write transaction at `.switching`: the catch-up holds the store alone then,
+    /// and the transaction would wait for it.
     ///
     /// It streams: memory holds one root-to-leaf path and one write chunk, whatever the
     /// store's size. Read views stay valid throughout (they keep the old file open).

@@ -125,16 +125,19 @@ public struct StoreOptions: Sendable {
     /// a fixed overhead per changed key for their node entries and its change-log entry,
     /// and the pages it copied into memory to change them), its changed pages are written
     /// past the committed end (unreachable until it commits) and dropped from memory. Its
-    /// change log stays until the commit, bounded by ``changeRecordKeyLimit``. Default
+    /// change log stays until the commit, bounded by ``changeRecordKeyLimit`` when it is set. Default
     /// 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
     /// The most changed keys of one tree a commit's change record lists. A transaction that
     /// changes more keys of a tree drops that tree's change log and records the tree as
     /// changed wholesale (``ChangeRecord/TreeChanges/isChangedWholesale``): observers then
     /// re-read it instead of applying changes. This bounds what a transaction holds for its
-    /// change record to about twice this many keys per tree. Default 16,384; values below
-    /// 1 count as 1.
-    public var changeRecordKeyLimit: Int = 16_384
+    /// change record to about twice this many keys per tree; values below 1 count as 1.
+    ///
+    /// Default `Int.max` (unlimited) in this build: the wholesale marker is part of format
+    /// version 3 (Docs/Format.md §7), and a build that reads version 2 only reports it as
+    /// damage. Set a limit only when every build that reads the store knows the marker.
+    public var changeRecordKeyLimit: Int = .max
     /// Where the store reports what it recovered from (a damaged root slot, commits
     /// recovered past the slot, a damaged run that cut commits off, an interrupted
     /// compaction's copy reclaimed). Called while the store holds its locks: it must not
