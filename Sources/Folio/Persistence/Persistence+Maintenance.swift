@@ -47,10 +47,12 @@ extension Persistence where Access == ReadWrite {
     }
 
     /// Copies the live records and index entries into a new snapshot file and reclaims the
-    /// space of everything replaced since (automatic compaction does the same once the
-    /// dead bytes pass the live bytes plus a slack). Waits for its turn behind queued write
+    /// space of everything replaced since. Waits for its turn behind queued write
     /// transactions, as a transaction does (if its task is cancelled while it waits, it
-    /// throws ``FolioError/cancelled`` and compacts nothing); readers go on meanwhile.
+    /// throws ``FolioError/cancelled`` and compacts nothing), and holds it until done:
+    /// this persistence's transactions wait for it; readers go on meanwhile. Automatic
+    /// compaction (once the dead bytes pass the live bytes plus a slack) does the same work
+    /// in the background, and transactions wait only for its short catch-up.
     @discardableResult
     public nonisolated(nonsending) func compact(
         progress: (@Sendable (CompactionProgress) -> Void)? = nil

@@ -24,8 +24,8 @@ extension Store {
     ///    `t`, copy its trees the same way as generation `t + 1`, write the catalog and the
     ///    compaction commit (previous: `t`'s commit), sync the file and switch the root as
     ///    a compaction always did (the copy was synced before the catch-up, so this sync
-///    covers only the catch-up's pages). Its contents are exactly `t`'s: every page is a copy of
-    ///    one of `t`'s pages, copied now or earlier from the same immutable page.
+    ///    covers only the catch-up's pages). Its contents are exactly `t`'s: every page is
+    ///    a copy of one of `t`'s pages, copied now or earlier from the same immutable page.
     func compactAlongsideWriters(
         progress: ((CompactionProgress) -> Void)?, stop: CompactionStop
     ) throws(StorageError) -> CompactionReport {

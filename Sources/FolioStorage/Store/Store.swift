@@ -37,8 +37,9 @@ public final class Store: Sendable {
     let counters: IOCounters
     let state: Mutex<State>
     /// The write critical section (Docs/Architecture.md, "The locks of a store, and their
-    /// order"): held by a commit from its first appended page until it is the tip, by a compaction from its copy to its root switch, and by ``close()``
-    /// while it flushes and closes. So close waits for an in-flight commit or compaction,
+    /// order"): held by a commit from its first appended page until it is the tip, by a
+    /// compaction from its catch-up to its root switch (not while it copies), and by
+    /// ``close()`` while it flushes and closes. So close waits for an in-flight commit or compaction,
     /// and a commit or compaction that starts after close finds the store closed (checked
     /// under this lock) and writes nothing. Order: `writeSection`, then `rootFileLock`,
     /// then `state`. Observers are never called under it (see `deliveries`).
@@ -249,8 +250,9 @@ public final class Store: Sendable {
     /// Makes pending grouped commits durable, releases the write lock and closes the store.
     /// Read views already taken stay readable. Closing twice is harmless.
     ///
-    /// What close waits for: a commit or compaction already writing (its critical section,
-    /// from its first appended page to its publication) finishes first, so every commit
+    /// What close waits for: a running compaction is stopped (its copy abandoned, the store
+    /// left on its current file) and gone before close goes on; a commit already writing
+    /// (its critical section, from its first appended page to its publication) finishes first, so every commit
     /// whose `commit()` returned is durable once close returns, and the store's files are
     /// left as that commit left them. A transaction that had not reached its commit when
     /// close ran is not waited for: its `commit()` throws `StorageError.closed(path:)`

@@ -154,6 +154,24 @@ final class TransferDriver: Sendable {
         try store.compact()
         state.withLock { $0.generation = max($0.generation, store.generation) }
     }
+
+    /// Compacts with the next transaction committed after each of the compaction's
+    /// background passes (into the old file, between its copy and its catch-up), each
+    /// acknowledged as ``commitNext(_:durable:)`` does.
+    func compactWithCommitsDuring(_ store: Store, durable: Bool = true) throws {
+        let failures = Mutex<[String]>([])
+        store.onCompactionPass { _ in
+            do {
+                try self.commitNext(store, durable: durable)
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        defer { store.onCompactionPass(nil) }
+        try compact(store)
+        let failed = failures.withLock { $0 }
+        if !failed.isEmpty { throw StorageError.notWritable(path: store.path, cause: failed.joined(separator: "; ")) }
+    }
 }
 
 /// A power-loss file system holding a durable, empty `/stores` directory.
