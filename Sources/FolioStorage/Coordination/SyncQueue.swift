@@ -4,14 +4,14 @@ import Synchronization
 /// A store's own serial queue for the syncs of async callers: a task whose turn it is to
 /// sync (group commit, Docs/Durability.md §1.4) hands the sync to this queue and suspends
 /// until it is done, resumed by a continuation, so that no thread of Swift's cooperative
-/// pool (nor the main actor) is blocked while the disk syncs.
+/// pool is blocked while the disk syncs.
 ///
 /// Why a queue of the store's own rather than the task's thread: the cooperative pool has
 /// one thread per core (two on a small machine), and `fdatasync` takes from tens of
 /// microseconds to tens of milliseconds. A task blocked in it holds its thread for all that
-/// time, so a few stores syncing at once, or a commit made on the main actor, stall every
-/// other task. A queue's work runs on a thread of libdispatch's own (not the cooperative
-/// pool's), created when work arrives, so an idle store holds no thread.
+/// time, so a few stores syncing at once stall every other task. A queue's work runs on a
+/// thread of libdispatch's own (not the cooperative pool's), created when work arrives, so
+/// an idle store holds no thread.
 ///
 /// Serial: at most one sync of the store runs on it at a time, and group commit's turn
 /// (`Store.syncTurn`) already makes the syncs one at a time; the queue only says where

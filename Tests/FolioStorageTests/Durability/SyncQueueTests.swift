@@ -6,8 +6,8 @@ import FolioTestSupport
 
 /// Where group commit's sync runs (Docs/Durability.md §1.4, "Where the sync runs"): an
 /// async caller's sync that other commits could be waiting on runs on the store's own
-/// queue, its task suspended meanwhile, so no thread of the cooperative pool and not the
-/// main actor is blocked while the disk syncs; a lone commit on an idle store, and a
+/// queue, its task suspended meanwhile, so no thread of the cooperative pool is blocked
+/// while the disk syncs; a lone commit on an idle store, and a
 /// blocking caller, sync on their own thread.
 ///
 /// The timelines hold a sync (`BlockingSyncFileSystem`) and look at what else can run while
@@ -106,46 +106,6 @@ import FolioTestSupport
         for key in ["idle", "beside a transaction", "first", "second", "blocking"] {
             #expect(try stack.store.read().get(bytes(key), in: "t") == bytes(key))
         }
-    }
-
-    /// A commit made on the main actor behind another's sync leaves the main actor free
-    /// while its own sync is held: a task of the main actor runs before that sync is let go,
-    /// and the commit is acknowledged after it.
-    @Test func aCommitOnTheMainActorLeavesTheMainActorFreeWhileItSyncs() async throws {
-        let stack = try Stack()
-        defer { stack.store.close() }
-        let order = Timeline()
-        stack.gate.holdNextSync()
-        let leading = Task.detached { try await stack.append("first").waitUntilDurable() }
-        await Self.offThePool { stack.gate.waitUntilBlocked() }
-        let commit = Task { @MainActor in
-            try await stack.append("main").waitUntilDurable()
-            order.note("acknowledged")
-        }
-        // The main actor's commit is queued for the turn; its sync (the next) is held too.
-        await Self.offThePool {
-            while stack.store.syncTurn.waitingCount < 1 { usleep(1000) }
-            stack.gate.holdNextSync()
-            stack.gate.release()
-            stack.gate.waitUntilBlocked()
-        }
-        try await leading.value
-        let probeRan = DispatchSemaphore(value: 0)
-        Task { @MainActor in
-            order.note("main actor ran")
-            probeRan.signal()
-        }
-        let probeRanFirst = await Self.offThePool {
-            // Bounded: a blocked main thread fails the test, rather than hanging it.
-            let ran = probeRan.wait(timeout: .now() + 20) == .success
-            order.note("sync released")
-            stack.gate.release()
-            return ran
-        }
-        try await commit.value
-        if !probeRanFirst { await Self.offThePool { probeRan.wait() } }
-        #expect(order.list == ["main actor ran", "sync released", "acknowledged"])
-        #expect(stack.onQueue == [false, true])
     }
 
     /// The cooperative pool saturated: one store per thread of the pool, each with a commit
