@@ -53,6 +53,10 @@ public final class Store: Sendable {
     /// the others wait for it in one queue, first come first served, blocked threads and
     /// suspended tasks alike. Taken with no lock held, before `rootFileLock`.
     let syncTurn = AsyncGate()
+    /// Where an async caller's group-commit sync runs (`SyncQueue`): a serial queue of this
+    /// store's, so that the sync blocks none of the cooperative pool's threads. Blocking
+    /// callers sync on their own thread.
+    let syncQueue: SyncQueue
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
@@ -133,6 +137,7 @@ public final class Store: Sendable {
         self.counters = counters
         self.deliveries = Mutex(DeliveryQueue(delivered: state.current.record.generation))
         self.state = Mutex(state)
+        self.syncQueue = SyncQueue(label: "folio.sync \(layout.directory)")
     }
 
     deinit {

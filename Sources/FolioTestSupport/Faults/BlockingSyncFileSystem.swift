@@ -17,10 +17,15 @@ public final class BlockingSyncFileSystem: FileSystem {
     let gate: SyncGate
 
     /// Wraps `fileSystem`; only syncs of paths `paths` accepts (every path by default) are
-    /// counted and can be held.
-    public init(wrapping fileSystem: any FileSystem, paths: @escaping @Sendable (String) -> Bool = { _ in true }) {
+    /// counted and can be held. `syncStarted` is called with the path of each of those syncs
+    /// as it starts, on the thread that runs it, before it is held (for tests of where a
+    /// sync runs).
+    public init(
+        wrapping fileSystem: any FileSystem, paths: @escaping @Sendable (String) -> Bool = { _ in true },
+        syncStarted: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         wrapped = fileSystem
-        gate = SyncGate(paths: paths)
+        gate = SyncGate(paths: paths, started: syncStarted)
     }
 
     /// Holds the next sync that starts (on an accepted path) until ``release()``.
@@ -80,17 +85,20 @@ final class SyncGate: Sendable {
     }
 
     let paths: @Sendable (String) -> Bool
+    let started: @Sendable (String) -> Void
     let count = Mutex(Count())
     let blocked = DispatchSemaphore(value: 0)
     let released = DispatchSemaphore(value: 0)
 
-    init(paths: @escaping @Sendable (String) -> Bool) {
+    init(paths: @escaping @Sendable (String) -> Bool, started: @escaping @Sendable (String) -> Void) {
         self.paths = paths
+        self.started = started
     }
 
     /// Numbers a sync of `path` and, if it is the one to hold, holds it until released.
     func pass(_ path: String) {
         guard paths(path) else { return }
+        started(path)
         let holds = count.withLock { count -> Bool in
             count.started += 1
             return count.started == count.held
