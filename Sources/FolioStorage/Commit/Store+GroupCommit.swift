@@ -74,7 +74,7 @@ extension Store {
     /// Whether a write transaction is open: one that may append while this sync runs, and
     /// whose task may need the thread a sync in place would hold.
     private var hasTransactionInFlight: Bool {
-        state.withLock { $0.writer?.transactionActive ?? false }
+        state.withLock { ($0.writer?.activeTransactions ?? 0) > 0 }
     }
 
     private func isPublished(_ generation: UInt64) -> Bool {
