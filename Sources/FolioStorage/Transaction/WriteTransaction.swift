@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Several may run at once (optimistic concurrency, Docs/Architecture.md invariant 7). Each
 /// reads the commit it began on (its base) and remembers every tree it read or wrote
-/// (``TreeReads``). Its commit is appended after every commit made since, onto the newest
+/// (`TreeReads`). Its commit is appended after every commit made since, onto the newest
 /// one, if none of them changed one of those trees; otherwise ``commit()`` throws
 /// `StorageError.writeConflict(trees:)`, keeps nothing, and the work may be retried in a
 /// new transaction. Transactions over disjoint trees therefore never conflict, and the
