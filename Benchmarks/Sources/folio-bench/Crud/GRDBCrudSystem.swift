@@ -32,35 +32,29 @@ final class GRDBCrudSystem: CrudSystem {
 
     private static func openNow(directory: String, durability: BenchDurability) throws -> GRDBCrudSystem {
         let pool = try GRDBPool.open(path: directory + "/records.sqlite", durability: durability)
-        try pool.write { db in
-            try db.create(table: CrudRecord.databaseTableName, ifNotExists: true) { t in
-                t.primaryKey("id", .integer)
-                t.column("title", .text).notNull()
-                t.column("color", .integer).notNull()
-                t.column("tag", .text).notNull()
-                t.column("priority", .integer).notNull()
-                t.column("text", .text).notNull()
-            }
-            try db.create(indexOn: CrudRecord.databaseTableName, columns: ["priority"], options: .ifNotExists)
-        }
+        try pool.write { db in try createRecordTable(CrudRecord.databaseTableName, in: db) }
         return GRDBCrudSystem(pool: pool)
+    }
+
+    /// The record table's columns and its `priority` index, under `name` (the main table, or
+    /// a partition's of `mt-insert-disjoint`).
+    private static func createRecordTable(_ name: String, in db: Database) throws {
+        try db.create(table: name, ifNotExists: true) { t in
+            t.primaryKey("id", .integer)
+            t.column("title", .text).notNull()
+            t.column("color", .integer).notNull()
+            t.column("tag", .text).notNull()
+            t.column("priority", .integer).notNull()
+            t.column("text", .text).notNull()
+        }
+        try db.create(indexOn: name, columns: ["priority"], options: .ifNotExists)
     }
 
     /// The table of `mt-insert-disjoint`'s partition `partition`: the main table's columns
     /// and index, created on first use.
     private func partitionTable(_ partition: Int) throws -> String {
         let table = "record_\(partition)"
-        try pool.write { db in
-            try db.create(table: table, ifNotExists: true) { t in
-                t.primaryKey("id", .integer)
-                t.column("title", .text).notNull()
-                t.column("color", .integer).notNull()
-                t.column("tag", .text).notNull()
-                t.column("priority", .integer).notNull()
-                t.column("text", .text).notNull()
-            }
-            try db.create(indexOn: table, columns: ["priority"], options: .ifNotExists)
-        }
+        try pool.write { db in try Self.createRecordTable(table, in: db) }
         return table
     }
 
