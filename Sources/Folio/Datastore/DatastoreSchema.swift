@@ -20,11 +20,24 @@ final class SchemaIndex<Instance>: Sendable {
 
     var unique: Bool { definition.kind == .oneToOne }
     var covering: Bool { definition.storage == .covering }
+    /// What writing its entries needs, as a plain value.
+    var layout: IndexLayout { IndexLayout(name: name, tree: tree, unique: unique, covering: covering) }
     /// Whether a value's entries are its key followed by more bytes (an identifier), so that a
     /// read of one value is a prefix range: every non-unique index, and a unique one whose nil
     /// entries carry their identifier. (Keys are prefix-free, so for any other value of a
     /// unique index the prefix range is exactly its one key.)
     var suffixedRanges: Bool { !unique || definition.nilIsDistinct }
+}
+
+/// What writing one index's entries needs, as a plain value: the write path's loops over a
+/// datastore's indexes read these (``DatastoreSchema/indexLayouts``) rather than the array of
+/// generic ``SchemaIndex``, whose every traversal in code not specialized for the caller's
+/// types instantiated generic metadata (a few per cent of a record write).
+struct IndexLayout: Sendable {
+    let name: String
+    let tree: String
+    let unique: Bool
+    let covering: Bool
 }
 
 /// A datastore's declaration, resolved once: the format instance, the indexes found on it by
@@ -34,6 +47,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     let key: String
     let recordsTree: String
     let indexes: [SchemaIndex<Format.Instance>]
+    /// `indexes`' layouts, position for position.
+    let indexLayouts: [IndexLayout]
     private let indexByDeclaration: [UInt64: Int]
     let currentTag: String
     /// Version tags to versions, built once (formatting each raw value on every read costs).
@@ -41,6 +56,8 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// `Format.identifier`, resolved once: the requirement is often a computed property
     /// that builds a new key path on every call, which costs more than a JSON field.
     let identifierPath: KeyPath<Format.Instance, Format.Identifier> & Sendable
+    /// Reads `identifierPath` from an instance, directly where it is a stored property.
+    let identifierReader: StoredPropertyReader<Format.Instance, Format.Identifier>
     let signature: DatastoreSignature
     /// Whether this declaration is registered and prepared in its persistence (a read-write
     /// one): readiness never goes back, so once true, `prepare` returns at once instead of
@@ -81,6 +98,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
         versionsByTag = Dictionary(
             Format.Version.allCases.map { (Format.tag(of: $0), $0) }, uniquingKeysWith: { first, _ in first })
         identifierPath = Format.identifier
+        identifierReader = StoredPropertyReader(identifierPath)
         identifierKeyIsExact = Format.Identifier.self is any EqualityExactKey.Type
         cachesInstances = !(Format.Instance.self is AnyObject.Type)
         encoder = Format.recordEncoder
@@ -108,6 +126,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
             problem = "the datastore key must be 1 to \(DatastoreLayout.maximumKeyLength) bytes"
         }
         self.indexes = indexes
+        indexLayouts = indexes.map(\.layout)
         indexByDeclaration = byDeclaration
         declarationProblem = problem
         signature = DatastoreSignature(
@@ -135,7 +154,7 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
 
     func identifierKey(of instance: Format.Instance) -> [UInt8] {
         var encoder = KeyEncoder(reservingCapacity: 24)
-        encoder.append(instance[keyPath: identifierPath])
+        encoder.append(identifierReader.read(instance))
         return encoder.bytes
     }
 

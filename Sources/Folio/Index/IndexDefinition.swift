@@ -160,7 +160,7 @@ public struct Index<Instance: Sendable, Value: KeyComponent>: IndexDeclaration {
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
         definition = IndexDefinition(
             kind: .oneToMany, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
-            value: { $0[keyPath: keyPath] })
+            value: StoredPropertyReader(keyPath).read)
     }
 
     /// Indexes a tuple of values, ordered by the first element, then the second, and so on:
@@ -217,7 +217,7 @@ public struct OneToOneIndex<Instance: Sendable, Value: KeyComponent>: IndexDecla
     public init(_ keyPath: KeyPath<Instance, Value> & Sendable, storage: IndexStorage = .reference, version: Int = 1) {
         definition = IndexDefinition(
             kind: .oneToOne, storage: storage, version: version, keyPath: keyPath, valueType: Value.self,
-            value: { $0[keyPath: keyPath] })
+            value: StoredPropertyReader(keyPath).read)
     }
 
     /// Indexes a tuple of values, uniquely. Raise `version` when the key path's body changes.

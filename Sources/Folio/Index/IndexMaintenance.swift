@@ -3,24 +3,38 @@ import FolioStorage
 /// every write updates every index of its datastore in the same commit.
 enum IndexMaintenance {
     /// Adds the entries of `values` (encoded index values) for the record `identifier`.
-    /// For a unique index, a value already mapped to another identifier is a conflict.
+    /// For a unique index, a value already mapped to another identifier is a conflict
+    /// (unless `checked`: the caller has looked already).
     static func add<Format>(
         _ values: [[UInt8]], for index: SchemaIndex<Format.Instance>, identifier: [UInt8],
         record: [UInt8], in transaction: WriteTransaction,
         schema: DatastoreSchema<Format>, checked: Bool = false
     ) throws(FolioError) {
-        for value in values {
-            let entryKey = IndexEntry.key(value: value, identifier: identifier, unique: index.unique)
-            if index.unique, !checked,
-                let existing = try FolioError.wrap({ () throws(StorageError) in
+        if index.unique, !checked {
+            for value in values {
+                let entryKey = IndexEntry.key(value: value, identifier: identifier, unique: true)
+                if let existing = try FolioError.wrap({ () throws(StorageError) in
                     try transaction.get(entryKey, in: index.tree)
                 }),
-                let owner = IndexEntry.decode(existing)?.identifier, owner != identifier
-            {
-                throw .uniqueIndexConflict(
-                    datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
-                    existing: schema.describe(identifierKey: owner), new: schema.describe(identifierKey: identifier))
+                    let owner = IndexEntry.decode(existing)?.identifier, owner != identifier
+                {
+                    throw .uniqueIndexConflict(
+                        datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
+                        existing: schema.describe(identifierKey: owner), new: schema.describe(identifierKey: identifier)
+                    )
+                }
             }
+        }
+        try put(values, for: index.layout, identifier: identifier, record: record, in: transaction)
+    }
+
+    /// Puts the entries of `values` for the record `identifier`, unchecked.
+    private static func put(
+        _ values: [[UInt8]], for index: IndexLayout, identifier: [UInt8], record: [UInt8],
+        in transaction: WriteTransaction
+    ) throws(FolioError) {
+        for value in values {
+            let entryKey = IndexEntry.key(value: value, identifier: identifier, unique: index.unique)
             let entry = IndexEntry.value(identifier: identifier, record: index.covering ? record : nil)
             try FolioError.wrap { () throws(StorageError) in
                 _ = try transaction.put(entry, for: entryKey, in: index.tree)
@@ -30,7 +44,7 @@ enum IndexMaintenance {
 
     /// Removes the entries of `values` for the record `identifier`.
     static func remove(
-        _ values: [[UInt8]], for index: SchemaIndex<some Any>, identifier: [UInt8],
+        _ values: [[UInt8]], for index: IndexLayout, identifier: [UInt8],
         in transaction: WriteTransaction
     ) throws(FolioError) {
         for value in values {
@@ -52,9 +66,11 @@ enum IndexMaintenance {
             try transaction.get(identifier, in: schema.recordsTree)
         }
         .map { (bytes) throws(FolioError) in try schema.parseRecord(bytes, identifier: identifier) }
+        // The loops read the plain layouts: the generic index array costs metadata lookups.
+        let layouts = schema.indexLayouts
         // Unique conflicts first, so a conflict changes nothing even outside a transaction.
-        for position in schema.indexes.indices where schema.indexes[position].unique {
-            let index = schema.indexes[position]
+        for position in layouts.indices where layouts[position].unique {
+            let index = layouts[position]
             for value in keys[position] {
                 if let existing = try FolioError.wrap({ () throws(StorageError) in
                     try transaction.get(value, in: index.tree)
@@ -62,23 +78,22 @@ enum IndexMaintenance {
                     let owner = IndexEntry.decode(existing)?.identifier, owner != identifier
                 {
                     throw .uniqueIndexConflict(
-                        datastore: schema.key, index: index.name, value: index.definition.describeValue(value),
+                        datastore: schema.key, index: index.name,
+                        value: schema.indexes[position].definition.describeValue(value),
                         existing: schema.describe(identifierKey: owner),
                         new: schema.describe(identifierKey: identifier))
                 }
             }
         }
-        for position in schema.indexes.indices {
-            let index = schema.indexes[position], values = keys[position]
+        for position in layouts.indices {
+            let index = layouts[position], values = keys[position]
             let old = previous?.indexKeys[index.name] ?? []
             // Direct entries hold the record, so they are all rewritten; reference entries
             // only where the value changed.
             let removed = index.covering ? old : old.filter { !values.contains($0) }
             let added = index.covering ? values : values.filter { !old.contains($0) }
             try remove(removed, for: index, identifier: identifier, in: transaction)
-            try add(
-                added, for: index, identifier: identifier, record: record, in: transaction, schema: schema,
-                checked: true)
+            try put(added, for: index, identifier: identifier, record: record, in: transaction)
         }
         try FolioError.wrap { () throws(StorageError) in
             _ = try transaction.put(record, for: identifier, in: schema.recordsTree)
@@ -99,7 +114,7 @@ enum IndexMaintenance {
             })
         else { return nil }
         let record = try schema.parseRecord(bytes, identifier: identifier)
-        for index in schema.indexes {
+        for index in schema.indexLayouts {
             try remove(record.indexKeys[index.name] ?? [], for: index, identifier: identifier, in: transaction)
         }
         try FolioError.wrap { () throws(StorageError) in

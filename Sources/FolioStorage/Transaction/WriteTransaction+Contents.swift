@@ -1,39 +1,40 @@
 /// What a write transaction holds: its trees, whether it may go on, what is frozen for
 /// savepoints and cursors, the running statement and the spill state. Every access happens
-/// under `guarded` (WriteTransaction.swift).
+/// under `guarded` (WriteTransaction.swift), one call at a time, so its properties need no
+/// runtime exclusivity check (`@exclusivity(unchecked)`, argued at TreeState).
 extension WriteTransaction {
     final class Contents {
         // The trees.
 
         /// Keyed by the name's UTF-8 bytes, as the catalog compares names (see CommittedRoot).
-        var trees: [[UInt8]: TreeState] = [:]
+        @exclusivity(unchecked) var trees: [[UInt8]: TreeState] = [:]
         /// The trees used most recently, checked before `trees`: a datastore write touches
         /// the same few trees over and over, and comparing a name's UTF-8 in place is
         /// cheaper than allocating and hashing its bytes.
-        var recent: [TreeState] = []
+        @exclusivity(unchecked) var recent: [TreeState] = []
 
         // Whether it may go on.
 
-        var finished = false
+        @exclusivity(unchecked) var finished = false
         /// Set when an edit failed part-way (a page could not be read): the trees may be
         /// inconsistent, so nothing but a rollback is allowed until one restores a state
         /// from before the failure.
-        var broken: String?
+        @exclusivity(unchecked) var broken: String?
         /// Set when a spill found the end of the file held by another transaction: this one
         /// cannot go on (its writes may be over the spill budget), and everything but a
         /// rollback throws `writeConflict` (retryable).
-        var conflicted = false
+        @exclusivity(unchecked) var conflicted = false
 
         // Undoing part of it, and spilling.
 
         /// Which mutable nodes savepoints and cursors keep from being edited in place.
-        var freezing = Freezing()
+        @exclusivity(unchecked) var freezing = Freezing()
         /// The statement running (``atomically(_:)``): how to undo it.
-        var statement: StatementUndo?
+        @exclusivity(unchecked) var statement: StatementUndo?
         /// The log `statement` points at while one runs.
         let statementLog = StatementUndo()
         /// Pages spilled so far (see WriteTransaction+Spill.swift).
-        var spill = SpillState()
+        @exclusivity(unchecked) var spill = SpillState()
 
         /// The change logs may be compacted: no savepoint or statement counts their entries.
         var mayCompactChanges: Bool { freezing.savepoints.isEmpty && statement == nil }

@@ -225,6 +225,9 @@ extension WriteTransaction {
 
 /// How to undo the running statement: the previous value of every key it changed, in
 /// order, and the counters of every tree it touched as they were before it.
+///
+/// Its stored properties are `@exclusivity(unchecked)`, as TreeState's are and for the same
+/// reason: only the thread holding the transaction's lock touches them.
 final class StatementUndo {
     enum Entry {
         /// `key` was put; `previous` is the value it replaced (nil: it was new).
@@ -235,8 +238,8 @@ final class StatementUndo {
         case drop(TreeState, before: TreeState.Saved)
     }
 
-    private(set) var entries: [Entry] = []
-    private(set) var touched: [(TreeState, TreeState.Saved)] = []
+    @exclusivity(unchecked) private(set) var entries: [Entry] = []
+    @exclusivity(unchecked) private(set) var touched: [(TreeState, TreeState.Saved)] = []
 
     /// Empties the log for the next statement, keeping its storage.
     func reset() {

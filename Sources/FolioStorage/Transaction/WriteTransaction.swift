@@ -76,7 +76,14 @@ public final class WriteTransaction: @unchecked Sendable {
     }
 
     func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
-        for tree in contents.recent where tree.name.utf8.elementsEqual(name.utf8) { return tree }
+        // A datastore write looks its trees up several times per record: compared as bytes
+        // in place, without a generic walk over `String.UTF8View` or a copy of the name.
+        var probe = name
+        let recent = probe.withUTF8 { bytes -> TreeState? in
+            for tree in contents.recent where tree.isNamed(bytes) { return tree }
+            return nil
+        }
+        if let recent { return recent }
         let key = Array(name.utf8)
         let tree: TreeState
         if let known = contents.trees[key] {

@@ -12,19 +12,24 @@ enum NodeRef {
 /// node is edited in place only while its ``epoch`` is at or above the transaction's
 /// frozen boundary (see `WriteTransaction+Savepoint.swift`); an older node may be
 /// referenced by a savepoint or a cursor and is copied instead.
+///
+/// Its stored properties are `@exclusivity(unchecked)` (see TreeState): a node is edited only
+/// under its transaction's lock, and a frozen node, which savepoints and snapshot cursors
+/// share, is never edited again (the epoch rule above), so no access to a property overlaps
+/// a change of it.
 final class MutableNode {
     let isLeaf: Bool
     /// The transaction epoch the node was created in.
     let epoch: UInt64
     /// Slices of the committed page the node was copied from, or of the arrays the
     /// transaction was given: copying a page copies no key.
-    var keys: [ArraySlice<UInt8>]
+    @exclusivity(unchecked) var keys: [ArraySlice<UInt8>]
     /// Leaf values, parallel to `keys` (empty for a branch).
-    var values: [LeafValue]
+    @exclusivity(unchecked) var values: [LeafValue]
     /// Branch children, `keys.count + 1` of them (empty for a leaf).
-    var children: [NodeRef]
+    @exclusivity(unchecked) var children: [NodeRef]
     /// The encoded page size, kept up to date by every edit.
-    var size: Int
+    @exclusivity(unchecked) var size: Int
 
     init(leafKeys keys: [ArraySlice<UInt8>], values: [LeafValue], epoch: UInt64) {
         isLeaf = true
