@@ -3,7 +3,7 @@ import Foundation
 import Folio  // only the application surface: no `store`, no engine import
 
 /// The maintenance API an application uses instead of the engine underneath: statistics,
-/// makeDurable, compaction (queued behind writers like a transaction) and online backup.
+/// makeDurable, compaction (beside writers) and online backup.
 @Suite struct MaintenanceAPITests {
     @Test func statisticsCompactionAndBackupThroughThePersistence() async throws {
         let (persistence, path, cleanup) = try diskPersistence("maintenance")
@@ -17,7 +17,7 @@ import Folio  // only the application surface: no `store`, no engine import
         #expect(before.liveBytes > 0 && before.deadBytes > 0, "deletes leave dead bytes: \(before)")
         #expect(persistence.ioStatistics.commitSyncs >= 300, "one sync per durable commit at least")
 
-        // Compaction waits for a running transaction rather than failing beside it.
+        // Compaction runs beside a transaction rather than failing.
         async let compacted = persistence.compact()
         try await persistence.perform { try await books.persist(makeBook(500)) }
         let report = try await compacted

@@ -1,3 +1,4 @@
+import Dispatch
 import FolioStorage
 
 // Space, durability and copies: what a user of a persistence asks of the store underneath
@@ -47,32 +48,45 @@ extension Persistence where Access == ReadWrite {
     }
 
     /// Copies the live records and index entries into a new snapshot file and reclaims the
-    /// space of everything replaced since. Waits for its turn behind queued write
-    /// transactions, as a transaction does (if its task is cancelled while it waits, it
-    /// throws ``FolioError/cancelled`` and compacts nothing), and holds it until done:
-    /// this persistence's transactions wait for it; readers go on meanwhile. Automatic
-    /// compaction (once the dead bytes pass the live bytes plus a slack) does the same work
-    /// in the background, and transactions wait only for its short catch-up.
+    /// space of everything replaced since. Transactions go on while it copies (from a
+    /// pinned generation, on a thread of its own, not the caller's); they wait only for its
+    /// short catch-up at the end, which copies what they changed meanwhile and switches the
+    /// store to the new file. Readers go on throughout. Automatic compaction (once the dead
+    /// bytes pass the live bytes plus a slack) does the same work in the background.
+    ///
+    /// Throws ``FolioError/cancelled`` if the task is already cancelled (it compacts
+    /// nothing), and `FolioError.storage(.writeTransactionInProgress)` inside one of this
+    /// persistence's own transactions, whose end the catch-up would wait for. `progress`
+    /// runs on the compaction's thread; it may start writes (they run beside the copy) but
+    /// must not wait for one to commit at ``CompactionProgress/switching``, when the
+    /// catch-up holds the store alone.
+    ///
+    /// ```swift
+    /// let report = try await persistence.compact()
+    /// print("\(report.bytesBefore) → \(report.bytesAfter) bytes")
+    /// ```
     @discardableResult
     public nonisolated(nonsending) func compact(
         progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws(FolioError) -> CompactionReport {
-        while true {
-            do {
-                try await writer.acquire()
-            } catch {
-                throw .cancelled
+        if Task.isCancelled { throw .cancelled }
+        if TransactionContext.current(for: core) != nil { throw .storage(.writeTransactionInProgress) }
+        let store = core.store
+        // The copy reads and writes the whole store: on a thread of Dispatch's, so that it
+        // keeps none of the cooperative pool's few threads from the tasks that run beside it.
+        let outcome = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<CompactionReport, StorageError>, Never>) in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(
+                    returning: Result { () throws(StorageError) in
+                        try store.compactBesideTransactions(progress: progress)
+                    })
             }
-            let outcome = Result { () throws(StorageError) in try core.store.compact(progress: progress) }
-            writer.release()
-            do throws(StorageError) {
-                return try outcome.get()
-            } catch {
-                // A transaction that set values waits, still open, for the exclusive turn to
-                // commit in (Persistence+Writing.swift): it is next in line; compact after it.
-                guard case .writeTransactionInProgress = error else { throw .storage(error) }
-                await Task.yield()
-            }
+        }
+        do throws(StorageError) {
+            return try outcome.get()
+        } catch {
+            throw .storage(error)
         }
     }
 }

@@ -39,11 +39,27 @@ extension Store {
     /// store's size. Read views stay valid throughout (they keep the old file open).
     @discardableResult
     public func compact(progress: ((CompactionProgress) -> Void)? = nil) throws(StorageError) -> CompactionReport {
+        try compact(progress: progress, refusingActiveTransactions: true)
+    }
+
+    /// ``compact(progress:)`` for a caller that knows it holds no write transaction of this
+    /// store (Folio's `Persistence.compact`, which checks its task's): transactions active
+    /// when it is called do not refuse it. They run on while it copies, and its catch-up
+    /// waits for them to end, as it waits for those that begin during the copy.
+    package func compactBesideTransactions(
+        progress: ((CompactionProgress) -> Void)? = nil
+    ) throws(StorageError) -> CompactionReport {
+        try compact(progress: progress, refusingActiveTransactions: false)
+    }
+
+    private func compact(
+        progress: ((CompactionProgress) -> Void)?, refusingActiveTransactions: Bool
+    ) throws(StorageError) -> CompactionReport {
         try state.withLock { (state) throws(StorageError) in
             if state.closed { throw .closed(path: path) }
             guard let writer = state.writer else { throw .readOnly(path: path) }
             if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-            if writer.activeTransactions > 0 { throw .writeTransactionInProgress }
+            if refusingActiveTransactions && writer.activeTransactions > 0 { throw .writeTransactionInProgress }
         }
         defer { deliverQueued() }
         return try compactionTurn.runHere(path: path) { (stop) throws(StorageError) -> CompactionReport in
