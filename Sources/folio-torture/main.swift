@@ -34,8 +34,10 @@ import LibraryExample
 //                                            model after some count; prints "views V ..."
 //   folio-torture library-writer STORE MAX   Folio records: books of the worked example, one per
 //                                            commit, until MAX or stdin EOF; prints "commit G N"
-//   folio-torture big-transaction STORE N BUDGET   N puts in one transaction spilling past BUDGET
-//                                            bytes; prints "rss B", "peak P", "count N"
+//   folio-torture big-transaction STORE N BUDGET [KEY_LIMIT]   N puts in one transaction
+//                                            spilling past BUDGET bytes, the change log capped
+//                                            at KEY_LIMIT keys (16,384); prints "rss B",
+//                                            "peak P", "count N"
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -107,10 +109,12 @@ guard let command = arguments.first else { fail("usage: folio-torture COMMAND ST
 do {
     switch command {
     case "big-transaction":
-        guard arguments.count >= 4, let count = Int(arguments[2]), let budget = Int(arguments[3]) else {
-            fail("usage: folio-torture big-transaction STORE N BUDGET")
+        guard arguments.count >= 4, let count = Int(arguments[2]), let budget = Int(arguments[3]),
+            let keyLimit = arguments.count > 4 ? Int(arguments[4]) : 16_384
+        else {
+            fail("usage: folio-torture big-transaction STORE N BUDGET [KEY_LIMIT]")
         }
-        try bigTransaction(arguments[1], count: count, budget: budget)
+        try bigTransaction(arguments[1], count: count, budget: budget, keyLimit: keyLimit)
     case "hold-writer":
         let store = try Store.open(at: arguments[1], options: quiet)
         say("ready")
