@@ -162,7 +162,8 @@ extension Store {
         let record = RootRecord(
             generation: generation, snapshotFile: base.record.snapshotFile,
             committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
-            liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
+            liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain,
+            formatVersion: StorageFormat.version(after: base.record.formatVersion, recording: commit.changes))
         counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         let published = CommittedRoot(record: record, pages: base.pages)
         let notification = CommitNotification(
