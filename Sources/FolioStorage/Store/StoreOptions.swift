@@ -134,10 +134,13 @@ public struct StoreOptions: Sendable {
     /// re-read it instead of applying changes. This bounds what a transaction holds for its
     /// change record to about twice this many keys per tree; values below 1 count as 1.
     ///
-    /// Default `Int.max` (unlimited) in this build: the wholesale marker is part of format
-    /// version 3 (Docs/Format.md §7), and a build that reads version 2 only reports it as
-    /// damage. Set a limit only when every build that reads the store knows the marker.
-    public var changeRecordKeyLimit: Int = .max
+    /// Default 16,384, so that the change record of one commit stays bounded however many
+    /// keys it changes; observers of a tree past it are told it changed wholesale
+    /// (``ChangeRecord/isChangedWholesale(_:)``) and reload it, rather than get its keys. `Int.max` lists every key. The wholesale marker is part of format version
+    /// 3 (Docs/Format.md §7, §18.2): a store becomes version 3 at its first commit that
+    /// records a tree wholesale, and from then on builds that read version 2 only refuse it
+    /// as a newer format version; a store that never reaches the limit stays version 2.
+    public var changeRecordKeyLimit: Int = 16_384
     /// Where the store reports what it recovered from (a damaged root slot, commits
     /// recovered past the slot, a damaged run that cut commits off, an interrupted
     /// compaction's copy reclaimed). Called while the store holds its locks: it must not
