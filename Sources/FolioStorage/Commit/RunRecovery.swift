@@ -6,8 +6,9 @@
 /// run after it is found by walking page headers from the committed end; it counts only
 /// if its commit page validates, comes next in generation, names the root before it as
 /// `previous`, carries the checksum of the run's bytes seeded with the previous commit
-/// page's checksum, and records no tree wholesale unless the store is version 3. Zeros (preallocation), a torn page, an abandoned run or a stale run
-/// from an earlier use of the tail all fail one of these, and the walk stops there.
+/// page's checksum, and records no tree wholesale unless the store is version 3. Zeros
+/// (preallocation), a torn page, an abandoned run or a stale run from an earlier use of
+/// the tail all fail one of these, and the walk stops there.
 ///
 /// The walk reads only bytes of the slot's file from the slot's committed length up to the
 /// file's length when it starts (Docs/Format.md §7, "What following runs reads"), and looks

@@ -5,7 +5,7 @@
 // Store+SyncAndSlot.swift.
 extension Store {
     /// Commits a transaction's changes: the protocol of Docs/Durability.md §1 (format
-    /// version 2), whose five steps are these.
+    /// versions 2 and 3), whose five steps are these.
     ///
     ///  1. Append the run after the committed end: every changed page, children before
     ///     parents, then the catalog's changed pages, then the commit page (change record
