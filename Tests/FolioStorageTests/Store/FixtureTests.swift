@@ -5,8 +5,10 @@ import FolioTestSupport
 
 /// Stores written by each format version, committed under Fixtures/v<N>/engine-basic. Every
 /// later version of Folio must keep reading them exactly (and writing to a copy of them).
-/// `FOLIO_WRITE_FIXTURES=1 swift test --filter FixtureTests` writes the current version's
-/// again; never do that for a released format version (Fixtures/v1 and v2 are frozen).
+/// `FOLIO_WRITE_FIXTURES=1 swift test --filter "FolioStorageTests\.FixtureTests"` writes the
+/// current version's again (a looser filter also runs the Folio-level fixture writers, which
+/// write Fixtures/v2); never do that for a released format version (Fixtures/v1 and v2 are
+/// frozen).
 ///
 /// The version 3 fixture holds the same contents, written with a change record key limit
 /// of 100: its first two commits (in the file the compaction replaced) and the commit of
