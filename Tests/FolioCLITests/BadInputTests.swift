@@ -50,10 +50,10 @@ import FolioStorage
         let fixture = try await LibraryFixture.make(at: directory.child("library"), books: 10)
         let info = "\(fixture.path)/info"
         let text = try String(contentsOfFile: info, encoding: .utf8)
-        try text.replacingOccurrences(of: "\"formatVersion\":2", with: "\"formatVersion\":3").write(
+        try text.replacingOccurrences(of: "\"formatVersion\":2", with: "\"formatVersion\":4").write(
             toFile: info, atomically: true, encoding: .utf8)
         try eachCommand(on: fixture.path) {
-            expectOneLineError($0, status: 3, containing: "has format version 3; this version of Folio reads up to 2")
+            expectOneLineError($0, status: 3, containing: "has format version 4; this version of Folio reads up to 3")
         }
     }
 

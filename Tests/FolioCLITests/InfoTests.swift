@@ -3,6 +3,7 @@ import Foundation
 @_spi(Engine) import Folio
 import FolioStorage
 import LibraryExample
+import FolioTestSupport
 
 /// `folio info STORE`.
 @Suite struct InfoTests {
@@ -19,7 +20,7 @@ import LibraryExample
         #expect(run.errors.isEmpty)
         let text = run.output
         #expect(run.lines.first == "store \(fixture.path)")
-        #expect(text.contains("format version  2 (this folio reads versions up to 2)"))
+        #expect(text.contains("format version  2 (this folio reads versions up to 3)"))
         #expect(text.range(of: #"created +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, options: .regularExpression) != nil)
         #expect(text.contains("generation      \(statistics.generation), committed "))
         #expect(text.contains("(\(grouped(statistics.liveBytes)) bytes)"))
@@ -54,6 +55,19 @@ import LibraryExample
                 options: .regularExpression) != nil, "\(isbn)")
         let title = try #require(books.first { $0.hasPrefix("    title ") })
         #expect(title.contains("computed") && title.contains("built"))
+    }
+
+    /// A store that became format version 3 (a commit recorded a tree wholesale) says so,
+    /// and the version its info file records (the one it was created as).
+    @Test func infoOnAVersionThreeStore() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("engine-basic")
+        try FileManager.default.copyItem(
+            atPath: ProjectExecutable.packageRoot() + "/Fixtures/v3/engine-basic", toPath: path)
+        let run = try folio("info", path)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.output.contains("format version  3, created as 2 (this folio reads versions up to 3)"), "\(run)")
     }
 
     /// A store only release 1 wrote: one version, release 1's indexes.

@@ -23,10 +23,11 @@ public struct PersistenceOptions: Sendable {
     /// A transaction that changes more records of a datastore records it as changed
     /// wholesale: observers get ``DatastoreEvent/reload(token:)``, live queries re-run,
     /// and the record cache drops the datastore's entries. With a limit, a transaction of any
-    /// size runs in bounded memory. Default `Int.max` (unlimited) in this build: the marker
-    /// is part of format version 3, which builds that read version 2 only report as damage
-    /// (see `StoreOptions.changeRecordKeyLimit`).
-    public var changeRecordKeyLimit: Int = .max
+    /// size runs in bounded memory. Default 16,384, so that the change record of one commit
+    /// stays bounded; `Int.max` lists every record. The marker is part of format version 3:
+    /// the store becomes version 3 at its first commit past the limit, and builds that read
+    /// version 2 only then refuse it as a newer format (see `StoreOptions.changeRecordKeyLimit`).
+    public var changeRecordKeyLimit: Int = 16_384
     /// The cache of decoded records: a repeated read of an unchanged record returns the
     /// instance decoded before, without reading or decoding it again, and never a value the
     /// read's snapshot would not see (Docs/Cache.md). Nil turns it off. Default

@@ -47,6 +47,10 @@ struct RootSlots {
     /// The snapshot files the slots named when the file was opened (every slot that
     /// decoded, whichever the store opened at), before this writer wrote any.
     private(set) var namedAtOpen: Set<UInt64> = []
+    /// The store's format version as its slots say: the highest version of a slot, 1 until
+    /// a version 1 root file is upgraded. Every slot write says at least this, so a store
+    /// never goes back to an older version (Docs/Format.md §18).
+    private(set) var formatVersion: UInt32
 
     /// Opens the root file of a store whose writer lock the caller holds. `opened` is the
     /// root the store opened at. A version 1 root file is left as it is until
@@ -57,6 +61,7 @@ struct RootSlots {
         self.fileSystem = fileSystem
         anchorGeneration = opened.generation
         newestWritten = opened.generation
+        formatVersion = opened.formatVersion
         let file = try fileSystem.open(layout.root, mode: .readWrite)
         do throws(StorageError) {
             let bytes = try file.readAll()
@@ -71,6 +76,8 @@ struct RootSlots {
             }
             for slot in 0..<2 {
                 contents[slot] = try? RootRecord.decodeSlot(bytes, slot: slot, file: layout.root)
+                // Compared with `opened` below, which carries the store's version, not its slot's.
+                contents[slot]?.formatVersion = opened.formatVersion
                 if contents[slot] == nil && !RootRecord.slotIsEmpty(bytes, slot: slot) { foundDamagedSlot = true }
             }
             try file.syncData()
@@ -98,6 +105,7 @@ struct RootSlots {
         guard handle == nil else { return }
         var record = current
         record.chain = try file.chainValue(of: current)
+        record.formatVersion = StorageFormat.createdVersion
         try fileSystem.replaceAtomically(
             layout.root, with: RootRecord.encodeFile(current: record),
             temporaryPath: layout.rootTemporary)
@@ -107,7 +115,14 @@ struct RootSlots {
         unsyncedWrites = 0
         anchorGeneration = record.generation
         newestWritten = record.generation
+        formatVersion = record.formatVersion
     }
+
+    /// True if writing `record` raises the store's format version (its first commit that
+    /// records a tree wholesale): the caller then syncs that write at once, since
+    /// the commit is acknowledged only once a slot of the new version is durable. Before
+    /// that, recovery from the older slots would not follow its run (Docs/Format.md §18.2).
+    func upgrades(to record: RootRecord) -> Bool { record.formatVersion > formatVersion }
 
     /// True once the slot written last is ``maximumAnchorLag`` generations ahead of the
     /// anchor: the caller syncs at once, so the lag never passes the bound.
@@ -122,8 +137,12 @@ struct RootSlots {
     mutating func write(_ record: RootRecord) throws(StorageError) {
         guard let handle else { preconditionFailure("root slots written before the version 2 upgrade") }
         let slot = 1 - anchor
+        // A store's version never goes back: a slot says at least what the other says.
+        var record = record
+        record.formatVersion = max(record.formatVersion, formatVersion)
         // Invariant: never the anchor (see the type's comment).
         try handle.write(record.encodedSlot(), at: UInt64(slot * RootRecord.slotStride))
+        formatVersion = record.formatVersion
         contents[slot] = record
         unsyncedWrites += 1
         newestWritten = record.generation

@@ -71,7 +71,7 @@ extension RunRecovery {
             let damaged: RootRecord
             if commit.generation == last.generation &+ 1 && previous == last.location {
                 // The run's own commit page is sound and names `last`; a page before it is not.
-                damaged = root(of: commit, at: address, in: file, chain: chain)
+                damaged = root(of: commit, at: address, in: file, chain: chain, version: last.formatVersion)
             } else if commit.generation == last.generation &+ 2, previous.fileNumber == file.number,
                 badPages.contains(previous.address), previous.address.offset > last.committedLength
             {
@@ -82,7 +82,7 @@ extension RunRecovery {
                     commit.runChecksum
                         == (try runChecksum(seed: seed, from: previous.address.end, to: address.offset, in: file))
                 else { return nil }
-                let next = root(of: commit, at: address, in: file, chain: chain)
+                let next = root(of: commit, at: address, in: file, chain: chain, version: last.formatVersion)
                 let (newest, _) = try followRuns(from: next, chain: chain, in: file)
                 return DamagedRun(
                     generation: last.generation + 1, offset: firstBad,
@@ -99,12 +99,12 @@ extension RunRecovery {
 
     private static func root(
         of commit: CommitRecord, at address: PageAddress, in file: SnapshotFile,
-        chain: UInt32
+        chain: UInt32, version: UInt32
     ) -> RootRecord {
         RootRecord(
             generation: commit.generation, snapshotFile: file.number, committedLength: address.end,
             commitPage: address, catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
-            timestamp: commit.timestamp, previous: commit.previous, chain: chain)
+            timestamp: commit.timestamp, previous: commit.previous, chain: chain, formatVersion: version)
     }
 
     /// The run checksum of the bytes `[start, end)` of `file`, seeded with `seed`.

@@ -1,13 +1,14 @@
-/// Recovery's one job in format version 2 (Docs/Format.md §15): from the root a slot
+/// Recovery's one job in format versions 2 and 3 (Docs/Format.md §15): from the root a slot
 /// names, follow complete runs forward.
 ///
 /// A slot is written after its run is synced but is itself synced only now and then
 /// (``RootSlots``), so after a power cut the surviving slot can lag the durable runs. Each
 /// run after it is found by walking page headers from the committed end; it counts only
 /// if its commit page validates, comes next in generation, names the root before it as
-/// `previous`, and carries the checksum of the run's bytes seeded with the previous commit
-/// page's checksum. Zeros (preallocation), a torn page, an abandoned run or a stale run
-/// from an earlier use of the tail all fail one of these, and the walk stops there.
+/// `previous`, carries the checksum of the run's bytes seeded with the previous commit
+/// page's checksum, and records no tree wholesale unless the store is version 3. Zeros
+/// (preallocation), a torn page, an abandoned run or a stale run from an earlier use of
+/// the tail all fail one of these, and the walk stops there.
 ///
 /// The walk reads only bytes of the slot's file from the slot's committed length up to the
 /// file's length when it starts (Docs/Format.md §7, "What following runs reads"), and looks
@@ -50,16 +51,25 @@ enum RunRecovery {
                 let address = PageAddress(offset: position, length: UInt32(length))
                 guard let commit = try? CommitRecord.decode(page, address: address, file: file.path),
                     commit.kind == .transaction, commit.generation == root.generation &+ 1,
-                    commit.previous == root.location, commit.runChecksum == RunChecksum.finish(crc)
+                    commit.previous == root.location, commit.runChecksum == RunChecksum.finish(crc),
+                    fitsVersion(commit, of: root)
                 else { return nil }
                 return RootRecord(
                     generation: commit.generation, snapshotFile: root.snapshotFile,
                     committedLength: address.end, commitPage: address, catalogRoot: commit.catalogRoot,
                     liveBytes: commit.liveBytes, timestamp: commit.timestamp, previous: root.location,
-                    chain: page.littleEndianUInt32(at: 0))
+                    chain: page.littleEndianUInt32(at: 0), formatVersion: root.formatVersion)
             }
             crc = page.withUnsafeBytes { RunChecksum.update(crc, $0) }
             position += length
         }
+    }
+
+    /// True unless `commit` records a tree wholesale in a store whose slots say version 2
+    /// (Docs/Format.md §18.2). Such a run is one whose commit never had its version 3 slot
+    /// made durable, so it was never acknowledged; a version 2 reader cannot decode it, and
+    /// refusing it here means both versions' recoveries reach the same generation.
+    static func fitsVersion(_ commit: CommitRecord, of root: RootRecord) -> Bool {
+        StorageFormat.version(after: root.formatVersion, recording: commit.changes) == root.formatVersion
     }
 }

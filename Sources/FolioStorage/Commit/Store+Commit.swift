@@ -5,7 +5,7 @@
 // Store+SyncAndSlot.swift.
 extension Store {
     /// Commits a transaction's changes: the protocol of Docs/Durability.md §1 (format
-    /// version 2), whose five steps are these.
+    /// versions 2 and 3), whose five steps are these.
     ///
     ///  1. Append the run after the committed end: every changed page, children before
     ///     parents, then the catalog's changed pages, then the commit page (change record
@@ -162,7 +162,8 @@ extension Store {
         let record = RootRecord(
             generation: generation, snapshotFile: base.record.snapshotFile,
             committedLength: commitPage.end, commitPage: commitPage, catalogRoot: catalogRoot,
-            liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain)
+            liveBytes: liveBytes, timestamp: now, previous: base.record.location, chain: chain,
+            formatVersion: StorageFormat.version(after: base.record.formatVersion, recording: commit.changes))
         counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         let published = CommittedRoot(record: record, pages: base.pages)
         let notification = CommitNotification(

@@ -17,6 +17,11 @@ extension Store {
     /// version 1 root file first (once), to `durable`, the root the file names, in `file`.
     /// Caller holds `rootFileLock`. A failure poisons: the run is durable, so only a reopen
     /// can tell what the newest root is.
+    ///
+    /// The first slot of format version 3 (a commit that records a tree wholesale, in a
+    /// version 2 store) is synced before this returns, and a failure of that sync fails the
+    /// commit: until it is durable, recovery starts from version 2 slots, which follow no
+    /// run recording a tree wholesale (Docs/Format.md §18.2).
     func writeRootSlot(
         _ record: RootRecord, durable: RootRecord, in file: SnapshotFile,
         slots: inout RootSlots?
@@ -24,7 +29,11 @@ extension Store {
         guard slots != nil else { throw StorageError.closed(path: path) }
         do throws(StorageError) {
             try slots!.upgradeIfNeeded(to: durable, in: file)
+            let upgrades = slots!.upgrades(to: record)
             try slots!.write(record)
+            // The first version 3 slot becomes the anchor at once (a write in place, like any
+            // slot write, so the anchor it replaces in the other slot is never touched).
+            if upgrades { try slots!.sync() }
         } catch {
             poison("writing the root slot failed: \(error)")
             throw error

@@ -42,7 +42,10 @@ extension Store {
         var switching = false
         do throws(StorageError) {
             try handle.write(
-                SnapshotHeader(fileNumber: number, createdGeneration: copyGeneration, timestamp: started).encoded(),
+                SnapshotHeader(
+                    fileNumber: number, createdGeneration: copyGeneration, timestamp: started,
+                    formatVersion: max(base.record.formatVersion, StorageFormat.createdVersion)
+                ).encoded(),
                 at: 0)
             var appender = PageAppender(
                 file: newFile, generation: copyGeneration, start: UInt64(SnapshotHeader.size),
@@ -178,7 +181,8 @@ extension Store {
         return RootRecord(
             generation: generation, snapshotFile: appender.file.number, committedLength: commitPage.end,
             commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
-            previous: tip.record.location, chain: chain)
+            previous: tip.record.location, chain: chain,
+            formatVersion: StorageFormat.version(after: tip.record.formatVersion, recording: commit.changes))
     }
 
     /// The root switch: the new root written into the free slot and synced, after any

@@ -52,6 +52,11 @@ extension Store {
                 firstProblem = firstProblem ?? error
             }
         }
+        // The store's format version is the highest its slots say (Docs/Format.md §18): once
+        // one slot is version 3, runs after either may record trees wholesale, and every slot
+        // written from then on says 3.
+        let storeVersion = candidates.map(\.record.formatVersion).max() ?? StorageFormat.createdVersion
+        for index in candidates.indices { candidates[index].record.formatVersion = storeVersion }
         // Equal generations (a compaction writes its root into both slots): slot 0 first.
         candidates.sort { ($0.record.generation, 1 - $0.slot) > ($1.record.generation, 1 - $1.slot) }
         var shortFile: StorageError?

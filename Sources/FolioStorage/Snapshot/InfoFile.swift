@@ -57,7 +57,7 @@ struct InfoFile: Equatable, Sendable {
     static func now() -> InfoFile {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        return InfoFile(formatVersion: StorageFormat.version, created: formatter.string(from: Date()))
+        return InfoFile(formatVersion: StorageFormat.createdVersion, created: formatter.string(from: Date()))
     }
 }
 

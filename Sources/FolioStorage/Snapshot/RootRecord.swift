@@ -1,6 +1,6 @@
 /// One committed root: everything needed to read a generation (Docs/Format.md §8).
 ///
-/// Format version 2: the root file holds two 128-byte slots, at offsets 0 and 4096 (in
+/// Format versions 2 and 3: the root file holds two 128-byte slots, at offsets 0 and 4096 (in
 /// different sectors and pages, so a torn write of one never touches the other), written
 /// in place and alternately (see ``RootSlots``). The valid slot with the highest generation
 /// wins. Version 1 root files (256 bytes: slot 0 the current root, slot 1 the one before)
@@ -23,9 +23,9 @@
 ///     124 u32     CRC-32C of bytes 0 ..< 124
 struct RootRecord: Equatable, Sendable {
     static let slotSize = 128
-    /// Where slot 1 starts in a version 2 root file.
+    /// Where slot 1 starts in a version 2 (or 3) root file.
     static let slotStride = 4096
-    /// A version 2 root file's length.
+    /// A version 2 (or 3) root file's length.
     static let fileSize = slotStride + slotSize
     /// A version 1 root file's length (its slots are adjacent).
     static let versionOneFileSize = 2 * slotSize
@@ -42,13 +42,19 @@ struct RootRecord: Equatable, Sendable {
     /// The stored page checksum of the commit page: the seed of the next run's checksum
     /// (Docs/Format.md §7, "The commit chain"). 0 in slots written by format version 1.
     var chain: UInt32 = 0
+    /// The format version of the slot that names this root (Docs/Format.md §18): read, the
+    /// highest version among the root file's slots, which is the store's; built by a
+    /// commit, its base's, raised to 3 when it records a tree wholesale. It decides the
+    /// runs recovery follows from this root (RunRecovery) and the version a slot naming it
+    /// is written with (RootSlots).
+    var formatVersion: UInt32 = StorageFormat.createdVersion
 
     var location: CommitLocation { CommitLocation(fileNumber: snapshotFile, address: commitPage) }
 
     func encodedSlot() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.slotSize)
         writer.append(bytes: Self.magic)
-        writer.append(StorageFormat.version)
+        writer.append(formatVersion)
         writer.append(UInt32(Self.slotSize))
         writer.append(generation)
         writer.append(snapshotFile)
@@ -122,12 +128,13 @@ struct RootRecord: Equatable, Sendable {
             throw .unsupportedFormatVersion(path: file, found: version, supported: StorageFormat.version)
         }
         // A root file's layout and its slots' version go together: no writer puts a version 2
-        // slot in a 256-byte file or a version 1 slot in a version 2 one. A mismatch is a file
-        // cut or spliced, and a version 2 slot read as version 1 would be opened without
+        // or 3 slot in a 256-byte file or a version 1 slot in a 4224-byte one. A mismatch is a
+        // file cut or spliced, and a later slot read as version 1 would be opened without
         // following the runs after it (Docs/Format.md §8).
-        let layoutVersion: UInt32 = isVersionOneLayout(fileLength: bytes.count) ? 1 : 2
-        guard version == layoutVersion else {
-            throw corrupt("format version \(version) in a version \(layoutVersion) root file (\(bytes.count) bytes)")
+        let versionOneLayout = isVersionOneLayout(fileLength: bytes.count)
+        guard (version == 1) == versionOneLayout else {
+            let layout = versionOneLayout ? "version 1" : "version 2 or 3"
+            throw corrupt("format version \(version) in a \(layout) root file (\(bytes.count) bytes)")
         }
         guard slotBytes.littleEndianUInt32(at: 12) == UInt32(slotSize) else { throw corrupt("unexpected slot length") }
         let commitPage = PageAddress(
@@ -153,6 +160,7 @@ struct RootRecord: Equatable, Sendable {
             snapshotFile: slotBytes.littleEndianUInt64(at: 24),
             committedLength: committedLength, commitPage: commitPage, catalogRoot: catalogRoot,
             liveBytes: slotBytes.littleEndianUInt64(at: 72), timestamp: slotBytes.littleEndianUInt64(at: 80),
-            previous: previous, chain: version >= 2 ? slotBytes.littleEndianUInt32(at: 52) : 0)
+            previous: previous, chain: version >= 2 ? slotBytes.littleEndianUInt32(at: 52) : 0,
+            formatVersion: version)
     }
 }

@@ -18,11 +18,14 @@ struct SnapshotHeader: Equatable, Sendable {
     var fileNumber: UInt64
     var createdGeneration: UInt64
     var timestamp: UInt64
+    /// The store's format version when the file was created (Docs/Format.md §3): a store
+    /// upgraded later keeps the version its older files' headers say.
+    var formatVersion: UInt32 = StorageFormat.createdVersion
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.size)
         writer.append(bytes: Self.magic)
-        writer.append(StorageFormat.version)
+        writer.append(formatVersion)
         writer.append(UInt32(Self.size))
         writer.append(fileNumber)
         writer.append(createdGeneration)
@@ -56,13 +59,33 @@ struct SnapshotHeader: Equatable, Sendable {
         return SnapshotHeader(
             fileNumber: bytes.littleEndianUInt64(at: 16),
             createdGeneration: bytes.littleEndianUInt64(at: 24),
-            timestamp: bytes.littleEndianUInt64(at: 32))
+            timestamp: bytes.littleEndianUInt64(at: 32), formatVersion: version)
     }
 }
 
-/// The on-disk format this engine writes and the newest it reads.
+/// The on-disk format versions this engine reads and writes (Docs/Format.md §18).
 public enum StorageFormat {
-    /// Format version 2 (Docs/Format.md): root slots written in place, runs chained by
-    /// checksums. Version 1 stores are read, and upgraded by their first commit.
-    public static let version: UInt32 = 2
+    /// The newest format version this engine reads and writes: 3, which adds trees
+    /// recorded as changed wholesale to version 2 (root slots written in place, runs
+    /// chained by checksums). Versions 1 and 2 are read; a version 1 store is upgraded to
+    /// version 2 by its first commit, and a store becomes version 3 only at the first
+    /// commit that records a tree wholesale, so that builds reading version 2 keep reading
+    /// every store that never needed more.
+    public static let version: UInt32 = 3
+
+    /// The version a new store (and a backup) is created in, and that a store's root
+    /// slots keep until a commit needs ``wholesaleVersion``.
+    static let createdVersion: UInt32 = 2
+
+    /// The version that added the wholesale marker of a change record (Docs/Format.md §7).
+    static let wholesaleVersion: UInt32 = 3
+
+    /// The version of the root slot naming a commit built on a root of version `base`
+    /// that records `changes`: never lower than the base's (a store is never downgraded),
+    /// at least ``createdVersion``, and ``wholesaleVersion`` if a tree is recorded
+    /// wholesale.
+    static func version(after base: UInt32, recording changes: ChangeRecord) -> UInt32 {
+        let needed = changes.trees.contains(where: \.isChangedWholesale) ? wholesaleVersion : createdVersion
+        return max(base, needed)
+    }
 }

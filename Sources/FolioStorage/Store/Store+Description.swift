@@ -1,7 +1,12 @@
 /// A store's identification and files, as tools show them (`folio info`).
 public struct StoreDescription: Sendable, Equatable {
-    /// The format version the store's info file records (Docs/Format.md §2).
+    /// The format version the store's info file records (Docs/Format.md §2): the version
+    /// it was created with, never rewritten.
     public var formatVersion: UInt32
+    /// The format version the store is in now, as its root slots say (Docs/Format.md §18):
+    /// the highest version of a slot. A version 1 store becomes 2 at its first commit, and a
+    /// store becomes 3 at its first commit that records a tree as changed wholesale.
+    public var rootFormatVersion: UInt32
     /// When the store was created (ISO 8601, UTC), as its info file records it; empty if
     /// the info file does not say.
     public var created: String
@@ -54,7 +59,7 @@ extension Store {
             }
         }
         return StoreDescription(
-            formatVersion: info.formatVersion, created: info.created,
+            formatVersion: info.formatVersion, rootFormatVersion: root.record.formatVersion, created: info.created,
             currentSnapshot: "snapshots/" + StoreLayout.snapshotName(root.record.snapshotFile),
             files: files.sorted { $0.name < $1.name })
     }

@@ -4,7 +4,7 @@ import Synchronization
 /// A store: named B+trees of byte keys and values in append-only snapshot files. A commit
 /// appends a run of pages and is durable once one `fdatasync` of that run returns; its
 /// root is then written in place into one of the root file's two slots, which says where
-/// the next open starts, not what is durable (format version 2, Docs/Durability.md §1).
+/// the next open starts, not what is durable (format versions 2 and 3, Docs/Durability.md §1).
 ///
 /// Open one writer per store (``open(at:options:)``), in one process at a time: it holds an
 /// exclusive `flock` on the store's lock file. Open any number of readers

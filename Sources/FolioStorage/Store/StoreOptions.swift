@@ -78,7 +78,7 @@ public struct AutoCompaction: Sendable, Equatable {
 /// by time (`gracePeriod`), by number (`maximumRetainedFiles`) and by bytes
 /// (`maximumRetainedBytes`). Beyond either limit the oldest go at once, except a file a
 /// root slot names, which is kept whatever its size: a fallback to that slot needs it. (A
-/// format version 2 compaction writes its root into both slots, so only a version 1 store's
+/// version 2 or 3 compaction writes its root into both slots, so only a version 1 store's
 /// slot 1 names a replaced file.)
 public struct SnapshotRetention: Sendable, Equatable {
     /// How long a replaced snapshot file stays after compaction replaced it.
@@ -125,7 +125,7 @@ public struct StoreOptions: Sendable {
     /// a fixed overhead per changed key for their node entries and its change-log entry,
     /// and the pages it copied into memory to change them), its changed pages are written
     /// past the committed end (unreachable until it commits) and dropped from memory. Its
-    /// change log stays until the commit, bounded by ``changeRecordKeyLimit`` when it is set. Default
+    /// change log stays until the commit, bounded by ``changeRecordKeyLimit``. Default
     /// 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
     /// The most changed keys of one tree a commit's change record lists. A transaction that
@@ -134,10 +134,14 @@ public struct StoreOptions: Sendable {
     /// re-read it instead of applying changes. This bounds what a transaction holds for its
     /// change record to about twice this many keys per tree; values below 1 count as 1.
     ///
-    /// Default `Int.max` (unlimited) in this build: the wholesale marker is part of format
-    /// version 3 (Docs/Format.md §7), and a build that reads version 2 only reports it as
-    /// damage. Set a limit only when every build that reads the store knows the marker.
-    public var changeRecordKeyLimit: Int = .max
+    /// Default 16,384, so that the change record of one commit stays bounded however many
+    /// keys it changes; observers of a tree past it are told it changed wholesale
+    /// (``ChangeRecord/isChangedWholesale(_:)``) and reload it, rather than get its keys.
+    /// `Int.max` lists every key. The wholesale marker is part of format version 3
+    /// (Docs/Format.md §7, §18.2): a store becomes version 3 at its first commit that
+    /// records a tree wholesale, and from then on builds that read version 2 only refuse it
+    /// as a newer format version; a store that never reaches the limit stays version 2.
+    public var changeRecordKeyLimit: Int = 16_384
     /// Where the store reports what it recovered from (a damaged root slot, commits
     /// recovered past the slot, a damaged run that cut commits off, an interrupted
     /// compaction's copy reclaimed). Called while the store holds its locks: it must not

@@ -18,8 +18,9 @@ extension TreeVerifier {
 
     /// Walks the commit pages back from the newest while they are in the current file:
     /// each must decode, generations must step down by one, each earlier commit must lie
-    /// before the later one, the newest must agree with the root slot, and each version 2
-    /// run must match its checksum.
+    /// before the later one, the newest must agree with the root slot, each version 2 (or
+    /// 3) run must match its checksum, and no commit may record a tree wholesale unless the
+    /// slots say version 3.
     mutating func checkCommitChain(_ record: RootRecord) {
         var location: CommitLocation? = record.location
         var expected = record.generation
@@ -45,6 +46,17 @@ extension TreeVerifier {
                     problem(
                         current.address.offset, nil,
                         "commit page of generation \(expected) disagrees with the root slot")
+                }
+                // A tree recorded wholesale is format version 3: a store whose slots say 2
+                // was never upgraded, so a version 2 reader would take this page as corrupt.
+                if StorageFormat.version(after: record.formatVersion, recording: commit.changes) > record.formatVersion,
+                    let tree = commit.changes.trees.first(where: \.isChangedWholesale)
+                {
+                    problem(
+                        current.address.offset, nil,
+                        "commit page of generation \(expected) records tree \"\(tree.tree)\" as changed wholesale "
+                            + "(format version \(StorageFormat.wholesaleVersion)), but the root slots say format "
+                            + "version \(record.formatVersion)")
                 }
                 // Format version 2: the run before a transaction's commit page checksums
                 // to what the page says, seeded with the previous commit page's checksum.

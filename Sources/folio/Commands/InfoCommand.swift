@@ -37,7 +37,10 @@ enum InfoCommand: Command {
         var rows: [[String]] = [
             [
                 "format version",
-                "\(description.formatVersion) (this folio reads versions up to \(StorageFormat.version))",
+                description.rootFormatVersion == description.formatVersion
+                    ? "\(description.formatVersion) (this folio reads versions up to \(StorageFormat.version))"
+                    : "\(description.rootFormatVersion), created as \(description.formatVersion) "
+                        + "(this folio reads versions up to \(StorageFormat.version))",
             ],
             ["created", description.created.isEmpty ? "(not recorded)" : description.created],
             [

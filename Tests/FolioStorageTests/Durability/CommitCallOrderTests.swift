@@ -138,6 +138,39 @@ import FolioTestSupport
         store.close()
     }
 
+    /// Format version 3 (Format.md §18.2): the first commit that records a tree wholesale
+    /// in a version 2 store writes its slot, saying 3, and syncs the root file before it
+    /// returns; that slot is the anchor, so the next commit's slot goes into the other one
+    /// (the last that said 2), with no sync of its own.
+    @Test func theVersionThreeUpgradeCommit() throws {
+        let fileSystem = try memoryFileSystem()
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        var options = testOptions(recording)
+        options.changeRecordKeyLimit = 2
+        let store = try Store.open(at: "/stores/s", options: options)
+        try store.write { try $0.put([1], for: [1], in: "t") }
+        recording.reset()
+        try store.write { txn in for key in 0..<3 { try txn.put([2], for: [UInt8(key)], in: "t") } }
+        var writes = snapshotWrites(recording).count
+        #expect(
+            trace(recording) == Array(repeating: "write \(Self.file1)", count: writes) + [
+                "sync \(Self.file1)", "write root", "sync root",
+            ])
+        let upgraded = slotWrites(recording)
+        recording.reset()
+        try store.write { try $0.put([3], for: [1], in: "t") }
+        writes = snapshotWrites(recording).count
+        #expect(
+            trace(recording) == Array(repeating: "write \(Self.file1)", count: writes) + [
+                "sync \(Self.file1)", "write root",
+            ])
+        #expect(slotWrites(recording) != upgraded, "the upgrade's slot is the anchor")
+        let bytes = fileSystem.contents(of: "/stores/s/root")!
+        #expect((0..<2).map { try? RootRecord.decodeSlot(bytes, slot: $0, file: "root").formatVersion } == [3, 3])
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
     /// §1.2: grouped durability. Each commit only appends (no sync, no slot write); the
     /// flush then syncs the snapshot file once for all of them and writes the newest root
     /// into the free slot.

@@ -74,12 +74,18 @@ import FolioTestSupport
         }
         // Full durability: creation, 12 commits, a compaction, a clean reopen, 12 more, six
         // group commits and another compaction, with a commit after each of its background
-        // passes (between its copy and its catch-up).
+        // passes (between its copy and its catch-up). Format version 2 until the reopen;
+        // from then on a change record key limit of 1 records the two accounts of every
+        // transfer wholesale, so the first commit after it upgrades the store to version 3
+        // (its slot synced before it returns, Docs/Format.md §18.2) and every later one
+        // writes the wholesale marker.
         var store = try driver.open(options: testOptions(power))
         for _ in 0..<12 { try driver.commitNext(store) }
         try driver.compact(store)
         store.close()
-        store = try driver.open(options: testOptions(power))
+        var wholesale = testOptions(power)
+        wholesale.changeRecordKeyLimit = 1
+        store = try driver.open(options: wholesale)
         for _ in 0..<12 { try driver.commitNext(store) }
         // Group commit: three commits appended before any waits, so one sync covers all
         // three (and the waits of the first two find them durable), twice.
@@ -91,7 +97,8 @@ import FolioTestSupport
         store.close()
         // Grouped: two groups of four commits, each made durable by one flush, then a
         // compaction with commits during it (made durable by the catch-up's flush).
-        store = try driver.open(options: testOptions(power, durability: .grouped(window: .seconds(3600))))
+        wholesale.durability = .grouped(window: .seconds(3600))
+        store = try driver.open(options: wholesale)
         for _ in 0..<2 {
             for _ in 0..<4 { try driver.commitNext(store, durable: false) }
             try driver.flush(store)
@@ -103,6 +110,9 @@ import FolioTestSupport
         // After the last sync point: everything is durable.
         let final = driver.acknowledged
         #expect(final.acknowledged == 40, "38 plus one commit during each of the last two compactions")
+        let reader = try Store.openReadOnly(at: "/stores/s", options: testOptions(power.crashImage(mode: .durableOnly)))
+        #expect(try reader.describe().rootFormatVersion == 3, "the run went through the upgrade to version 3")
+        reader.close()
         Self.check(
             power.crashImage(mode: .durableOnly), bounds: final, context: "after the workload", deep: true, tally: tally
         )

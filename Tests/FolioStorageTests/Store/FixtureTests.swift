@@ -5,13 +5,22 @@ import FolioTestSupport
 
 /// Stores written by each format version, committed under Fixtures/v<N>/engine-basic. Every
 /// later version of Folio must keep reading them exactly (and writing to a copy of them).
-/// `FOLIO_WRITE_FIXTURES=1 swift test --filter FixtureTests` writes the current version's
-/// again; never do that for a released format version (Fixtures/v1 is frozen).
+/// `FOLIO_WRITE_FIXTURES=1 swift test --filter "FolioStorageTests\.FixtureTests"` writes the
+/// current version's again (a looser filter also runs the Folio-level fixture writers, which
+/// write Fixtures/v2); never do that for a released format version (Fixtures/v1 and v2 are
+/// frozen).
+///
+/// The version 3 fixture holds the same contents, written with a change record key limit
+/// of 100: its first two commits (in the file the compaction replaced) and the commit of
+/// generation 5, which rewrites every number with its own value in the current file, record
+/// "numbers" wholesale; generation 6 lists its one key.
 @Suite(.serialized) struct FixtureTests {
     static func fixture(_ version: String) -> String {
         ProjectExecutable.packageRoot() + "/Fixtures/\(version)/engine-basic"
     }
-    static let versions = ["v1", "v2"]
+    static let versions = ["v1", "v2", "v3"]
+    /// The wholesale commit the version 3 fixture adds before its last.
+    static func extraCommits(_ version: String) -> UInt64 { version == "v3" ? 1 : 0 }
 
     static func blob(_ i: Int, _ length: Int) -> [UInt8] { (0..<length).map { UInt8(($0 * 7 + i) % 256) } }
 
@@ -27,7 +36,9 @@ import FolioTestSupport
     }
 
     static func writeFixture(at path: String) throws {
-        let store = try Store.open(at: path, options: testOptions())
+        var options = testOptions()
+        options.changeRecordKeyLimit = 100
+        let store = try Store.open(at: path, options: options)
         try store.write { txn in
             for i in 0..<2_000 { try txn.put(Array("n\(i)".utf8), for: KeyEncoding.encode(Int64(i)), in: "numbers") }
             for i in 0..<3 { try txn.put(blob(i, 5_000), for: Array("b\(i)".utf8), in: "blobs") }
@@ -39,13 +50,18 @@ import FolioTestSupport
             try txn.put(blob(1, 100), for: Array("b1".utf8), in: "blobs")
         }
         try store.compact()
+        try store.write { txn in
+            for i in 0..<2_000 where i % 7 != 0 {
+                try txn.put(Array("n\(i)".utf8), for: KeyEncoding.encode(Int64(i)), in: "numbers")
+            }
+        }
         try store.write { try $0.put(Array("after".utf8), for: KeyEncoding.encode(Int64(1_000_000)), in: "numbers") }
         store.close()
     }
 
     @Test func writesFixtureWhenAsked() throws {
         guard ProcessInfo.processInfo.environment["FOLIO_WRITE_FIXTURES"] == "1" else { return }
-        let fixture = Self.fixture("v2")
+        let fixture = Self.fixture("v3")
         try? FileManager.default.removeItem(atPath: fixture)
         try Self.writeFixture(at: fixture)
         try? FileManager.default.removeItem(atPath: fixture + "/lock")
@@ -55,7 +71,9 @@ import FolioTestSupport
     func fixtureReadsExactly(version: String) throws {
         // Read-only, in place: reading writes nothing, so the fixture stays untouched.
         let store = try Store.openReadOnly(at: Self.fixture(version), options: testOptions())
-        #expect(store.generation == 5)
+        let extra = Self.extraCommits(version)
+        #expect(store.generation == 5 + extra)
+        #expect(try store.describe().rootFormatVersion == (version == "v3" ? 3 : version == "v2" ? 2 : 1))
         let view = try store.read()
         #expect(try view.trees().map(\.name) == ["blobs", "numbers"])
         #expect(try contents(of: view) == Self.expectedModel())
@@ -68,9 +86,15 @@ import FolioTestSupport
                             .init(key: KeyEncoding.encode(Int64(1_000_000)), kind: .created)
                         ])
                 ]))
+        if extra > 0 {
+            // The wholesale commit, read back from its commit page.
+            let commits = try store.commits(after: 4)
+            #expect(commits.map(\.generation) == [5, 6])
+            #expect(commits.first?.changes == ChangeRecord(trees: [.wholesale("numbers")]))
+        }
         let report = store.verify()
         #expect(report.isClean, "\(report.problems)")
-        #expect(report.commitsChecked == 2)  // the compaction and the commit after it
+        #expect(report.commitsChecked == 2 + Int(extra))  // the compaction and the commits after it
     }
 
     @Test(arguments: versions)
@@ -81,8 +105,11 @@ import FolioTestSupport
         try FileManager.default.copyItem(atPath: Self.fixture(version), toPath: copy)
         let store = try Store.open(at: copy, options: testOptions())
         try store.write { try $0.put([1], for: [1], in: "new") }
-        // The first commit leaves a version 2 root file, whichever version wrote the store.
+        // The first commit leaves a version 2 root file, whichever version wrote the store,
+        // and the store's version is what it was (at least 2): a commit recording nothing
+        // wholesale upgrades nothing more.
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy + "/root")).count == RootRecord.fileSize)
+        #expect(try store.describe().rootFormatVersion == (version == "v3" ? 3 : 2))
         try store.compact()
         var model = Self.expectedModel()
         model.put([1], for: [1], in: "new")

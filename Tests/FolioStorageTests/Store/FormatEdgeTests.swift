@@ -92,8 +92,8 @@ import FolioTestSupport
     @Test func newerFormatVersionsAreRefused() throws {
         let fileSystem = try memoryFileSystem()
         try Store.open(at: path, options: testOptions(fileSystem)).close()
-        fileSystem.setContents(Array("{\"format\":\"folio-store\",\"formatVersion\":3}".utf8), of: "\(path)/info")
-        #expect(throws: StorageError.unsupportedFormatVersion(path: path, found: 3, supported: 2)) {
+        fileSystem.setContents(Array("{\"format\":\"folio-store\",\"formatVersion\":4}".utf8), of: "\(path)/info")
+        #expect(throws: StorageError.unsupportedFormatVersion(path: path, found: 4, supported: 3)) {
             _ = try Store.open(at: path, options: testOptions(fileSystem))
         }
     }

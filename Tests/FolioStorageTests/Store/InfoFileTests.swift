@@ -25,9 +25,9 @@ import FolioTestSupport
     }
 
     /// Every spelling of a whole number is that number; JSON does not tell them apart.
-    @Test(arguments: ["2", "2.0", "2e0", "2E+0", "20e-1", "0.2e1", "2.000", "200e-2", "1"])
+    @Test(arguments: ["2", "2.0", "2e0", "2E+0", "20e-1", "0.2e1", "2.000", "200e-2", "1", "3"])
     func wholeNumbersAreVersions(_ version: String) throws {
-        let expected: UInt32 = version == "1" ? 1 : 2
+        let expected: UInt32 = version == "1" ? 1 : version == "3" ? 3 : 2
         #expect(try Self.decode(Self.info(version)).formatVersion == expected)
     }
 
@@ -49,9 +49,9 @@ import FolioTestSupport
             _ = try Self.decode(Self.info("4294967295"))
         }
         #expect(
-            throws: StorageError.unsupportedFormatVersion(path: "/stores/s", found: 3, supported: StorageFormat.version)
+            throws: StorageError.unsupportedFormatVersion(path: "/stores/s", found: 4, supported: StorageFormat.version)
         ) {
-            _ = try Self.decode(Self.info("3.0"))
+            _ = try Self.decode(Self.info("4.0"))
         }
     }
 
@@ -103,7 +103,9 @@ import FolioTestSupport
                 == "2026-11-21T20:49:23Z")
     }
 
-    /// What the engine writes reads back, and every committed fixture's info file opens.
+    /// What the engine writes reads back, and every committed fixture's info file opens. The
+    /// info file records the version a store was created with: 2 for Fixtures/v3 too, which
+    /// became version 3 at its first commit that recorded a tree wholesale.
     @Test func writtenAndFixtureInfoFilesOpen() throws {
         let written = InfoFile.now()
         #expect(try Self.decode(written.encoded()) == written)

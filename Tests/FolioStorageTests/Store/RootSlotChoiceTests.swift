@@ -110,11 +110,11 @@ import FolioTestSupport
         try storeWithTwoSlots(fileSystem)
         var bytes = fileSystem.contents(of: root)!
         #expect(slot(bytes, 0)?.generation == 1 && slot(bytes, 1)?.generation == 3)
-        bytes[8] = 3
+        bytes[8] = 4
         let crc = CRC32C.checksum(Array(bytes[0..<124]))
         withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(124..<128, with: $0) }
         fileSystem.setContents(bytes, of: root)
-        #expect(throws: StorageError.unsupportedFormatVersion(path: root, found: 3, supported: 2)) {
+        #expect(throws: StorageError.unsupportedFormatVersion(path: root, found: 4, supported: 3)) {
             _ = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
         }
     }
