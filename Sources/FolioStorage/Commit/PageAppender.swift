@@ -30,6 +30,10 @@ struct PageAppender {
     private(set) var flushedBytes: UInt64 = 0
     private(set) var pageCount = 0
     private(set) var cacheEntries: [(key: PageCache.Key, page: CachedPage, cost: Int)] = []
+    /// Record where each page went (``pageOffsets``): for a writer that needs only to know
+    /// which cache keys its pages replace, not copies of them (a spill).
+    var recordsPageOffsets = false
+    private(set) var pageOffsets: [UInt64] = []
     /// The running (pre-inverted) CRC-32C of the run, nil when this appender writes no run.
     private var runCRC: UInt32?
     /// Bytes at the start of `buffer` already folded into `runCRC`.
@@ -126,9 +130,17 @@ struct PageAppender {
     /// copied from, as large as itself, which the cache's byte count would not see).
     private func writtenNode(from pageStart: Int, at offset: UInt64) throws(StorageError) -> CachedPage? {
         guard collectsCacheEntries else { return nil }
-        let bytes = Array(buffer.bytes[pageStart...])
+        let bytes = Self.detachedCopy(of: buffer.bytes[pageStart...])
         let address = PageAddress(offset: offset, length: UInt32(bytes.count))
         return .node(try TreePage.decodeWritten(bytes, address: address, file: file.path))
+    }
+
+    /// A copy of `bytes` in storage of its own, exactly as large. `Array(slice)` is not one
+    /// when the slice spans its whole array: it shares the array's storage, so a page written
+    /// first after a flush would keep the appender's whole buffer (64 KiB to past 1 MiB)
+    /// alive in the cache, which counts only the page's length.
+    static func detachedCopy(of bytes: ArraySlice<UInt8>) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { Array($0) }
     }
 
     mutating func appendOverflow(_ value: [UInt8]) throws(StorageError) -> PageAddress {
@@ -183,6 +195,7 @@ struct PageAppender {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
         foldSealedPageIntoRunChecksum(length: Int(address.length), at: offset)
         pageCount += 1
+        if recordsPageOffsets { pageOffsets.append(offset) }
         if let cached {
             cacheEntries.append(
                 (

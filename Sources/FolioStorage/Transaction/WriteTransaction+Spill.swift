@@ -86,7 +86,10 @@ extension WriteTransaction {
             }
             var appender = PageAppender(
                 continuingRunAt: start, runningChecksum: checksum, file: base.file,
-                generation: over + 1, collectsCacheEntries: true, preallocates: false)
+                generation: over + 1, collectsCacheEntries: false, preallocates: false)
+            // Only the places are needed, not copies of the pages: a spill writes up to the
+            // whole budget, and copying it would double the memory it frees.
+            appender.recordsPageOffsets = true
             // In name order, as the commit writes them (any order would do).
             for tree in contents.trees.values.sorted(by: {
                 ByteOrder.compare(Array($0.name.utf8), Array($1.name.utf8)) < 0
@@ -99,7 +102,9 @@ extension WriteTransaction {
             try appender.flush()
             // A rolled-back transaction may have spilled (and read back) other pages at these
             // places: forget them (PageCache.remove).
-            for entry in appender.cacheEntries { store.cache.remove(entry.key) }
+            for offset in appender.pageOffsets {
+                store.cache.remove(PageCache.Key(file: base.file.cacheIdentity, offset: offset))
+            }
             contents.spill.end = start + appender.bytesAppended
             contents.spill.over = over
             contents.spill.runningChecksum = appender.runningChecksum ?? checksum
