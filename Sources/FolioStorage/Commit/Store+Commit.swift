@@ -101,7 +101,11 @@ extension Store {
             throw .writeConflict(trees: writtenBlind)
         }
         var committed = trees.filter { !names.contains($0.name) }
-        for tree in replayable { committed.append(try tree.replayed(onto: tip, reading: base.reader)) }
+        for tree in replayable {
+            let replayed = try tree.replayed(onto: tip, reading: base.reader)
+            replayed.checkInvariants()
+            committed.append(replayed)
+        }
         return committed
     }
 
