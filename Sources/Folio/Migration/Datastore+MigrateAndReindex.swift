@@ -26,9 +26,7 @@ extension Datastore where Access == ReadWrite {
     /// resumable: interrupted (the process killed, or the task cancelled, which throws
     /// ``FolioError/cancelled``), the next call continues where it stopped, and the data is
     /// correct at every moment. On a datastore that is already up to date it commits
-    /// nothing. Inside ``Persistence/perform(_:)-9rdbv`` the work joins the transaction, which
-    /// runs alone: a `perform` that began beside others runs its closure again alone from
-    /// the start, so the datastore is rewritten once, without conflicts.
+    /// nothing.
     ///
     /// ```swift
     /// try await books.migrateAndReindex { progress in
@@ -42,10 +40,8 @@ extension Datastore where Access == ReadWrite {
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         if let context = TransactionContext.current(for: core) {
             // Inside a transaction, the work joins it (batches would wait for the writer
-            // this task already holds), in the exclusive turn: a rewrite of the whole
-            // datastore must neither conflict nor be done twice.
+            // this task already holds).
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
-            try context.requireExclusiveTurn()
             _ = try await prepare(in: context)
             let (converted, _) = try migrateBatch(in: transaction, from: .unbounded, limit: .max)
             progress?(.complete(total: converted))

@@ -12,8 +12,7 @@ extension Persistence {
     /// conflicts (a transaction committed since it began changed a tree it read, or wrote
     /// other than blind, Docs/Architecture.md invariant 7) is rolled back and `body` runs
     /// again, in a new transaction, in the exclusive turn, where nothing can conflict with
-    /// it. So is one whose body found a datastore to prepare (``TransactionContext/requireExclusiveTurn()``):
-    /// preparing runs only in the exclusive turn, where it cannot conflict, and once.
+    /// it.
     nonisolated(nonsending) func performWrite<Result>(
         _ body: nonisolated(nonsending) (TransactionContext) async throws -> Result
     ) async throws -> Result {
@@ -25,14 +24,8 @@ extension Persistence {
                 result = try await TransactionScope.$current.withValue(context) { try await body(context) }
             } catch {
                 abandon(transaction, turn: turn)
-                // A spill found the end of the file taken, or a datastore needs preparing:
-                // run again alone.
-                guard transaction.hasConflicted || context.mustRunAlone else { throw error }
-                turn = try await WriterTurn.take(.exclusive, in: writer)
-                continue
-            }
-            if context.mustRunAlone {
-                abandon(transaction, turn: turn)
+                // A spill found the end of the file taken: run again alone.
+                guard transaction.hasConflicted else { throw error }
                 turn = try await WriterTurn.take(.exclusive, in: writer)
                 continue
             }
@@ -59,12 +52,7 @@ extension Persistence {
                 value = try outcome.get()
             } catch {
                 abandon(transaction, turn: turn)
-                guard transaction.hasConflicted || context.mustRunAlone else { throw error }
-                turn = try await WriterTurn.taking(.exclusive, in: writer)
-                continue
-            }
-            if context.mustRunAlone {
-                abandon(transaction, turn: turn)
+                guard transaction.hasConflicted else { throw error }
                 turn = try await WriterTurn.taking(.exclusive, in: writer)
                 continue
             }
@@ -106,10 +94,7 @@ extension Persistence {
             turn.release(writer)
             throw error
         }
-        return (
-            transaction,
-            TransactionContext(core: core, source: .write(transaction), holdsExclusiveTurn: turn == .exclusive)
-        )
+        return (transaction, TransactionContext(core: core, source: .write(transaction)))
     }
 
     /// Rolls back a transaction whose body failed, and gives the turn back.

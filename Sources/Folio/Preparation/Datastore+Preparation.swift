@@ -9,8 +9,7 @@ extension Datastore {
     /// dropped, new or changed ones are built (in batches of committed transactions, so an
     /// interrupted build resumes), and only then does the caller proceed: a read through an
     /// index never sees it half-built. Inside a `perform`, the same work joins the
-    /// transaction, in the exclusive turn: a transaction in a shared turn that finds work to
-    /// do runs its body again in the exclusive turn (`requireExclusiveTurn`). Read-only persistences and snapshots cannot build: they use the indexes
+    /// transaction. Read-only persistences and snapshots cannot build: they use the indexes
     /// the catalog of their snapshot says are built, and refuse the others.
     nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability
     {
@@ -25,21 +24,6 @@ extension Datastore {
         if let context {
             guard case .write(let transaction) = context.source else { return .fromCatalog }
             if context.prepared.withLock({ $0.contains(key) }) { return .all }
-            // Usually the transaction's snapshot matches the declaration already (every
-            // opening after the one that prepared it): a check that writes nothing.
-            let (current, _) = try transaction.exclusively { () throws(FolioError) in
-                try Preparation.isCurrent(in: context.readSource, schema: self.schema, core: self.core)
-            }
-            if current {
-                context.prepared.withLock { _ = $0.insert(key) }
-                return .all
-            }
-            // Writing a preparation (catalog entry, index builds, the migrations they decode
-            // through) happens in the exclusive turn only: no other transaction runs, so it
-            // cannot conflict, and the next first use in this process, waiting for the turn,
-            // finds the datastore prepared and skips it (it runs once). Otherwise the body
-            // stops here and runs again there.
-            try context.requireExclusiveTurn()
             // One statement: atomic (a failing index build leaves nothing behind) and never
             // interleaved with a sibling task's statements.
             try context.statement(transaction) { () throws(FolioError) in

@@ -37,9 +37,7 @@ extension Persistence where Access == ReadWrite {
     /// runs again, in a new transaction, alone (every other transaction waits until it has
     /// committed), where it cannot conflict. So `body` may run more than once (only its
     /// last run's writes are kept): side effects outside the store are the caller's to make
-    /// safe to repeat. A body that first uses a datastore needing preparation in this
-    /// process (a new one, an index to build, records migrated on the way) runs again
-    /// alone too, so that the preparation is done once and cannot conflict. A value set
+    /// safe to repeat. A value set
     /// with ``KeyValueStore/set(_:for:)`` is a blind write (it reads nothing): two
     /// transactions setting one key do not conflict, and the later commit wins; reading it
     /// in the transaction first makes it a read-write. Transactions over

@@ -34,36 +34,11 @@ final class TransactionContext: Sendable {
     /// `transactionFinished`, never commit on its own; see `perform`.)
     let ended = Atomic<Bool>(false)
 
-    /// The write transaction runs in the exclusive turn (`WriterTurns`): no other
-    /// transaction runs, so none can conflict with it.
-    let holdsExclusiveTurn: Bool
-    /// Set when the body needed work that is done only in the exclusive turn (preparing a
-    /// datastore): the transaction is not committed, and the body runs again there.
-    let needsExclusiveTurn = Atomic<Bool>(false)
-
-    init(
-        core: PersistenceCore, source: Source, pendingValues: KeyValueMemory.Pending? = nil,
-        holdsExclusiveTurn: Bool = false
-    ) {
+    init(core: PersistenceCore, source: Source, pendingValues: KeyValueMemory.Pending? = nil) {
         self.core = core
         self.source = source
         self.pendingValues = pendingValues
-        self.holdsExclusiveTurn = holdsExclusiveTurn
     }
-
-    /// Throws unless this transaction holds the exclusive turn, having asked for the body to
-    /// run again there: for work that must neither conflict with another transaction nor be
-    /// done twice (a preparation that writes, a migration). The error is a retryable write
-    /// conflict over the catalog; a body that catches it still runs again, and its
-    /// transaction is never committed.
-    func requireExclusiveTurn() throws(FolioError) {
-        if holdsExclusiveTurn { return }
-        needsExclusiveTurn.store(true, ordering: .releasing)
-        throw .storage(.writeConflict(trees: [DatastoreLayout.catalogTree]))
-    }
-
-    /// Whether the body must run again in the exclusive turn.
-    var mustRunAlone: Bool { needsExclusiveTurn.load(ordering: .acquiring) }
 
     var readSource: ReadSource {
         switch source {
