@@ -20,12 +20,11 @@ extension KeyValueMemory {
         }
     }
 
-    /// Puts the writes of a batch whose commit failed back in the queue, except those a
-    /// newer write replaced. `taken`: the batch is a commit of the queue (`takeQueued`),
-    /// which ends here.
-    private func requeue(_ batch: Batch, taken: Bool = false) {
+    /// Puts the writes of a commit of the queue (`takeQueued`) that failed back in the
+    /// queue, except those a newer write replaced; the commit ends here.
+    private func requeue(_ batch: Batch) {
         state.withLock { state in
-            if taken { state.appending -= 1 }
+            state.appending -= 1
             guard let position = state.inFlight.firstIndex(where: { $0.id == batch.id }) else { return }
             let newer = state.inFlight[(position + 1)...]
             state.inFlight.remove(at: position)
@@ -80,16 +79,18 @@ extension KeyValueMemory {
             }
             return batch
         } catch {
-            requeue(batch, taken: true)
+            requeue(batch)
             if case .needsReopen = error { noteFailure(error) }
             throw .storage(error)
         }
     }
 
-    /// A write transaction that wrote `keys` is about to append the commit of `generation`
-    /// (the caller holds the writer slot): sets of those keys still queued lose to it, and
-    /// wait in a batch of that generation, readable until it is published (see the type's
-    /// comment). Returns the batch, or nil if no queued set was replaced.
+    /// A write transaction that wrote `keys` is appending the commit of `generation`: the
+    /// caller is the store's `generationAssigned`, under its write section, so batches
+    /// enter `inFlight` in generation order and none is seen before its generation is
+    /// exact. Sets of those keys still queued lose to the transaction, and wait in a batch
+    /// of that generation, readable until it is published (see the type's comment).
+    /// Returns the batch, or nil if no queued set was replaced.
     func transactionCommitting(_ keys: Set<HashedKey>, generation: UInt64) -> Batch? {
         state.withLock { state in
             var replaced: [HashedKey: ValueSlot] = [:]
@@ -105,16 +106,15 @@ extension KeyValueMemory {
     }
 
     /// The transaction of a ``transactionCommitting(_:generation:)`` batch was appended as
-    /// `commit` (`flush` waits for it), or, if `commit` is nil, failed: the replaced sets
-    /// go back in the queue.
-    func transactionAppended(_ batch: Batch, as commit: AppendedCommit?) -> Batch? {
-        guard let commit else {
-            requeue(batch)
-            return nil
-        }
+    /// `commit`: `flush` waits for it (or for a newer commit: transactions committing in
+    /// their shared turns report their appends in any order).
+    func transactionAppended(_ batch: Batch, as commit: AppendedCommit) -> Batch {
         var appended = batch
         appended.commit = commit
-        state.withLock { $0.lastCommit = commit }
+        state.withLock { state in
+            let generation = commit.notification.generation
+            if state.lastCommit.map({ $0.notification.generation < generation }) ?? true { state.lastCommit = commit }
+        }
         return appended
     }
 

@@ -11,7 +11,7 @@ import FolioStorage
 /// any transaction enters `queued` before it returns. A commit of the queue moves it whole
 /// into a *batch in flight* (one move under the lock: a reader never waits for a commit's
 /// work) that carries the generation its commit creates, known before the commit (the
-/// write transaction's). A read at published generation `G` looks at `queued`, then at the
+/// write transaction's: the queue is committed in the exclusive turn). A read at published generation `G` looks at `queued`, then at the
 /// batches in flight with a generation above `G`, newest first, then at the store: a batch
 /// whose generation is `G` or below is in the store, and is skipped (so a later transaction
 /// the store already shows is never hidden behind it). Batches are retired once published,
@@ -19,11 +19,14 @@ import FolioStorage
 ///
 /// **Order.** Sets outside transactions are ordered by their calls, transactions by their
 /// commits. Queued sets are committed before any other write transaction begins
-/// (`Persistence.beginInSlot`), so a transaction reads every value set before it began. A
-/// set made while a transaction runs, of a key the transaction writes, loses to it: just
-/// before the transaction appends its commit, such sets leave `queued` for a batch carrying
-/// the transaction's generation (``transactionCommitting(_:generation:)``), readable until
-/// the transaction is published and never committed themselves. (Which keys a transaction
+/// (`Persistence.begin(in:)`), so a transaction reads every value set before it began. A
+/// set made while a transaction runs, of a key the transaction writes, loses to it: as the
+/// transaction's commit takes its generation, under the store's write section, such sets
+/// leave `queued` for a batch carrying that generation
+/// (``transactionCommitting(_:generation:)``), readable until the transaction is published
+/// and never committed themselves. Transactions setting values commit at once (their sets
+/// are blind writes: the later commit wins); Docs/Architecture.md invariant 9 argues why
+/// reads still see the values in generation order. (Which keys a transaction
 /// wrote is exact: a nested `perform` that rolls back takes its keys back out.)
 ///
 /// **Lost, never silently.** A failed commit puts its writes back in the queue (unless newer

@@ -70,10 +70,12 @@ extension KeyValueStore where Access == ReadWrite {
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             try context.statement(transaction) { () throws(FolioError) in
                 try FolioError.wrap { () throws(StorageError) in
+                    // Blind: a set does not read the tree, so a transaction that sets values
+                    // without reading them never conflicts over them (the last commit wins).
                     if let bytes = slot.bytes {
-                        _ = try transaction.put(bytes, for: key, in: KeyValueLayout.tree)
+                        try transaction.putBlind(bytes, for: key, in: KeyValueLayout.tree)
                     } else {
-                        _ = try transaction.remove(key, from: KeyValueLayout.tree)
+                        try transaction.removeBlind(key, from: KeyValueLayout.tree)
                     }
                 }
             }

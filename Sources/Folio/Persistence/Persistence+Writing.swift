@@ -9,9 +9,10 @@ extension Persistence {
     /// Throws `CancellationError` if the task is cancelled while it waits for its turn.
     ///
     /// Transactions run at once, each in a shared turn (``WriterTurns``). One that
-    /// conflicts (a transaction committed since it began changed a tree it read or wrote,
-    /// Docs/Architecture.md invariant 7) is rolled back and `body` runs again, in a new
-    /// transaction, in the exclusive turn, where nothing can conflict with it.
+    /// conflicts (a transaction committed since it began changed a tree it read, or wrote
+    /// other than blind, Docs/Architecture.md invariant 7) is rolled back and `body` runs
+    /// again, in a new transaction, in the exclusive turn, where nothing can conflict with
+    /// it.
     nonisolated(nonsending) func performWrite<Result>(
         _ body: nonisolated(nonsending) (TransactionContext) async throws -> Result
     ) async throws -> Result {
@@ -62,15 +63,26 @@ extension Persistence {
 
     /// Begins a write transaction in the turn the caller holds, with the context its body
     /// runs in; gives the turn back if the engine refuses to begin. Values set outside
-    /// transactions and still queued are committed first, in the exclusive turn (the
-    /// key-value store orders its commits by generation, known only when nobody else
-    /// commits): `turn` becomes exclusive then.
+    /// transactions and still queued are committed first, in the exclusive turn
+    /// (Docs/Architecture.md invariant 9 says why that commit runs alone); a caller in a
+    /// shared turn takes the exclusive one for that commit only, and begins in a shared
+    /// turn again.
     private nonisolated(nonsending) func begin(
         in turn: inout WriterTurn
     ) async throws(FolioError) -> (WriteTransaction, TransactionContext) {
         if core.values.hasQueued && turn == .shared {
             turn.release(writer)
-            turn = try await WriterTurn.taking(.exclusive, in: writer)
+            let exclusive = try await WriterTurn.taking(.exclusive, in: writer)
+            do throws(FolioError) {
+                try commitQueuedValues()
+            } catch {
+                exclusive.release(writer)
+                throw error
+            }
+            exclusive.release(writer)
+            // A set that returned before this transaction was asked for is committed now;
+            // one made from here on is concurrent with its start, in either order.
+            turn = try await WriterTurn.taking(.shared, in: writer)
         }
         let transaction: WriteTransaction
         do throws(FolioError) {
@@ -96,38 +108,31 @@ extension Persistence {
     /// conflicted with a commit made since it began (the caller runs it again alone); any
     /// other failure to append rolls it back and throws.
     ///
-    /// A transaction that set values of the key-value store commits in the exclusive turn:
-    /// the values' batch carries the generation the commit creates, which is the tip's next
-    /// only while nobody else commits.
+    /// A transaction that set values of the key-value store commits in its shared turn like
+    /// any other: its sets are blind writes (`WriteTransaction.putBlind`), replayed onto a
+    /// newer key-value tree if another commit changed it meanwhile, and the values' batch
+    /// gets its generation from the store as the commit takes it (Docs/Architecture.md
+    /// invariant 9).
     private nonisolated(nonsending) func commit(
         _ transaction: WriteTransaction, context: TransactionContext, turn: WriterTurn
     ) async throws(FolioError) -> Bool {
-        var turn = turn
-        // Sets of the keys this transaction wrote, made outside it while it ran, lose to it:
-        // they leave the queue now, readable until this commit is published (KeyValueMemory).
         let written = context.writtenValues.withLock { $0 }
-        if !written.isEmpty && turn == .shared {
-            turn.release(writer)
-            do throws(FolioError) {
-                turn = try await WriterTurn.taking(.exclusive, in: writer)
-            } catch {
-                transaction.rollback()
-                throw error
-            }
-        }
-        let replaced =
-            written.isEmpty
-            ? nil : core.values.transactionCommitting(written, generation: core.store.tipGeneration + 1)
+        // Sets of the keys this transaction wrote, made outside it while it ran, lose to it:
+        // they leave the queue as the commit takes its generation, under the store's write
+        // section (so batches enter `inFlight` in generation order), readable until this
+        // commit is published (KeyValueMemory).
+        var replaced: KeyValueMemory.Batch?
         let appended: AppendedCommit
         do throws(FolioError) {
-            appended = try core.append(transaction)
+            appended = try core.append(transaction) { generation in
+                if !written.isEmpty { replaced = core.values.transactionCommitting(written, generation: generation) }
+            }
         } catch {
-            if let replaced { _ = core.values.transactionAppended(replaced, as: nil) }
             abandon(transaction, turn: turn)
             if case .storage(.writeConflict) = error { return false }
             throw error
         }
-        let retired = replaced.flatMap { core.values.transactionAppended($0, as: appended) }
+        let retired = replaced.map { core.values.transactionAppended($0, as: appended) }
         core.markReady(context.prepared.withLock { $0 })
         // The turn is given back before the sync: the next writer's transaction runs while
         // this one's sync is in flight, and shares the next sync (group commit).

@@ -115,8 +115,12 @@ final class PersistenceCore: Sendable {
     /// syncing on the calling thread: a sync costs about 100-200 µs on the benchmark
     /// machine, and handing it to another thread and back cost more than that in
     /// wake-ups. Reads never wait for it (they take no lock it holds).
-    func append(_ transaction: WriteTransaction) throws(FolioError) -> AppendedCommit {
-        try FolioError.wrap { () throws(StorageError) in try transaction.commitAppending() }
+    func append(
+        _ transaction: WriteTransaction, generationAssigned: (UInt64) -> Void = { _ in }
+    ) throws(FolioError) -> AppendedCommit {
+        try FolioError.wrap { () throws(StorageError) in
+            try transaction.commitAppending(generationAssigned: generationAssigned)
+        }
     }
 
     /// Waits until an appended commit is durable (group commit: the sync may be another

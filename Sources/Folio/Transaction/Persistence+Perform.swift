@@ -35,8 +35,12 @@ extension Persistence where Access == ReadWrite {
     /// the order they committed. If another transaction committed, since this one began, a
     /// change to a datastore this one read or wrote, this one is rolled back and `body`
     /// runs again, in a new transaction, alone (every other transaction waits until it has
-    /// committed), where it cannot conflict. So `body` may run more than once: side effects
-    /// outside the store are the caller's to make safe to repeat. Transactions over
+    /// committed), where it cannot conflict. So `body` may run more than once (only its
+    /// last run's writes are kept): side effects outside the store are the caller's to make
+    /// safe to repeat. A value set
+    /// with ``KeyValueStore/set(_:for:)`` is a blind write (it reads nothing): two
+    /// transactions setting one key do not conflict, and the later commit wins; reading it
+    /// in the transaction first makes it a read-write. Transactions over
     /// disjoint datastores do not conflict, unless one of them changed so much that it wrote
     /// part of its changes to disk before its commit (it holds the end of the file until it
     /// commits, and the others run again after it). A task cancelled while it waits for its turn

@@ -42,39 +42,71 @@ extension Store {
     /// `base`, and other commits may have been appended since. Under `writeSection` the tip
     /// cannot move, so the check and the append are one step: if every tree in `reads` has
     /// at the tip the catalog entry it had in `base`, the commit is rebased: its changed
-    /// trees go into the tip's catalog and it becomes the tip's successor. Otherwise it
-    /// throws `writeConflict` and writes nothing.
+    /// trees go into the tip's catalog and it becomes the tip's successor. A tree changed
+    /// since that the transaction only wrote blind is replayed onto the tip's version
+    /// (``TreeState/replayed(onto:reading:)``). Otherwise it throws `writeConflict` and
+    /// writes nothing.
+    ///
+    /// `generationAssigned` is called with the generation the commit creates, under
+    /// `writeSection`, once nothing can fail any more and before the commit is published
+    /// to anyone: what a caller orders by generation is ordered exactly as the commits.
     func commit(
         trees: [TreeState], base: CommittedRoot, reads: TreeReads, transaction: ObjectIdentifier,
-        spill: SpillState = SpillState()
+        spill: SpillState = SpillState(), generationAssigned: (UInt64) -> Void = { _ in }
     ) throws(StorageError) -> CommitNotification {
         try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
             try checkWritable()
-            let onto = try rebaseTarget(base: base, reads: reads, transaction: transaction, spill: spill)
-            return try commitHoldingWriteSection(trees: trees, base: onto, spill: spill)
+            let (onto, writtenBlind) = try rebaseTarget(
+                base: base, reads: reads, transaction: transaction, spill: spill)
+            let committed = try replaying(writtenBlind, of: trees, base: base, onto: onto, spill: spill)
+            return try commitHoldingWriteSection(
+                trees: committed, base: onto, spill: spill, generationAssigned: generationAssigned)
         }
     }
 
     /// The root a transaction begun on `base` commits onto: the tip, if no commit since
-    /// `base` changed a tree in `reads` and no other transaction holds the end of the file.
+    /// `base` changed a tree in `reads` and no other transaction holds the end of the file;
+    /// with the trees changed since that the transaction only wrote blind.
     /// Caller holds `writeSection`, so the tip does not move until the commit is appended.
     private func rebaseTarget(
         base: CommittedRoot, reads: TreeReads, transaction: ObjectIdentifier, spill: SpillState
-    ) throws(StorageError) -> CommittedRoot {
+    ) throws(StorageError) -> (CommittedRoot, writtenBlind: [String]) {
         let (tip, tailOwner) = state.withLock { ($0.tip, $0.writer?.tailOwner) }
         // A transaction that spilled has begun its run at the committed end: another commit
         // there would overwrite its pages (WriteTransaction+Spill.swift).
         if let tailOwner, tailOwner != transaction { throw .writeConflict(trees: []) }
-        if tip.record.generation == base.record.generation { return base }
+        if tip.record.generation == base.record.generation { return (base, []) }
         // Exclusive use keeps compaction from switching files under an active transaction;
         // checked again because the trees' pages are addresses in the base's file.
         guard tip.file === base.file else { throw .writeConflict(trees: []) }
-        let changed = try reads.conflicts(base: base, tip: tip)
-        if !changed.isEmpty { throw .writeConflict(trees: changed) }
+        let changes = try reads.changes(base: base, tip: tip)
+        if !changes.conflicting.isEmpty { throw .writeConflict(trees: changes.conflicting) }
         // The spilled pages were written as the first part of the run on the tip they
         // spilled over (the tail was this transaction's since, so the tip has not moved).
         if let spilledOver = spill.over, spilledOver != tip.record.generation { throw .writeConflict(trees: []) }
-        return tip
+        return (tip, changes.writtenBlind)
+    }
+
+    /// `trees`, with those named in `writtenBlind` replayed onto `tip`'s versions. A tree
+    /// that cannot be replayed conflicts: its blind keys were too many to remember, or the
+    /// transaction spilled (its spilled pages of the tree would be left dead in the run).
+    private func replaying(
+        _ writtenBlind: [String], of trees: [TreeState], base: CommittedRoot, onto tip: CommittedRoot,
+        spill: SpillState
+    ) throws(StorageError) -> [TreeState] {
+        if writtenBlind.isEmpty { return trees }
+        let names = Set(writtenBlind)
+        let replayable = trees.filter { names.contains($0.name) }
+        if spill.end != nil || replayable.contains(where: \.blindKeysLost) {
+            throw .writeConflict(trees: writtenBlind)
+        }
+        var committed = trees.filter { !names.contains($0.name) }
+        for tree in replayable {
+            let replayed = try tree.replayed(onto: tip, reading: base.reader)
+            replayed.checkInvariants()
+            committed.append(replayed)
+        }
+        return committed
     }
 
     /// Throws if the store is closed (or closing: the caller holds `writeSection`, which
@@ -88,9 +120,10 @@ extension Store {
     }
 
     /// Appends the run of `trees` as the successor of `base`, the tip (the transaction's own
-    /// base, or the tip it is rebased onto: its trees are unchanged between the two).
+    /// base, or the tip it is rebased onto: its trees are unchanged between the two, or
+    /// were replayed onto the tip's).
     private func commitHoldingWriteSection(
-        trees: [TreeState], base: CommittedRoot, spill: SpillState
+        trees: [TreeState], base: CommittedRoot, spill: SpillState, generationAssigned: (UInt64) -> Void
     ) throws(StorageError) -> CommitNotification {
         // The catalog of the root this commit follows, edited for the trees it changed: a
         // rebased commit keeps every other commit's trees.
@@ -172,6 +205,8 @@ extension Store {
             changes: ChangeRecord(trees: changed, droppedTrees: dropped),
             before: ReadView(root: base), after: ReadView(root: published))
 
+        // Nothing below fails, and nothing below is seen before this returns.
+        generationAssigned(generation)
         switch options.durability {
         case .full:
             // Reported when a sync publishes it (flushQueuingEvents), not now: readers stay on

@@ -26,8 +26,17 @@ public final class TransactionSnapshot: @unchecked Sendable {
         return descriptor
     }
 
+    /// The state of a tree the transaction had touched, noted as read (it may have been
+    /// written blind only, until now).
+    private func touchedState(_ tree: String) -> (root: NodeRef?, count: UInt64)? {
+        let name = Array(tree.utf8)
+        guard let state = touched[name] else { return nil }
+        reads.noteRead(name)
+        return state
+    }
+
     private func root(of tree: String) throws(StorageError) -> NodeRef? {
-        if let state = touched[Array(tree.utf8)] { return state.root }
+        if let state = touchedState(tree) { return state.root }
         return try untouched(tree).flatMap { $0.root.isNone ? nil : .stored($0.root) }
     }
 
@@ -53,7 +62,7 @@ public final class TransactionSnapshot: @unchecked Sendable {
 
     /// Number of keys in `tree`.
     public func count(in tree: String) throws(StorageError) -> UInt64 {
-        if let state = touched[Array(tree.utf8)] { return state.count }
+        if let state = touchedState(tree) { return state.count }
         return try untouched(tree)?.count ?? 0
     }
 }

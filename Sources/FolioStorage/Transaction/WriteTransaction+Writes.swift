@@ -5,6 +5,31 @@ extension WriteTransaction {
     /// the key already existed (its value is replaced).
     @discardableResult
     public func put(_ value: [UInt8], for key: [UInt8], in tree: String) throws(StorageError) -> Bool {
+        let stored = try Self.stored(value, for: key, in: tree)
+        return try outsideOtherStatements { () throws(StorageError) -> Bool in try putNow(stored, for: key, in: tree) }
+    }
+
+    /// Stores `value` under `key` in `tree` *blind*: the caller learns nothing of the tree
+    /// (not even whether the key existed), so the write is no read of it. If only blind
+    /// writes touch `tree` in this transaction, a commit made meanwhile that changed the
+    /// tree does not conflict: this transaction's writes are replayed onto the newer tree
+    /// at its commit, and win (they commit later). A read of the tree through this
+    /// transaction, before or after, makes every write of it count as read-write again.
+    package func putBlind(_ value: [UInt8], for key: [UInt8], in tree: String) throws(StorageError) {
+        let stored = try Self.stored(value, for: key, in: tree)
+        _ = try outsideOtherStatements { () throws(StorageError) -> Bool in
+            try putNow(stored, for: key, in: tree, blind: true)
+        }
+    }
+
+    /// Removes `key` from `tree` blind (see ``putBlind(_:for:in:)``).
+    package func removeBlind(_ key: [UInt8], from tree: String) throws(StorageError) {
+        _ = try outsideOtherStatements { () throws(StorageError) -> Bool in try removeNow(key, from: tree, blind: true)
+        }
+    }
+
+    /// `value` as a leaf stores it, once the tree's name and the sizes are checked.
+    private static func stored(_ value: [UInt8], for key: [UInt8], in tree: String) throws(StorageError) -> LeafValue {
         try Self.validate(treeName: tree)
         guard key.count <= StorageLimits.maximumKeyLength else {
             throw .keyTooLarge(length: key.count, maximum: StorageLimits.maximumKeyLength)
@@ -12,14 +37,14 @@ extension WriteTransaction {
         guard value.count <= StorageLimits.maximumValueLength else {
             throw .valueTooLarge(length: value.count, maximum: StorageLimits.maximumValueLength)
         }
-        let stored: LeafValue =
-            value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value[...])
-        return try outsideOtherStatements { () throws(StorageError) -> Bool in try putNow(stored, for: key, in: tree) }
+        return value.count > StorageLimits.inlineValueLimit ? .pendingOverflow(value) : .inline(value[...])
     }
 
-    private func putNow(_ stored: LeafValue, for key: [UInt8], in tree: String) throws(StorageError) -> Bool {
+    private func putNow(
+        _ stored: LeafValue, for key: [UInt8], in tree: String, blind: Bool = false
+    ) throws(StorageError) -> Bool {
         try withContents { (contents) throws(StorageError) -> Bool in
-            let state = try self.tree(tree, in: contents)
+            let state = try self.tree(tree, in: contents, blind: blind)
             let editor = self.editor(contents)
             contents.statement?.touch(state)
             let previous = try edit(contents, state) { () throws(StorageError) in try editor.put(key, stored, in: state)
@@ -33,6 +58,7 @@ extension WriteTransaction {
                 state.count += 1
             }
             state.recordChange(key, existed: previous != nil, existsNow: true)
+            if blind { state.noteBlindWrite(key) }
             if contents.mayCompactChanges { state.compactChangesIfLarge() }
             try spillIfOverBudget(contents, tree: state, keys: 1, bytes: key.count + stored.byteCount)
             return previous != nil
@@ -45,11 +71,14 @@ extension WriteTransaction {
         try outsideOtherStatements { () throws(StorageError) -> Bool in try removeNow(key, from: tree) }
     }
 
-    private func removeNow(_ key: [UInt8], from tree: String) throws(StorageError) -> Bool {
+    private func removeNow(_ key: [UInt8], from tree: String, blind: Bool = false) throws(StorageError) -> Bool {
         try withContents { (contents) throws(StorageError) -> Bool in
-            let state = try self.tree(tree, in: contents)
+            let state = try self.tree(tree, in: contents, blind: blind)
             let editor = self.editor(contents)
             contents.statement?.touch(state)
+            // Noted even when the key is absent: at a commit replayed onto a newer tree, the
+            // key may be there, and the removal must remove it.
+            if blind { state.noteBlindWrite(key) }
             guard
                 let removed = try edit(
                     contents, state, { () throws(StorageError) in try editor.remove(key, in: state) })

@@ -75,7 +75,9 @@ public final class WriteTransaction: @unchecked Sendable {
         }
     }
 
-    func tree(_ name: String, in contents: Contents) throws(StorageError) -> TreeState {
+    /// The state of `tree` in this transaction, touched for a read or a write (`blind`: a
+    /// blind write, which is no read: TreeReads).
+    func tree(_ name: String, in contents: Contents, blind: Bool = false) throws(StorageError) -> TreeState {
         // A datastore write looks its trees up several times per record: compared as bytes
         // in place, without a generic walk over `String.UTF8View` or a copy of the name.
         var probe = name
@@ -83,24 +85,36 @@ public final class WriteTransaction: @unchecked Sendable {
             for tree in contents.recent where tree.isNamed(bytes) { return tree }
             return nil
         }
-        if let recent { return recent }
+        if let recent {
+            if !blind && !recent.isRead { noteRead(recent) }
+            return recent
+        }
         let key = Array(name.utf8)
         let tree: TreeState
         if let known = contents.trees[key] {
             tree = known
+            if !blind && !tree.isRead { noteRead(tree) }
         } else {
             let descriptor = try base.descriptor(of: name)
             tree = TreeState(name: name, descriptor: descriptor)
             tree.spillFloor = base.record.committedLength
             tree.changeRecordKeyLimit = max(1, store.options.changeRecordKeyLimit)
+            tree.isRead = !blind
             contents.trees[key] = tree
             // Read or written from here on: the commit checks that no commit since the base
-            // changed it (serializability, TreeReads).
-            reads.note(key, descriptor)
+            // changed it, or replays it if it was only written blind (serializability,
+            // TreeReads).
+            reads.note(key, descriptor, read: !blind)
         }
         if contents.recent.count == 8 { contents.recent.removeFirst() }
         contents.recent.append(tree)
         return tree
+    }
+
+    /// Records that `tree`, touched already, is read through this transaction.
+    private func noteRead(_ tree: TreeState) {
+        tree.isRead = true
+        reads.noteRead(Array(tree.name.utf8))
     }
 
     // MARK: Reads
@@ -168,7 +182,14 @@ public final class WriteTransaction: @unchecked Sendable {
     /// Step 1 of the commit: appends the run and frees the writer slot, so the next
     /// transaction can begin while this one's sync is pending (group commit). The commit
     /// is acknowledged only by ``AppendedCommit/waitUntilDurable()``.
-    package func commitAppending() throws(StorageError) -> AppendedCommit {
+    ///
+    /// `generationAssigned` is called with the generation the commit creates (the next
+    /// after every commit appended before it), under the store's write section, once the
+    /// commit cannot fail and before anyone can see it: a caller keeping things in memory by
+    /// generation (the key-value store's values) labels them exactly.
+    package func commitAppending(
+        generationAssigned: (UInt64) -> Void = { _ in }
+    ) throws(StorageError) -> AppendedCommit {
         let notification: CommitNotification
         do throws(StorageError) {
             // The statement lock first: a statement of another task sharing this transaction
@@ -179,7 +200,8 @@ public final class WriteTransaction: @unchecked Sendable {
                     TreeState.checkInvariants(of: contents.trees.values)
                     return try store.commit(
                         trees: Array(contents.trees.values), base: base, reads: reads,
-                        transaction: ObjectIdentifier(self), spill: contents.spill)
+                        transaction: ObjectIdentifier(self), spill: contents.spill,
+                        generationAssigned: generationAssigned)
                 }
             }
         } catch {

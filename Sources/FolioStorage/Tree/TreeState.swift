@@ -60,6 +60,20 @@ final class TreeState {
     /// Bytes of pages this transaction copied into mutable nodes since the spill budget last
     /// took them (``takeCopiedPageBytes()``): a copied node keeps its page's bytes.
     @exclusivity(unchecked) private var copiedPageBytes = 0
+    /// Read through the transaction (TreeReads knows it too; this spares its lock).
+    @exclusivity(unchecked) var isRead = false
+    /// Keys this transaction put or removed blind (``WriteTransaction/putBlind(_:for:in:)``),
+    /// in the order first written, with `blindKeySet` for membership: what a commit replays
+    /// onto a newer version of the tree (TreeState+Replay.swift). An undo cuts the list
+    /// back to a saved length, so it is exact after any rollback.
+    @exclusivity(unchecked) private(set) var blindKeys: [[UInt8]] = []
+    @exclusivity(unchecked) private var blindKeySet: Set<[UInt8]> = []
+    /// More keys were written blind than ``blindKeyLimit``: the list was dropped, and the
+    /// tree can no longer be replayed (a commit over a newer version of it conflicts).
+    @exclusivity(unchecked) private(set) var blindKeysLost = false
+    /// The most keys a tree remembers as written blind: bounds the memory of a transaction
+    /// that writes many keys this way (past it, it conflicts as a read-write would).
+    static let blindKeyLimit = 65_536
 
     init(name: String, descriptor: TreeDescriptor?) {
         self.name = name
@@ -138,13 +152,15 @@ final class TreeState {
         let isModified: Bool
         let changeCount: Int
         let changesFrom: Int
+        let blindKeyCount: Int
     }
 
     func saved() -> Saved {
         Saved(
             root: root, count: count, freedBytes: freedBytes, spilledLiveBytes: spilledLiveBytes, exists: exists,
             wasDropped: wasDropped,
-            isModified: isModified, changeCount: changes.count, changesFrom: changesFrom)
+            isModified: isModified, changeCount: changes.count, changesFrom: changesFrom,
+            blindKeyCount: blindKeys.count)
     }
 
     func restore(_ saved: Saved) {
@@ -161,10 +177,27 @@ final class TreeState {
         exists = saved.exists
         wasDropped = saved.wasDropped
         isModified = saved.isModified
+        // Keys first written blind after the saved state are no longer written (a key
+        // written before it and again after keeps its place: it is still written).
+        if !blindKeysLost && blindKeys.count > saved.blindKeyCount {
+            for key in blindKeys[saved.blindKeyCount...] { blindKeySet.remove(key) }
+            blindKeys.removeSubrange(saved.blindKeyCount...)
+        }
         // A tree that changed wholesale since has no log to cut back (and stays wholesale).
         guard !isChangedWholesale else { return }
         changes.removeSubrange(saved.changeCount...)
         changesFrom = saved.changesFrom
+    }
+
+    /// Notes that `key` was put or removed blind.
+    func noteBlindWrite(_ key: [UInt8]) {
+        guard !blindKeysLost, blindKeySet.insert(key).inserted else { return }
+        blindKeys.append(key)
+        if blindKeys.count > Self.blindKeyLimit {
+            blindKeysLost = true
+            blindKeys = []
+            blindKeySet = []
+        }
     }
 
     /// Forgets the operations logged so far (the tree was dropped).

@@ -8,7 +8,9 @@ import FolioTestSupport
 /// trees they share, run at once, each committed, conflicted or rolled back. Whatever the
 /// interleaving, the committed ones must be serializable in commit order: replaying them
 /// one at a time in generation order, every read each made must find what the replay holds
-/// at that point, and the store must end equal to the replay.
+/// at that point, and the store must end equal to the replay. Each commit's change record
+/// must list exactly what it changed in that replay: a blind writer's commit replayed onto
+/// a newer tree (`putBlind`) included.
 @Suite struct ConcurrentWriterModelTests {
     /// One operation of a transaction, as it ran.
     enum Operation: Sendable {
@@ -16,12 +18,15 @@ import FolioTestSupport
         case scan(tree: String, found: [String: String])
         case put(tree: String, key: String, value: String)
         case remove(tree: String, key: String)
+        case putBlind(tree: String, key: String, value: String)
+        case removeBlind(tree: String, key: String)
     }
 
     /// A committed transaction: its generation and what it did.
     struct Committed: Sendable {
         let generation: UInt64
         let operations: [Operation]
+        let changes: ChangeRecord
     }
 
     static let keys = (0..<6).map { "k\($0)" }
@@ -48,6 +53,19 @@ import FolioTestSupport
             remaining -= 1
             let tree = trees[rng.index(trees.count)]
             let key = ConcurrentWriterModelTests.keys[rng.index(ConcurrentWriterModelTests.keys.count)]
+            // The blind tree is mostly written blind (its transactions then never conflict
+            // over it), sometimes read (then they must, as any read-write).
+            if tree == ConcurrentWriterModelTests.blindTree, rng.index(8) != 0 {
+                if rng.index(4) == 0 {
+                    try transaction.removeBlind(Array(key.utf8), from: tree)
+                    operations.append(.removeBlind(tree: tree, key: key))
+                } else {
+                    let value = "\(label).\(operations.count)"
+                    try transaction.putBlind(Array(value.utf8), for: Array(key.utf8), in: tree)
+                    operations.append(.putBlind(tree: tree, key: key, value: value))
+                }
+                return
+            }
             switch rng.index(10) {
             case 0..<3:
                 let found = try transaction.get(Array(key.utf8), in: tree).map { String(decoding: $0, as: UTF8.self) }
@@ -77,20 +95,25 @@ import FolioTestSupport
             let trees: [String]
             do throws(StorageError) {
                 let notification = try transaction.commit()
-                return Committed(generation: notification.generation, operations: operations)
+                return Committed(
+                    generation: notification.generation, operations: operations, changes: notification.changes)
             } catch {
                 guard case .writeConflict(let conflicting) = error else { throw error }
                 trees = conflicting
             }
-            // Only trees it touched can conflict.
-            let touched = Set(operations.map(\.tree))
-            #expect(!trees.isEmpty && Set(trees).isSubset(of: touched), "\(trees) \(touched)")
+            // Only trees it read can conflict (a write other than blind reads): a tree it
+            // only wrote blind is replayed instead.
+            let read = Set(operations.filter { !$0.isBlind }.map(\.tree))
+            #expect(!trees.isEmpty && Set(trees).isSubset(of: read), "\(trees) \(read)")
             return nil
         }
     }
 
-    /// The trees a worker uses: one of its own, two shared by all.
-    static func trees(of worker: Int) -> [String] { ["own\(worker)", "shared0", "shared1"] }
+    /// The tree shared by all that is mostly written blind.
+    static let blindTree = "blind"
+
+    /// The trees a worker uses: one of its own, two shared by all, and the blind one.
+    static func trees(of worker: Int) -> [String] { ["own\(worker)", "shared0", "shared1", blindTree] }
 
     /// Several threads, each running transactions one after another on the same store.
     @Test func threadsRunningRandomTransactionsAreSerializable() throws {
@@ -161,6 +184,7 @@ import FolioTestSupport
         let ordered = committed.sorted { $0.generation < $1.generation }
         #expect(Set(ordered.map(\.generation)).count == ordered.count, "two commits took one generation")
         for transaction in ordered {
+            let before = model
             for operation in transaction.operations {
                 switch operation {
                 case .get(let tree, let key, let found):
@@ -170,10 +194,12 @@ import FolioTestSupport
                     )
                 case .scan(let tree, let found):
                     #expect((model[tree] ?? [:]) == found, "generation \(transaction.generation) scanned \(tree)")
-                case .put(let tree, let key, let value): model[tree, default: [:]][key] = value
-                case .remove(let tree, let key): model[tree]?[key] = nil
+                case .put(let tree, let key, let value), .putBlind(let tree, let key, let value):
+                    model[tree, default: [:]][key] = value
+                case .remove(let tree, let key), .removeBlind(let tree, let key): model[tree]?[key] = nil
                 }
             }
+            checkChanges(transaction, before: before, after: model)
         }
         let view = try store.read()
         let trees = Set((0..<workers).flatMap(Self.trees(of:)))
@@ -187,12 +213,44 @@ import FolioTestSupport
         }
         #expect(store.verify().isClean)
     }
+
+    /// The commit's change record lists exactly the keys whose values differ between the
+    /// serial replay before and after it (every value written is distinct, so a key
+    /// written and changed is a key whose value differs).
+    private func checkChanges(
+        _ transaction: Committed, before: [String: [String: String]], after: [String: [String: String]]
+    ) {
+        var expected: [String: [String: ChangeRecord.Kind]] = [:]
+        for tree in Set(before.keys).union(after.keys) {
+            let old = before[tree] ?? [:], new = after[tree] ?? [:]
+            for key in Set(old.keys).union(new.keys) where old[key] != new[key] {
+                expected[tree, default: [:]][key] = old[key] == nil ? .created : new[key] == nil ? .deleted : .updated
+            }
+        }
+        var listed: [String: [String: ChangeRecord.Kind]] = [:]
+        for changes in transaction.changes.trees {
+            #expect(!changes.isChangedWholesale)
+            for entry in changes.entries {
+                listed[changes.tree, default: [:]][String(decoding: entry.key, as: UTF8.self)] = entry.kind
+            }
+        }
+        #expect(listed == expected.filter { !$0.value.isEmpty }, "generation \(transaction.generation)'s change record")
+    }
 }
 
 extension ConcurrentWriterModelTests.Operation {
+    var isBlind: Bool {
+        switch self {
+        case .putBlind, .removeBlind: return true
+        default: return false
+        }
+    }
+
     var tree: String {
         switch self {
-        case .get(let tree, _, _), .scan(let tree, _), .put(let tree, _, _), .remove(let tree, _): return tree
+        case .get(let tree, _, _), .scan(let tree, _), .put(let tree, _, _), .remove(let tree, _),
+            .putBlind(let tree, _, _), .removeBlind(let tree, _):
+            return tree
         }
     }
 }

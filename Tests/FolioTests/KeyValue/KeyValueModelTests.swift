@@ -1,5 +1,6 @@
 import Testing
 import Foundation
+import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
 import FolioTestSupport
@@ -155,6 +156,33 @@ enum KeyValueModelRun {
 
     struct Refused: Error {}
 
+    /// Two `perform`s open at once, each setting its writes without reading (blind), the
+    /// second committing after the first (it waits for the first's `perform` to return):
+    /// both commit in their shared turns, the second's commit replayed onto the first's.
+    static func concurrentPair(_ first: [Write], _ second: [Write], persistence: Persistence<ReadWrite>) async throws {
+        let values = persistence.values
+        let meeting = KeyValueConcurrentTransactionTests.Meeting()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await persistence.perform {
+                    for write in first { try write.apply(values) }
+                    await meeting.meet("first")
+                }
+                meeting.firstReturned.store(true, ordering: .releasing)
+            }
+            group.addTask {
+                try await persistence.perform {
+                    for write in second { try write.apply(values) }
+                    await meeting.meet("second")
+                    _ = await KV.eventually { meeting.firstReturned.load(ordering: .acquiring) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // Blind writes do not conflict: each body ran once.
+        #expect(meeting.runs.withLock { $0 } == ["first": 1, "second": 1])
+    }
+
     /// Runs `steps` random steps of seed `seed` on a store at `path` (in memory if nil).
     /// `flushBeforeRead`: flush before each `read { }` (the snapshot then starts from
     /// committed values only; see ``KeyValueModelTests/readScopesWithoutAFlushFirstMatchTheModel(seed:)``).
@@ -182,7 +210,13 @@ enum KeyValueModelRun {
                     write.apply(&model)
                     note(write.description)
                 }
-            case 45..<57:  // a transaction that commits, reading its own writes
+            case 45..<50:  // two transactions at once, setting blind; the second commits last
+                let first = (0..<(1 + Int(rng.next() % 3))).map { _ in Write.random(&rng) }
+                let second = (0..<(1 + Int(rng.next() % 3))).map { _ in Write.random(&rng) }
+                try await concurrentPair(first, second, persistence: persistence)
+                for write in first + second { write.apply(&model) }
+                note("at once \(first) then \(second)")
+            case 50..<57:  // a transaction that commits, reading its own writes
                 let writes = (0..<(1 + Int(rng.next() % 4))).map { _ in Write.random(&rng) }
                 var inside = model
                 for write in writes { write.apply(&inside) }
