@@ -88,6 +88,8 @@ import FolioTestSupport
         #expect(launches == 0 && lastSync != nil && persistence.values[.launches] == 1)
         try await Examples.makingDurable(persistence: persistence)
         #expect(persistence.values[.onboardingDone])
+        let compacted = try await Examples.compacting(persistence: persistence)
+        #expect(compacted.bytesAfter <= compacted.bytesBefore)
         #expect(Examples.verifying(persistence: persistence))
     }
 }

@@ -109,6 +109,12 @@ enum DocCommentExamples {
         try await persistence.makeDurable()  // on disk now, with every commit
     }
 
+    static func compacting(persistence: Persistence<ReadWrite>) async throws -> CompactionReport {
+        let report = try await persistence.compact()
+        print("\(report.bytesBefore) → \(report.bytesAfter) bytes")
+        return report
+    }
+
     static func verifying(persistence: Persistence<ReadWrite>) -> Bool {
         let report = persistence.verify()
         if !report.isClean {
