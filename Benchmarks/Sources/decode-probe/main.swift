@@ -76,7 +76,13 @@ func run() async throws -> Int {
         }
         return sum
     }
-    let persistence = try Persistence(at: directory, options: PersistenceOptions(durability: .full, recordCache: nil))
+    var options = PersistenceOptions(durability: .full, recordCache: nil)
+    // FOLIO_SPILL_MIB: the transaction spill budget, for measuring a large transaction's
+    // peak memory against it (default: PersistenceOptions' own).
+    if let mebibytes = ProcessInfo.processInfo.environment["FOLIO_SPILL_MIB"].flatMap(Int.init) {
+        options.transactionSpillBytes = mebibytes << 20
+    }
+    let persistence = try Persistence(at: directory, options: options)
     let records = persistence.datastore(for: CrudRecordFormat.self)
     if mode == "create" {
         try await persistence.perform {
