@@ -58,7 +58,7 @@ extension Persistence where Access == ReadWrite {
     /// nothing), and `FolioError.storage(.writeTransactionInProgress)` inside one of this
     /// persistence's own transactions, whose end the catch-up would wait for. `progress`
     /// runs on the compaction's thread; it may start writes (they run beside the copy) but
-    /// must not wait for one to commit at ``CompactionProgress/switching``, when the
+    /// must not wait for one to commit at `CompactionProgress.switching`, when the
     /// catch-up holds the store alone.
     ///
     /// ```swift
