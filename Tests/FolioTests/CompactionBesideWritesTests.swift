@@ -72,6 +72,23 @@ import FolioTestSupport
         #expect(try await books.count() == 2)
     }
 
+    /// Inside a read snapshot, which holds no write transaction, compaction runs: the
+    /// snapshot keeps reading the generation it began with.
+    @Test func compactionInsideAReadSnapshotRuns() async throws {
+        let (persistence, _, cleanup) = try diskPersistence("compact-in-read")
+        defer { cleanup() }
+        let books = persistence.datastore(for: BookFormat.self)
+        for n in 0..<20 { try await books.persist(makeBook(n)) }
+        try await books.delete(makeBook(0).id)
+        let report = try await persistence.read {
+            let report = try await persistence.compact()
+            #expect(try await books.count() == 19)
+            return report
+        }
+        #expect(report.bytesAfter < report.bytesBefore)
+        #expect(try await books.count() == 19)
+    }
+
     /// A cancelled task's compaction compacts nothing.
     @Test func aCancelledTaskCompactsNothing() async throws {
         let (persistence, _, cleanup) = try diskPersistence("compact-cancelled")

@@ -56,7 +56,8 @@ extension Persistence where Access == ReadWrite {
     ///
     /// Throws ``FolioError/cancelled`` if the task is already cancelled (it compacts
     /// nothing), and `FolioError.storage(.writeTransactionInProgress)` inside one of this
-    /// persistence's own transactions, whose end the catch-up would wait for. `progress`
+    /// persistence's own write transactions, whose end the catch-up would wait for (inside
+    /// ``read(_:)`` it runs: a snapshot holds no writer). `progress`
     /// runs on the compaction's thread; it may start writes (they run beside the copy) but
     /// must not wait for one to commit at `CompactionProgress.switching`, when the
     /// catch-up holds the store alone.
@@ -70,7 +71,9 @@ extension Persistence where Access == ReadWrite {
         progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) async throws(FolioError) -> CompactionReport {
         if Task.isCancelled { throw .cancelled }
-        if TransactionContext.current(for: core) != nil { throw .storage(.writeTransactionInProgress) }
+        if let context = TransactionContext.current(for: core), case .write = context.source {
+            throw .storage(.writeTransactionInProgress)
+        }
         let store = core.store
         // The copy reads and writes the whole store: on a thread of Dispatch's, so that it
         // keeps none of the cooperative pool's few threads from the tasks that run beside it.
