@@ -38,7 +38,18 @@ package struct ByteWriter {
 
     package mutating func append(bytes other: ArraySlice<UInt8>) { bytes.append(contentsOf: other) }
 
-    package mutating func appendZeros(_ count: Int) { bytes.append(contentsOf: repeatElement(0, count: count)) }
+    /// Appends `count` zero bytes, copied from ``ZeroBytes`` a chunk at a time: appending
+    /// `repeatElement(0, count:)` walks the elements one by one through generic code when the
+    /// call is not specialised (debug builds), over a hundred instructions a byte.
+    package mutating func appendZeros(_ count: Int) {
+        let zeros = ZeroBytes.buffer.bindMemory(to: UInt8.self)
+        var remaining = count
+        while remaining > 0 {
+            let chunk = min(remaining, zeros.count)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<chunk]))
+            remaining -= chunk
+        }
+    }
 
     /// Appends `count` bytes that `body` writes through a ``RawByteCursor`` (which must write
     /// exactly `count`): one capacity check for a whole page instead of one per field. The
@@ -46,7 +57,7 @@ package struct ByteWriter {
     /// stale bytes.
     package mutating func append(count: Int, _ body: (inout RawByteCursor) -> Void) {
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: count))
+        appendZeros(count)
         bytes.withUnsafeMutableBytes { buffer in
             var cursor = RawByteCursor(UnsafeMutableRawBufferPointer(rebasing: buffer[start..<(start + count)]))
             body(&cursor)
