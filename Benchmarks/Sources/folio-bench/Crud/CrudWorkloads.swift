@@ -329,17 +329,23 @@ struct CrudWorkloads {
         }
     }
 
+    /// Writer w's n records of `dataset` (records w·n up to (w+1)·n), in transactions of
+    /// `batch`: what each task of mt-insert and mt-insert-disjoint inserts.
+    static func writerSlices(_ dataset: CrudDataset, writers: Int, n: Int, batch: Int) -> [[[CrudRecord]]] {
+        (0..<writers).map { writer in
+            stride(from: writer * n, to: (writer + 1) * n, by: batch).map { start in
+                Array(dataset.records[start..<min(start + batch, (writer + 1) * n)])
+            }
+        }
+    }
+
     /// 4 concurrent tasks, each inserting its own n records in transactions of 100, into an
     /// empty store (a new one each run).
     func mtInsert(n: Int) -> Workload {
         let system = system, scratch = scratch, durability = durability
         let writers = context.sizes.concurrentWriters, batch = context.sizes.concurrentBatch
         let dataset = context.datasets.dataset(n * writers)
-        let slices: [[[CrudRecord]]] = (0..<writers).map { writer in
-            stride(from: writer * n, to: (writer + 1) * n, by: batch).map { start in
-                Array(dataset.records[start..<min(start + batch, (writer + 1) * n)])
-            }
-        }
+        let slices = Self.writerSlices(dataset, writers: writers, n: n, batch: batch)
         return workload(
             "mt-insert", n: n, operations: n * writers,
             notes: [
@@ -371,11 +377,7 @@ struct CrudWorkloads {
         let system = system, scratch = scratch, durability = durability
         let writers = context.sizes.concurrentWriters, batch = context.sizes.concurrentBatch
         let dataset = context.datasets.dataset(n * writers)
-        let slices: [[[CrudRecord]]] = (0..<writers).map { writer in
-            stride(from: writer * n, to: (writer + 1) * n, by: batch).map { start in
-                Array(dataset.records[start..<min(start + batch, (writer + 1) * n)])
-            }
-        }
+        let slices = Self.writerSlices(dataset, writers: writers, n: n, batch: batch)
         return workload(
             "mt-insert-disjoint", n: n, operations: n * writers,
             notes: [
