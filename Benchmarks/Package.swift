@@ -14,7 +14,12 @@ let package = Package(
     ],
     targets: [
         // Instructions per decoded record under callgrind (Sources/decode-probe/main.swift).
-        .executableTarget(name: "decode-probe", dependencies: [.product(name: "Folio", package: "Folio")]),
+        .executableTarget(
+            name: "decode-probe",
+            dependencies: [
+                .product(name: "Folio", package: "Folio"), .product(name: "FolioStorage", package: "Folio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // Observe case 3 alone, profiled from the commit to the last delivery
         // (Sources/live-probe/main.swift).
         .executableTarget(name: "live-probe", dependencies: [.product(name: "Folio", package: "Folio")]),

@@ -1,5 +1,6 @@
 import Foundation
 import Folio
+import FolioStorage
 
 // decode-probe: what reading a crud record costs in instructions, for callgrind, which
 // folio-bench's async main does not survive (valgrind 3.19 crashes in dispatch's main-thread
@@ -13,6 +14,11 @@ import Folio
 //   decode-probe point DIR K        K passes of `first(where: id == x)` over every id
 //   decode-probe commit DIR K       K durable single-record commits (`persist` of a changed tag)
 //   decode-probe icommit DIR K      the same, each also changing the indexed priority
+//   decode-probe batches DIR K      K transactions of 100 new records into a fresh store
+//                                   (folio-bench's mt-insert work for one writer)
+//   decode-probe grdb-batches DIR K the same through GRDB.swift (GRDBSide.swift)
+//   decode-probe ecommit DIR K      K durable one-key engine commits into a fresh store in DIR
+//                                   (folio-bench's engine commit-latency, FolioStorage alone)
 // Per record: run K = 1 and K = 2 under `valgrind --tool=callgrind` on fresh copies of the
 // store; (instructions(2) - instructions(1)) / 10,000.
 
@@ -66,7 +72,24 @@ let directory = arguments[2]
 let count = Int(arguments[3])!
 let n = 10_000
 
+/// folio-bench's commit-latency: K one-key transactions through the engine, each durable
+/// before `write` returns; a 16-byte pseudo-random key and a 100-byte value as EngineData's.
+func engineCommits(_ commits: Int) throws -> Int {
+    let store = try Store.open(at: directory)
+    let value = [UInt8](repeating: 0xA5, count: 100)
+    for i in 0..<commits {
+        var state = UInt64(i) &* 0x9E37_79B9_7F4A_7C15 ^ 0x5EED
+        let key = withUnsafeBytes(of: (state.bigEndian, (state &+ 1).bigEndian)) { Array($0) }
+        state &+= 1
+        try store.write { transaction in try transaction.put(value, for: key, in: "bench") }
+    }
+    store.close()
+    return commits
+}
+
 func run() async throws -> Int {
+    if mode == "ecommit" { return try engineCommits(count) }
+    if mode == "grdb-batches" { return try grdbBatches(directory: directory, transactions: count, batch: 100) }
     if mode == "decode" {
         let blobs = try (1...n).map { try FolioJSONEncoder().encode(CrudRecord.make(id: Int64($0), n: n)) }
         let decoder = FolioJSONDecoder()
@@ -84,6 +107,13 @@ func run() async throws -> Int {
     }
     let persistence = try Persistence(at: directory, options: options)
     let records = persistence.datastore(for: CrudRecordFormat.self)
+    if mode == "batches" {
+        for slice in batchRecords(transactions: count, batch: 100) {
+            try await persistence.perform { for record in slice { try await records.persist(record) } }
+        }
+        try await persistence.close()
+        return count * 100
+    }
     if mode == "create" {
         try await persistence.perform {
             for id in 1...count { try await records.persist(CrudRecord.make(id: Int64(id), n: count)) }

@@ -29,7 +29,7 @@ struct PageAppender {
     private(set) var buffer = ByteWriter(capacity: 1 << 16)
     private(set) var flushedBytes: UInt64 = 0
     private(set) var pageCount = 0
-    private(set) var cacheEntries: [(key: PageCache.Key, page: CachedPage, cost: Int)] = []
+    private(set) var cacheEntries: [WrittenPage] = []
     /// Record where each page went (``pageOffsets``): for a writer that needs only to know
     /// which cache keys its pages replace, not copies of them (a spill).
     var recordsPageOffsets = false
@@ -108,7 +108,7 @@ struct PageAppender {
     mutating func appendLeaf(_ leaf: LeafNode) throws(StorageError) -> PageAddress {
         let offset = position, pageStart = buffer.count
         TreePage.encodeLeaf(keys: leaf.keys, values: leaf.values, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: try writtenNode(from: pageStart, at: offset))
+        return try finishPage(at: offset, cached: writtenLeaf(from: pageStart))
     }
 
     /// A branch is cached as the node it was written from, not parsed back from its bytes:
@@ -121,18 +121,17 @@ struct PageAppender {
         let offset = position
         TreePage.encodeBranch(
             keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: collectsCacheEntries ? .node(.branch(branch)) : nil)
+        return try finishPage(at: offset, cached: collectsCacheEntries ? .decoded(.node(.branch(branch))) : nil)
     }
 
-    /// The leaf just encoded from `pageStart` of the buffer, as the cache will hold it: read
-    /// in place from a copy of its own bytes, so a cached leaf keeps alive exactly the bytes
-    /// it was written with (its values would otherwise be slices of the older page it was
-    /// copied from, as large as itself, which the cache's byte count would not see).
-    private func writtenNode(from pageStart: Int, at offset: UInt64) throws(StorageError) -> CachedPage? {
+    /// The leaf just encoded from `pageStart` of the buffer, for the cache: a copy of its own
+    /// bytes, which the cache reads in place once decoded, so a cached leaf keeps alive
+    /// exactly the bytes it was written with (its values would otherwise be slices of the
+    /// older page it was copied from, as large as itself, which the cache's byte count would
+    /// not see). Decoded later (``WrittenPage``), outside the store's write section.
+    private func writtenLeaf(from pageStart: Int) -> WrittenPage.Content? {
         guard collectsCacheEntries else { return nil }
-        let bytes = Self.detachedCopy(of: buffer.bytes[pageStart...])
-        let address = PageAddress(offset: offset, length: UInt32(bytes.count))
-        return .node(try TreePage.decodeWritten(bytes, address: address, file: file.path))
+        return .leafBytes(Self.detachedCopy(of: buffer.bytes[pageStart...]))
     }
 
     /// A copy of `bytes` in storage of its own, exactly as large. `Array(slice)` is not one
@@ -146,7 +145,7 @@ struct PageAppender {
     mutating func appendOverflow(_ value: [UInt8]) throws(StorageError) -> PageAddress {
         let offset = position
         TreePage.encodeOverflow(value, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: collectsCacheEntries ? .overflow(value) : nil)
+        return try finishPage(at: offset, cached: collectsCacheEntries ? .decoded(.overflow(value)) : nil)
     }
 
     /// Appends the commit page (always the last page of a commit). In a run, the page
@@ -191,17 +190,17 @@ struct PageAppender {
         checksummedInBuffer = buffer.count
     }
 
-    private mutating func finishPage(at offset: UInt64, cached: CachedPage?) throws(StorageError) -> PageAddress {
+    private mutating func finishPage(
+        at offset: UInt64, cached: WrittenPage.Content?
+    ) throws(StorageError) -> PageAddress {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
         foldSealedPageIntoRunChecksum(length: Int(address.length), at: offset)
         pageCount += 1
         if recordsPageOffsets { pageOffsets.append(offset) }
         if let cached {
             cacheEntries.append(
-                (
-                    PageCache.Key(file: file.cacheIdentity, offset: offset), cached,
-                    cached.cost(pageBytes: Int(address.length))
-                ))
+                WrittenPage(
+                    key: PageCache.Key(file: file.cacheIdentity, offset: offset), address: address, content: cached))
         }
         if buffer.count >= Self.chunkSize {
             try flush()

@@ -18,7 +18,8 @@ extension Store {
     ///  4. fdatasync the root file when the slot just written is ``RootSlots/maximumAnchorLag``
     ///     generations ahead of the anchor: it becomes the anchor. Not a condition of the
     ///     commit's durability: a failure here poisons but does not fail the commit.
-    ///  5. Publish the new root to readers, warm the cache, queue the observers' event.
+    ///  5. Publish the new root to readers, queue the observers' event. (The cache is warmed
+    ///     with the run's pages as soon as step 1 is done, outside the write section.)
     ///
     /// This function does step 1 only and returns; steps 2-5 are ``waitUntilDurable(_:)``'s
     /// (group commit, Docs/Durability.md §1.4): the writer slot is free again once the run
@@ -54,14 +55,20 @@ extension Store {
         trees: [TreeState], base: CommittedRoot, reads: TreeReads, transaction: ObjectIdentifier,
         spill: SpillState = SpillState(), generationAssigned: (UInt64) -> Void = { _ in }
     ) throws(StorageError) -> CommitNotification {
-        try writeSection.withLock { _ throws(StorageError) -> CommitNotification in
+        let (notification, written, file) = try writeSection.withLock {
+            _ throws(StorageError) -> (CommitNotification, [WrittenPage], String) in
             try checkWritable()
             let (onto, writtenBlind) = try rebaseTarget(
                 base: base, reads: reads, transaction: transaction, spill: spill)
             let committed = try replaying(writtenBlind, of: trees, base: base, onto: onto, spill: spill)
-            return try commitHoldingWriteSection(
+            let (notification, written) = try commitHoldingWriteSection(
                 trees: committed, base: onto, spill: spill, generationAssigned: generationAssigned)
+            return (notification, written, onto.file.path)
         }
+        // Outside the write section, where other commits queue (WrittenPage says why that is
+        // safe).
+        warmCache(written, file: file)
+        return notification
     }
 
     /// The root a transaction begun on `base` commits onto: the tip, if no commit since
@@ -124,7 +131,7 @@ extension Store {
     /// were replayed onto the tip's).
     private func commitHoldingWriteSection(
         trees: [TreeState], base: CommittedRoot, spill: SpillState, generationAssigned: (UInt64) -> Void
-    ) throws(StorageError) -> CommitNotification {
+    ) throws(StorageError) -> (CommitNotification, [WrittenPage]) {
         // The catalog of the root this commit follows, edited for the trees it changed: a
         // rebased commit keeps every other commit's trees.
         let catalog = TreeState(
@@ -219,7 +226,6 @@ extension Store {
                 state.writer?.ahead = published
                 state.writer?.pendingNotifications.append(notification)
             }
-            warmCache(appender.cacheEntries)
         case .grouped(let window):
             // Published now: reported first, so a cache above drops what it changed before any
             // read of this process can see it (Store+Generations.swift).
@@ -231,13 +237,15 @@ extension Store {
                 state.writer?.flushScheduled = true
                 return true
             }
-            warmCache(appender.cacheEntries)
             if schedule { scheduleFlush(after: window) }
         }
-        return notification
+        return (notification, appender.cacheEntries)
     }
 
-    private func warmCache(_ entries: [(key: PageCache.Key, page: CachedPage, cost: Int)]) {
-        for entry in entries { cache.insert(entry.key, entry.page, cost: entry.cost) }
+    private func warmCache(_ pages: [WrittenPage], file: String) {
+        for page in pages {
+            guard let cached = page.cachedPage(file: file) else { continue }
+            cache.insert(page.key, cached, cost: cached.cost(pageBytes: Int(page.address.length)))
+        }
     }
 }
