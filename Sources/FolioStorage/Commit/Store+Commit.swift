@@ -243,9 +243,9 @@ extension Store {
     }
 
     private func warmCache(_ pages: [WrittenPage], file: String) {
-        for page in pages {
-            guard let cached = page.cachedPage(file: file) else { continue }
-            cache.insert(page.key, cached, cost: cached.cost(pageBytes: Int(page.address.length)))
-        }
+        cache.insert(
+            contentsOf: pages.compactMap { page in
+                page.cachedPage(file: file).map { (page.key, $0, $0.cost(pageBytes: Int(page.address.length))) }
+            })
     }
 }

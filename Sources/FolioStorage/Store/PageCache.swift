@@ -66,12 +66,26 @@ final class PageCache: Sendable {
     }
 
     func insert(_ key: Key, _ page: CachedPage, cost: Int) {
+        var released: [CachedPage] = []
+        insert(key, page, cost: cost, releasing: &released)
+    }
+
+    /// Inserts a commit's pages. What they evict is freed once every shard's lock is
+    /// released: freeing a decoded page (a release per key and value) was most of an
+    /// insertion's time, and other threads wait for the shard meanwhile.
+    func insert(contentsOf pages: [(key: Key, page: CachedPage, cost: Int)]) {
+        var released: [CachedPage] = []
+        for page in pages { insert(page.key, page.page, cost: page.cost, releasing: &released) }
+    }
+
+    private func insert(_ key: Key, _ page: CachedPage, cost: Int, releasing released: inout [CachedPage]) {
         // A value bigger than a shard would only evict everything else: don't cache it.
         guard cost <= capacity / Self.shardCount else {
             remove(key)  // and never leave an older page of the same place behind
             return
         }
-        shards[shard(for: key)].lock.withLock { $0.insert(key, page, cost: cost) }
+        shards[shard(for: key)].lock.withLock { $0.insert(key, page, cost: cost, releasing: &released) }
+        // The caller's `released` goes out of scope after the lock: evicted pages are freed there.
     }
 
     /// Forgets the page at `key`. A writer calls it for every place it writes a page that
@@ -117,17 +131,22 @@ struct LRUShard: ~Copyable {
         return entries[slot].page
     }
 
-    mutating func insert(_ key: PageCache.Key, _ page: CachedPage, cost: Int) {
+    /// Inserts `page`, moving what it replaces or evicts into `released`, for the caller to
+    /// free once it no longer holds the shard's lock.
+    mutating func insert(
+        _ key: PageCache.Key, _ page: CachedPage, cost: Int, releasing released: inout [CachedPage]
+    ) {
         if let slot = index[key] {
             // The newest decoding of the place wins: a commit that wrote a page where a
             // rolled-back transaction's spilled page was cached replaces it here.
             used += cost - entries[slot].cost
+            if let old = entries[slot].page.take() { released.append(old) }
             entries[slot].page = page
             entries[slot].cost = cost
             moveToFront(slot)
             return
         }
-        while used + cost > capacity && oldest >= 0 { evictOldest() }
+        while used + cost > capacity && oldest >= 0 { evictOldest(releasing: &released) }
         let entry = Entry(key: key, page: page, cost: cost, newer: -1, older: newest)
         let slot: Int
         if let reused = free.popLast() {
@@ -177,12 +196,12 @@ struct LRUShard: ~Copyable {
         if oldest < 0 { oldest = slot }
     }
 
-    private mutating func evictOldest() {
+    private mutating func evictOldest(releasing released: inout [CachedPage]) {
         let slot = oldest
         unlink(slot)
         index[entries[slot].key] = nil
         used -= entries[slot].cost
-        entries[slot].page = nil
+        if let page = entries[slot].page.take() { released.append(page) }
         free.append(slot)
     }
 }
