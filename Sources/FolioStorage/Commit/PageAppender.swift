@@ -121,17 +121,17 @@ struct PageAppender {
         let offset = position
         TreePage.encodeBranch(
             keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: collectsCacheEntries ? .decoded(.node(.branch(branch))) : nil)
+        return try finishPage(at: offset, cached: collectsCacheEntries ? .node(.branch(branch)) : nil)
     }
 
     /// The leaf just encoded from `pageStart` of the buffer, for the cache: a copy of its own
     /// bytes, which the cache reads in place once decoded, so a cached leaf keeps alive
     /// exactly the bytes it was written with (its values would otherwise be slices of the
     /// older page it was copied from, as large as itself, which the cache's byte count would
-    /// not see). Decoded later (``WrittenPage``), outside the store's write section.
-    private func writtenLeaf(from pageStart: Int) -> WrittenPage.Content? {
+    /// not see). Decoded on its first read, if there is one (``CachedPage/writtenLeaf(_:)``).
+    private func writtenLeaf(from pageStart: Int) -> CachedPage? {
         guard collectsCacheEntries else { return nil }
-        return .leafBytes(Self.detachedCopy(of: buffer.bytes[pageStart...]))
+        return .writtenLeaf(Self.detachedCopy(of: buffer.bytes[pageStart...]))
     }
 
     /// A copy of `bytes` in storage of its own, exactly as large. `Array(slice)` is not one
@@ -145,7 +145,7 @@ struct PageAppender {
     mutating func appendOverflow(_ value: [UInt8]) throws(StorageError) -> PageAddress {
         let offset = position
         TreePage.encodeOverflow(value, generation: generation, into: &buffer, at: offset)
-        return try finishPage(at: offset, cached: collectsCacheEntries ? .decoded(.overflow(value)) : nil)
+        return try finishPage(at: offset, cached: collectsCacheEntries ? .overflow(value) : nil)
     }
 
     /// Appends the commit page (always the last page of a commit). In a run, the page
@@ -191,7 +191,7 @@ struct PageAppender {
     }
 
     private mutating func finishPage(
-        at offset: UInt64, cached: WrittenPage.Content?
+        at offset: UInt64, cached: CachedPage?
     ) throws(StorageError) -> PageAddress {
         let address = PageAddress(offset: offset, length: UInt32(position - offset))
         foldSealedPageIntoRunChecksum(length: Int(address.length), at: offset)
@@ -200,7 +200,7 @@ struct PageAppender {
         if let cached {
             cacheEntries.append(
                 WrittenPage(
-                    key: PageCache.Key(file: file.cacheIdentity, offset: offset), address: address, content: cached))
+                    key: PageCache.Key(file: file.cacheIdentity, offset: offset), address: address, page: cached))
         }
         if buffer.count >= Self.chunkSize {
             try flush()

@@ -55,19 +55,18 @@ extension Store {
         trees: [TreeState], base: CommittedRoot, reads: TreeReads, transaction: ObjectIdentifier,
         spill: SpillState = SpillState(), generationAssigned: (UInt64) -> Void = { _ in }
     ) throws(StorageError) -> CommitNotification {
-        let (notification, written, file) = try writeSection.withLock {
-            _ throws(StorageError) -> (CommitNotification, [WrittenPage], String) in
+        let (notification, written) = try writeSection.withLock {
+            _ throws(StorageError) -> (CommitNotification, [WrittenPage]) in
             try checkWritable()
             let (onto, writtenBlind) = try rebaseTarget(
                 base: base, reads: reads, transaction: transaction, spill: spill)
             let committed = try replaying(writtenBlind, of: trees, base: base, onto: onto, spill: spill)
-            let (notification, written) = try commitHoldingWriteSection(
+            return try commitHoldingWriteSection(
                 trees: committed, base: onto, spill: spill, generationAssigned: generationAssigned)
-            return (notification, written, onto.file.path)
         }
         // Outside the write section, where other commits queue (WrittenPage says why that is
         // safe).
-        warmCache(written, file: file)
+        warmCache(written)
         return notification
     }
 
@@ -242,10 +241,7 @@ extension Store {
         return (notification, appender.cacheEntries)
     }
 
-    private func warmCache(_ pages: [WrittenPage], file: String) {
-        cache.insert(
-            contentsOf: pages.compactMap { page in
-                page.cachedPage(file: file).map { (page.key, $0, $0.cost(pageBytes: Int(page.address.length))) }
-            })
+    private func warmCache(_ pages: [WrittenPage]) {
+        cache.insert(contentsOf: pages.map { ($0.key, $0.page, $0.page.cost(pageBytes: Int($0.address.length))) })
     }
 }

@@ -64,12 +64,20 @@ struct PageSource: Sendable {
     /// The decoded leaf or branch page at `address`.
     func node(at address: PageAddress) throws(StorageError) -> StoredNode {
         let key = PageCache.Key(file: file.cacheIdentity, offset: address.offset)
-        if case .node(let node)? = cache.get(key) { return node }
-        let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
-        counters.recordPageRead(bytes: bytes.count)
-        let node = try TreePage.decode(bytes, address: address, file: file.path)
+        let node: StoredNode, pageBytes: Int
+        switch cache.get(key) {
+        case .node(let cached)?: return cached
+        case .writtenLeaf(let bytes)?:
+            node = try TreePage.decodeWritten(bytes, address: address, file: file.path)
+            pageBytes = bytes.count
+        default:
+            let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
+            counters.recordPageRead(bytes: bytes.count)
+            node = try TreePage.decode(bytes, address: address, file: file.path)
+            pageBytes = bytes.count
+        }
         let page = CachedPage.node(node)
-        cache.insert(key, page, cost: page.cost(pageBytes: bytes.count))
+        cache.insert(key, page, cost: page.cost(pageBytes: pageBytes))
         return node
     }
 
@@ -77,8 +85,10 @@ struct PageSource: Sendable {
     /// (for whole-store walks such as compaction and verification, which would otherwise
     /// evict every hot page).
     func nodeBypassingCache(at address: PageAddress) throws(StorageError) -> StoredNode {
-        if case .node(let node)? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) {
-            return node
+        switch cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) {
+        case .node(let node)?: return node
+        case .writtenLeaf(let bytes)?: return try TreePage.decodeWritten(bytes, address: address, file: file.path)
+        default: break
         }
         let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
         counters.recordPageRead(bytes: bytes.count)

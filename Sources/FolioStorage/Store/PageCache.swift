@@ -4,6 +4,11 @@ import Synchronization
 enum CachedPage: Sendable {
     case node(StoredNode)
     case overflow([UInt8])
+    /// A leaf this process's writer just wrote, as its bytes (in storage of their own),
+    /// decoded on its first read (``PageSource/node(at:)``): most leaves a commit writes are
+    /// not read again before they are replaced or evicted (an index leaf of a random update),
+    /// and decoding one costs a slice per key and value, to make and to free.
+    case writtenLeaf([UInt8])
 
     /// What holding the page costs, in bytes, for a page of `pageBytes` bytes: the page
     /// itself (a node's keys and values are slices of it) plus its offset table (one slice
@@ -16,7 +21,7 @@ enum CachedPage: Sendable {
         case .node(.branch(let branch)):
             return pageBytes + 64 + branch.keys.count * MemoryLayout<ArraySlice<UInt8>>.stride
                 + branch.children.count * MemoryLayout<PageAddress>.stride
-        case .overflow: return pageBytes + 64
+        case .overflow, .writtenLeaf: return pageBytes + 64
         }
     }
 }

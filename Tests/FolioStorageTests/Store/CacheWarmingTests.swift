@@ -26,6 +26,30 @@ import FolioTestSupport
         #expect(store.verify().isClean)
     }
 
+    @Test func aWrittenLeafIsCachedAsItsBytesUntilItIsRead() throws {
+        let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem()))
+        defer { store.close() }
+        try store.write { try $0.put(bytes("value"), for: bytes("key"), in: "t") }
+        // One key: the tree is one leaf, its root.
+        let tip = store.state.withLock { $0.tip }
+        let leaf = try #require(try tip.descriptor(of: "t")).root
+        let key = PageCache.Key(file: tip.file.cacheIdentity, offset: leaf.offset)
+        guard case .writtenLeaf(let written)? = store.cache.get(key) else {
+            Issue.record("the written leaf is not in the cache as its bytes")
+            return
+        }
+        #expect(written.count == Int(leaf.length))
+        let before = store.ioStatistics
+        #expect(try store.read().get(bytes("key"), in: "t") == bytes("value"))
+        #expect(store.ioStatistics.since(before).pagesRead == 0)
+        // Read once: decoded, and cached decoded.
+        guard case .node(.leaf(let decoded))? = store.cache.get(key) else {
+            Issue.record("the leaf read is not cached decoded")
+            return
+        }
+        #expect(decoded.keys.map { Array($0) } == [bytes("key")])
+    }
+
     @Test func anInsertionHandsBackWhatItEvictsAndReplaces() {
         var shard = LRUShard(capacity: 100)
         var released: [CachedPage] = []
