@@ -76,7 +76,10 @@ extension Datastore {
         if context.prepared.withLock({ $0.contains(key) }) { return .all }
         let outcome = await core.preparationHolds.take(key, for: context, mayWait: !context.isExclusive)
         if outcome == .waited {
-            if core.isReady(key) && transaction.advanceToTip() { return .all }
+            // Moved onto the newest commit even if the holder rolled back: a preparation
+            // outside any transaction commits batches, and this one goes on from them.
+            let advanced = transaction.advanceToTip()
+            if advanced && core.isReady(key) { return .all }
             // Holding it now, unless a third transaction took it first (it goes on without).
             _ = core.preparationHolds.tryTake(key, for: context)
         } else if outcome == .taken && core.isReady(key) && transaction.advanceToTip() {
@@ -98,22 +101,26 @@ extension Datastore {
     /// One batch of a preparation outside any transaction, in a transaction of its own that
     /// holds the datastore's preparation hold. Returns nil, having waited for it, if another
     /// transaction held it: that one may have prepared the datastore (the caller looks).
-    /// The hold is only tried inside the batch's turn, never waited for there: the wait is
-    /// outside any writer turn (PreparationHolds says why).
+    /// The wait comes before the batch asks for its writer turn; inside the turn the hold is
+    /// only tried, never waited for (PreparationHolds says why). If a transaction took it in
+    /// between, the batch runs without it, as any concurrent preparation does: one of the two
+    /// then conflicts on the catalog and runs again.
     nonisolated(nonsending) func preparationBatch(
         checkStale: Bool, sampled: IndexSampleVerdict?
     ) async throws(FolioError) -> (finished: Bool, processed: Int)? {
         let schema = self.schema, core = self.core, key = self.key
-        let batch = try await persistence.inNewTransaction { (transaction) throws(FolioError) -> (Bool, Int)? in
-            guard let context = TransactionContext.current(for: core),
-                core.preparationHolds.tryTake(key, for: context)
-            else { return nil }
+        if core.preparationHolds.isHeld(key) {
+            await core.preparationHolds.wait(for: key)
+            return nil
+        }
+        return try await persistence.inNewTransaction { (transaction) throws(FolioError) in
+            if let context = TransactionContext.current(for: core) {
+                _ = core.preparationHolds.tryTake(key, for: context)
+            }
             return try Preparation.step(
                 transaction, schema: schema, core: core, budget: Preparation.batchSize,
                 checkStale: checkStale, sampled: sampled)
         }
-        if batch == nil { await core.preparationHolds.wait(for: key) }
-        return batch.map { (finished: $0.0, processed: $0.1) }
     }
 
     /// The declared indexes the catalog in `source` says are built with the declared

@@ -21,7 +21,7 @@ import Synchronization
 ///   user's transactions, which they must not make: `perform`'s documentation says so);
 /// - in the exclusive turn no other transaction runs, so nobody holds a hold to wait for;
 /// - a preparation outside any transaction takes the hold only inside its batch
-///   transaction, without waiting (`Datastore.prepare(in:)`), and waits for a holder
+///   transaction, without waiting (`Datastore.preparationBatch`), and waits for a holder
 ///   between batches, holding no writer turn.
 final class PreparationHolds: Sendable {
     private struct Hold {
