@@ -5,10 +5,10 @@ import Synchronization
 
 /// Two concurrent first uses of a datastore that needs preparing (an index to build over
 /// records of an older version, decoded through the migration) should run the preparation,
-/// and the migration of every record, once, and neither caller should see an error.
-/// Disabled: today both transactions prepare it (`Preparation.step` runs twice, every record
-/// is migrated twice) and one of them runs again after a conflict on the catalog. Counted,
-/// never timed; deadlines only turn a hang into a failure.
+/// and the migration of every record, once, and neither caller should see an error: the
+/// first holds the datastore's preparation until it ends, and the second waits for it, then
+/// reads it (`PreparationHolds`). Counted, never timed; deadlines only turn a hang into a
+/// failure. (The step-by-step version of this race is `PreparationTimelineTests`.)
 @Suite struct PreparationExclusiveTests {
     struct Part: Codable, Identifiable, Sendable, Equatable {
         var id: Int
@@ -41,7 +41,7 @@ import Synchronization
     static let migrations = Atomic<Int>(0)
     static let records = 300
 
-    @Test(.disabled("a concurrent first use prepares the datastore in its own transaction too"))
+    @Test
     func twoConcurrentFirstUsesMigrateOnceAndNeitherFails() async throws {
         let path = FileManager.default.temporaryDirectory.path + "/prepare-exclusive-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }

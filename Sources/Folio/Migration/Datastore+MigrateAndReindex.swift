@@ -70,11 +70,10 @@ extension Datastore where Access == ReadWrite {
         if !ready {
             var first = true
             while true {
-                let checkStale = first
-                let (finished, processed) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                    try Preparation.step(
-                        transaction, schema: schema, core: core, budget: Preparation.batchSize,
-                        checkStale: checkStale, sampled: sampled)
+                // Nil: a transaction preparing it held it, and has ended (it may have prepared it).
+                guard let (finished, processed) = try await preparationBatch(checkStale: first, sampled: sampled) else {
+                    if core.isReady(key) { break }
+                    continue
                 }
                 first = false
                 done += processed

@@ -23,7 +23,7 @@ extension Persistence {
             do {
                 result = try await TransactionScope.$current.withValue(context) { try await body(context) }
             } catch {
-                abandon(transaction, turn: turn)
+                abandon(transaction, context: context, turn: turn)
                 // A spill found the end of the file taken: run again alone.
                 guard transaction.hasConflicted else { throw error }
                 turn = try await WriterTurn.take(.exclusive, in: writer)
@@ -51,7 +51,7 @@ extension Persistence {
             do throws(FolioError) {
                 value = try outcome.get()
             } catch {
-                abandon(transaction, turn: turn)
+                abandon(transaction, context: context, turn: turn)
                 guard transaction.hasConflicted else { throw error }
                 turn = try await WriterTurn.taking(.exclusive, in: writer)
                 continue
@@ -94,12 +94,16 @@ extension Persistence {
             turn.release(writer)
             throw error
         }
-        return (transaction, TransactionContext(core: core, source: .write(transaction)))
+        return (
+            transaction, TransactionContext(core: core, source: .write(transaction), isExclusive: turn == .exclusive)
+        )
     }
 
-    /// Rolls back a transaction whose body failed, and gives the turn back.
-    private nonisolated func abandon(_ transaction: WriteTransaction, turn: WriterTurn) {
+    /// Rolls back a transaction whose body failed, gives back the preparation holds it took
+    /// (before the turn: see PreparationHolds), then the turn.
+    private nonisolated func abandon(_ transaction: WriteTransaction, context: TransactionContext, turn: WriterTurn) {
         transaction.rollback()
+        core.preparationHolds.releaseAll(of: context)
         turn.release(writer)
     }
 
@@ -128,12 +132,15 @@ extension Persistence {
                 if !written.isEmpty { replaced = core.values.transactionCommitting(written, generation: generation) }
             }
         } catch {
-            abandon(transaction, turn: turn)
+            abandon(transaction, context: context, turn: turn)
             if case .storage(.writeConflict) = error { return false }
             throw error
         }
         let retired = replaced.map { core.values.transactionAppended($0, as: appended) }
+        // Marked ready before the holds are given back: a transaction that waited for one
+        // finds the datastore ready when it wakes, and reads it from this commit on.
         core.markReady(context.prepared.withLock { $0 })
+        core.preparationHolds.releaseAll(of: context)
         // The turn is given back before the sync: the next writer's transaction runs while
         // this one's sync is in flight, and shares the next sync (group commit).
         // Acknowledged, and so returned, only once durable.

@@ -13,6 +13,8 @@ final class PersistenceCore: Sendable {
     let registry = Mutex<[String: Registration]>([:])
     /// One preparation at a time per datastore, by key (`Datastore.prepare(in:)`).
     private let preparationTurns = Mutex<[String: AsyncGate]>([:])
+    /// Which write transaction is preparing each datastore (``PreparationHolds``).
+    let preparationHolds = PreparationHolds()
     /// Observation of this persistence's commits (idle until the first observer).
     let hub: ObservationHub
     /// Decoded records by datastore and identifier (Cache/RecordCache.swift); nil if off.

@@ -23,20 +23,12 @@ extension Datastore {
         }
         if let context {
             guard case .write(let transaction) = context.source else { return .fromCatalog }
-            if context.prepared.withLock({ $0.contains(key) }) { return .all }
-            // One statement: atomic (a failing index build leaves nothing behind) and never
-            // interleaved with a sibling task's statements.
-            try context.statement(transaction) { () throws(FolioError) in
-                _ = try Preparation.step(
-                    transaction, schema: self.schema, core: self.core, budget: nil, checkStale: true)
-                context.prepared.withLock { _ = $0.insert(key) }
-            }
-            return .all
+            return try await prepare(in: context, transaction: transaction)
         }
         // Usually the store's catalog already matches the declaration (every opening after
         // the one that built it): then there is nothing to write, and no transaction may be
         // committed for it (a commit would append a page and fsync on a pure read).
-        let schema = self.schema, core = self.core, persistence = self.persistence
+        let schema = self.schema, core = self.core
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
         let (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
         if current {
@@ -56,19 +48,79 @@ extension Datastore {
         defer { turn.release() }
         if core.isReady(key) { return .all }
         var first = true
-        while true {
-            let checkStale = first
-            let finished = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
-                try Preparation.step(
-                    transaction, schema: schema, core: core, budget: Preparation.batchSize,
-                    checkStale: checkStale, sampled: sampled
-                ).finished
-            }
+        while !core.isReady(key) {
+            guard
+                let finished = try await preparationBatch(checkStale: first, sampled: sampled)?.finished
+            else { continue }
             first = false
             if finished { break }
         }
         core.markReady([key])
         return .all
+    }
+
+    /// Prepares the datastore inside `context`'s transaction (a first use inside `perform`),
+    /// holding its preparation hold until the transaction ends (``PreparationHolds``), so
+    /// that a concurrent first use waits for this one instead of preparing it too.
+    ///
+    /// A transaction that waited finds the datastore prepared by the one it waited for, if
+    /// that one committed: it moves onto the newest commit (`advanceToTip()`), which is
+    /// invisible to it (nothing it touched changed) and lets it read the preparation instead
+    /// of repeating it. If it cannot move (it touched a tree a commit since its base
+    /// changed: its commit will conflict and its body run again alone), or if the holder
+    /// rolled back, or if it may not wait (it holds another datastore's hold, or runs in the
+    /// exclusive turn), it prepares the datastore in its own transaction, as before.
+    nonisolated(nonsending) private func prepare(
+        in context: TransactionContext, transaction: WriteTransaction
+    ) async throws(FolioError) -> IndexAvailability {
+        if context.prepared.withLock({ $0.contains(key) }) { return .all }
+        let outcome = await core.preparationHolds.take(key, for: context, mayWait: !context.isExclusive)
+        if outcome == .waited {
+            // Moved onto the newest commit even if the holder rolled back: a preparation
+            // outside any transaction commits batches, and this one goes on from them.
+            let advanced = transaction.advanceToTip()
+            if advanced && core.isReady(key) { return .all }
+            // Holding it now, unless a third transaction took it first (it goes on without).
+            _ = core.preparationHolds.tryTake(key, for: context)
+        } else if outcome == .taken && core.isReady(key) && transaction.advanceToTip() {
+            // Another transaction prepared it and ended between the first look and the hold.
+            return .all
+        }
+        // One statement: atomic (a failing index build leaves nothing behind) and never
+        // interleaved with a sibling task's statements.
+        try context.statement(transaction) { () throws(FolioError) in
+            // A sibling task sharing the transaction may have prepared it meanwhile.
+            guard !context.prepared.withLock({ $0.contains(key) }) else { return }
+            _ = try Preparation.step(
+                transaction, schema: self.schema, core: self.core, budget: nil, checkStale: true)
+            context.prepared.withLock { _ = $0.insert(key) }
+        }
+        return .all
+    }
+
+    /// One batch of a preparation outside any transaction, in a transaction of its own that
+    /// holds the datastore's preparation hold. Returns nil, having waited for it, if another
+    /// transaction held it: that one may have prepared the datastore (the caller looks).
+    /// The wait comes before the batch asks for its writer turn; inside the turn the hold is
+    /// only tried, never waited for (PreparationHolds says why). If a transaction took it in
+    /// between, the batch runs without it, as any concurrent preparation does: one of the two
+    /// then conflicts on the catalog and runs again.
+    nonisolated(nonsending) func preparationBatch(
+        checkStale: Bool, sampled: IndexSampleVerdict?
+    ) async throws(FolioError) -> (finished: Bool, processed: Int)? {
+        let schema = self.schema, core = self.core, key = self.key
+        if core.preparationHolds.isHeld(key) {
+            await core.preparationHolds.wait(for: key)
+            return nil
+        }
+        return try await persistence.inNewTransaction { (transaction) throws(FolioError) in
+            if let context = TransactionContext.current(for: core) {
+                _ = core.preparationHolds.tryTake(key, for: context)
+            }
+            return try Preparation.step(
+                transaction, schema: schema, core: core, budget: Preparation.batchSize,
+                checkStale: checkStale, sampled: sampled)
+        }
     }
 
     /// The declared indexes the catalog in `source` says are built with the declared

@@ -43,7 +43,12 @@ extension Persistence where Access == ReadWrite {
     /// in the transaction first makes it a read-write. Transactions over
     /// disjoint datastores do not conflict, unless one of them changed so much that it wrote
     /// part of its changes to disk before its commit (it holds the end of the file until it
-    /// commits, and the others run again after it). A task cancelled while it waits for its turn
+    /// commits, and the others run again after it). The first use of a datastore that needs
+    /// preparing (an index to build, a migration) prepares it inside the transaction, which
+    /// holds that preparation until it ends: another transaction's first use of the same
+    /// datastore meanwhile waits for it, then reads its preparation (or prepares the
+    /// datastore itself if it rolled back); so `body` must not wait for such a transaction.
+    /// A task cancelled while it waits for its turn
     /// leaves the queue and this throws `CancellationError` (a transaction that has begun is
     /// never interrupted).
     ///

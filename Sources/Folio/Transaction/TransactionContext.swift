@@ -15,6 +15,11 @@ final class TransactionContext: Sendable {
     /// Datastores whose catalog this transaction brought up to date; they count as prepared
     /// once it commits (not before: a rollback undoes the preparation).
     let prepared = Mutex<Set<String>>([])
+    /// The datastores whose preparation hold this transaction has (``PreparationHolds``),
+    /// and whether it has ended and given them back (it takes none after that).
+    let heldPreparations = Mutex(HeldPreparations())
+    /// Whether the transaction runs in the exclusive writer turn (nothing else runs).
+    let isExclusive: Bool
     /// The nested `perform`s running, each with whether a task outside it has written since
     /// it began (its rollback would undo that task's writes too: see ``noteWrite()``).
     let nested = Mutex<[Savepoint: Bool]>([:])
@@ -34,10 +39,19 @@ final class TransactionContext: Sendable {
     /// `transactionFinished`, never commit on its own; see `perform`.)
     let ended = Atomic<Bool>(false)
 
-    init(core: PersistenceCore, source: Source, pendingValues: KeyValueMemory.Pending? = nil) {
+    struct HeldPreparations {
+        var keys: Set<String> = []
+        var released = false
+    }
+
+    init(
+        core: PersistenceCore, source: Source, pendingValues: KeyValueMemory.Pending? = nil,
+        isExclusive: Bool = false
+    ) {
         self.core = core
         self.source = source
         self.pendingValues = pendingValues
+        self.isExclusive = isExclusive
     }
 
     var readSource: ReadSource {

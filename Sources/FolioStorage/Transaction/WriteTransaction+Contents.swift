@@ -4,6 +4,10 @@
 /// runtime exclusivity check (`@exclusivity(unchecked)`, argued at TreeState).
 extension WriteTransaction {
     final class Contents {
+        /// The commit the transaction reads (`WriteTransaction.base`); set once by `init`,
+        /// then only moved forward by `advanceToTip()`.
+        @exclusivity(unchecked) var base: CommittedRoot
+
         // The trees.
 
         /// Keyed by the name's UTF-8 bytes, as the catalog compares names (see CommittedRoot).
@@ -35,6 +39,10 @@ extension WriteTransaction {
         let statementLog = StatementUndo()
         /// Pages spilled so far (see WriteTransaction+Spill.swift).
         @exclusivity(unchecked) var spill = SpillState()
+
+        init(base: CommittedRoot) {
+            self.base = base
+        }
 
         /// The change logs may be compacted: no savepoint or statement counts their entries.
         var mayCompactChanges: Bool { freezing.savepoints.isEmpty && statement == nil }

@@ -25,7 +25,6 @@ import Synchronization
 public final class WriteTransaction: @unchecked Sendable {
     // @unchecked: every access to `contents` happens inside `guarded.withLock`.
     let store: Store
-    let base: CommittedRoot
     let guarded = Mutex<Void>(())
     /// Held for a whole statement (``atomically(_:)``), a savepoint operation and the
     /// commit, so that statements of concurrent tasks sharing this transaction never
@@ -35,15 +34,19 @@ public final class WriteTransaction: @unchecked Sendable {
     /// write from any other thread waits for the statement to end, so it never becomes part
     /// of another thread's statement (nor of its undo).
     let statementThread = Atomic<UInt>(0)
-    let contents = Contents()
+    let contents: Contents
     /// Every tree read or written, with the catalog entry the base has for it: what the
     /// commit checks against the tip.
     let reads = TreeReads()
 
     init(store: Store, base: CommittedRoot) {
         self.store = store
-        self.base = base
+        contents = Contents(base: base)
     }
+
+    /// The commit this transaction reads, apart from its writes: the one it began on, or a
+    /// newer one it advanced to (``advanceToTip()``). Caller holds `guarded`.
+    var base: CommittedRoot { contents.base }
 
     deinit {
         if !contents.finished { store.endTransaction(ObjectIdentifier(self)) }
@@ -53,10 +56,10 @@ public final class WriteTransaction: @unchecked Sendable {
     /// on. With other transactions committing meanwhile, its commit takes the next
     /// generation after theirs: the generation it created is the committed
     /// ``CommitNotification/generation``.
-    public var generation: UInt64 { base.record.generation + 1 }
+    public var generation: UInt64 { guarded.withLock { _ in base.record.generation } + 1 }
 
     /// The generation this transaction began on: what its reads see, apart from its writes.
-    public var baseGeneration: UInt64 { base.record.generation }
+    public var baseGeneration: UInt64 { guarded.withLock { _ in base.record.generation } }
 
     /// Whether a spill found the end of the file held by another transaction: this one can
     /// only be rolled back, and its work retried (`StorageError.writeConflict(trees:)`).
