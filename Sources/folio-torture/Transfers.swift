@@ -68,8 +68,8 @@ struct TransferOptions {
 /// transaction rewrites W keys of tree `stamps`, recorded wholesale when W > L. Prints,
 /// each line written before the next step:
 ///
-///     open C G          opened (after recovery) holding C transactions at generation G
-///     format V          the store's format version after opening (its root slots')
+///     open C G V        opened (after recovery) holding C transactions at generation G,
+///                       the store's format version V (its root slots')
 ///     attempt n         about to commit transaction n
 ///     ack n G           transaction n is durable, as generation G (in grouped mode, after
 ///                       the flush that made it durable)
@@ -85,8 +85,9 @@ func runTransfers(_ arguments: [String]) throws {
     let workload = options.workload(seed: seed)
     let store = try Store.open(at: arguments[0], options: options.storeOptions)
     var count = try TransferWorkload.count(in: store.read())
-    say("open \(count) \(store.generation)")
-    say("format \(try store.describe().rootFormatVersion)")
+    // The format version on the same line, so that a child killed just after opening
+    // has said both or neither.
+    say("open \(count) \(store.generation) \(try store.describe().rootFormatVersion)")
 
     // Generation -> transaction number, filled before each commit so that the observer,
     // which runs once the commit is durable, can say which transaction it acknowledges.

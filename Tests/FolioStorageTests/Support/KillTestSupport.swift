@@ -14,7 +14,7 @@ enum CrashTestMode {
 
 /// What one `folio-torture transfers` run printed (see its Transfers.swift).
 struct TransferTranscript {
-    /// `open C G`: the state the child opened at, after recovery.
+    /// `open C G V`: the state the child opened at, after recovery.
     var opened: Recovered?
     /// The highest transaction number printed in an `ack` line, and its generation.
     var acknowledged = 0
@@ -25,7 +25,7 @@ struct TransferTranscript {
     var compactions = 0
     /// `done C G`: the child finished cleanly.
     var done: Recovered?
-    /// `format V`: the store's format version when the child had opened it.
+    /// `V` of `open C G V`: the store's format version when the child had opened it.
     var format: UInt32?
 
     init(_ lines: [String]) {
@@ -34,8 +34,9 @@ struct TransferTranscript {
             func number(_ index: Int) -> Int? { parts.count > index ? Int(parts[index]) : nil }
             func generation(_ index: Int) -> UInt64? { parts.count > index ? UInt64(parts[index]) : nil }
             switch parts.first {
-            case "open": if let c = number(1), let g = generation(2) { opened = Recovered(count: c, generation: g) }
-            case "format": format = parts.count > 1 ? UInt32(parts[1]) : nil
+            case "open":
+                if let c = number(1), let g = generation(2) { opened = Recovered(count: c, generation: g) }
+                format = parts.count > 3 ? UInt32(parts[3]) : nil
             case "attempt": attempted = max(attempted, number(1) ?? 0)
             case "ack":
                 if let n = number(1), n > acknowledged { acknowledged = n }
