@@ -12,6 +12,12 @@ struct TransferOptions {
     var retentionMilliseconds = 0
     /// Commit a transaction after each background pass of every compaction.
     var commitDuringCompaction = false
+    /// The store's `changeRecordKeyLimit` (0: the engine's default).
+    var keyLimit = 0
+    var wholesaleEvery = 0
+    var wholesaleKeys = 0
+    /// `transfer-reader`: also stop when standard input reaches end of file.
+    var untilEndOfInput = false
 
     init(_ arguments: ArraySlice<String>) {
         var rest = arguments
@@ -23,6 +29,10 @@ struct TransferOptions {
             switch flag {
             case "--grouped": grouped = true
             case "--commit-during-compaction": commitDuringCompaction = true
+            case "--until-eof": untilEndOfInput = true
+            case "--key-limit": keyLimit = number(flag)
+            case "--wholesale-every": wholesaleEvery = number(flag)
+            case "--wholesale-keys": wholesaleKeys = number(flag)
             case "--compact-every": compactEvery = number(flag)
             case "--blob-every": blobEvery = number(flag)
             case "--blob-bytes": blobBytes = number(flag)
@@ -33,15 +43,33 @@ struct TransferOptions {
     }
 
     func workload(seed: UInt64) -> TransferWorkload {
-        TransferWorkload(seed: seed, blobEvery: blobEvery, blobBytes: blobBytes)
+        TransferWorkload(
+            seed: seed, blobEvery: blobEvery, blobBytes: blobBytes, wholesaleEvery: wholesaleEvery,
+            wholesaleKeys: wholesaleKeys)
+    }
+
+    /// The store options of a `transfers` writer.
+    var storeOptions: StoreOptions {
+        var options = StoreOptions(
+            durability: grouped ? .grouped(window: .milliseconds(5)) : .full,
+            autoCompaction: nil,
+            retention: SnapshotRetention(gracePeriod: .milliseconds(retentionMilliseconds)),
+            log: { _ in })
+        // A limit below the stamps' key count makes every stamps transaction a commit that
+        // records its tree wholesale (format version 3).
+        if keyLimit > 0 { options.changeRecordKeyLimit = keyLimit }
+        return options
     }
 }
 
 /// `transfers STORE SEED N [options]`: runs the transfer workload until the store holds N
 /// transactions, resuming from whatever count the store holds (so kills can be chained on
-/// one store). Prints, each line written before the next step:
+/// one store). `--key-limit L --wholesale-every K --wholesale-keys W`: every K-th
+/// transaction rewrites W keys of tree `stamps`, recorded wholesale when W > L. Prints,
+/// each line written before the next step:
 ///
-///     open C G          opened (after recovery) holding C transactions at generation G
+///     open C G V        opened (after recovery) holding C transactions at generation G,
+///                       the store's format version V (its root slots')
 ///     attempt n         about to commit transaction n
 ///     ack n G           transaction n is durable, as generation G (in grouped mode, after
 ///                       the flush that made it durable)
@@ -50,19 +78,16 @@ struct TransferOptions {
 func runTransfers(_ arguments: [String]) throws {
     guard arguments.count >= 3, let seed = UInt64(arguments[1]), let target = Int(arguments[2]) else {
         fail(
-            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M] [--commit-during-compaction]"
+            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M] [--commit-during-compaction] [--key-limit L --wholesale-every K --wholesale-keys W]"
         )
     }
     let options = TransferOptions(arguments.dropFirst(3))
     let workload = options.workload(seed: seed)
-    let storeOptions = StoreOptions(
-        durability: options.grouped ? .grouped(window: .milliseconds(5)) : .full,
-        autoCompaction: nil,
-        retention: SnapshotRetention(gracePeriod: .milliseconds(options.retentionMilliseconds)),
-        log: { _ in })
-    let store = try Store.open(at: arguments[0], options: storeOptions)
+    let store = try Store.open(at: arguments[0], options: options.storeOptions)
     var count = try TransferWorkload.count(in: store.read())
-    say("open \(count) \(store.generation)")
+    // The format version on the same line, so that a child killed just after opening
+    // has said both or neither.
+    say("open \(count) \(store.generation) \(try store.describe().rootFormatVersion)")
 
     // Generation -> transaction number, filled before each commit so that the observer,
     // which runs once the commit is durable, can say which transaction it acknowledges.
@@ -123,25 +148,48 @@ func runTransfers(_ arguments: [String]) throws {
 }
 
 /// `transfer-reader STORE SEED SECONDS [options]`: a read-only process that follows the
-/// store for SECONDS, checking every view it takes against the workload's model: a view
-/// mixing pages of two generations, or showing anything but the exact state after some
-/// number of transactions, fails the process (exit 2). Generations and counts must never go
-/// backwards. Prints `views V generations G count C` at the end.
+/// store for SECONDS (or, with `--until-eof`, until its standard input ends), checking every
+/// view it takes against the workload's model: a view mixing pages of two generations, or
+/// showing anything but the exact state after some number of transactions, fails the
+/// process (exit 2). Generations and counts must never go backwards, and the store's format
+/// version must be 3 exactly when the view holds a stamps transaction (a commit recorded
+/// wholesale). Prints `views V generations G count C wholesale W` at the end, W the number
+/// of stamps transactions the reader's views moved across.
 func runTransferReader(_ arguments: [String]) throws {
     guard arguments.count >= 3, let seed = UInt64(arguments[1]), let seconds = Double(arguments[2]) else {
-        fail("usage: folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B]")
+        fail(
+            "usage: folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B] [--wholesale-every K --wholesale-keys W] [--until-eof]"
+        )
     }
-    let workload = TransferOptions(arguments.dropFirst(3)).workload(seed: seed)
+    let options = TransferOptions(arguments.dropFirst(3))
+    let workload = options.workload(seed: seed)
+    let stop = Atomic<Bool>(false)
+    if options.untilEndOfInput {
+        Thread {
+            while readLine() != nil {}
+            stop.store(true, ordering: .relaxed)
+        }.start()
+    }
     let store = try Store.openReadOnly(at: arguments[0], options: quiet)
     let deadline = Date().addingTimeInterval(seconds)
-    var views = 0, lastGeneration: UInt64 = 0, lastCount = 0
+    var views = 0, lastGeneration: UInt64 = 0, lastCount = 0, wholesale = 0
     var generations = Set<UInt64>()
     var expected: (count: Int, model: TreeModel)? = nil
-    while Date() < deadline {
+    while Date() < deadline && !stop.load(ordering: .relaxed) {
         try store.refresh()
         let view = try store.read()
         let count = try TransferWorkload.count(in: view)
-        if expected?.count != count { expected = (count, workload.expectedContents(after: count)) }
+        if expected?.count != count {
+            expected = (count, workload.expectedContents(after: count))
+            // Version 3 from the first commit recorded wholesale on, version 2 before it.
+            // (This process refreshes nowhere else, so the store's root is the view's.)
+            if let first = workload.firstWholesale {
+                let version = try store.describe().rootFormatVersion
+                if version != (count >= first ? 3 : 2) {
+                    fail("format version \(version) at generation \(view.generation), count \(count)")
+                }
+            }
+        }
         let found = try TreeModel(view)
         if found != expected!.model {
             fail(
@@ -151,10 +199,11 @@ func runTransferReader(_ arguments: [String]) throws {
         if view.generation < lastGeneration || count < lastCount {
             fail("went backwards: generation \(lastGeneration) -> \(view.generation), count \(lastCount) -> \(count)")
         }
+        if views > 0 && count > lastCount { wholesale += (lastCount + 1...count).filter(workload.writesStamps).count }
         lastGeneration = view.generation
         lastCount = count
         views += 1
         generations.insert(view.generation)
     }
-    say("views \(views) generations \(generations.count) count \(lastCount)")
+    say("views \(views) generations \(generations.count) count \(lastCount) wholesale \(wholesale)")
 }

@@ -24,16 +24,21 @@ import LibraryExample
 //                                            "pair/a" and "pair/b" and persists an author;
 //                                            prints "flushed n" once n is durable
 //   folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K]
-//                 [--blob-bytes B] [--retention-ms M]
+//                 [--blob-bytes B] [--retention-ms M] [--commit-during-compaction]
+//                 [--key-limit L --wholesale-every K --wholesale-keys W]
 //                                            seeded bank transfers up to N transactions, resuming
-//                                            from the store's count; prints "open C G",
+//                                            from the store's count; prints "open C G V",
 //                                            "attempt n", "ack n G", "compact G", "compacted G",
 //                                            "done C G" (see Transfers.swift)
-//   folio-torture transfer-reader STORE SEED SECONDS [--blob-every K] [--blob-bytes B]
+//   folio-torture transfer-reader STORE SEED SECONDS [options of transfers] [--until-eof]
 //                                            read-only: every view must equal the transfer
 //                                            model after some count; prints "views V ..."
 //   folio-torture library-writer STORE MAX   Folio records: books of the worked example, one per
 //                                            commit, until MAX or stdin EOF; prints "commit G N"
+//   folio-torture author-steps STORE SEED KEY_LIMIT   Folio records: one seeded step of the
+//                                            authors per stdin line, large ones recorded
+//                                            wholesale; prints "ready G", "step n G", "done G"
+//                                            (AuthorSteps.swift)
 //   folio-torture big-transaction STORE N BUDGET [KEY_LIMIT]   N puts in one transaction
 //                                            spilling past BUDGET bytes, the change log capped
 //                                            at KEY_LIMIT keys (16,384); prints "rss B",
@@ -175,6 +180,8 @@ do {
     case "values-kill":
         try await writeValuesUntilKilled(
             path: arguments[1], upTo: Int(arguments[2]) ?? 1_000, grouped: arguments.contains("--grouped"))
+    case "author-steps":
+        try await runAuthorSteps(Array(arguments.dropFirst()))
     case "library-writer":
         try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:

@@ -4,6 +4,16 @@ import FolioStorage
 // into commits, a transaction's commit replacing the sets it wins over, commits waited for
 // and their batches retired once published (the argument is on `KeyValueMemory`).
 extension KeyValueMemory {
+    /// Whether the scheduled background commit still has writes to commit. If not, its
+    /// turn ends here, as taking the queue ends it: the next set schedules another.
+    func backgroundCommitIsNeeded() -> Bool {
+        state.withLock { state in
+            if !state.queued.isEmpty { return true }
+            state.drainScheduled = false
+            return false
+        }
+    }
+
     /// Moves every queued write into a new batch in flight for the commit of `generation`.
     private func takeQueued(generation: UInt64) -> Batch? {
         state.withLock { state in

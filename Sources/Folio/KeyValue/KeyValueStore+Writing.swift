@@ -94,7 +94,10 @@ extension KeyValueStore where Access == ReadWrite {
     /// writes queued (`flush` retries and reports it).
     func commitInBackground() async {
         do {
-            try await persistence.writer.acquire()
+            // A transaction's begin, a flush or an earlier background commit may have
+            // committed the queue while this task waited to run: then the turn is not taken
+            // (decided in the queue's order, so nothing can have been queued unseen).
+            guard try await persistence.writer.acquire(ifStill: { memory.backgroundCommitIsNeeded() }) else { return }
         } catch {
             return  // not cancelled (a detached task nobody holds); the next set or flush commits
         }

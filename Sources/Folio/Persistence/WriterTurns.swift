@@ -67,6 +67,27 @@ package final class WriterTurns: Sendable {
     /// place in the queue.
     package func acquire() async throws(CancellationError) {
         try await gate.acquire()
+        await waitForSharedTurnsToEnd()
+    }
+
+    /// Takes the exclusive turn if `needed()` still says so once its place in the queue is
+    /// reached (every turn asked for before it has ended); otherwise gives the place up at
+    /// once and returns false, without waiting for the shared turns held. For work that may
+    /// have been done meanwhile by whoever was ahead in the queue: the exclusive turn holds
+    /// every new shared turn back until the held ones end, so taking it for nothing stalls
+    /// writers (and a transaction that waits for another to begin, never).
+    package func acquire(ifStill needed: () -> Bool) async throws(CancellationError) -> Bool {
+        try await gate.acquire()
+        guard needed() else {
+            gate.release()
+            return false
+        }
+        await waitForSharedTurnsToEnd()
+        return true
+    }
+
+    /// The exclusive turn's holder waits here until no shared turn is held.
+    private func waitForSharedTurnsToEnd() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let drained = state.withLock { state -> Bool in
                 if state.shared == 0 { return true }

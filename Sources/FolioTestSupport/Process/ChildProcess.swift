@@ -203,6 +203,11 @@ public final class ChildProcess: @unchecked Sendable {
         throw ChildProcessError.timedOut(waitingFor: "a matching line", output: output, errorOutput: errorOutput)
     }
 
+    /// Writes `line` and a newline to the child's standard input.
+    public func send(_ line: String) {
+        try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
     /// Closes the child's standard input.
     public func closeInput() { try? input.fileHandleForWriting.close() }
 

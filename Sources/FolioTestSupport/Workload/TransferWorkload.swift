@@ -13,7 +13,12 @@ import FolioStorage
 ///   ledger entry `n` (from, to, amount and a 48-byte seeded memo);
 /// - every transaction sets `meta/count` to `n`; if `blobEvery > 0`, every transaction
 ///   whose number is a multiple of it also replaces `blobs/blob` with `blobBytes` seeded
-///   bytes (large values: overflow pages, and commits of more than one append chunk).
+///   bytes (large values: overflow pages, and commits of more than one append chunk);
+/// - if `wholesaleEvery > 0`, every transaction whose number is a multiple of it also
+///   rewrites every key `0 ..< wholesaleKeys` of tree `stamps` with a value naming the
+///   transaction: with a store whose `changeRecordKeyLimit` is below `wholesaleKeys`, its
+///   commit records that tree as changed wholesale, and the first one makes the store
+///   format version 3 (Docs/Format.md §18.2).
 ///
 /// Keys: accounts and ledger entries use `KeyEncoding.encode(Int64(number))`; balances and
 /// the count are little-endian `Int64`/`UInt64`.
@@ -22,6 +27,7 @@ public struct TransferWorkload: Sendable, Equatable {
     public static let ledgerTree = "ledger"
     public static let metaTree = "meta"
     public static let blobTree = "blobs"
+    public static let stampTree = "stamps"
     public static let countKey: [UInt8] = Array("count".utf8)
     public static let blobKey: [UInt8] = Array("blob".utf8)
 
@@ -30,9 +36,12 @@ public struct TransferWorkload: Sendable, Equatable {
     public var initialBalance: Int64
     public var blobEvery: Int
     public var blobBytes: Int
+    public var wholesaleEvery: Int
+    public var wholesaleKeys: Int
 
     public init(
-        seed: UInt64, accounts: Int = 100, initialBalance: Int64 = 1_000_000, blobEvery: Int = 0, blobBytes: Int = 0
+        seed: UInt64, accounts: Int = 100, initialBalance: Int64 = 1_000_000, blobEvery: Int = 0, blobBytes: Int = 0,
+        wholesaleEvery: Int = 0, wholesaleKeys: Int = 0
     ) {
         precondition(accounts >= 2)
         self.seed = seed
@@ -40,6 +49,8 @@ public struct TransferWorkload: Sendable, Equatable {
         self.initialBalance = initialBalance
         self.blobEvery = blobEvery
         self.blobBytes = blobBytes
+        self.wholesaleEvery = wholesaleEvery
+        self.wholesaleKeys = wholesaleKeys
     }
 
     /// The sum of all balances after transaction 1, forever.
@@ -78,6 +89,20 @@ public struct TransferWorkload: Sendable, Equatable {
 
     /// True if transaction `number` also replaces the blob.
     public func writesBlob(_ number: Int) -> Bool { blobEvery > 0 && blobBytes > 0 && number % blobEvery == 0 }
+
+    /// True if transaction `number` also rewrites every key of tree `stamps`.
+    public func writesStamps(_ number: Int) -> Bool {
+        wholesaleEvery > 0 && wholesaleKeys > 0 && number % wholesaleEvery == 0
+    }
+
+    /// The number of the first transaction that rewrites tree `stamps`, if any.
+    public var firstWholesale: Int? { wholesaleEvery > 0 && wholesaleKeys > 0 ? wholesaleEvery : nil }
+
+    /// The stamps transaction `number` writes: key `i` holds `number` and `i`, so a stamp
+    /// left from another transaction, or a key torn from its transaction, shows.
+    public func stamps(_ number: Int) -> [(key: [UInt8], value: [UInt8])] {
+        (0..<wholesaleKeys).map { (Self.ledgerKey($0), Self.encode(Int64(number)) + Self.encode(Int64($0))) }
+    }
 
     /// The blob transaction `number` writes.
     public func blob(_ number: Int) -> [UInt8] {
@@ -147,6 +172,9 @@ public struct TransferWorkload: Sendable, Equatable {
         }
         try transaction.put(Self.encode(Int64(number)), for: Self.countKey, in: Self.metaTree)
         if writesBlob(number) { try transaction.put(blob(number), for: Self.blobKey, in: Self.blobTree) }
+        if writesStamps(number) {
+            for (key, value) in stamps(number) { try transaction.put(value, for: key, in: Self.stampTree) }
+        }
     }
 
     /// The number of transactions a store holds (0 for a store without the workload's trees).
@@ -191,6 +219,9 @@ public struct TransferWorkload: Sendable, Equatable {
         }
         if let last = (1...count).last(where: writesBlob) {
             model.trees[Self.blobTree] = [(Self.blobKey, blob(last))]
+        }
+        if let last = (1...count).last(where: writesStamps) {
+            model.trees[Self.stampTree] = stamps(last)
         }
         return model
     }

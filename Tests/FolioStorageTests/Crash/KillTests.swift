@@ -39,45 +39,8 @@ import FolioTestSupport
         defer { directory.remove() }
         var chain = KillChain(path: directory.child("store"), workload: Self.workload)
         var rng = SplitMix64(seed: 0xC4A5)
-        var byPoint: [String: Int] = [:]
-        var round = 0
-        while chain.kills < kills {
-            round += 1
-            guard round < kills * 3 else {
-                Issue.record("too many rounds without a kill: \(chain.kills) kills in \(round) rounds")
-                break
-            }
-            let grouped = round % 5 == 4
-            let target = (chain.bounds.acknowledged) + 60
-            var environment: [String: String] = [:]
-            var label = "random time"
-            if round % 2 == 0 {
-                let (point, skips) = Self.points[(round / 2) % Self.points.count]
-                let skip = rng.index(grouped && skips == 40 ? 5 : skips)
-                environment = ["FOLIO_CRASH_POINT": point.name, "FOLIO_CRASH_POINT_SKIP": String(skip)]
-                label = "\(point.name) skip \(skip)"
-            }
-            var arguments = ["transfers", chain.path, String(Self.seed), String(target)] + Self.arguments
-            if grouped { arguments.append("--grouped") }
-            let child = try ChildProcess(tool, arguments, environment: environment)
-            if environment.isEmpty {
-                // A random instant: after it opened, 0-40 ms into its commits.
-                _ = try? child.waitForLine(timeout: 60) { $0.hasPrefix("open") }
-                Thread.sleep(forTimeInterval: Double(rng.index(40)) / 1000)
-                child.kill()
-            }
-            let status = try child.wait(timeout: 120)
-            let context = "round \(round) (\(label)\(grouped ? ", grouped" : ""))"
-            if status == -SIGKILL {
-                chain.kills += 1
-                byPoint[
-                    label.hasPrefix("random") ? "random time" : String(label.split(separator: " ")[0]), default: 0] += 1
-            } else {
-                #expect(status == 0, "\(context): the child failed: \(child.errorOutput.suffix(400))")
-                chain.cleanExits += 1
-            }
-            chain.childEnded(TransferTranscript(child.output), context: context)
-        }
+        let byPoint = try chain.killRepeatedly(
+            tool: tool, seed: Self.seed, arguments: Self.arguments, kills: kills, points: Self.points, rng: &rng)
         // A last child finishes the job: the store opens unaided and everything is there.
         let last = try ChildProcess(
             tool, ["transfers", chain.path, String(Self.seed), String(chain.bounds.acknowledged + 5)] + Self.arguments)

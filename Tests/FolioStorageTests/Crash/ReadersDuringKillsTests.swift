@@ -60,7 +60,7 @@ import FolioTestSupport
             #expect(status == 0, "reader \(index) failed: \(reader.errorOutput.suffix(500))")
             let summary = reader.output.last { $0.hasPrefix("views") } ?? "no summary"
             let parts = summary.split(separator: " ")
-            #expect(parts.count == 6 && Int(parts[1])! > 5 && Int(parts[3])! > 1, "reader \(index): \(summary)")
+            #expect(parts.count == 8 && Int(parts[1])! > 5 && Int(parts[3])! > 1, "reader \(index): \(summary)")
             summaries.append(summary)
         }
         #expect(compactions > 0)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import FolioStorage
+@_spi(Testing) import FolioStorage
 import FolioTestSupport
 
 /// Tier B (crash tests with real processes) runs a short version in every `swift test`, so
@@ -14,7 +14,7 @@ enum CrashTestMode {
 
 /// What one `folio-torture transfers` run printed (see its Transfers.swift).
 struct TransferTranscript {
-    /// `open C G`: the state the child opened at, after recovery.
+    /// `open C G V`: the state the child opened at, after recovery.
     var opened: Recovered?
     /// The highest transaction number printed in an `ack` line, and its generation.
     var acknowledged = 0
@@ -25,6 +25,8 @@ struct TransferTranscript {
     var compactions = 0
     /// `done C G`: the child finished cleanly.
     var done: Recovered?
+    /// `V` of `open C G V`: the store's format version when the child had opened it.
+    var format: UInt32?
 
     init(_ lines: [String]) {
         for line in lines {
@@ -32,7 +34,9 @@ struct TransferTranscript {
             func number(_ index: Int) -> Int? { parts.count > index ? Int(parts[index]) : nil }
             func generation(_ index: Int) -> UInt64? { parts.count > index ? UInt64(parts[index]) : nil }
             switch parts.first {
-            case "open": if let c = number(1), let g = generation(2) { opened = Recovered(count: c, generation: g) }
+            case "open":
+                if let c = number(1), let g = generation(2) { opened = Recovered(count: c, generation: g) }
+                format = parts.count > 3 ? UInt32(parts[3]) : nil
             case "attempt": attempted = max(attempted, number(1) ?? 0)
             case "ack":
                 if let n = number(1), n > acknowledged { acknowledged = n }
@@ -56,6 +60,10 @@ struct KillChain {
     var seenGeneration: UInt64 = 0
     var kills = 0
     var cleanExits = 0
+    /// The store's format version when last seen read-only (0: not yet seen).
+    var formatVersion: UInt32 = 0
+    /// Times the store was seen at version 3 after being seen at version 2.
+    var upgradesSeen = 0
 
     init(path: String, workload: TransferWorkload) {
         self.path = path
@@ -75,6 +83,13 @@ struct KillChain {
                 opened.generation >= seenGeneration,
                 "\(context): the child opened at \(opened.generation) after \(seenGeneration) was seen")
             seenGeneration = max(seenGeneration, opened.generation)
+            if let first = workload.firstWholesale {
+                // Recovery follows a run recorded wholesale only from a version 3 slot, so
+                // what the child opened holds a stamps transaction exactly when it is version 3.
+                #expect(
+                    transcript.format == (opened.count >= first ? 3 : 2),
+                    "\(context): the child opened holding \(opened.count) at format \(transcript.format ?? 0)")
+            }
         }
         bounds.attempted = max(bounds.attempted, transcript.attempted, transcript.opened?.count ?? 0)
         bounds.acknowledged = max(bounds.acknowledged, transcript.acknowledged, transcript.done?.count ?? 0)
@@ -104,10 +119,80 @@ struct KillChain {
             // only, and the next writer's recovery also follows the complete runs a killed
             // writer left after its last slot (format version 2, Docs/Durability.md §3).
             bounds.acknowledged = count
+            if let first = workload.firstWholesale { checkFormatVersion(reader, count: count, first: first, context) }
         } catch {
             Issue.record("D2/D3: \(context): \(error)")
         }
         let report = reader.verify()
         #expect(report.isClean, "D3: \(context): \(report.problems.prefix(3))")
+    }
+
+    /// A store holding a commit recorded wholesale (transaction `first` or later) is format
+    /// version 3, one that does not is still version 2, and a store never goes back.
+    private mutating func checkFormatVersion(_ reader: Store, count: Int, first: Int, _ context: String) {
+        guard let version = try? reader.describe().rootFormatVersion else {
+            Issue.record("\(context): the store does not describe itself")
+            return
+        }
+        #expect(version == (count >= first ? 3 : 2), "\(context): format \(version) holding \(count) transactions")
+        #expect(version >= formatVersion, "\(context): format \(version) after \(formatVersion)")
+        if formatVersion == 2 && version == 3 { upgradesSeen += 1 }
+        formatVersion = version
+    }
+}
+
+extension KillChain {
+    /// Runs `folio-torture transfers` children on the chain's store until `kills` of them
+    /// died by `kill -9`: every second child at one of `points` (taken in turn, skipped a
+    /// seeded number of passes), the others at a random instant 0-40 ms after they opened;
+    /// every fifth in grouped durability. Each child runs to 60 transactions past what is
+    /// acknowledged; D1-D4 are checked after each (``childEnded(_:context:)``). Returns how
+    /// many kills landed where ("random time" or the point's name).
+    mutating func killRepeatedly(
+        tool: String, seed: UInt64, arguments: [String], kills: Int, points: [(CrashPoint, skips: Int)],
+        rng: inout SplitMix64
+    ) throws -> [String: Int] {
+        var byPoint: [String: Int] = [:]
+        var round = 0
+        let killsBefore = self.kills
+        while self.kills - killsBefore < kills {
+            round += 1
+            guard round < kills * 3 else {
+                Issue.record("too many rounds without a kill: \(self.kills - killsBefore) kills in \(round) rounds")
+                break
+            }
+            let grouped = round % 5 == 4
+            let target = bounds.acknowledged + 60
+            var environment: [String: String] = [:]
+            var label = "random time"
+            if round % 2 == 0 {
+                let (point, skips) = points[(round / 2) % points.count]
+                let skip = rng.index(grouped && skips == 40 ? 5 : skips)
+                environment = ["FOLIO_CRASH_POINT": point.name, "FOLIO_CRASH_POINT_SKIP": String(skip)]
+                label = "\(point.name) skip \(skip)"
+            }
+            var childArguments = ["transfers", path, String(seed), String(target)] + arguments
+            if grouped { childArguments.append("--grouped") }
+            let child = try ChildProcess(tool, childArguments, environment: environment)
+            if environment.isEmpty {
+                // A random instant: after it opened, 0-40 ms into its commits.
+                _ = try? child.waitForLine(timeout: 60) { $0.hasPrefix("open") }
+                Thread.sleep(forTimeInterval: Double(rng.index(40)) / 1000)
+                child.kill()
+            }
+            let status = try child.wait(timeout: 120)
+            let context = "round \(round) (\(label)\(grouped ? ", grouped" : ""))"
+            if status == -SIGKILL {
+                self.kills += 1
+                byPoint[
+                    label.hasPrefix("random") ? "random time" : String(label.split(separator: " ")[0]), default: 0] +=
+                    1
+            } else {
+                #expect(status == 0, "\(context): the child failed: \(child.errorOutput.suffix(400))")
+                cleanExits += 1
+            }
+            childEnded(TransferTranscript(child.output), context: context)
+        }
+        return byPoint
     }
 }

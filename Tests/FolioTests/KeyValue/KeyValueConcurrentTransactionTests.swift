@@ -24,7 +24,11 @@ import FolioStorage
         func meet(_ label: String) async {
             runs.withLock { $0[label, default: 0] += 1 }
             arrived.add(1, ordering: .acquiringAndReleasing)
-            _ = await KV.eventually { arrived.load(ordering: .acquiring) >= 2 }
+            // Never given up silently: a partner that never begins (a turn held back) is a
+            // failure to see, not minutes of waiting for the hang guard in a passing test.
+            if !(await KV.eventually { arrived.load(ordering: .acquiring) >= 2 }) {
+                Issue.record("\(label): the other transaction never began, so they did not run at once")
+            }
         }
     }
 
@@ -136,7 +140,9 @@ import FolioStorage
         }
         async let second: Void = persistence.perform {
             try values.set("b", for: key)
-            _ = await KV.eventually { meeting.arrived.load(ordering: .acquiring) >= 1 }
+            if !(await KV.eventually { meeting.arrived.load(ordering: .acquiring) >= 1 }) {
+                Issue.record("the first transaction never began")
+            }
             // Outside any transaction: a detached task does not inherit this one.
             try await Task.detached { try values.set("outside", for: key) }.value
             await meeting.meet("b")

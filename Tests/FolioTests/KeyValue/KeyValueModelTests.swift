@@ -174,7 +174,9 @@ enum KeyValueModelRun {
                 try await persistence.perform {
                     for write in second { try write.apply(values) }
                     await meeting.meet("second")
-                    _ = await KV.eventually { meeting.firstReturned.load(ordering: .acquiring) }
+                    if !(await KV.eventually { meeting.firstReturned.load(ordering: .acquiring) }) {
+                        Issue.record("the first transaction of a concurrent pair never returned")
+                    }
                 }
             }
             try await group.waitForAll()
