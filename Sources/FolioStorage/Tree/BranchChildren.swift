@@ -89,6 +89,9 @@ struct BranchChildren: RandomAccessCollection {
                     // Most edits hand back the child they were given (changed in place):
                     // nothing to store.
                     if changed[at].node !== node { changed[at].node = node }
+                } else if at == changed.count {
+                    // Cheaper than an insertion at the end (which takes the generic path).
+                    changed.append(Changed(index: index, node: node))
                 } else {
                     changed.insert(Changed(index: index, node: node), at: at)
                 }
