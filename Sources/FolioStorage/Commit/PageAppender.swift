@@ -96,18 +96,19 @@ struct PageAppender {
                     values[index] = .overflow(try appendOverflow(bytes))
                 }
             }
-            return try appendLeaf(LeafNode(keys: node.keys, values: values))
+            return try appendLeaf(keys: node.keys, values: values)
         case .mutable(let node):
-            var children: [PageAddress] = []
-            children.reserveCapacity(node.children.count)
-            for child in node.children { children.append(try write(child)) }
-            return try appendBranch(BranchNode(keys: node.keys, children: children))
+            // The unchanged children keep their addresses; only the changed ones are
+            // written, in child order (children before their parent).
+            var children = node.children.addresses
+            for child in node.children.changed { children[child.index] = try write(.mutable(child.node)) }
+            return try appendBranch(keys: node.keys, children: children)
         }
     }
 
-    mutating func appendLeaf(_ leaf: LeafNode) throws(StorageError) -> PageAddress {
+    mutating func appendLeaf(keys: [ArraySlice<UInt8>], values: [LeafValue]) throws(StorageError) -> PageAddress {
         let offset = position, pageStart = buffer.count
-        TreePage.encodeLeaf(keys: leaf.keys, values: leaf.values, generation: generation, into: &buffer, at: offset)
+        TreePage.encodeLeaf(keys: keys, values: values, generation: generation, into: &buffer, at: offset)
         return try finishPage(at: offset, cached: writtenLeaf(from: pageStart))
     }
 
@@ -117,10 +118,10 @@ struct PageAppender {
     /// of the pages and arrays they came from, so a cached branch may keep one older page
     /// alive beyond the cache's count of it; branches are about one page in a fan-out's
     /// worth, so that overhang is a small fraction of the cache.
-    mutating func appendBranch(_ branch: BranchNode) throws(StorageError) -> PageAddress {
+    mutating func appendBranch(keys: [ArraySlice<UInt8>], children: [PageAddress]) throws(StorageError) -> PageAddress {
         let offset = position
-        TreePage.encodeBranch(
-            keys: branch.keys, children: branch.children, generation: generation, into: &buffer, at: offset)
+        TreePage.encodeBranch(keys: keys, children: children, generation: generation, into: &buffer, at: offset)
+        let branch = BranchNode(keys: keys, children: children, pageLength: Int(position - offset))
         return try finishPage(at: offset, cached: collectsCacheEntries ? .node(.branch(branch)) : nil)
     }
 

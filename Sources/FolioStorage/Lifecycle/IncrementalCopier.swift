@@ -108,7 +108,7 @@ struct IncrementalCopier {
                     advance(UInt64(overflow.length))
                 }
             }
-            result = try appender.appendLeaf(leaf)
+            result = try appender.appendLeaf(keys: leaf.keys, values: leaf.values)
             if let syncEvery, copiedBytes - syncedAt >= syncEvery {
                 try appender.flush()
                 try appender.file.handle.syncData()
@@ -139,7 +139,7 @@ struct IncrementalCopier {
                     try copy(
                         child, height: height - 1, lower: childLower, earlier: candidate, root: root, into: &appender))
             }
-            result = try appender.appendBranch(BranchNode(keys: branch.keys, children: children))
+            result = try appender.appendBranch(keys: branch.keys, children: children)
         }
         advance(UInt64(address.length))
         return try checkedLength(of: address, result)

@@ -63,12 +63,12 @@ struct PageCopier {
                     advance(UInt64(overflow.length))
                 }
             }
-            result = try appender.appendLeaf(leaf)
+            result = try appender.appendLeaf(keys: leaf.keys, values: leaf.values)
         case .branch(let branch):
             var children: [PageAddress] = []
             children.reserveCapacity(branch.children.count)
             for child in branch.children { children.append(try copy(child, into: &appender)) }
-            result = try appender.appendBranch(BranchNode(keys: branch.keys, children: children))
+            result = try appender.appendBranch(keys: branch.keys, children: children)
         }
         advance(UInt64(address.length))
         return result

@@ -21,6 +21,9 @@ import Synchronization
 final class BranchNode: @unchecked Sendable {
     let keys: [ArraySlice<UInt8>]
     let children: [PageAddress]
+    /// Bytes of the page this node was decoded from or encoded to: what its entries encode
+    /// to, which a copy-on-write copy takes as its size without reading them.
+    let pageLength: Int
     /// `children.count` slots, each 0 until the child at that index is read and found to be
     /// a branch, then the address of that child, retained once by its slot. An integer
     /// atomic rather than `AtomicLazyReference`, whose load is a generic call (metadata
@@ -30,9 +33,10 @@ final class BranchNode: @unchecked Sendable {
     /// other reference to the node remains.
     private let pins: UnsafeMutablePointer<Atomic<UInt>>
 
-    init(keys: [ArraySlice<UInt8>], children: [PageAddress]) {
+    init(keys: [ArraySlice<UInt8>], children: [PageAddress], pageLength: Int) {
         self.keys = keys
         self.children = children
+        self.pageLength = pageLength
         pins = .allocate(capacity: children.count)
         for index in 0..<children.count { (pins + index).initialize(to: Atomic(0)) }
     }
@@ -53,7 +57,9 @@ final class BranchNode: @unchecked Sendable {
     /// (once it is known to be a branch) as a pinned child, without the page cache. A
     /// descent starts at the anchor as at any branch: with no separator, every key goes to
     /// child 0, and no fence is taken from it.
-    static func anchor(of root: PageAddress) -> BranchNode { BranchNode(keys: [], children: [root]) }
+    static func anchor(of root: PageAddress) -> BranchNode {
+        BranchNode(keys: [], children: [root], pageLength: TreePage.emptyBranchSize)
+    }
 
     /// The branch at child `index`, if a descent has pinned it.
     ///

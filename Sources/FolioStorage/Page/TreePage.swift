@@ -35,6 +35,9 @@ enum LeafValue: Sendable, Equatable {
 struct LeafNode: Sendable {
     var keys: [ArraySlice<UInt8>]
     var values: [LeafValue]
+    /// Bytes of the page the leaf was decoded from: what its entries encode to, which a
+    /// copy-on-write copy takes as its size without reading them.
+    let pageLength: Int
 }
 
 /// A decoded tree page, as the page cache holds it. Immutable once decoded.
@@ -184,7 +187,7 @@ enum TreePage {
                 keys.append(key)
             }
             guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes after the last leaf entry") }
-            return .leaf(LeafNode(keys: keys, values: values))
+            return .leaf(LeafNode(keys: keys, values: values, pageLength: bytes.count))
         case .branch:
             guard header.count >= 2 else { throw corrupt("branch page with \(header.count) children") }
             var keys: [ArraySlice<UInt8>] = []
@@ -212,7 +215,7 @@ enum TreePage {
                 children.append(child)
             }
             guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes after the last branch child") }
-            return .branch(BranchNode(keys: keys, children: children))
+            return .branch(BranchNode(keys: keys, children: children, pageLength: bytes.count))
         case .overflow, .commit:
             throw corrupt("expected a leaf or branch page, found a \(header.kind.name) page")
         }

@@ -27,7 +27,7 @@ final class MutableNode {
     /// Leaf values, parallel to `keys` (empty for a branch).
     @exclusivity(unchecked) var values: [LeafValue]
     /// Branch children, `keys.count + 1` of them (empty for a leaf).
-    @exclusivity(unchecked) var children: [NodeRef]
+    @exclusivity(unchecked) var children: BranchChildren
     /// The encoded page size, kept up to date by every edit.
     @exclusivity(unchecked) var size: Int
 
@@ -36,12 +36,16 @@ final class MutableNode {
         self.epoch = epoch
         self.keys = keys
         self.values = values
-        children = []
+        children = BranchChildren()
         size = 0
         size = Self.leafSize(keys: keys, values: values)
     }
 
-    init(branchKeys keys: [ArraySlice<UInt8>], children: [NodeRef], epoch: UInt64) {
+    convenience init(branchKeys keys: [ArraySlice<UInt8>], children: [NodeRef], epoch: UInt64) {
+        self.init(branchKeys: keys, children: BranchChildren(children), epoch: epoch)
+    }
+
+    init(branchKeys keys: [ArraySlice<UInt8>], children: BranchChildren, epoch: UInt64) {
         isLeaf = false
         self.epoch = epoch
         self.keys = keys
@@ -51,22 +55,45 @@ final class MutableNode {
         size = Self.branchSize(keys: keys)
     }
 
+    /// A node with the given parts and a known encoded size (not computed again).
+    private init(
+        isLeaf: Bool, keys: [ArraySlice<UInt8>], values: [LeafValue], children: BranchChildren, size: Int,
+        epoch: UInt64
+    ) {
+        self.isLeaf = isLeaf
+        self.epoch = epoch
+        self.keys = keys
+        self.values = values
+        self.children = children
+        self.size = size
+    }
+
+    /// A copy of the committed page `node`: it shares the decoded page's arrays (keys,
+    /// values, child addresses) until it changes them, and its size is the page's length,
+    /// which is what its entries encode to (a page is parsed to its last byte, and the
+    /// appender records the length it encoded), so copying a page reads none of its entries.
     convenience init(copying node: StoredNode, epoch: UInt64) {
         switch node {
-        case .leaf(let leaf): self.init(leafKeys: leaf.keys, values: leaf.values, epoch: epoch)
+        case .leaf(let leaf):
+            self.init(
+                isLeaf: true, keys: leaf.keys, values: leaf.values, children: BranchChildren(), size: leaf.pageLength,
+                epoch: epoch)
         case .branch(let branch):
-            self.init(branchKeys: branch.keys, children: branch.children.map { .stored($0) }, epoch: epoch)
+            self.init(
+                isLeaf: false, keys: branch.keys, values: [], children: BranchChildren(stored: branch.children),
+                size: branch.pageLength, epoch: epoch)
         }
+        assert(
+            size == (isLeaf ? Self.leafSize(keys: keys, values: values) : Self.branchSize(keys: keys)),
+            "a page's length is the size of its entries")
     }
 
     /// A copy of a frozen node, to edit in a later epoch (the arrays are shared until the
     /// copy changes them).
     convenience init(copying node: MutableNode, epoch: UInt64) {
-        if node.isLeaf {
-            self.init(leafKeys: node.keys, values: node.values, epoch: epoch)
-        } else {
-            self.init(branchKeys: node.keys, children: node.children, epoch: epoch)
-        }
+        self.init(
+            isLeaf: node.isLeaf, keys: node.keys, values: node.values, children: node.children, size: node.size,
+            epoch: epoch)
     }
 
     static func leafSize(keys: [ArraySlice<UInt8>], values: [LeafValue]) -> Int {

@@ -92,7 +92,8 @@ extension TreeEditor {
         let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 2, separatorMovesUp: true)
         let separator = node.keys[at]
         let right = MutableNode(
-            branchKeys: Array(node.keys[(at + 1)...]), children: Array(node.children[(at + 1)...]), epoch: epoch)
+            branchKeys: Array(node.keys[(at + 1)...]), children: BranchChildren(node.children[(at + 1)...]),
+            epoch: epoch)
         node.keys.removeSubrange(at...)
         node.children.removeSubrange((at + 1)...)
         node.size = MutableNode.branchSize(keys: node.keys)

@@ -33,8 +33,10 @@ extension TreeEditor {
             return (node, nil)
         }
         let index = ByteOrder.upperBound(node.keys, key)
-        let (child, previous) = try insert(key, value, at: node.children[index], in: tree)
-        node.children[index] = .mutable(child)
+        let childRef = node.children[index]
+        let (child, previous) = try insert(key, value, at: childRef, in: tree)
+        // A child changed in place is already there.
+        if case .mutable(let edited) = childRef, edited === child {} else { node.children[index] = .mutable(child) }
         try rebalanceChild(at: index, of: node, in: tree)
         return (node, previous)
     }
