@@ -11,6 +11,8 @@ extension CrudRecord: FetchableRecord, PersistableRecord {
 
 /// `transactions` write transactions of `batch` new records each into a fresh database in
 /// `directory` (folio-bench's mt-insert work for one writer); returns the records written.
+/// The table and index are folio-bench's (`GRDBCrudSystem.createRecordTable`, in another
+/// executable of this package): change both together, or the two sides stop comparing.
 func grdbBatches(directory: String, transactions: Int, batch: Int) throws -> Int {
     let pool = try DatabasePool(path: directory + "/records.sqlite")
     try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
