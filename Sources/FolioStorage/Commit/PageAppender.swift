@@ -90,13 +90,15 @@ struct PageAppender {
         case .stored(let address):
             return address
         case .mutable(let node) where node.isLeaf:
-            var values = node.values
-            for index in values.indices {
-                if case .pendingOverflow(let bytes) = values[index] {
-                    values[index] = .overflow(try appendOverflow(bytes))
-                }
+            // Overflow pages first, so the leaf can point at them. The node itself is not
+            // changed: a savepoint may still share it, and roll a spill back.
+            let pending = node.entries.pendingEntries
+            var addresses: [PageAddress] = []
+            if !pending.isEmpty {
+                addresses = Array(repeating: .none, count: node.entries.pendingValues.count)
+                for (place, bytes) in pending { addresses[place] = try appendOverflow(bytes) }
             }
-            return try appendLeaf(keys: node.keys, values: values)
+            return try appendLeaf(node.entries, pendingAddresses: addresses)
         case .mutable(let node):
             // The unchanged children keep their addresses; only the changed ones are
             // written, in child order (children before their parent).
@@ -106,9 +108,12 @@ struct PageAppender {
         }
     }
 
-    mutating func appendLeaf(keys: [ArraySlice<UInt8>], values: [LeafValue]) throws(StorageError) -> PageAddress {
+    mutating func appendLeaf(
+        _ entries: LeafEntries, pendingAddresses: [PageAddress] = []
+    ) throws(StorageError) -> PageAddress {
         let offset = position, pageStart = buffer.count
-        TreePage.encodeLeaf(keys: keys, values: values, generation: generation, into: &buffer, at: offset)
+        TreePage.encodeLeaf(
+            entries, pendingAddresses: pendingAddresses, generation: generation, into: &buffer, at: offset)
         return try finishPage(at: offset, cached: writtenLeaf(from: pageStart))
     }
 

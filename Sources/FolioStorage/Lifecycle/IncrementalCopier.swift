@@ -100,15 +100,14 @@ struct IncrementalCopier {
         try checkpoint()
         let result: PageAddress
         switch try source.nodeBypassingCache(at: address) {
-        case .leaf(var leaf):
-            for index in leaf.values.indices {
-                if case .overflow(let overflow) = leaf.values[index] {
-                    let value = try source.overflowBypassingCache(at: overflow)
-                    leaf.values[index] = .overflow(try checkedLength(of: overflow, try appender.appendOverflow(value)))
-                    advance(UInt64(overflow.length))
-                }
+        case .leaf(let leaf):
+            let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
+                let value = try source.overflowBypassingCache(at: overflow)
+                let copy = try checkedLength(of: overflow, try appender.appendOverflow(value))
+                advance(UInt64(overflow.length))
+                return copy
             }
-            result = try appender.appendLeaf(keys: leaf.keys, values: leaf.values)
+            result = try appender.appendLeaf(entries)
             if let syncEvery, copiedBytes - syncedAt >= syncEvery {
                 try appender.flush()
                 try appender.file.handle.syncData()

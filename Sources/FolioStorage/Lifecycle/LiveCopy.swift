@@ -55,15 +55,14 @@ struct PageCopier {
     mutating func copy(_ address: PageAddress, into appender: inout PageAppender) throws(StorageError) -> PageAddress {
         let result: PageAddress
         switch try source.nodeBypassingCache(at: address) {
-        case .leaf(var leaf):
-            for index in leaf.values.indices {
-                if case .overflow(let overflow) = leaf.values[index] {
-                    let value = try source.overflowBypassingCache(at: overflow)
-                    leaf.values[index] = .overflow(try appender.appendOverflow(value))
-                    advance(UInt64(overflow.length))
-                }
+        case .leaf(let leaf):
+            let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
+                let value = try source.overflowBypassingCache(at: overflow)
+                let copy = try appender.appendOverflow(value)
+                advance(UInt64(overflow.length))
+                return copy
             }
-            result = try appender.appendLeaf(keys: leaf.keys, values: leaf.values)
+            result = try appender.appendLeaf(entries)
         case .branch(let branch):
             var children: [PageAddress] = []
             children.reserveCapacity(branch.children.count)

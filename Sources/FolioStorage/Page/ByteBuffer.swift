@@ -102,6 +102,16 @@ package struct RawByteCursor {
         position += size
     }
 
+    /// Writes `raw`'s bytes (which must not overlap the space written to).
+    package mutating func write(raw: UnsafeRawBufferPointer) {
+        let count = raw.count
+        precondition(buffer.count - position >= count, "page encoder overran its size")
+        if let base = raw.baseAddress, count > 0 {
+            (buffer.baseAddress! + position).copyMemory(from: base, byteCount: count)
+        }
+        position += count
+    }
+
     package mutating func write(bytes: ArraySlice<UInt8>) {
         let count = bytes.count
         precondition(buffer.count - position >= count, "page encoder overran its size")

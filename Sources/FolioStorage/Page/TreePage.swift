@@ -29,15 +29,19 @@ enum LeafValue: Sendable, Equatable {
 
 /// A decoded leaf page: keys in strictly increasing byte order and their values.
 ///
-/// A leaf read from a file is read in place: its keys and inline values are slices of the
-/// page's own bytes, which the node keeps alive. Decoding builds only these two arrays of
-/// slices (the page's offset table), never one array per key or value.
+/// A leaf read from a file is read in place: its entries are the page's own bytes, which
+/// the node keeps alive, and decoding builds only the offset table (``LeafEntries``).
 struct LeafNode: Sendable {
-    var keys: [ArraySlice<UInt8>]
-    var values: [LeafValue]
+    var entries: LeafEntries
     /// Bytes of the page the leaf was decoded from: what its entries encode to, which a
     /// copy-on-write copy takes as its size without reading them.
     let pageLength: Int
+
+    /// Every key, in order (``LeafEntries/keys``).
+    var keys: [ArraySlice<UInt8>] { entries.keys }
+
+    /// Every value, in order (``LeafEntries/values``).
+    var values: [LeafValue] { entries.values }
 }
 
 /// A decoded tree page, as the page cache holds it. Immutable once decoded.
@@ -57,41 +61,29 @@ enum TreePage {
     /// Size of a branch page with only its first child.
     static let emptyBranchSize = PageHeader.size + 12
 
+    /// Writes a leaf page of `entries`. A kind 2 entry (a value not yet in its overflow page)
+    /// is written as a reference to `pendingAddresses[i]`, where `i` is the index it holds:
+    /// the overflow pages are appended before their leaf.
+    static func encodeLeaf(
+        _ entries: LeafEntries, pendingAddresses: [PageAddress], generation: UInt64,
+        into writer: inout ByteWriter, at fileOffset: UInt64
+    ) {
+        let start = PageHeader.begin(&writer, kind: .leaf, count: entries.count, generation: generation)
+        // Sized first, then written in one piece (ByteWriter.append(count:_:)).
+        writer.append(count: entries.entryBytes) { cursor in
+            entries.write(into: &cursor, pendingAddresses: pendingAddresses)
+        }
+        PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
+    }
+
+    /// Writes a leaf page of `keys[i]: values[i]` (no value pending an overflow page).
     static func encodeLeaf(
         keys: [ArraySlice<UInt8>], values: [LeafValue], generation: UInt64,
         into writer: inout ByteWriter, at fileOffset: UInt64
     ) {
-        let start = PageHeader.begin(&writer, kind: .leaf, count: keys.count, generation: generation)
-        // Sized first, then written in one piece (ByteWriter.append(count:_:)).
-        var size = 0
-        for index in keys.indices {
-            switch values[index] {
-            case .inline(let bytes): size += 7 + keys[index].count + bytes.count
-            case .overflow: size += 15 + keys[index].count
-            case .pendingOverflow: preconditionFailure("overflow values are written before their leaf")
-            }
-        }
-        writer.append(count: size) { cursor in
-            for index in keys.indices {
-                let key = keys[index]
-                cursor.write(UInt16(key.count))
-                switch values[index] {
-                case .inline(let bytes):
-                    cursor.write(UInt8(0))
-                    cursor.write(bytes: key)
-                    cursor.write(UInt32(bytes.count))
-                    cursor.write(bytes: bytes)
-                case .overflow(let address):
-                    cursor.write(UInt8(1))
-                    cursor.write(bytes: key)
-                    cursor.write(address.offset)
-                    cursor.write(address.length)
-                case .pendingOverflow:
-                    preconditionFailure("overflow values are written before their leaf")
-                }
-            }
-        }
-        PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
+        encodeLeaf(
+            LeafEntries(keys: keys, values: values), pendingAddresses: [], generation: generation, into: &writer,
+            at: fileOffset)
     }
 
     static func encodeBranch(
@@ -150,27 +142,24 @@ enum TreePage {
         switch header.kind {
         case .leaf:
             guard header.count >= 1 else { throw corrupt("leaf page with no entries") }
-            var keys: [ArraySlice<UInt8>] = []
-            var values: [LeafValue] = []
-            keys.reserveCapacity(header.count)
-            values.reserveCapacity(header.count)
+            var starts: [UInt32] = []
+            starts.reserveCapacity(header.count)
             for index in 0..<header.count {
+                let start = reader.position
                 guard let keyLength = reader.readUInt16(), let valueKind = reader.readUInt8() else {
                     throw corrupt("leaf entry \(index) header runs past the page end")
                 }
-                guard Int(keyLength) <= StorageLimits.maximumKeyLength, let key = reader.readSlice(Int(keyLength))
-                else {
+                guard Int(keyLength) <= StorageLimits.maximumKeyLength, reader.skip(Int(keyLength)) else {
                     throw corrupt("leaf entry \(index) key of \(keyLength) bytes is too long or runs past the page end")
                 }
                 switch valueKind {
-                case 0:
+                case LeafEntries.inlineKind:
                     guard let valueLength = reader.readUInt32(), let length = OnDiskInteger.count(valueLength),
-                        let value = reader.readSlice(length)
+                        reader.skip(length)
                     else {
                         throw corrupt("leaf entry \(index) value runs past the page end")
                     }
-                    values.append(.inline(value))
-                case 1:
+                case LeafEntries.overflowKind:
                     guard let offset = reader.readUInt64(), let length = reader.readUInt32() else {
                         throw corrupt("leaf entry \(index) overflow reference runs past the page end")
                     }
@@ -180,14 +169,15 @@ enum TreePage {
                     else {
                         throw corrupt("leaf entry \(index) overflow reference \(target) is not before the leaf")
                     }
-                    values.append(.overflow(target))
                 default:
+                    // Kind 2 is never on disk: it is a transaction's value not yet written.
                     throw corrupt("leaf entry \(index) has unknown value kind \(valueKind)")
                 }
-                keys.append(key)
+                starts.append(UInt32(start))
             }
             guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes after the last leaf entry") }
-            return .leaf(LeafNode(keys: keys, values: values, pageLength: bytes.count))
+            let entries = LeafEntries(page: bytes, starts: starts, entryBytes: bytes.count - PageHeader.size)
+            return .leaf(LeafNode(entries: entries, pageLength: bytes.count))
         case .branch:
             guard header.count >= 2 else { throw corrupt("branch page with \(header.count) children") }
             var keys: [ArraySlice<UInt8>] = []

@@ -7,17 +7,17 @@ enum CachedPage: Sendable {
     /// A leaf this process's writer just wrote, as its bytes (in storage of their own),
     /// decoded on its first read (``PageSource/node(at:)``): most leaves a commit writes are
     /// not read again before they are replaced or evicted (an index leaf of a random update),
-    /// and decoding one costs a slice per key and value, to make and to free.
+    /// and decoding one costs a pass over its entries and an offset table.
     case writtenLeaf([UInt8])
 
     /// What holding the page costs, in bytes, for a page of `pageBytes` bytes: the page
-    /// itself (a node's keys and values are slices of it) plus its offset table (one slice
-    /// per key, one value per leaf entry, one address per child) and a fixed overhead.
+    /// itself (a node's keys and values are read in it) plus its offset table (one offset
+    /// per leaf entry; one slice per separator and one address per child of a branch) and a
+    /// fixed overhead.
     func cost(pageBytes: Int) -> Int {
         switch self {
         case .node(.leaf(let leaf)):
-            return pageBytes + 64 + leaf.keys.count * MemoryLayout<ArraySlice<UInt8>>.stride
-                + leaf.values.count * MemoryLayout<LeafValue>.stride
+            return pageBytes + 64 + leaf.entries.count * MemoryLayout<UInt32>.stride
         case .node(.branch(let branch)):
             return pageBytes + 64 + branch.keys.count * MemoryLayout<ArraySlice<UInt8>>.stride
                 + branch.children.count * MemoryLayout<PageAddress>.stride

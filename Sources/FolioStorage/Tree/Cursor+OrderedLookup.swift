@@ -28,16 +28,17 @@ extension Cursor {
             }
             held = fetched
         }
-        let index = ByteOrder.lowerBound(held.keys, key)
-        let found = index < held.keys.count && ByteOrder.compare(held.keys[index], key) == 0
+        let index = held.entries.lowerBound(key)
+        let found = index < held.entries.count && held.entries.compareKey(index, with: key[...]) == 0
         position(after: key, in: held, at: index, found: found)
-        return found ? try resolveValue(held.values[index]) : nil
+        return found ? try resolveValue(held.entries.value(index)) : nil
     }
 
     /// Whether `key` lies between the first and the last key of a leaf.
     private static func spans(_ batch: LeafBatch, _ key: [UInt8]) -> Bool {
-        guard let first = batch.keys.first, let last = batch.keys.last else { return false }
-        return ByteOrder.compare(first, key) <= 0 && ByteOrder.compare(last, key) >= 0
+        let entries = batch.entries
+        guard !entries.isEmpty else { return false }
+        return entries.compareKey(0, with: key[...]) <= 0 && entries.compareKey(entries.count - 1, with: key[...]) >= 0
     }
 
     /// Leaves the cursor where ``next()`` returns the first key after `key` in its
@@ -49,7 +50,7 @@ extension Cursor {
         switch direction {
         case .forward:
             let following = index + (found ? 1 : 0)
-            if var leaf = next, following < leaf.keys.count {
+            if var leaf = next, following < leaf.entries.count {
                 leaf.index = following
                 next = leaf
             } else {

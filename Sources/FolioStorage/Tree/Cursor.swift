@@ -177,8 +177,8 @@ public struct Cursor {
             batch = fetched
         }
         guard let current = batch else { return nil }
-        let key = current.keys[current.index]
-        let value = current.values[current.index]
+        let key = current.entries.key(current.index)
+        let value = current.entries.value(current.index)
         let inRange = direction == .forward ? range.isBelowUpper(key) : range.isAboveLower(key)
         guard inRange else {
             finished = true
@@ -186,7 +186,7 @@ public struct Cursor {
             return nil
         }
         let nextIndex = current.index + (direction == .forward ? 1 : -1)
-        if nextIndex >= 0 && nextIndex < current.keys.count {
+        if nextIndex >= 0 && nextIndex < current.entries.count {
             batch!.index = nextIndex
         } else {
             batch = nil

@@ -8,6 +8,10 @@ enum NodeRef {
 /// came from is never modified; Docs/Format.md §3). Owned by one transaction; written out,
 /// children first, when it commits, or dropped without a trace when it rolls back.
 ///
+/// A leaf is its page's entries as bytes plus an offset table (``LeafEntries``), the same
+/// representation as a committed leaf, so copying a page copies no entry. A branch holds
+/// its separators (slices of the page or of the keys that split a child) and its children.
+///
 /// Mutable nodes are themselves copy-on-write across savepoints and snapshot cursors: a
 /// node is edited in place only while its ``epoch`` is at or above the transaction's
 /// frozen boundary (see `WriteTransaction+Savepoint.swift`); an older node may be
@@ -21,85 +25,83 @@ final class MutableNode {
     let isLeaf: Bool
     /// The transaction epoch the node was created in.
     let epoch: UInt64
-    /// Slices of the committed page the node was copied from, or of the arrays the
-    /// transaction was given: copying a page copies no key.
+    /// A leaf's entries (empty for a branch).
+    @exclusivity(unchecked) var entries: LeafEntries
+    /// A branch's separators (empty for a leaf).
     @exclusivity(unchecked) var keys: [ArraySlice<UInt8>]
-    /// Leaf values, parallel to `keys` (empty for a branch).
-    @exclusivity(unchecked) var values: [LeafValue]
     /// Branch children, `keys.count + 1` of them (empty for a leaf).
     @exclusivity(unchecked) var children: BranchChildren
-    /// The encoded page size, kept up to date by every edit.
-    @exclusivity(unchecked) var size: Int
+    /// A branch's encoded page size, kept up to date by every edit (a leaf's is its
+    /// entries' bytes: ``size``).
+    @exclusivity(unchecked) private var branchBytes: Int
 
-    init(leafKeys keys: [ArraySlice<UInt8>], values: [LeafValue], epoch: UInt64) {
+    /// The encoded page size.
+    var size: Int {
+        get { isLeaf ? PageHeader.size + entries.entryBytes : branchBytes }
+        set {
+            assert(!isLeaf, "a leaf's size is its entries'")
+            branchBytes = newValue
+        }
+    }
+
+    init(leaf entries: LeafEntries, epoch: UInt64) {
         isLeaf = true
         self.epoch = epoch
-        self.keys = keys
-        self.values = values
+        self.entries = entries
+        keys = []
         children = BranchChildren()
-        size = 0
-        size = Self.leafSize(keys: keys, values: values)
+        branchBytes = 0
+    }
+
+    /// A leaf of the entries `keys[i]: values[i]`; `keys` strictly ascending.
+    convenience init(leafKeys keys: [ArraySlice<UInt8>], values: [LeafValue], epoch: UInt64) {
+        self.init(leaf: LeafEntries(keys: keys, values: values), epoch: epoch)
     }
 
     convenience init(branchKeys keys: [ArraySlice<UInt8>], children: [NodeRef], epoch: UInt64) {
         self.init(branchKeys: keys, children: BranchChildren(children), epoch: epoch)
     }
 
-    init(branchKeys keys: [ArraySlice<UInt8>], children: BranchChildren, epoch: UInt64) {
+    convenience init(branchKeys keys: [ArraySlice<UInt8>], children: BranchChildren, epoch: UInt64) {
+        self.init(branchKeys: keys, children: children, size: Self.branchSize(keys: keys), epoch: epoch)
+    }
+
+    /// A branch with a known encoded size (not computed again).
+    private init(branchKeys keys: [ArraySlice<UInt8>], children: BranchChildren, size: Int, epoch: UInt64) {
         isLeaf = false
         self.epoch = epoch
+        entries = LeafEntries()
         self.keys = keys
-        values = []
         self.children = children
-        size = 0
-        size = Self.branchSize(keys: keys)
+        branchBytes = size
     }
 
-    /// A node with the given parts and a known encoded size (not computed again).
-    private init(
-        isLeaf: Bool, keys: [ArraySlice<UInt8>], values: [LeafValue], children: BranchChildren, size: Int,
-        epoch: UInt64
-    ) {
-        self.isLeaf = isLeaf
-        self.epoch = epoch
-        self.keys = keys
-        self.values = values
-        self.children = children
-        self.size = size
-    }
-
-    /// A copy of the committed page `node`: it shares the decoded page's arrays (keys,
-    /// values, child addresses) until it changes them, and its size is the page's length,
-    /// which is what its entries encode to (a page is parsed to its last byte, and the
-    /// appender records the length it encoded), so copying a page reads none of its entries.
+    /// A copy of the committed page `node`: it shares the decoded page's storage (entries,
+    /// or separators and child addresses) until it changes it, and a branch's size is the
+    /// page's length, which is what its entries encode to (a page is parsed to its last
+    /// byte, and the appender records the length it encoded), so copying a page reads none
+    /// of its entries.
     convenience init(copying node: StoredNode, epoch: UInt64) {
         switch node {
         case .leaf(let leaf):
-            self.init(
-                isLeaf: true, keys: leaf.keys, values: leaf.values, children: BranchChildren(), size: leaf.pageLength,
-                epoch: epoch)
+            self.init(leaf: leaf.entries, epoch: epoch)
+            assert(size == leaf.pageLength, "a page's length is the size of its entries")
         case .branch(let branch):
             self.init(
-                isLeaf: false, keys: branch.keys, values: [], children: BranchChildren(stored: branch.children),
-                size: branch.pageLength, epoch: epoch)
+                branchKeys: branch.keys, children: BranchChildren(stored: branch.children), size: branch.pageLength,
+                epoch: epoch)
+            assert(size == Self.branchSize(keys: keys), "a page's length is the size of its entries")
         }
-        assert(
-            size == (isLeaf ? Self.leafSize(keys: keys, values: values) : Self.branchSize(keys: keys)),
-            "a page's length is the size of its entries")
     }
 
-    /// A copy of a frozen node, to edit in a later epoch (the arrays are shared until the
-    /// copy changes them).
+    /// A copy of a frozen node, to edit in a later epoch (the storage is shared until the
+    /// copy changes it).
     convenience init(copying node: MutableNode, epoch: UInt64) {
-        self.init(
-            isLeaf: node.isLeaf, keys: node.keys, values: node.values, children: node.children, size: node.size,
-            epoch: epoch)
-    }
-
-    static func leafSize(keys: [ArraySlice<UInt8>], values: [LeafValue]) -> Int {
-        var size = PageHeader.size
-        for index in keys.indices { size += TreePage.leafEntrySize(keyCount: keys[index].count, value: values[index]) }
-        return size
+        if node.isLeaf {
+            self.init(leaf: node.entries, epoch: epoch)
+        } else {
+            self.init(branchKeys: node.keys, children: node.children, size: node.size, epoch: epoch)
+        }
     }
 
     static func branchSize(keys: [ArraySlice<UInt8>]) -> Int {
@@ -108,11 +110,12 @@ final class MutableNode {
         return size
     }
 
+    /// Number of entries: a leaf's keys, or a branch's separators.
+    var keyCount: Int { isLeaf ? entries.count : keys.count }
+
     /// Size of entry `index` alone (leaf: key and value; branch: separator `index` and the
     /// child after it).
     func entrySize(_ index: Int) -> Int {
-        isLeaf
-            ? TreePage.leafEntrySize(keyCount: keys[index].count, value: values[index])
-            : TreePage.branchEntrySize(keyCount: keys[index].count)
+        isLeaf ? entries.entrySize(index) : TreePage.branchEntrySize(keyCount: keys[index].count)
     }
 }

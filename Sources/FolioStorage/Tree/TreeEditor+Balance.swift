@@ -52,7 +52,10 @@ extension TreeEditor {
         let left = try makeMutable(parent.children[leftIndex], in: tree)
         let right = try makeMutable(parent.children[leftIndex + 1], in: tree)
         if left.isLeaf {
-            return MutableNode(leafKeys: left.keys + right.keys, values: left.values + right.values, epoch: epoch)
+            var entries = LeafEntries(left.entries, range: 0..<left.entries.count)
+            entries.reserve(entries: right.entries.count, bytes: right.entries.entryBytes)
+            entries.append(contentsOf: right.entries, range: 0..<right.entries.count)
+            return MutableNode(leaf: entries, epoch: epoch)
         }
         return MutableNode(
             branchKeys: left.keys + [parent.keys[leftIndex]] + right.keys,
@@ -79,12 +82,14 @@ extension TreeEditor {
     /// separator and the right half.
     func splitInTwo(_ node: MutableNode) -> (separator: ArraySlice<UInt8>, node: MutableNode) {
         if node.isLeaf {
-            let at = bestSplit(node, firstRight: 1, lastRight: node.keys.count - 1, separatorMovesUp: false)
-            let right = MutableNode(leafKeys: Array(node.keys[at...]), values: Array(node.values[at...]), epoch: epoch)
-            let separator = ByteOrder.shortestSeparator(after: node.keys[at - 1], upTo: node.keys[at])
-            node.keys.removeSubrange(at...)
-            node.values.removeSubrange(at...)
-            node.size = MutableNode.leafSize(keys: node.keys, values: node.values)
+            let count = node.entries.count
+            let at = bestSplit(node, firstRight: 1, lastRight: count - 1, separatorMovesUp: false)
+            let right = MutableNode(leaf: LeafEntries(node.entries, range: at..<count), epoch: epoch)
+            // Copied out: a slice of the right leaf's buffer would make it shared, and its next
+            // edit would copy the whole buffer.
+            let separator = ArraySlice(
+                Array(ByteOrder.shortestSeparator(after: node.entries.key(at - 1), upTo: right.entries.key(0))))
+            node.entries.removeSuffix(from: at)
             return (separator, right)
         }
         // Branch: key `at` moves up; the left keeps keys ..<at, the right keys at+1...
@@ -107,7 +112,7 @@ extension TreeEditor {
         var leftBytes = 0
         var best = firstRight
         var bestLarger = Int.max
-        for index in 0..<node.keys.count {
+        for index in 0..<node.keyCount {
             if index >= firstRight && index <= lastRight {
                 let moving = separatorMovesUp ? node.entrySize(index) : 0
                 let rightBytes = total - leftBytes - moving

@@ -25,16 +25,13 @@ extension TreeEditor {
         guard !keys.isEmpty else { return previous }
         guard let root = tree.root else {
             // An empty tree: the puts, in order, are its one (perhaps oversized) leaf.
-            var leafKeys: [ArraySlice<UInt8>] = [], leafValues: [LeafValue] = []
+            var entries = LeafEntries()
             for index in keys.indices {
-                if let value = values[index] {
-                    leafKeys.append(keys[index][...])
-                    leafValues.append(value)
-                }
+                if let value = values[index] { entries.append(key: keys[index][...], value: value) }
             }
-            guard !leafKeys.isEmpty else { return previous }
+            guard !entries.isEmpty else { return previous }
             tree.editChangedANode = true
-            tree.root = try normalizeRoot(MutableNode(leafKeys: leafKeys, values: leafValues, epoch: epoch), in: tree)
+            tree.root = try normalizeRoot(MutableNode(leaf: entries, epoch: epoch), in: tree)
             return previous
         }
         switch try apply(keys, values, keys.indices, at: root, previous: &previous, in: tree) {
@@ -50,10 +47,8 @@ extension TreeEditor {
         previous: inout [LeafValue?], in tree: TreeState
     ) throws(StorageError) -> BatchResult {
         let loaded = try reader.load(ref)
-        if case .leaf(let leafKeys, let leafValues) = loaded {
-            return try applyToLeaf(
-                keys, values, range, ref: ref, leafKeys: leafKeys, leafValues: leafValues, previous: &previous,
-                in: tree)
+        if case .leaf(let entries) = loaded {
+            return try applyToLeaf(keys, values, range, ref: ref, leaf: entries, previous: &previous, in: tree)
         }
         // Partition the changes among the children: child `i` holds the keys from
         // separator `i - 1` (included) to separator `i` (excluded).
@@ -92,45 +87,41 @@ extension TreeEditor {
     /// the leaf, and none if no change applies.
     private func applyToLeaf(
         _ keys: [[UInt8]], _ values: [LeafValue?], _ range: Range<Int>, ref: NodeRef,
-        leafKeys: [ArraySlice<UInt8>], leafValues: [LeafValue], previous: inout [LeafValue?], in tree: TreeState
+        leaf: LeafEntries, previous: inout [LeafValue?], in tree: TreeState
     ) throws(StorageError) -> BatchResult {
-        var newKeys: [ArraySlice<UInt8>] = [], newValues: [LeafValue] = []
-        newKeys.reserveCapacity(leafKeys.count + range.count)
-        newValues.reserveCapacity(leafKeys.count + range.count)
+        // Whether any change applies is known before anything is built: a batch of removals
+        // of absent keys leaves the leaf as it was, not even copied.
+        var old = leaf.lowerBound(keys[range.lowerBound])
+        let first = old
         var changed = false
-        var old = ByteOrder.lowerBound(leafKeys, keys[range.lowerBound])
-        newKeys.append(contentsOf: leafKeys[..<old])
-        newValues.append(contentsOf: leafValues[..<old])
         for index in range {
-            let key = keys[index]
-            while old < leafKeys.count, ByteOrder.compare(leafKeys[old], key) < 0 {
-                newKeys.append(leafKeys[old])
-                newValues.append(leafValues[old])
-                old += 1
-            }
-            let present = old < leafKeys.count && ByteOrder.compare(leafKeys[old], key) == 0
+            let key = keys[index][...]
+            while old < leaf.count, leaf.compareKey(old, with: key) < 0 { old += 1 }
+            let present = old < leaf.count && leaf.compareKey(old, with: key) == 0
             if present {
-                previous[index] = leafValues[old]
+                previous[index] = leaf.value(old)
                 old += 1
             }
-            if let value = values[index] {
-                newKeys.append(key[...])
-                newValues.append(value)
-                changed = true
-            } else if present {
-                changed = true
-            }
+            if values[index] != nil || present { changed = true }
         }
         guard changed else { return .unchanged }
-        newKeys.append(contentsOf: leafKeys[old...])
-        newValues.append(contentsOf: leafValues[old...])
+        var merged = LeafEntries(leaf, range: 0..<first)
+        old = first
+        for index in range {
+            let key = keys[index][...]
+            while old < leaf.count, leaf.compareKey(old, with: key) < 0 {
+                merged.append(entry: old, of: leaf)
+                old += 1
+            }
+            if old < leaf.count && leaf.compareKey(old, with: key) == 0 { old += 1 }
+            if let value = values[index] { merged.append(key: key, value: value) }
+        }
+        merged.append(contentsOf: leaf, range: old..<leaf.count)
         let node = try makeMutable(ref, in: tree)
         // From here on the tree is being changed: an error above leaves it half-edited.
         tree.editChangedANode = true
-        guard !newKeys.isEmpty else { return .changed(nil) }
-        node.keys = newKeys
-        node.values = newValues
-        node.size = MutableNode.leafSize(keys: newKeys, values: newValues)
+        guard !merged.isEmpty else { return .changed(nil) }
+        node.entries = merged
         return .changed(node)
     }
 

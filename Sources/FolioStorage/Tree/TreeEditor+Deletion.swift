@@ -16,16 +16,12 @@ extension TreeEditor {
     ) throws(StorageError) -> (MutableNode, LeafValue)? {
         let loaded = try reader.load(ref)
         switch loaded {
-        case .leaf(let keys, _):
-            let index = ByteOrder.lowerBound(keys, key)
-            guard index < keys.count, ByteOrder.compare(keys[index], key) == 0 else { return nil }
+        case .leaf(let entries):
+            guard let index = entries.index(of: key) else { return nil }
             let node = try makeMutable(ref, in: tree)
             // From here on the tree is being changed: an error above leaves it half-edited.
             tree.editChangedANode = true
-            let removed = node.values.remove(at: index)
-            node.size -= TreePage.leafEntrySize(keyCount: node.keys[index].count, value: removed)
-            node.keys.remove(at: index)
-            return (node, removed)
+            return (node, node.entries.remove(at: index))
         case .storedBranch, .mutableBranch:
             let index = ByteOrder.upperBound(loaded.branchKeys, key)
             guard let (child, removed) = try delete(key, at: loaded.child(index), in: tree) else { return nil }

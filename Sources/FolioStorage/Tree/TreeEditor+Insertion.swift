@@ -4,7 +4,7 @@ extension TreeEditor {
     /// Inserts or replaces `key`; returns the value it replaced, if any.
     func put(_ key: [UInt8], _ value: LeafValue, in tree: TreeState) throws(StorageError) -> LeafValue? {
         guard let root = tree.root else {
-            tree.root = .mutable(MutableNode(leafKeys: [key[...]], values: [value], epoch: epoch))
+            tree.root = .mutable(MutableNode(leaf: LeafEntries(key: key[...], value: value), epoch: epoch))
             return nil
         }
         let (node, previous) = try insert(key, value, at: root, in: tree)
@@ -20,16 +20,11 @@ extension TreeEditor {
         if node.isLeaf {
             // From here on the tree is being changed: an error above leaves it half-edited.
             tree.editChangedANode = true
-            let index = ByteOrder.lowerBound(node.keys, key)
-            if index < node.keys.count, ByteOrder.compare(node.keys[index], key) == 0 {
-                let previous = node.values[index]
-                node.size += value.encodedSize - previous.encodedSize
-                node.values[index] = value
-                return (node, previous)
+            let index = node.entries.lowerBound(key)
+            if index < node.entries.count, node.entries.compareKey(index, with: key[...]) == 0 {
+                return (node, node.entries.replaceValue(at: index, with: value))
             }
-            node.keys.insert(key[...], at: index)
-            node.values.insert(value, at: index)
-            node.size += TreePage.leafEntrySize(keyCount: key.count, value: value)
+            node.entries.insert(key: key[...], value: value, at: index)
             return (node, nil)
         }
         let index = ByteOrder.upperBound(node.keys, key)

@@ -42,7 +42,7 @@ struct TreeEditor {
                 epoch: epoch)
         }
         if root.isLeaf {
-            return root.keys.isEmpty ? nil : .mutable(root)
+            return root.entries.isEmpty ? nil : .mutable(root)
         }
         var ref: NodeRef = .mutable(root)
         while case .mutable(let branch) = ref, !branch.isLeaf, branch.children.count == 1 {

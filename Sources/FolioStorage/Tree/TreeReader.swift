@@ -1,6 +1,6 @@
 /// A node as the readers see it, whether committed or changed by a write transaction.
 enum LoadedNode {
-    case leaf(keys: [ArraySlice<UInt8>], values: [LeafValue])
+    case leaf(LeafEntries)
     case storedBranch(BranchNode)
     case mutableBranch(MutableNode)
 
@@ -31,8 +31,7 @@ enum SeekTarget {
 
 /// One leaf's entries, as a cursor consumes them: `index` is the entry the seek found.
 struct LeafBatch {
-    var keys: [ArraySlice<UInt8>]
-    var values: [LeafValue]
+    var entries: LeafEntries
     var index: Int
 }
 
@@ -47,11 +46,11 @@ struct TreeReader {
         switch ref {
         case .stored(let address):
             switch try pages.node(at: address) {
-            case .leaf(let leaf): return .leaf(keys: leaf.keys, values: leaf.values)
+            case .leaf(let leaf): return .leaf(leaf.entries)
             case .branch(let branch): return .storedBranch(branch)
             }
         case .mutable(let node):
-            return node.isLeaf ? .leaf(keys: node.keys, values: node.values) : .mutableBranch(node)
+            return node.isLeaf ? .leaf(node.entries) : .mutableBranch(node)
         }
     }
 
@@ -62,7 +61,7 @@ struct TreeReader {
         guard case .storedBranch(let branch) = node else { return try load(node.child(index)) }
         if let pinned = branch.pinnedChild(index) { return .storedBranch(pinned) }
         switch try pages.node(at: branch.children[index]) {
-        case .leaf(let leaf): return .leaf(keys: leaf.keys, values: leaf.values)
+        case .leaf(let leaf): return .leaf(leaf.entries)
         case .branch(let child): return .storedBranch(branch.pin(child, at: index))
         }
     }
@@ -83,10 +82,8 @@ struct TreeReader {
         var node = start
         while true {
             switch node {
-            case .leaf(let keys, let values):
-                let index = ByteOrder.lowerBound(keys, key)
-                guard index < keys.count, ByteOrder.compare(keys[index], key) == 0 else { return nil }
-                return values[index]
+            case .leaf(let entries):
+                return entries.index(of: key).map { entries.value($0) }
             case .storedBranch, .mutableBranch:
                 node = try loadChild(ByteOrder.upperBound(node.branchKeys, key), of: node)
             }
@@ -117,21 +114,21 @@ struct TreeReader {
             var fence: ArraySlice<UInt8>? = nil
             while true {
                 switch node {
-                case .leaf(let keys, let values):
+                case .leaf(let entries):
                     switch target {
                     case .forward(let key, let inclusive):
-                        let index = inclusive ? ByteOrder.lowerBound(keys, key) : ByteOrder.upperBound(keys, key)
-                        if index < keys.count { return LeafBatch(keys: keys, values: values, index: index) }
+                        let index = inclusive ? entries.lowerBound(key) : entries.upperBound(key)
+                        if index < entries.count { return LeafBatch(entries: entries, index: index) }
                         guard let fence else { return nil }
                         target = .forward(from: fence, inclusive: true)
                     case .backward(let key, let inclusive):
                         let index: Int
                         if let key {
-                            index = (inclusive ? ByteOrder.upperBound(keys, key) : ByteOrder.lowerBound(keys, key)) - 1
+                            index = (inclusive ? entries.upperBound(key) : entries.lowerBound(key)) - 1
                         } else {
-                            index = keys.count - 1
+                            index = entries.count - 1
                         }
-                        if index >= 0 { return LeafBatch(keys: keys, values: values, index: index) }
+                        if index >= 0 { return LeafBatch(entries: entries, index: index) }
                         guard let fence else { return nil }
                         target = .backward(from: fence, inclusive: false)
                     }

@@ -131,7 +131,7 @@ private struct InvariantWalk {
     private mutating func checkFill(_ node: MutableNode) {
         let encoded =
             node.isLeaf
-            ? MutableNode.leafSize(keys: node.keys, values: node.values) : MutableNode.branchSize(keys: node.keys)
+            ? PageHeader.size + node.entries.measuredEntryBytes() : MutableNode.branchSize(keys: node.keys)
         if node.size != encoded {
             report("recorded size \(node.size) bytes, its entries encode to \(encoded)")
         }
@@ -150,27 +150,28 @@ private struct InvariantWalk {
             report("a leaf at depth \(depth), another at depth \(leafDepth)")
         }
         leafDepth = leafDepth ?? depth
-        guard node.values.count == node.keys.count, node.children.isEmpty else {
-            report("a leaf with \(node.keys.count) keys, \(node.values.count) values, \(node.children.count) children")
+        let entries = node.entries
+        guard node.keys.isEmpty, node.children.isEmpty else {
+            report("a leaf with \(node.keys.count) separators, \(node.children.count) children")
             return
         }
         // An empty leaf is only ever a whole empty tree, which has no root at all.
-        guard let first = node.keys.first, let last = node.keys.last else {
+        guard let first = entries.firstKey, let last = entries.lastKey else {
             report("an empty leaf")
             return
         }
         // The keys ascend (checked below), so the first and the last within bounds put
         // them all within.
         checkBounds(first, index: 0, lower: lower, upper: upper)
-        checkBounds(last, index: node.keys.count - 1, lower: lower, upper: upper)
-        for index in node.keys.indices {
-            let key = node.keys[index]
+        checkBounds(last, index: entries.count - 1, lower: lower, upper: upper)
+        for index in 0..<entries.count {
+            let key = entries.key(index)
             if key.count > StorageLimits.maximumKeyLength { report("key \(index) is \(key.count) bytes long") }
             if let previousKey, ByteOrder.compare(previousKey, key) >= 0 {
                 report("key \(index) \(hex(key)) does not follow the key before it, \(hex(previousKey))")
             }
             previousKey = key
-            switch node.values[index] {
+            switch entries.value(index) {
             case .inline(let bytes) where bytes.count > StorageLimits.inlineValueLimit:
                 report("value \(index) is inline with \(bytes.count) bytes")
             case .pendingOverflow(let bytes) where bytes.count <= StorageLimits.inlineValueLimit:
@@ -178,11 +179,11 @@ private struct InvariantWalk {
             default: break
             }
         }
-        entries += UInt64(node.keys.count)
+        self.entries += UInt64(entries.count)
     }
 
     private mutating func checkBranch(_ node: MutableNode, lower: ArraySlice<UInt8>?, upper: ArraySlice<UInt8>?) {
-        guard node.children.count == node.keys.count + 1, node.values.isEmpty else {
+        guard node.children.count == node.keys.count + 1, node.entries.isEmpty else {
             report("a branch with \(node.keys.count) separators, \(node.children.count) children")
             return
         }

@@ -44,7 +44,7 @@ extension TreeVerifier {
         stats.bytes += UInt64(address.length)
         let keys: [ArraySlice<UInt8>]
         switch node {
-        case .leaf(let leaf): keys = leaf.keys
+        case .leaf(let leaf): keys = (0..<leaf.entries.count).map { leaf.entries.key($0) }
         case .branch(let branch): keys = branch.keys
         }
         // Order within the page, and fences from the parent: lower <= key < upper.
@@ -78,17 +78,17 @@ extension TreeVerifier {
                     "leaf at depth \(level), other leaves at depth \(depth): the tree is unbalanced")
             }
             leafDepth = leafDepth ?? level
-            stats.count += UInt64(leaf.keys.count)
-            for index in leaf.keys.indices {
-                switch leaf.values[index] {
+            stats.count += UInt64(leaf.entries.count)
+            for index in 0..<leaf.entries.count {
+                switch leaf.entries.value(index) {
                 case .inline(let value):
-                    visit(Array(leaf.keys[index]), Array(value))
+                    visit(Array(leaf.entries.key(index)), Array(value))
                 case .overflow(let overflow):
                     do throws(StorageError) {
                         let value = try pages.overflowBypassingCache(at: overflow)
                         counted(overflow)
                         stats.bytes += UInt64(overflow.length)
-                        visit(Array(leaf.keys[index]), value)
+                        visit(Array(leaf.entries.key(index)), value)
                     } catch {
                         problem(error, tree: tree, at: overflow.offset)
                         stats.complete = false

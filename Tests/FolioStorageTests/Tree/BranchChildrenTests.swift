@@ -125,6 +125,6 @@ import FolioTestSupport
         let leafAddress = PageAddress(offset: 1 << 20, length: UInt32(leafPage.count))
         let leafCopy = MutableNode(copying: try TreePage.decode(leafPage, address: leafAddress, file: "test"), epoch: 1)
         #expect(leafCopy.size == leafPage.count)
-        #expect(leafCopy.size == MutableNode.leafSize(keys: leafCopy.keys, values: leafCopy.values))
+        #expect(leafCopy.size == PageHeader.size + leafCopy.entries.measuredEntryBytes())
     }
 }

@@ -98,7 +98,8 @@ import FolioTestSupport
             Issue.record("the tree is built of mutable nodes")
             return
         }
-        first.size += 1
+        // A leaf's recorded size is the byte count its entries keep.
+        first.entries.entryBytes += 1
         Self.expectViolation(tree, "node 0: recorded size")
     }
 
@@ -189,7 +190,7 @@ import FolioTestSupport
             try transaction.put([1], for: [1], in: "broken")
             let tree = try #require(transaction.contents.trees[Array("broken".utf8)])
             guard case .mutable(let leaf)? = tree.root else { return }
-            leaf.keys.reverse()
+            leaf.entries.starts.reverse()
             try transaction.commit()
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
