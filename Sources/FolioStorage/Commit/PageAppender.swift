@@ -103,7 +103,16 @@ struct PageAppender {
             // The unchanged children keep their addresses; only the changed ones are
             // written, in child order (children before their parent).
             var children = node.children.addresses
-            for child in node.children.changed { children[child.index] = try write(.mutable(child.node)) }
+            var changed: [(index: Int, address: PageAddress)] = []
+            changed.reserveCapacity(node.children.changed.count)
+            for child in node.children.changed {
+                let address = try write(.mutable(child.node))
+                children[child.index] = address
+                changed.append((child.index, address))
+            }
+            if let page = node.sourcePage {
+                return try appendBranch(copying: page, keys: node.keys, children: children, changed: changed)
+            }
             return try appendBranch(keys: node.keys, children: children)
         }
     }
@@ -124,10 +133,37 @@ struct PageAppender {
     /// alive beyond the cache's count of it; branches are about one page in a fan-out's
     /// worth, so that overhang is a small fraction of the cache.
     mutating func appendBranch(keys: [ArraySlice<UInt8>], children: [PageAddress]) throws(StorageError) -> PageAddress {
-        let offset = position
+        let offset = position, pageStart = buffer.count
         TreePage.encodeBranch(keys: keys, children: children, generation: generation, into: &buffer, at: offset)
-        let branch = BranchNode(keys: keys, children: children, pageLength: Int(position - offset))
-        return try finishPage(at: offset, cached: collectsCacheEntries ? .node(.branch(branch)) : nil)
+        return try finishPage(at: offset, cached: writtenBranch(keys: keys, children: children, from: pageStart))
+    }
+
+    /// ``appendBranch(keys:children:)`` of a branch whose separators are those of `page`,
+    /// where `changed` lists the children that differ from it: the page is copied and those
+    /// children's addresses written over (the same bytes, checked in debug builds).
+    mutating func appendBranch(
+        copying page: [UInt8], keys: [ArraySlice<UInt8>], children: [PageAddress],
+        changed: [(index: Int, address: PageAddress)]
+    ) throws(StorageError) -> PageAddress {
+        let offset = position, pageStart = buffer.count
+        TreePage.encodeBranch(
+            copying: page, keys: keys, changed: changed, generation: generation, into: &buffer, at: offset)
+        assert(
+            {
+                var encoded = ByteWriter()
+                TreePage.encodeBranch(keys: keys, children: children, generation: generation, into: &encoded, at: offset)
+                return encoded.bytes[...] == buffer.bytes[pageStart...]
+            }(), "a branch copied from its page encodes to other bytes than its separators and children")
+        return try finishPage(at: offset, cached: writtenBranch(keys: keys, children: children, from: pageStart))
+    }
+
+    /// The branch just encoded from `pageStart` of the buffer, for the cache: the node it was
+    /// written from, with a copy of its bytes, from which the next commit that changes it
+    /// writes it again (``TreePage``'s `encodeBranch(copying:…)`).
+    private func writtenBranch(keys: [ArraySlice<UInt8>], children: [PageAddress], from pageStart: Int) -> CachedPage? {
+        guard collectsCacheEntries else { return nil }
+        let page = Self.detachedCopy(of: buffer.bytes[pageStart...])
+        return .node(.branch(BranchNode(keys: keys, children: children, pageLength: page.count, page: page)))
     }
 
     /// The leaf just encoded from `pageStart` of the buffer, for the cache: a copy of its own

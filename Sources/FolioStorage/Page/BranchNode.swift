@@ -24,6 +24,11 @@ final class BranchNode: @unchecked Sendable {
     /// Bytes of the page this node was decoded from or encoded to: what its entries encode
     /// to, which a copy-on-write copy takes as its size without reading them.
     let pageLength: Int
+    /// The page's bytes, header included, when the node has them (decoded from them, or
+    /// written as them): a copy-on-write copy whose separators did not change encodes as
+    /// this page with its changed children's addresses replaced (``TreePage``'s
+    /// `encodeBranch(copying:…)`), a copy instead of a write per separator.
+    let page: [UInt8]?
     /// `children.count` slots, each 0 until the child at that index is read and found to be
     /// a branch, then the address of that child, retained once by its slot. An integer
     /// atomic rather than `AtomicLazyReference`, whose load is a generic call (metadata
@@ -33,10 +38,11 @@ final class BranchNode: @unchecked Sendable {
     /// other reference to the node remains.
     private let pins: UnsafeMutablePointer<Atomic<UInt>>
 
-    init(keys: [ArraySlice<UInt8>], children: [PageAddress], pageLength: Int) {
+    init(keys: [ArraySlice<UInt8>], children: [PageAddress], pageLength: Int, page: [UInt8]? = nil) {
         self.keys = keys
         self.children = children
         self.pageLength = pageLength
+        self.page = page
         pins = .allocate(capacity: children.count)
         for index in 0..<children.count { (pins + index).initialize(to: Atomic(0)) }
     }

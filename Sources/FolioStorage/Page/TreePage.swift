@@ -106,6 +106,31 @@ enum TreePage {
         PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
     }
 
+    /// Writes a branch page that is `page` (a branch page of the same separators, header
+    /// included) with child `index` pointing at `address` for each `(index, address)` of
+    /// `changed` (ascending indexes): one copy of the body, then a write per changed child.
+    /// The bytes are those ``encodeBranch(keys:children:generation:into:at:)`` writes for
+    /// the same separators and children.
+    static func encodeBranch(
+        copying page: [UInt8], keys: [ArraySlice<UInt8>], changed: [(index: Int, address: PageAddress)],
+        generation: UInt64, into writer: inout ByteWriter, at fileOffset: UInt64
+    ) {
+        let start = PageHeader.begin(&writer, kind: .branch, count: keys.count + 1, generation: generation)
+        let body = writer.count
+        writer.append(bytes: page[PageHeader.size...])
+        // Child 0 is the body's first 12 bytes; child j + 1 follows separator j.
+        var child = 0, offset = 0
+        for (index, address) in changed {
+            while child < index {
+                offset += 14 + keys[child].count
+                child += 1
+            }
+            writer.set(address.offset, at: body + offset)
+            writer.set(address.length, at: body + offset + 8)
+        }
+        PageHeader.seal(&writer, start: start, fileOffset: fileOffset)
+    }
+
     /// Validates and decodes a leaf or branch page read from `address`: total on any input,
     /// so bytes that pass the checksum but not the structure are a corruption error too
     /// (Docs/Architecture.md invariant 3).
@@ -205,7 +230,7 @@ enum TreePage {
                 children.append(child)
             }
             guard reader.isAtEnd else { throw corrupt("\(reader.remaining) stray bytes after the last branch child") }
-            return .branch(BranchNode(keys: keys, children: children, pageLength: bytes.count))
+            return .branch(BranchNode(keys: keys, children: children, pageLength: bytes.count, page: bytes))
         case .overflow, .commit:
             throw corrupt("expected a leaf or branch page, found a \(header.kind.name) page")
         }

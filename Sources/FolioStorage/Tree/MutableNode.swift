@@ -28,7 +28,15 @@ final class MutableNode {
     /// A leaf's entries (empty for a branch).
     @exclusivity(unchecked) var entries: LeafEntries
     /// A branch's separators (empty for a leaf).
-    @exclusivity(unchecked) var keys: [ArraySlice<UInt8>]
+    @exclusivity(unchecked) var keys: [ArraySlice<UInt8>] {
+        // No `oldValue`: an edit of the array stays in place (SE-0268).
+        didSet { sourcePage = nil }
+    }
+    /// The committed branch page this branch was copied from, while its separators are that
+    /// page's (any change of ``keys`` forgets it; a change of children's count changes the
+    /// separators too): the commit writes the page with its changed children replaced
+    /// instead of encoding every separator again.
+    @exclusivity(unchecked) private(set) var sourcePage: [UInt8]?
     /// Branch children, `keys.count + 1` of them (empty for a leaf).
     @exclusivity(unchecked) var children: BranchChildren
     /// A branch's encoded page size, kept up to date by every edit (a leaf's is its
@@ -49,6 +57,7 @@ final class MutableNode {
         self.epoch = epoch
         self.entries = entries
         keys = []
+        sourcePage = nil
         children = BranchChildren()
         branchBytes = 0
     }
@@ -67,11 +76,15 @@ final class MutableNode {
     }
 
     /// A branch with a known encoded size (not computed again).
-    private init(branchKeys keys: [ArraySlice<UInt8>], children: BranchChildren, size: Int, epoch: UInt64) {
+    private init(
+        branchKeys keys: [ArraySlice<UInt8>], children: BranchChildren, size: Int, sourcePage: [UInt8]? = nil,
+        epoch: UInt64
+    ) {
         isLeaf = false
         self.epoch = epoch
         entries = LeafEntries()
         self.keys = keys
+        self.sourcePage = sourcePage
         self.children = children
         branchBytes = size
     }
@@ -89,7 +102,7 @@ final class MutableNode {
         case .branch(let branch):
             self.init(
                 branchKeys: branch.keys, children: BranchChildren(stored: branch.children), size: branch.pageLength,
-                epoch: epoch)
+                sourcePage: branch.page, epoch: epoch)
             assert(size == Self.branchSize(keys: keys), "a page's length is the size of its entries")
         }
     }
@@ -100,7 +113,9 @@ final class MutableNode {
         if node.isLeaf {
             self.init(leaf: node.entries, epoch: epoch)
         } else {
-            self.init(branchKeys: node.keys, children: node.children, size: node.size, epoch: epoch)
+            self.init(
+                branchKeys: node.keys, children: node.children, size: node.size, sourcePage: node.sourcePage,
+                epoch: epoch)
         }
     }
 
