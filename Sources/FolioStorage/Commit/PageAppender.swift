@@ -151,7 +151,8 @@ struct PageAppender {
         assert(
             {
                 var encoded = ByteWriter()
-                TreePage.encodeBranch(keys: keys, children: children, generation: generation, into: &encoded, at: offset)
+                TreePage.encodeBranch(
+                    keys: keys, children: children, generation: generation, into: &encoded, at: offset)
                 return encoded.bytes[...] == buffer.bytes[pageStart...]
             }(), "a branch copied from its page encodes to other bytes than its separators and children")
         return try finishPage(at: offset, cached: writtenBranch(keys: keys, children: children, from: pageStart))
