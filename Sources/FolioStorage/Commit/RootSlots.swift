@@ -4,11 +4,18 @@
 ///
 /// The anchor invariant: one slot, the anchor, is known to be durable, and only the other
 /// slot is ever written. Its writes are not synced one by one; the root file is
-/// fdatasync'd once the slot written is ``maximumAnchorLag`` generations ahead of the
-/// anchor (and at close, around a compaction, and after recovery), and only then does the
-/// written slot become the anchor, so that the next writes go to the other one. A power cut
-/// during a slot write can tear that slot, never the anchor: some slot always names a
-/// durable root.
+/// fdatasync'd before a write that would put the slot ``maximumAnchorLag`` generations
+/// ahead of the anchor (and at close, around a compaction, and after recovery), and only
+/// then does the slot written last become the anchor, so that the next write goes to the
+/// other one. A power cut during a slot write can tear that slot, never the anchor: some
+/// slot always names a durable root.
+///
+/// Why the sync comes before the write that reaches the bound, not after it: then the
+/// older of the two slots is always durable (the anchor), and the newer one the slot
+/// written since, which is what the bytes alone say to a writer that did not write them
+/// (a writer in another process, once writers take turns). Syncing after the write would
+/// leave the newer slot durable and the older one 64 generations back, which such a
+/// writer would take for the anchor, reaching the bound again at its first write.
 ///
 /// The lag bound: the anchor is never more than ``maximumAnchorLag`` generations behind the
 /// newest slot written. It bounds what a torn or lost slot costs: a reader that opens
@@ -124,8 +131,20 @@ struct RootSlots {
     /// that, recovery from the older slots would not follow its run (Docs/Format.md §18.2).
     func upgrades(to record: RootRecord) -> Bool { record.formatVersion > formatVersion }
 
+    /// True if writing a root of `generation` would put it ``maximumAnchorLag`` generations
+    /// or more ahead of the anchor while the slot written last is unsynced: the caller syncs
+    /// first, so that slot becomes the anchor and the write goes to the other one, a
+    /// generation or a few ahead of it.
+    func syncIsDue(beforeWriting generation: UInt64) -> Bool {
+        // A difference, not a sum: generations read from disk can be near UInt64.max.
+        unsyncedWrites > 0 && generation >= anchorGeneration
+            && generation - anchorGeneration >= Self.maximumAnchorLag
+    }
+
     /// True once the slot written last is ``maximumAnchorLag`` generations ahead of the
-    /// anchor: the caller syncs at once, so the lag never passes the bound.
+    /// anchor: the caller syncs at once, so the lag never passes the bound. After
+    /// ``syncIsDue(beforeWriting:)`` this holds only when one write alone covers the bound
+    /// (a grouped flush of more commits than that).
     var syncIsDue: Bool {
         // A difference, not a sum: generations read from disk can be near UInt64.max.
         unsyncedWrites > 0 && newestWritten >= anchorGeneration

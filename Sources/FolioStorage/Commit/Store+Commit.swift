@@ -15,9 +15,11 @@ extension Store {
     ///     complete runs forward from the root slots, so it finds this one.
     ///  3. Write the new root into the root file's free slot, in place, without a sync
     ///     (``RootSlots``).
-    ///  4. fdatasync the root file when the slot just written is ``RootSlots/maximumAnchorLag``
-    ///     generations ahead of the anchor: it becomes the anchor. Not a condition of the
-    ///     commit's durability: a failure here poisons but does not fail the commit.
+    ///  4. fdatasync the root file before a slot write that would be
+    ///     ``RootSlots/maximumAnchorLag`` generations ahead of the anchor (the slot written
+    ///     last becomes the anchor; RootSlots says why before), and after a write that alone
+    ///     is that far ahead. Not a condition of the commit's durability: a failure here
+    ///     poisons but does not fail the commit.
     ///  5. Publish the new root to readers, queue the observers' event. (The cache is warmed
     ///     with the run's pages as soon as step 1 is done, outside the write section.)
     ///

@@ -27,6 +27,20 @@ extension Store {
         slots: inout RootSlots?
     ) throws(StorageError) {
         guard slots != nil else { throw StorageError.closed(path: path) }
+        // Step 4 first, when due: the root file sync that keeps the anchor within
+        // RootSlots.maximumAnchorLag generations of the newest slot runs before the write
+        // that would reach the bound, so the older slot is always the durable one
+        // (RootSlots argues why). The commit is durable already (its run is synced): a
+        // failure poisons without failing it, and the next open recovers it from the anchor
+        // by following the runs.
+        if slots!.syncIsDue(beforeWriting: record.generation) {
+            do throws(StorageError) {
+                try slots!.sync()
+            } catch {
+                poison("syncing the root file failed: \(error)")
+                return
+            }
+        }
         do throws(StorageError) {
             try slots!.upgradeIfNeeded(to: durable, in: file)
             let upgrades = slots!.upgrades(to: record)
@@ -38,11 +52,11 @@ extension Store {
             poison("writing the root slot failed: \(error)")
             throw error
         }
-        // Step 4, the root file sync. Invariant: the anchor is never more than
-        // RootSlots.maximumAnchorLag generations behind the newest slot written, so the sync
-        // runs as soon as this write reaches the bound. The commit is durable already (its
-        // run is synced), so a failure here does not fail it: it poisons, and the next open
-        // recovers.
+        // Invariant: the anchor is never more than RootSlots.maximumAnchorLag generations
+        // behind the newest slot written. A write that alone covers the bound (a grouped
+        // flush of more commits) reaches it with nothing to sync before it, so it is synced
+        // at once. The commit is durable already, so a failure here does not fail it: it
+        // poisons, and the next open recovers.
         if slots!.syncIsDue {
             do throws(StorageError) {
                 try slots!.sync()

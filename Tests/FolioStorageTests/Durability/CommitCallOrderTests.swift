@@ -138,6 +138,43 @@ import FolioTestSupport
         store.close()
     }
 
+    /// §1 step 4: the root file is synced before the slot write that would put the slot 64
+    /// generations past the anchor, never after it, so the older slot is always the durable
+    /// one. Commits 1-63 past the open's anchor write the lazy slot only; the 64th syncs the
+    /// root file (the slot of the 63rd becomes the anchor), then writes the other slot,
+    /// over the open's root; the next 62 write that slot only.
+    @Test func theRootFileIsSyncedBeforeTheSlotWriteThatReachesTheBound() throws {
+        let fileSystem = try memoryFileSystem()
+        let recording = RecordingFileSystem(wrapping: fileSystem)
+        let store = try Store.open(at: "/stores/s", options: testOptions(recording))
+        let opened = try root(fileSystem).current
+        var traces: [[String]] = []
+        var slots: [[UInt64]] = []
+        for i in 0..<(2 * 63 + 1) {
+            recording.reset()
+            try store.write { try $0.put([UInt8(i % 256)], for: [UInt8(i % 256), 7], in: "t") }
+            traces.append(trace(recording).filter { !$0.hasPrefix("write \(Self.file1)") })
+            slots.append(slotWrites(recording))
+        }
+        let plain = ["sync \(Self.file1)", "write root"]
+        let syncedFirst = ["sync \(Self.file1)", "sync root", "write root"]
+        for (index, calls) in traces.enumerated() {
+            let generation = opened.generation + UInt64(index) + 1
+            // Due at 64 past the open's anchor, then at 64 past the new anchor (63 + 64).
+            let due = generation - opened.generation == 64 || generation - opened.generation == 127
+            #expect(calls == (due ? syncedFirst : plain), "commit \(index + 1)")
+        }
+        // Each sync switches the slot written: the 63rd's slot became the anchor.
+        #expect(Set(slots[0..<63].joined()).count == 1)
+        #expect(Set(slots[63..<126].joined()).count == 1)
+        #expect(slots[62] != slots[63] && slots[125] != slots[126])
+        let bytes = fileSystem.contents(of: "/stores/s/root")!
+        let generations = (0..<2).compactMap { try? RootRecord.decodeSlot(bytes, slot: $0, file: "root").generation }
+        #expect(Set(generations) == [opened.generation + 126, opened.generation + 127])
+        #expect(store.verify().isClean)
+        store.close()
+    }
+
     /// Format version 3 (Format.md §18.2): the first commit that records a tree wholesale
     /// in a version 2 store writes its slot, saying 3, and syncs the root file before it
     /// returns; that slot is the anchor, so the next commit's slot goes into the other one
