@@ -34,8 +34,10 @@ import FolioTestSupport
                 }
                 guard first else { return }
                 // Held until the transaction below commits; with the writer held for the
-                // whole compaction, it could not, and this wait would run out.
-                let landed = timeline.committed.wait(timeout: .now() + 60) == .success
+                // whole compaction, it could not, and this wait would run out. The suite's
+                // hang guard (300 s), not a timing: a loaded machine running the whole
+                // suite in parallel once took longer than a minute here.
+                let landed = timeline.committed.wait(timeout: .now() + 300) == .success
                 timeline.commitLandedDuringCopy.withLock { $0 = landed }
             }
         }
