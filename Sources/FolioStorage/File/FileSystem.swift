@@ -88,8 +88,8 @@ public enum FileOpenMode: Sendable, Equatable {
     case create
     /// Read and write; truncated to zero length, created if missing.
     case truncate
-    /// Read and write; created empty, and the open fails (`EEXIST`, see
-    /// ``SystemError/exists``) if anything is at the path already (POSIX `O_CREAT|O_EXCL`):
+    /// Read and write; created empty, and the open fails with `EEXIST`
+    /// (`SystemError.exists`) if anything is at the path already (POSIX `O_CREAT|O_EXCL`):
     /// the caller knows no other opener shares the file.
     case createNew
 }
