@@ -10,6 +10,9 @@ import LibraryExample
 //
 //   folio-torture hold-writer STORE          open for writing, print "ready", wait for stdin EOF
 //   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
+//   folio-torture try-lock PATH              try the lock file's lock once; print "locked" or "busy"
+//   folio-torture hold-lock-file PATH        take the lock file's lock, print "held" (or "busy" and
+//                                            exit), keep it until stdin EOF, print "released"
 //   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
 //   folio-torture concurrent-writers STORE THREADS N   THREADS threads committing at once,
 //                                            to be killed (ConcurrentWriters.swift)
@@ -127,6 +130,10 @@ do {
         store.close()
     case "try-writer":
         tryWriter(arguments[1])
+    case "try-lock":
+        try tryLockFile(arguments[1])
+    case "hold-lock-file":
+        try holdLockFile(arguments[1])
     case "writer":
         let store = try Store.open(at: arguments[1], options: quiet)
         let count = Int(arguments[2]) ?? 100

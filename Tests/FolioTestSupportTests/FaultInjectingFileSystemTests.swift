@@ -8,8 +8,14 @@ import Testing
         try fileSystem.createDirectory("/s")
         let lock = try fileSystem.lock("/s/lock")
         defer { lock.unlock() }
+        let lockFile = try fileSystem.openLockFile("/s/lock.other")
+        defer { lockFile.close() }
+        _ = try lockFile.tryLock()
+        lockFile.unlock()
         let file = try fileSystem.open("/s/data", mode: .create)
         defer { file.close() }
+        _ = try file.identity()
+        try fileSystem.open("/s/new", mode: .createNew).close()
         try file.write(filled(1, 100), at: 0)
         _ = try file.read(at: 0, count: 10)
         _ = try file.size()
@@ -29,7 +35,7 @@ import Testing
         let counted = probeRecording.operations.filter(\.kind.canFail)
         #expect(probe.callCount == counted.count)
         #expect(probe.injectedFaults == 0)
-        #expect(counted.count == 16)  // every call but close and unlock
+        #expect(counted.count == 20)  // every call but close and unlock
 
         for n in 1...probe.callCount {
             let recording = RecordingFileSystem(wrapping: MemoryFileSystem())

@@ -68,6 +68,25 @@ import Testing
             ])
     }
 
+    @Test func logsLockFilesIdentitiesAndExclusiveCreation() throws {
+        let recording = RecordingFileSystem(wrapping: MemoryFileSystem())
+        try recording.createDirectory("/d")
+        let lockFile = try recording.openLockFile("/d/lock")
+        #expect(try lockFile.tryLock())
+        lockFile.unlock()
+        lockFile.close()
+        let file = try recording.open("/d/f", mode: .createNew)
+        _ = try file.identity()
+        file.close()
+
+        #expect(
+            recording.descriptions(relativeTo: "/d") == [
+                "mkdir .", "openLockFile lock", "tryLock lock", "unlock lock", "close lock", "open f (createNew)",
+                "fileIdentity f", "close f",
+            ])
+        #expect(recording.operations[5].isMutating, "an exclusive creation changes what is stored")
+    }
+
     @Test func countsTheWorkAndResets() throws {
         let recording = RecordingFileSystem(wrapping: MemoryFileSystem())
         let file = try recording.open("/f", mode: .create)

@@ -23,8 +23,14 @@ public protocol FileSystem: Sendable {
     func contentsOfDirectory(_ path: String) throws(StorageError) -> [String]
     /// What is at `path`, or nil if nothing is.
     func itemKind(at path: String) -> FileItemKind?
+    /// Opens the lock file at `path` (created empty if missing) without locking it. The
+    /// handle takes and releases the exclusive advisory lock as often as needed; each open
+    /// is a separate holder, so two handles on one file exclude each other even within a
+    /// process (see ``LockFile``).
+    func openLockFile(_ path: String) throws(StorageError) -> any LockFile
     /// Takes an exclusive, non-blocking advisory lock on `path` (created if missing).
     /// Throws `StorageError.lockedByAnotherWriter(path:)` at once if another holder has it.
+    /// The default opens a ``LockFile`` and tries it once; unlocking closes it.
     func lock(_ path: String) throws(StorageError) -> any FileLock
     /// A stable identity of the file at `path` (device and inode on POSIX), used to refuse a
     /// second writer on the same store within one process.
@@ -60,6 +66,10 @@ public protocol StorageFile: AnyObject, Sendable {
     func size() throws(StorageError) -> UInt64
     /// Closes the handle; later calls throw. Closing twice is harmless.
     func close()
+    /// The identity of the open file (device and inode on POSIX). Compared with
+    /// ``FileSystem/identity(of:)``, it tells whether a path still names this file or was
+    /// replaced (renamed over, or removed and created again) since it was opened.
+    func identity() throws(StorageError) -> FileIdentity
 }
 
 /// A held advisory lock; released by ``unlock()`` or when the holder process exits.
@@ -78,6 +88,10 @@ public enum FileOpenMode: Sendable, Equatable {
     case create
     /// Read and write; truncated to zero length, created if missing.
     case truncate
+    /// Read and write; created empty, and the open fails with `EEXIST`
+    /// (`SystemError.exists`) if anything is at the path already (POSIX `O_CREAT|O_EXCL`):
+    /// the caller knows no other opener shares the file.
+    case createNew
 }
 
 /// The kind of a directory entry.

@@ -1,8 +1,9 @@
 import Synchronization
 
 /// A file system held entirely in memory, with POSIX semantics where the engine relies on
-/// them: `rename` replaces atomically, `remove` leaves open handles readable, locks are
-/// exclusive per path, and a directory must exist before files are created in it.
+/// them: `rename` replaces atomically, `remove` leaves open handles readable, lock files
+/// behave as `flock` does (see ``LockFile``), and a directory must exist before files are
+/// created in it.
 ///
 /// It backs in-memory stores (the same engine code paths as on disk, minus durability) and
 /// is the base of the test file systems. Syncs are no-ops: nothing here survives the process.
@@ -19,11 +20,12 @@ public final class MemoryFileSystem: FileSystem {
     struct State {
         var files: [String: Contents] = [:]
         var directories: Set<String> = ["/"]
-        var lockedPaths: Set<String> = []
         var nextIdentity: UInt64 = 1
     }
 
     let state = Mutex(State())
+    /// Holders of lock files, by file identity.
+    let locks = SimulatedLocks()
 
     /// Creates an empty file system holding only the root directory `/`.
     public init() {}
@@ -32,11 +34,15 @@ public final class MemoryFileSystem: FileSystem {
         let path = Self.normalize(path)
         let contents: Contents = try state.withLock { (state) throws(StorageError) -> Contents in
             if let existing = state.files[path] {
+                if mode == .createNew { throw .io(operation: "open", path: path, code: SystemError.exists) }
                 if mode == .truncate { existing.bytes = [] }
                 return existing
             }
-            if state.directories.contains(path) { throw .io(operation: "open", path: path, code: 21) }  // EISDIR
-            guard mode == .create || mode == .truncate else {
+            if state.directories.contains(path) {
+                // EEXIST for an exclusive creation, as POSIX checks that first; EISDIR otherwise.
+                throw .io(operation: "open", path: path, code: mode == .createNew ? SystemError.exists : 21)
+            }
+            guard mode != .readOnly && mode != .readWrite else {
                 throw .io(operation: "open", path: path, code: SystemError.notFound)
             }
             guard state.directories.contains(StoragePath.parent(of: path)) else {
@@ -120,20 +126,20 @@ public final class MemoryFileSystem: FileSystem {
         }
     }
 
-    public func lock(_ path: String) throws(StorageError) -> any FileLock {
+    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile {
         let path = Self.normalize(path)
-        try state.withLock { (state) throws(StorageError) in
+        let identity = try state.withLock { (state) throws(StorageError) -> UInt64 in
+            if let contents = state.files[path] { return contents.identity }
+            if state.directories.contains(path) { throw .io(operation: "open lock file", path: path, code: 21) }
             guard state.directories.contains(StoragePath.parent(of: path)) else {
                 throw .io(operation: "open lock file", path: path, code: SystemError.notFound)
             }
-            if state.files[path] == nil {
-                state.files[path] = Contents(identity: state.nextIdentity)
-                state.nextIdentity += 1
-            }
-            if state.lockedPaths.contains(path) { throw .lockedByAnotherWriter(path: path) }
-            state.lockedPaths.insert(path)
+            let contents = Contents(identity: state.nextIdentity)
+            state.nextIdentity += 1
+            state.files[path] = contents
+            return contents.identity
         }
-        return MemoryLock(fileSystem: self, path: path)
+        return SimulatedLockFile(path: path, file: identity, locks: locks)
     }
 
     public func identity(of path: String) throws(StorageError) -> FileIdentity {
@@ -142,10 +148,12 @@ public final class MemoryFileSystem: FileSystem {
             guard let contents = state.files[path] else {
                 throw .io(operation: "stat", path: path, code: SystemError.notFound)
             }
-            return FileIdentity(
-                device: UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)), inode: contents.identity)
+            return FileIdentity(device: device, inode: contents.identity)
         }
     }
+
+    /// The device number of every identity here: unique to this file system object.
+    var device: UInt64 { UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)) }
 
     // MARK: Direct access, for tests and tools
 
@@ -174,10 +182,6 @@ public final class MemoryFileSystem: FileSystem {
     /// Every file path and directory path, sorted.
     public func allPaths() -> (files: [String], directories: [String]) {
         state.withLock { (Array($0.files.keys).sorted(), Array($0.directories).sorted()) }
-    }
-
-    fileprivate func unlock(_ path: String) {
-        _ = state.withLock { $0.lockedPaths.remove(path) }
     }
 
     static func normalize(_ path: String) -> String {
@@ -259,23 +263,10 @@ final class MemoryFile: StorageFile {
         return fileSystem.state.withLock { _ in UInt64(contents.bytes.count) }
     }
 
+    func identity() throws(StorageError) -> FileIdentity {
+        try check("fstat", writing: false)
+        return FileIdentity(device: fileSystem.device, inode: contents.identity)
+    }
+
     func close() { closed.store(true, ordering: .releasing) }
-}
-
-/// A held lock on a ``MemoryFileSystem`` path.
-final class MemoryLock: FileLock {
-    private let fileSystem: MemoryFileSystem
-    private let path: String
-    private let released = Atomic<Bool>(false)
-
-    init(fileSystem: MemoryFileSystem, path: String) {
-        self.fileSystem = fileSystem
-        self.path = path
-    }
-
-    deinit { unlock() }
-
-    func unlock() {
-        if !released.exchange(true, ordering: .acquiringAndReleasing) { fileSystem.unlock(path) }
-    }
 }

@@ -28,6 +28,7 @@ public struct POSIXFileSystem: FileSystem {
         case .readWrite: flags |= O_RDWR
         case .create: flags |= O_RDWR | O_CREAT
         case .truncate: flags |= O_RDWR | O_CREAT | O_TRUNC
+        case .createNew: flags |= O_RDWR | O_CREAT | O_EXCL
         }
         let fd = try POSIXCall.retrying("open", path) { Glibc_open(path, flags, 0o644) }
         return POSIXFile(path: path, descriptor: fd)
@@ -80,25 +81,24 @@ public struct POSIXFileSystem: FileSystem {
         }
     }
 
-    public func lock(_ path: String) throws(StorageError) -> any FileLock {
+    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile {
         let fd = try POSIXCall.retrying("open lock file", path) {
             Glibc_open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            _ = Glibc_close(fd)
-            if code == EWOULDBLOCK || code == EAGAIN { throw .lockedByAnotherWriter(path: path) }
-            throw .io(operation: "flock", path: path, code: code)
-        }
-        return POSIXLock(descriptor: fd)
+        return POSIXLockFile(path: path, descriptor: fd)
     }
 
     public func identity(of path: String) throws(StorageError) -> FileIdentity {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .io(operation: "stat", path: path, code: errno) }
-        return FileIdentity(
-            device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+        return FileIdentity(status: info)
+    }
+}
+
+extension FileIdentity {
+    /// The device and inode `stat` or `fstat` reported.
+    init(status info: stat) {
+        self.init(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
     }
 }
 
@@ -239,6 +239,14 @@ final class POSIXFile: StorageFile {
         }
     }
 
+    func identity() throws(StorageError) -> FileIdentity {
+        try withDescriptor(forWriting: false, "fstat") { (fd) throws(StorageError) -> FileIdentity in
+            var info = stat()
+            _ = try POSIXCall.retrying("fstat", path) { fstat(fd, &info) }
+            return FileIdentity(status: info)
+        }
+    }
+
     /// Closes the descriptor now, or, if operations are using it, when the last one ends;
     /// operations that start after this fail with `EBADF`.
     func close() {
@@ -249,27 +257,6 @@ final class POSIXFile: StorageFile {
             return state.descriptor
         }
         if fd >= 0 { _ = Glibc_close(fd) }
-    }
-}
-
-/// A held `flock` lock. The descriptor is close-on-exec and closing it releases the lock.
-final class POSIXLock: FileLock {
-    private let descriptor: Mutex<Int32>
-
-    init(descriptor: Int32) { self.descriptor = Mutex(descriptor) }
-
-    deinit { unlock() }
-
-    func unlock() {
-        let fd = descriptor.withLock { fd -> Int32 in
-            let old = fd
-            fd = -1
-            return old
-        }
-        if fd >= 0 {
-            _ = flock(fd, LOCK_UN)
-            _ = Glibc_close(fd)
-        }
     }
 }
 
@@ -323,7 +310,7 @@ enum POSIXCall {
 }
 
 // swift-format-ignore: AlwaysUseLowerCamelCase
-@inline(__always) private func Glibc_close(_ fd: Int32) -> Int32 {
+@inline(__always) func Glibc_close(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
     return Darwin.close(fd)
     #elseif canImport(Glibc)

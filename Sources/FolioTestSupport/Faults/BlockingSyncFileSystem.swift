@@ -68,6 +68,9 @@ public final class BlockingSyncFileSystem: FileSystem {
     public func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
 
     /// Forwards.
+    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
+
+    /// Forwards.
     public func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
 
     /// Forwards.
@@ -142,6 +145,8 @@ final class GatedFile: StorageFile {
     func truncate(to length: UInt64) throws(StorageError) { try wrapped.truncate(to: length) }
 
     func size() throws(StorageError) -> UInt64 { try wrapped.size() }
+
+    func identity() throws(StorageError) -> FileIdentity { try wrapped.identity() }
 
     func close() { wrapped.close() }
 }

@@ -46,7 +46,35 @@ final class FaultInjectingFile: StorageFile {
         return try wrapped.size()
     }
 
+    func identity() throws(StorageError) -> FileIdentity {
+        try injector.admit(.fileIdentity(path: path))
+        return try wrapped.identity()
+    }
+
     func close() {
         wrapped.close()
     }
+}
+
+/// A lock file returned by ``FaultInjectingFileSystem``: each ``tryLock()`` is counted and
+/// may fail as the plan says; `unlock()` and `close()` cannot fail and are only forwarded.
+final class FaultInjectingLockFile: LockFile {
+    private let wrapped: any LockFile
+    private let injector: FaultInjector
+
+    init(wrapping file: any LockFile, injector: FaultInjector) {
+        wrapped = file
+        self.injector = injector
+    }
+
+    var path: String { wrapped.path }
+
+    func tryLock() throws(StorageError) -> Bool {
+        try injector.admit(.tryLock(path: path))
+        return try wrapped.tryLock()
+    }
+
+    func unlock() { wrapped.unlock() }
+
+    func close() { wrapped.close() }
 }

@@ -7,7 +7,7 @@ import FolioStorage
 /// Every call that can fail — on the file system and on every file handle it returns — is
 /// counted in one global, 1-based sequence (``callCount``). `close()`, `unlock()` and
 /// `itemKind(at:)` cannot report an error, so they are forwarded without being counted (and
-/// locks are returned unwrapped). The usual sweep: run the workload once with no plan to
+/// locks from `lock(_:)` are returned unwrapped). The usual sweep: run the workload once with no plan to
 /// learn `total = callCount`, then for each `n` in `1...total` run it on a fresh stack with
 /// `FaultPlan(failingCall: n)` and check the engine's reaction; ``injectedFaults`` tells
 /// whether the fault fired.
@@ -119,6 +119,13 @@ public final class FaultInjectingFileSystem: FileSystem {
     public func lock(_ path: String) throws(StorageError) -> any FileLock {
         try injector.admit(.lock(path: path))
         return try wrapped.lock(path)
+    }
+
+    /// Counts and forwards; the lock file counts its ``LockFile/tryLock()`` calls (not
+    /// `unlock()` or `close()`, which cannot fail).
+    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile {
+        try injector.admit(.openLockFile(path: path))
+        return FaultInjectingLockFile(wrapping: try wrapped.openLockFile(path), injector: injector)
     }
 
     /// Counts and forwards.

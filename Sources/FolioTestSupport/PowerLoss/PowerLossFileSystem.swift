@@ -29,7 +29,8 @@ import Synchronization
 ///   directory whose creation is not durable are lost with it.
 /// - The live view — what calls return while the process "runs" — applies everything, like
 ///   an ordinary file system: `rename` replaces atomically, open handles keep reading an
-///   unlinked file, locks are exclusive per path. File data syncs and directory syncs are
+///   unlinked file, lock files behave as `flock` does (see ``LockFile``). A crash image and a
+///   file system restored from one hold no lock, as after a real power cut. File data syncs and directory syncs are
 ///   independent: a synced file whose name is not durable can vanish.
 ///
 /// Every `sync()` and `syncDirectory(_:)` is a numbered sync point (``syncPoints``);
@@ -41,6 +42,8 @@ import Synchronization
 /// top for that.
 public final class PowerLossFileSystem: FileSystem {
     let state = Mutex(State())
+    /// Holders of lock files, by inode number (never reused).
+    let locks = SimulatedLocks()
     private let observer = Mutex<(@Sendable (SyncPoint) -> Void)?>(nil)
 
     /// Creates an empty file system holding only the directory `/`, all durable.
@@ -102,11 +105,15 @@ public final class PowerLossFileSystem: FileSystem {
         let path = TestFilePath.normalize(path)
         let inode = try state.withLock { (state) throws(StorageError) -> PowerLossInode in
             if let number = state.live.files[path], let inode = state.inodes[number] {
+                if mode == .createNew { throw .io(operation: "open", path: path, code: SystemError.exists) }
                 if mode == .truncate { inode.data.truncate(to: 0) }
                 return inode
             }
-            if state.live.directories.contains(path) { throw .io(operation: "open", path: path, code: EISDIR) }
-            guard mode == .create || mode == .truncate,
+            if state.live.directories.contains(path) {
+                // EEXIST for an exclusive creation, as POSIX checks that first.
+                throw .io(operation: "open", path: path, code: mode == .createNew ? SystemError.exists : EISDIR)
+            }
+            guard mode == .create || mode == .truncate || mode == .createNew,
                 state.live.directories.contains(StoragePath.parent(of: path))
             else {
                 throw .io(operation: "open", path: path, code: SystemError.notFound)
@@ -199,23 +206,21 @@ public final class PowerLossFileSystem: FileSystem {
         }
     }
 
-    /// Takes the exclusive lock on `path`, creating the file (a pending creation) if missing.
-    public func lock(_ path: String) throws(StorageError) -> any FileLock {
+    /// Opens the lock file at `path`, creating it (a pending creation) if missing. Its lock is
+    /// on the inode, and lives only as long as this file system object: an image holds none.
+    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile {
         let path = TestFilePath.normalize(path)
-        try state.withLock { (state) throws(StorageError) in
+        let inode = try state.withLock { (state) throws(StorageError) -> UInt64 in
+            if let inode = state.live.files[path] { return inode }
             if state.live.directories.contains(path) {
                 throw .io(operation: "open lock file", path: path, code: EISDIR)
             }
-            if state.live.files[path] == nil {
-                guard state.live.directories.contains(StoragePath.parent(of: path)) else {
-                    throw .io(operation: "open lock file", path: path, code: SystemError.notFound)
-                }
-                _ = state.create(path)
+            guard state.live.directories.contains(StoragePath.parent(of: path)) else {
+                throw .io(operation: "open lock file", path: path, code: SystemError.notFound)
             }
-            if state.lockedPaths.contains(path) { throw .lockedByAnotherWriter(path: path) }
-            state.lockedPaths.insert(path)
+            return state.create(path).number
         }
-        return PowerLossLock(fileSystem: self, path: path)
+        return SimulatedLockFile(path: path, file: inode, locks: locks)
     }
 
     /// The inode number of the live file at `path`, on a device number unique to this
@@ -228,8 +233,11 @@ public final class PowerLossFileSystem: FileSystem {
             }
             return inode
         }
-        return FileIdentity(device: UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)), inode: inode)
+        return FileIdentity(device: device, inode: inode)
     }
+
+    /// The device number of every identity here: unique to this file system object.
+    var device: UInt64 { UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)) }
 
     // MARK: For handles
 
@@ -241,9 +249,5 @@ public final class PowerLossFileSystem: FileSystem {
         }
         observer.withLock { $0 }?(SyncPoint(number: number, path: path, kind: .file))
         state.withLock { _ in inode.data.sync() }
-    }
-
-    func unlock(_ path: String) {
-        _ = state.withLock { $0.lockedPaths.remove(path) }
     }
 }

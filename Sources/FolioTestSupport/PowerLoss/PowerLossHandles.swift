@@ -55,23 +55,11 @@ final class PowerLossFile: StorageFile {
         return fileSystem.state.withLock { _ in UInt64(inode.data.live.count) }
     }
 
+    /// The inode's number, on this file system's device: unchanged by renames of the file.
+    func identity() throws(StorageError) -> FileIdentity {
+        try check("fstat", writing: false)
+        return FileIdentity(device: fileSystem.device, inode: inode.number)
+    }
+
     func close() { closed.store(true, ordering: .releasing) }
-}
-
-/// A held lock on a ``PowerLossFileSystem`` path; released by ``unlock()`` or on deinit.
-final class PowerLossLock: FileLock {
-    private let fileSystem: PowerLossFileSystem
-    private let path: String
-    private let released = Atomic<Bool>(false)
-
-    init(fileSystem: PowerLossFileSystem, path: String) {
-        self.fileSystem = fileSystem
-        self.path = path
-    }
-
-    deinit { unlock() }
-
-    func unlock() {
-        if !released.exchange(true, ordering: .acquiringAndReleasing) { fileSystem.unlock(path) }
-    }
 }

@@ -12,7 +12,6 @@ extension PowerLossFileSystem {
         /// Every inode something still names (live, durable or pending creation).
         var inodes: [UInt64: PowerLossInode] = [:]
         var nextInode: UInt64 = 1
-        var lockedPaths: Set<String> = []
         var syncPoints = 0
     }
 }

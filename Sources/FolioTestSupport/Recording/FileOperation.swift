@@ -37,10 +37,17 @@ public enum FileOperation: Hashable, Sendable, CustomStringConvertible {
     case itemKind(path: String)
     /// ``FileSystem/lock(_:)``.
     case lock(path: String)
-    /// ``FileLock/unlock()``; `path` is the path that was locked.
+    /// ``FileLock/unlock()`` or ``LockFile/unlock()``; `path` is the lock file's path.
     case unlock(path: String)
     /// ``FileSystem/identity(of:)``.
     case identity(path: String)
+    /// ``FileSystem/openLockFile(_:)``. The lock file's ``LockFile/close()`` is logged as
+    /// ``close(path:)``.
+    case openLockFile(path: String)
+    /// ``LockFile/tryLock()``.
+    case tryLock(path: String)
+    /// ``StorageFile/identity()``.
+    case fileIdentity(path: String)
 
     /// What kind of call this is, without its arguments.
     public var kind: Kind {
@@ -61,6 +68,9 @@ public enum FileOperation: Hashable, Sendable, CustomStringConvertible {
         case .lock: return .lock
         case .unlock: return .unlock
         case .identity: return .identity
+        case .openLockFile: return .openLockFile
+        case .tryLock: return .tryLock
+        case .fileIdentity: return .fileIdentity
         }
     }
 
@@ -70,18 +80,20 @@ public enum FileOperation: Hashable, Sendable, CustomStringConvertible {
         case .open(let path, _), .read(let path, _, _), .write(let path, _, _), .sync(let path),
             .truncate(let path, _), .size(let path), .close(let path), .rename(let path, _),
             .remove(let path), .syncDirectory(let path), .createDirectory(let path), .list(let path),
-            .itemKind(let path), .lock(let path), .unlock(let path), .identity(let path):
+            .itemKind(let path), .lock(let path), .unlock(let path), .identity(let path),
+            .openLockFile(let path), .tryLock(let path), .fileIdentity(let path):
             return path
         }
     }
 
     /// True if the call can change what is stored: write, sync, truncate, rename, remove,
-    /// syncDirectory, createDirectory, lock (which may create its file), and open with
-    /// ``FileOpenMode/create`` or ``FileOpenMode/truncate``. These are the calls a persistent
+    /// syncDirectory, createDirectory, lock and openLockFile (which may create the lock file),
+    /// and open with ``FileOpenMode/create``, ``FileOpenMode/truncate`` or
+    /// ``FileOpenMode/createNew``. These are the calls a persistent
     /// fault keeps failing (see ``FaultPlan/Persistence/persistent``).
     public var isMutating: Bool {
         switch self {
-        case .open(_, let mode): return mode == .create || mode == .truncate
+        case .open(_, let mode): return mode == .create || mode == .truncate || mode == .createNew
         default: return kind.isMutating
         }
     }
@@ -107,6 +119,9 @@ public enum FileOperation: Hashable, Sendable, CustomStringConvertible {
         case .lock(let path): return .lock(path: r(path))
         case .unlock(let path): return .unlock(path: r(path))
         case .identity(let path): return .identity(path: r(path))
+        case .openLockFile(let path): return .openLockFile(path: r(path))
+        case .tryLock(let path): return .tryLock(path: r(path))
+        case .fileIdentity(let path): return .fileIdentity(path: r(path))
         }
     }
 
@@ -137,6 +152,7 @@ public enum FileOperation: Hashable, Sendable, CustomStringConvertible {
         case .readWrite: return "readWrite"
         case .create: return "create"
         case .truncate: return "truncate"
+        case .createNew: return "createNew"
         }
     }
 }
@@ -176,6 +192,12 @@ extension FileOperation {
         case unlock
         /// ``FileOperation/identity(path:)``.
         case identity
+        /// ``FileOperation/openLockFile(path:)``.
+        case openLockFile
+        /// ``FileOperation/tryLock(path:)``.
+        case tryLock
+        /// ``FileOperation/fileIdentity(path:)``.
+        case fileIdentity
 
         /// The short name used in descriptions: `syncdir` for ``syncDirectory``, `mkdir` for
         /// ``createDirectory``, `kind` for ``itemKind``, the case name otherwise.
@@ -211,6 +233,9 @@ extension FileOperation {
             case .lock: return "flock"
             case .unlock: return "flock"
             case .identity: return "stat"
+            case .openLockFile: return "open lock file"
+            case .tryLock: return "flock"
+            case .fileIdentity: return "fstat"
             }
         }
 
@@ -224,7 +249,8 @@ extension FileOperation {
         /// an open is mutating only in create or truncate mode, so ``open`` is false here).
         public var isMutating: Bool {
             switch self {
-            case .write, .sync, .truncate, .rename, .remove, .syncDirectory, .createDirectory, .lock: return true
+            case .write, .sync, .truncate, .rename, .remove, .syncDirectory, .createDirectory, .lock, .openLockFile:
+                return true
             default: return false
             }
         }

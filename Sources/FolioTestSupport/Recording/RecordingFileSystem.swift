@@ -7,7 +7,7 @@ import FolioStorage
 ///
 /// Each call is logged when it is issued, before it is forwarded, so failed calls appear in
 /// the log too, and calls from several threads appear in the order they reached the log.
-/// Handles and locks it returns log their own calls into the same log (a lock released only
+/// Handles, locks and lock files it returns log their own calls into the same log (a lock released only
 /// because its object was deallocated, without an `unlock()` call, is not logged).
 public final class RecordingFileSystem: FileSystem {
     /// The file system every call is forwarded to.
@@ -98,6 +98,13 @@ public final class RecordingFileSystem: FileSystem {
     public func lock(_ path: String) throws(StorageError) -> any FileLock {
         log.record(.lock(path: path))
         return RecordingLock(wrapping: try wrapped.lock(path), path: path, log: log)
+    }
+
+    /// Logs ``FileOperation/openLockFile(path:)`` and forwards; the lock file logs its own
+    /// calls.
+    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile {
+        log.record(.openLockFile(path: path))
+        return RecordingLockFile(wrapping: try wrapped.openLockFile(path), log: log)
     }
 
     /// Logs ``FileOperation/identity(path:)`` and forwards.

@@ -39,6 +39,11 @@ final class RecordingFile: StorageFile {
         return try wrapped.size()
     }
 
+    func identity() throws(StorageError) -> FileIdentity {
+        log.record(.fileIdentity(path: path))
+        return try wrapped.identity()
+    }
+
     func close() {
         log.record(.close(path: path))
         wrapped.close()
@@ -60,5 +65,33 @@ final class RecordingLock: FileLock {
     func unlock() {
         log.record(.unlock(path: path))
         wrapped.unlock()
+    }
+}
+
+/// A lock file returned by ``RecordingFileSystem``: logs each call, then forwards it.
+final class RecordingLockFile: LockFile {
+    private let wrapped: any LockFile
+    private let log: OperationLog
+
+    init(wrapping file: any LockFile, log: OperationLog) {
+        wrapped = file
+        self.log = log
+    }
+
+    var path: String { wrapped.path }
+
+    func tryLock() throws(StorageError) -> Bool {
+        log.record(.tryLock(path: path))
+        return try wrapped.tryLock()
+    }
+
+    func unlock() {
+        log.record(.unlock(path: path))
+        wrapped.unlock()
+    }
+
+    func close() {
+        log.record(.close(path: path))
+        wrapped.close()
     }
 }

@@ -37,6 +37,7 @@ final class PausingFileSystem: FileSystem {
     func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
     func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] { try wrapped.contentsOfDirectory(path) }
     func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
+    func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
     func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
     func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
 }

@@ -30,6 +30,7 @@ final class WriteHookFileSystem: FileSystem {
         try wrapped.contentsOfDirectory(path)
     }
     func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
+    func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
     func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
     func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
 }
@@ -58,5 +59,6 @@ private final class HookedFile: StorageFile {
     func syncData() throws(StorageError) { try wrapped.syncData() }
     func truncate(to length: UInt64) throws(StorageError) { try wrapped.truncate(to: length) }
     func size() throws(StorageError) -> UInt64 { try wrapped.size() }
+    func identity() throws(StorageError) -> FileIdentity { try wrapped.identity() }
     func close() { wrapped.close() }
 }
