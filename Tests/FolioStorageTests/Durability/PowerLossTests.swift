@@ -124,6 +124,40 @@ import FolioTestSupport
         )
     }
 
+    /// Across the anchor lag bound: 140 commits in one open, so the root file is synced
+    /// before the slot writes at 64 and 127 generations past the anchor (Docs/Durability.md
+    /// §1 step 4), with crash images at every sync point, that root file sync included. Each
+    /// image opens at the state after G transactions, last acknowledged <= G <= last
+    /// attempted: whichever slot survives, recovery follows the synced runs past it.
+    @Test func crashImagesAcrossTheAnchorLagBound() throws {
+        let power = try powerLossFileSystem()
+        let driver = TransferDriver(Self.workload)
+        let tally = Tally()
+        let rootSyncs = Mutex(0)
+        power.onSyncPoint = { point in
+            if point.kind == .file && point.path.hasSuffix("/root") { rootSyncs.withLock { $0 += 1 } }
+            let bounds = driver.acknowledged
+            let modes: [(CrashMode, UInt64, Bool)] = [
+                (.durableOnly, 0, false), (.everything, 0, false),
+                (.random, UInt64(point.number), true), (.random, UInt64(point.number) + 1, false),
+            ]
+            for (mode, seed, tearing) in modes {
+                Self.check(
+                    power.crashImage(mode: mode, seed: seed, tearingSectors: tearing), bounds: bounds,
+                    context: "\(point), \(mode)\(tearing ? " torn sectors" : "") seed \(seed)", deep: false,
+                    tally: tally)
+            }
+        }
+        let store = try driver.open(options: testOptions(power))
+        for _ in 0..<140 { try driver.commitNext(store) }
+        power.onSyncPoint = nil
+        store.close()
+        let syncs = rootSyncs.withLock { $0 }
+        #expect(syncs >= 3, "the open's root sync and the two at the bound (seen \(syncs))")
+        let result = tally.withLock { $0 }
+        print("durability A4 (anchor lag bound): \(result.images) crash images, \(syncs) root file syncs")
+    }
+
     /// A process killed at any instant, a new writer that recovers, then a power cut: the
     /// generation the recovering writer opened at (and showed its caller) must survive the
     /// cut: D4, the generation never goes backwards.
