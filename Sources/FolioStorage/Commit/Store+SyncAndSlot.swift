@@ -30,15 +30,16 @@ extension Store {
         // Step 4 first, when due: the root file sync that keeps the anchor within
         // RootSlots.maximumAnchorLag generations of the newest slot runs before the write
         // that would reach the bound, so the older slot is always the durable one
-        // (RootSlots argues why). The commit is durable already (its run is synced): a
-        // failure poisons without failing it, and the next open recovers it from the anchor
-        // by following the runs.
+        // (RootSlots argues why). Its failure is the slot write's: it poisons and fails the
+        // commit, whose slot is then never written (so nothing says the root file holds it,
+        // and a commit that raises the store to version 3 is never acknowledged without a
+        // durable version 3 slot); the run is durable, so the reopen may recover the commit.
         if slots!.syncIsDue(beforeWriting: record.generation) {
             do throws(StorageError) {
                 try slots!.sync()
             } catch {
                 poison("syncing the root file failed: \(error)")
-                return
+                throw error
             }
         }
         do throws(StorageError) {

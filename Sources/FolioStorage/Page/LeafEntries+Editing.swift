@@ -76,13 +76,16 @@ extension LeafEntries {
     /// Puts a new entry at `index` (its key sorts between entries `index - 1` and `index`).
     mutating func insert(key: ArraySlice<UInt8>, value: LeafValue, at index: Int) {
         starts.insert(writeEntry(key: .given(key), value: value), at: index)
+        // Inserts and removals in turn grow the buffer as replacements do.
+        compactIfWasteful()
     }
 
     /// Gives entry `index` a new value; returns the value it had.
     ///
     /// The entry is written anew at the end of the buffer and the old one left unused, so
-    /// the value returned is read from bytes nothing writes over: it stays valid without
-    /// a copy (and without making the buffer shared, which would copy it on the next edit).
+    /// the value returned is read from bytes nothing writes over: it stays valid without a
+    /// copy. (Held by the caller, that slice shares the buffer, so the next edit copies the
+    /// buffer if the slice is still alive then.)
     mutating func replaceValue(at index: Int, with value: LeafValue) -> LeafValue {
         let old = Int(starts[index])
         let oldSize = entrySize(index)
@@ -94,16 +97,32 @@ extension LeafEntries {
         starts[index] = writeEntry(key: .own(start: old + 3, count: keyCount), value: value)
         entryBytes -= oldSize
         let previous = self.value(atStart: old)
+        releasePending(ofEntryAt: old)
         compactIfWasteful()
         return previous
     }
 
-    /// Removes entry `index`; returns its value. Only the table changes.
+    /// Removes entry `index`; returns its value. Only the table changes (and a pending
+    /// value's storage is let go).
     mutating func remove(at index: Int) -> LeafValue {
+        let start = Int(starts[index])
         let removed = value(index)
         entryBytes -= entrySize(index)
         starts.remove(at: index)
+        releasePending(ofEntryAt: start)
         return removed
+    }
+
+    /// Drops this buffer's reference to the pending value of the (no longer used) entry at
+    /// `start`, if it has one: a value replaced or removed over and over would otherwise
+    /// stay in memory until the next rewrite. The caller got the value already.
+    private mutating func releasePending(ofEntryAt start: Int) {
+        let place: Int? = bytes.withUnsafeBytes { raw in
+            guard raw[start + 2] == Self.pendingKind else { return nil }
+            let keyCount = Int(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt16.self)))
+            return Int(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 3 + keyCount, as: UInt64.self)))
+        }
+        if let place { pendingValues[place] = [] }
     }
 
     /// Removes the entries from `index` on.
@@ -177,12 +196,18 @@ extension LeafEntries {
     }
 
     /// Adds `size` bytes at the end of the buffer (zeros, about to be written); returns
-    /// where they start.
+    /// where they start. In chunks of the shared zeros: an entry is far smaller than one
+    /// (a page is at most 8 KiB), but a damaged page that passed its checksum could say
+    /// otherwise, and must not make this read past them.
     private mutating func grow(by size: Int) -> Int {
         let at = bytes.count
         let zeros = ZeroBytes.buffer.bindMemory(to: UInt8.self)
-        assert(size <= zeros.count, "an entry is smaller than the appender's chunk")
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<size]))
+        var remaining = size
+        while remaining > 0 {
+            let chunk = min(remaining, zeros.count)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<chunk]))
+            remaining -= chunk
+        }
         return at
     }
 }

@@ -157,6 +157,30 @@ import FolioTestSupport
     }
 }
 
+extension LeafEntriesTests {
+    /// A leaf edited over and over in one transaction keeps about twice its entries' bytes,
+    /// whatever the edits: inserts and removals in turn, or a large value replaced again and
+    /// again (whose earlier versions are let go at once).
+    @Test func repeatedEditsKeepALeafBounded() {
+        var entries = LeafEntries()
+        for index in 0..<10 { entries.append(key: Array("k\(100 + index)".utf8)[...], value: .inline([1, 2, 3][...])) }
+        for _ in 0..<10_000 {
+            entries.insert(key: Array("k150".utf8)[...], value: .inline([UInt8](repeating: 9, count: 200)[...]), at: 5)
+            _ = entries.remove(at: 5)
+        }
+        #expect(entries.count == 10)
+        #expect(entries.bytes.count <= 2 * entries.entryBytes + 2 * StorageLimits.splitPageSize)
+
+        for round in 0..<100 {
+            let large = [UInt8](repeating: UInt8(round), count: 100_000)
+            _ = entries.replaceValue(at: 3, with: .pendingOverflow(large))
+        }
+        let held = entries.pendingValues.reduce(0) { $0 + $1.count }
+        #expect(held == 100_000, "only the live pending value is held (\(held) bytes)")
+        #expect(Self.same(entries.value(3), .pendingOverflow([UInt8](repeating: 99, count: 100_000))))
+    }
+}
+
 extension LeafValue {
     /// The bytes of a value pending its overflow page.
     fileprivate var pendingBytes: [UInt8]? {
