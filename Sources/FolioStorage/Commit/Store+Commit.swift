@@ -18,8 +18,9 @@ extension Store {
     ///  4. fdatasync the root file before a slot write that would be
     ///     ``RootSlots/maximumAnchorLag`` generations ahead of the anchor (the slot written
     ///     last becomes the anchor; RootSlots says why before), and after a write that alone
-    ///     is that far ahead. Not a condition of the commit's durability: a failure here
-    ///     poisons but does not fail the commit.
+    ///     is that far ahead. Both poison on failure; the sync before the write fails the
+    ///     commit as a failed slot write does, the sync after it does not (the commit is
+    ///     durable and its slot written).
     ///  5. Publish the new root to readers, queue the observers' event. (The cache is warmed
     ///     with the run's pages as soon as step 1 is done, outside the write section.)
     ///
