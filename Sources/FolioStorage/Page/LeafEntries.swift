@@ -60,7 +60,8 @@ struct LeafEntries: Sendable {
 
     var isEmpty: Bool { starts.isEmpty }
 
-    /// Bytes of an entry with a key of `keyCount` bytes and `value`.
+    /// Bytes of an entry with a key of `keyCount` bytes and `value`: u16 key length, u8 value
+    /// kind, the key, then the value (Docs/Format.md §5).
     @inline(__always)
     static func entrySize(keyCount: Int, value: LeafValue) -> Int { 3 + keyCount + value.encodedSize }
 

@@ -52,9 +52,6 @@ enum StoredNode: Sendable {
 
 /// Encoding and decoding of leaf and branch pages (Docs/Format.md §5 and §6).
 enum TreePage {
-    /// Bytes of a leaf entry: u16 key length, u8 value kind, key, then the value.
-    static func leafEntrySize(keyCount: Int, value: LeafValue) -> Int { 3 + keyCount + value.encodedSize }
-
     /// Bytes of a branch entry after the first child: u16 key length, key, u64 + u32 child.
     static func branchEntrySize(keyCount: Int) -> Int { 2 + keyCount + 12 }
 
