@@ -200,3 +200,76 @@ struct RootSlots {
         try sync()
     }
 }
+
+// The root slots read again by a writer that did not write them: what the bytes say about
+// which slot is durable, so that this writer keeps the anchor invariant after another
+// writer (another process) wrote and synced slots it never saw.
+extension RootSlots {
+    /// Reads both slots again and takes the anchor from what they hold; returns the newest
+    /// valid slot's root. Caller holds the store's writer lock and `rootFileLock`.
+    ///
+    /// Why the bytes say which slot is durable: a slot is written only while the other one is
+    /// durable (the anchor invariant), and the root file is synced *before* a write that
+    /// would reach the lag bound (the type's comment), so of two valid slots the older is
+    /// always durable, whoever wrote them; the newer one may not be. So:
+    /// - two valid slots of different generations: the older is the anchor, the next write
+    ///   goes over the newer, and the lag is counted from the older;
+    /// - two valid slots of one generation (both written by a compaction or recovery, and
+    ///   synced): either is the anchor;
+    /// - one valid slot (the other empty, never written since creation or the version 2
+    ///   upgrade, which synced the valid one; or torn, and a torn slot is never the
+    ///   anchor): the valid one is the anchor;
+    /// - two valid slots of different format versions: the newer may be the store's only
+    ///   version 3 slot and is not known durable (its writer may have died before the
+    ///   upgrade's sync), and overwriting it could lose the version, after which recovery
+    ///   from the version 2 slot would not follow the runs that need version 3. So the
+    ///   root file is synced first, and the newer slot is the anchor.
+    ///
+    /// A root file that another writer rewrote from the version 1 layout is opened here.
+    ///
+    /// Nothing calls this yet within one process, where this writer wrote every slot; it is
+    /// what a writer that takes the store's lock after another process runs first.
+    mutating func reload() throws(StorageError) -> RootRecord {
+        if isVersionOneLayout {
+            let file = try fileSystem.open(layout.root, mode: .readOnly)
+            defer { file.close() }
+            let bytes = try file.readAll()
+            if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
+                let current = try RootRecord.decodeSlot(bytes, slot: 0, file: layout.root)
+                contents = [current, try? RootRecord.decodeSlot(bytes, slot: 1, file: layout.root)]
+                return current
+            }
+            handle = try fileSystem.open(layout.root, mode: .readWrite)
+        }
+        guard let handle else { preconditionFailure("a version 2 root file has a handle") }
+        let bytes = try handle.read(at: 0, count: RootRecord.fileSize)
+        let slots = (0..<2).map { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) }
+        guard let newest = slots.compactMap({ $0 }).max(by: { $0.generation < $1.generation }) else {
+            throw .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))
+        }
+        contents = slots
+        formatVersion = max(formatVersion, slots.compactMap { $0?.formatVersion }.max() ?? formatVersion)
+        let newer = slots[1]?.generation == newest.generation && slots[0]?.generation != newest.generation ? 1 : 0
+        if let older = slots[1 - newer], older.generation != newest.generation {
+            if older.formatVersion != newest.formatVersion {
+                try handle.syncData()
+                setAnchor(newer, generation: newest.generation, newestWritten: newest.generation, unsynced: 0)
+            } else {
+                setAnchor(1 - newer, generation: older.generation, newestWritten: newest.generation, unsynced: 1)
+            }
+        } else {
+            // One valid slot, or two of the same generation: the valid (or first) one.
+            let only = slots[0] == nil ? 1 : 0
+            setAnchor(only, generation: newest.generation, newestWritten: newest.generation, unsynced: 0)
+        }
+        return newest
+    }
+
+    /// The anchor and the lag as ``reload()`` derived them.
+    private mutating func setAnchor(_ slot: Int, generation: UInt64, newestWritten newest: UInt64, unsynced: Int) {
+        anchor = slot
+        anchorGeneration = generation
+        newestWritten = newest
+        unsyncedWrites = unsynced
+    }
+}
