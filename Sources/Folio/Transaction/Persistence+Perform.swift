@@ -48,6 +48,10 @@ extension Persistence where Access == ReadWrite {
     /// holds that preparation until it ends: another transaction's first use of the same
     /// datastore meanwhile waits for it, then reads its preparation (or prepares the
     /// datastore itself if it rolled back); so `body` must not wait for such a transaction.
+    /// Nor may `body` wait for another transaction to begin: transactions run at once only
+    /// while none runs alone (a body that runs again after a conflict, or the commit of
+    /// values set outside transactions), and one that is about to run alone waits for the
+    /// running ones to end, with new ones waiting behind it.
     /// A task cancelled while it waits for its turn
     /// leaves the queue and this throws `CancellationError` (a transaction that has begun is
     /// never interrupted).

@@ -161,6 +161,13 @@ enum KeyValueModelRun {
     /// both commit in their shared turns, the second's commit replayed onto the first's.
     static func concurrentPair(_ first: [Write], _ second: [Write], persistence: Persistence<ReadWrite>) async throws {
         let values = persistence.values
+        // Values set outside transactions are committed first: their commit runs alone,
+        // after the running transactions end and before new ones begin, so if it came
+        // between the two `perform`s below, the first (waiting in its body for the second to
+        // begin) and the second (waiting behind that commit) would wait for each other
+        // until the meeting gives up. `perform`'s documentation says a body must not wait for
+        // another to begin; the pair does so only to prove the two run at once.
+        try await values.flush()
         let meeting = KeyValueConcurrentTransactionTests.Meeting()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
