@@ -41,15 +41,7 @@ package struct ByteWriter {
     /// Appends `count` zero bytes, copied from ``ZeroBytes`` a chunk at a time: appending
     /// `repeatElement(0, count:)` walks the elements one by one through generic code when the
     /// call is not specialised (debug builds), over a hundred instructions a byte.
-    package mutating func appendZeros(_ count: Int) {
-        let zeros = ZeroBytes.buffer.bindMemory(to: UInt8.self)
-        var remaining = count
-        while remaining > 0 {
-            let chunk = min(remaining, zeros.count)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<chunk]))
-            remaining -= chunk
-        }
-    }
+    package mutating func appendZeros(_ count: Int) { bytes.appendZeros(count) }
 
     /// Appends `count` bytes that `body` writes through a ``RawByteCursor`` (which must write
     /// exactly `count`): one capacity check for a whole page instead of one per field. The
@@ -195,6 +187,18 @@ package struct ByteReader {
 }
 
 extension Array where Element == UInt8 {
+    /// Appends `count` zero bytes from ``ZeroBytes``, a chunk at a time (see
+    /// ``ByteWriter/appendZeros(_:)`` for why not `repeatElement`).
+    mutating func appendZeros(_ count: Int) {
+        let zeros = ZeroBytes.buffer.bindMemory(to: UInt8.self)
+        var remaining = count
+        while remaining > 0 {
+            let chunk = Swift.min(remaining, zeros.count)
+            append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<chunk]))
+            remaining -= chunk
+        }
+    }
+
     /// Reads a little-endian `UInt32` at `offset` (caller checks bounds).
     func littleEndianUInt32(at offset: Int) -> UInt32 {
         withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }

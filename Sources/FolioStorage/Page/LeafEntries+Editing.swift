@@ -201,13 +201,7 @@ extension LeafEntries {
     /// otherwise, and must not make this read past them.
     private mutating func grow(by size: Int) -> Int {
         let at = bytes.count
-        let zeros = ZeroBytes.buffer.bindMemory(to: UInt8.self)
-        var remaining = size
-        while remaining > 0 {
-            let chunk = min(remaining, zeros.count)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: zeros[..<chunk]))
-            remaining -= chunk
-        }
+        bytes.appendZeros(size)
         return at
     }
 }
