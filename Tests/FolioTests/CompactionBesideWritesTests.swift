@@ -11,7 +11,10 @@ import FolioTestSupport
     /// What the progress callback saw: whether a commit landed while it held the copy.
     final class Timeline: Sendable {
         let copying = Mutex(false)
-        let committed = DispatchSemaphore(value: 0)
+        let committed = Mutex(false)
+        /// Lets the held compaction go on: signalled once the transaction has committed, or
+        /// by the watchdog once the timeline has hung.
+        let goOn = DispatchSemaphore(value: 0)
         let commitLandedDuringCopy = Mutex<Bool?>(nil)
     }
 
@@ -34,12 +37,20 @@ import FolioTestSupport
                 }
                 guard first else { return }
                 // Held until the transaction below commits; with the writer held for the
-                // whole compaction, it could not, and this wait would run out. The suite's
-                // hang guard (300 s), not a timing: a loaded machine running the whole
-                // suite in parallel once took longer than a minute here.
-                let landed = timeline.committed.wait(timeout: .now() + 300) == .success
-                timeline.commitLandedDuringCopy.withLock { $0 = landed }
+                // whole compaction, it could not, and the watchdog would let it go on.
+                timeline.goOn.wait()
+                timeline.commitLandedDuringCopy.withLock { $0 = timeline.committed.withLock { $0 } }
             }
+        }
+        // The watchdog's looks queue on the cooperative pool behind the same work as the
+        // transaction below, so a starved pool (the whole suite at once) cannot make it let
+        // the compaction go before the transaction has had its turns: a fixed wait on the
+        // compaction's own thread did, twice. The last signal frees the compaction on an early
+        // exit, so that cleanup's close (which waits for it) returns.
+        let watchdog = hangWatchdog { timeline.goOn.signal() }
+        defer {
+            watchdog.cancel()
+            timeline.goOn.signal()
         }
         try #require(await eventually { timeline.copying.withLock { $0 } })
 
@@ -48,7 +59,8 @@ import FolioTestSupport
             try await books.persist(makeBook(20_000))
             try await books.delete(makeBook(200).id)
         }
-        timeline.committed.signal()
+        timeline.committed.withLock { $0 = true }
+        timeline.goOn.signal()
 
         // 4. The compaction ends with the transaction's writes in the new file.
         let report = try await compaction.value

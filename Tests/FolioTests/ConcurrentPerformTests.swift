@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 @_spi(Engine) @testable import Folio
 import FolioStorage
+import FolioTestSupport
 
 /// `perform`s run at once (Docs/Architecture.md invariant 7): over disjoint datastores
 /// both commit; over the same datastore the later committer's body runs again, alone, so
@@ -70,8 +71,7 @@ import FolioStorage
             #expect(try await authors.load(1) == nil)
             bCommitted.open()
         }
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(60))
+        let watchdog = hangWatchdog {
             aWrote.open()
             bCommitted.open()
         }
@@ -111,8 +111,7 @@ import FolioStorage
             }
             bCommitted.open()
         }
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(60))
+        let watchdog = hangWatchdog {
             aRead.open()
             bCommitted.open()
         }

@@ -56,10 +56,7 @@ import LibraryExample
             }
             return changes
         }
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(180))
-            collector.cancel()
-        }
+        let deadline = hangWatchdog { collector.cancel() }
         let changes = await collector.value
         deadline.cancel()
         #expect(changes.count == 2 * transactions, "timed out with \(changes.count) changes")

@@ -128,10 +128,7 @@ import LibraryExample
             }
             return reloads
         }
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(60))
-            collector.cancel()
-        }
+        let timeout = hangWatchdog { collector.cancel() }
         #expect(await collector.value == wholesale, "replayed reloads")
         timeout.cancel()
         writer.closeInput()

@@ -3,14 +3,13 @@ import Foundation
 import Synchronization
 @_spi(Engine) @testable import Folio
 import FolioStorage
+import FolioTestSupport
 
-/// Waits for `task`, cancelling it after `seconds` (a safety net so a missed change fails the
-/// test with what was seen instead of hanging; nothing asserts on the time).
+/// Waits for `task`, cancelling it once it has hung for `seconds` (`hangWatchdog`: a safety
+/// net so a missed change fails the test with what was seen instead of hanging; nothing
+/// asserts on the time).
 func finishing<T: Sendable>(_ task: Task<T, Never>, within seconds: Double) async -> T {
-    let timer = Task {
-        try? await Task.sleep(for: .seconds(seconds))
-        task.cancel()
-    }
+    let timer = hangWatchdog(after: .seconds(seconds)) { task.cancel() }
     let value = await task.value
     timer.cancel()
     return value

@@ -2,8 +2,11 @@ import Testing
 import Foundation
 @_spi(Engine) @testable import Folio
 import FolioStorage
+import FolioTestSupport
 
-/// Collects up to `count` elements of a sequence, failing after `seconds`.
+/// Collects up to `count` elements of a sequence, failing once the wait has hung for
+/// `seconds` (a ``HangGuard``: the bound, then more looks on the cooperative pool, since a
+/// starved pool delays the sequence's producer as much as the clock's waiter).
 func take<S: AsyncSequence & Sendable>(_ count: Int, from sequence: S, seconds: Double = 20) async throws -> [S.Element]
 where S.Element: Sendable {
     try await withThrowingTaskGroup(of: [S.Element]?.self) { group in
@@ -16,7 +19,8 @@ where S.Element: Sendable {
             return collected
         }
         group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
+            var guardian = HangGuard(.seconds(seconds))
+            repeat { try await Task.sleep(for: .seconds(1)) } while !guardian.expired()
             return nil
         }
         let first = try await group.next()!

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 import Synchronization
 @testable import Folio
+import FolioTestSupport
 
 /// Two transactions racing for the first use of a datastore that needs preparing (an index
 /// to build over version-1 records, each decoded through the migration), step by step: the
@@ -66,17 +67,14 @@ import Synchronization
         return try Persistence(at: path, options: options)
     }
 
-    /// Runs `timeline` with a step counter bound, and a watchdog that opens `latches` after
-    /// a minute (a hang fails instead of blocking the suite).
+    /// Runs `timeline` with a step counter bound, and a watchdog that opens `latches` once
+    /// the timeline has hung (`hangWatchdog`: a hang fails instead of blocking the suite).
     static func counting(
         _ latches: [Latch], _ timeline: () async throws -> Void
     ) async rethrows -> (steps: Int, migrations: Int) {
         let counter = Preparation.StepCounter()
         let before = Migrations.count.load(ordering: .relaxed)
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(60))
-            for latch in latches { latch.open() }
-        }
+        let watchdog = hangWatchdog { for latch in latches { latch.open() } }
         defer { watchdog.cancel() }
         try await Preparation.$stepRuns.withValue(counter) { try await timeline() }
         return (counter.runs.withLock { $0 }, Migrations.count.load(ordering: .relaxed) - before)

@@ -135,10 +135,7 @@ import FolioTestSupport
             }
             return reloads
         }
-        let timeout = Task {
-            try await Task.sleep(for: .seconds(20))
-            collector.cancel()
-        }
+        let timeout = hangWatchdog { collector.cancel() }
         #expect(await collector.value == wholesaleGenerations)
         timeout.cancel()
     }

@@ -52,3 +52,34 @@ public func eventually(
         try? await Task.sleep(for: interval)
     }
 }
+
+/// Runs `action` once a wait has hung, unless cancelled first: after `bound` and then
+/// ``HangGuard/lateLooks`` more looks, one a second, on the cooperative pool.
+///
+/// For a timeline whose steps are opened by latches or semaphores rather than polled: the
+/// watchdog opens them, so that a hang fails the test's expectations instead of blocking
+/// the suite. Its looks queue on the pool behind the same work as the tasks it guards, so a
+/// starved pool (the whole suite running at once) delays both alike; a watchdog that slept
+/// a fixed time on its own was seen to fire while the guarded steps had not yet had a turn.
+/// Cancel the returned task once the timeline has ended.
+///
+/// ```swift
+/// let watchdog = hangWatchdog { released.open() }
+/// defer { watchdog.cancel() }
+/// ```
+@discardableResult
+public func hangWatchdog(
+    after bound: Duration = hangGuard, _ action: @escaping @Sendable () -> Void
+) -> Task<Void, Never> {
+    Task {
+        var guardian = HangGuard(bound)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            if Task.isCancelled { return }
+            if guardian.expired() {
+                action()
+                return
+            }
+        }
+    }
+}
