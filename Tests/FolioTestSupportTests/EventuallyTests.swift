@@ -58,4 +58,39 @@ final class Flag: Sendable {
         #expect(!held)
         #expect(looks.withLock { $0 } > HangGuard.lateLooks)
     }
+
+    /// A watchdog whose bound passes while the pool is held does not act before the task
+    /// it guards has had its turns: its looks queue behind them. (A watchdog that slept a
+    /// fixed time opened a timeline's latches before its steps had run, failing CI.)
+    @Test func aWatchdogHeldPastItsBoundActsOnlyAfterTheGuardedWorkHadItsTurns() async {
+        let pool = OneThreadPool()
+        let done = Flag()
+        let doneWhenItActed = Mutex<Bool?>(nil)
+        await withTaskExecutorPreference(pool) {
+            let watchdog = hangWatchdog(after: .milliseconds(50), every: .milliseconds(1), on: pool) {
+                doneWhenItActed.withLock { $0 = done.isSet }
+            }
+            // The watchdog's first job runs (its bound starts) before the pool is held.
+            await Task.yield()
+            let worker = Task(executorPreference: pool) {
+                for _ in 0..<5 { await Task.yield() }
+                done.set()
+            }
+            pool.queue.async { Thread.sleep(forTimeInterval: 0.3) }
+            await worker.value
+            await watchdog.value
+        }
+        #expect(doneWhenItActed.withLock { $0 } == true, "acted before the guarded work had a turn")
+    }
+
+    /// A watchdog acts once nothing cancels it, and never after it was cancelled.
+    @Test func aWatchdogActsUnlessCancelled() async {
+        let acted = Flag(), cancelledActed = Flag()
+        let cancelled = hangWatchdog(after: .milliseconds(20), every: .milliseconds(1)) { cancelledActed.set() }
+        cancelled.cancel()
+        await hangWatchdog(after: .milliseconds(20), every: .milliseconds(1)) { acted.set() }.value
+        await cancelled.value
+        #expect(acted.isSet)
+        #expect(!cancelledActed.isSet)
+    }
 }

@@ -54,7 +54,8 @@ public func eventually(
 }
 
 /// Runs `action` once a wait has hung, unless cancelled first: after `bound` and then
-/// ``HangGuard/lateLooks`` more looks, one a second, on the cooperative pool.
+/// ``HangGuard/lateLooks`` more looks, one every `interval`, on the cooperative pool (or on
+/// `executor`, the pool a test of the watchdog itself holds).
 ///
 /// For a timeline whose steps are opened by latches or semaphores rather than polled: the
 /// watchdog opens them, so that a hang fails the test's expectations instead of blocking
@@ -69,12 +70,13 @@ public func eventually(
 /// ```
 @discardableResult
 public func hangWatchdog(
-    after bound: Duration = hangGuard, _ action: @escaping @Sendable () -> Void
+    after bound: Duration = hangGuard, every interval: Duration = .seconds(1), on executor: (any TaskExecutor)? = nil,
+    _ action: @escaping @Sendable () -> Void
 ) -> Task<Void, Never> {
-    Task {
+    Task(executorPreference: executor) {
         var guardian = HangGuard(bound)
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
+            try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
             if guardian.expired() {
                 action()
