@@ -69,7 +69,7 @@ extension Store {
     /// chain value; a compaction's commit is in a newer file. Another history is written
     /// from an older committed end: it ends before, or rewrote `current`'s commit page (its
     /// chain value differs, since its run does), or lies in an older file.
-    private func descends(_ newest: CommittedRoot, from current: CommittedRoot) throws(StorageError) -> Bool {
+    func descends(_ newest: CommittedRoot, from current: CommittedRoot) throws(StorageError) -> Bool {
         if newest.record.snapshotFile != current.record.snapshotFile {
             return newest.record.snapshotFile > current.record.snapshotFile
         }

@@ -101,6 +101,14 @@ final class PageCache: Sendable {
         shards[shard(for: key)].lock.withLock { $0.remove(key) }
     }
 
+    /// Forgets every page of the open file `file` at `offset` or after: what a writer read
+    /// past its committed end, once another writer may have written there.
+    func removePages(ofFile file: UInt64, from offset: UInt64) {
+        for shard in shards {
+            shard.lock.withLock { $0.removeAll { $0.file == file && $0.offset >= offset } }
+        }
+    }
+
     /// Bytes currently held, summed over shards.
     var usedBytes: Int { shards.reduce(0) { total, shard in total + shard.lock.withLock { $0.used } } }
 
@@ -174,6 +182,10 @@ struct LRUShard: ~Copyable {
         used -= entries[slot].cost
         entries[slot].page = nil
         free.append(slot)
+    }
+
+    mutating func removeAll(where matches: (PageCache.Key) -> Bool) {
+        for key in index.keys where matches(key) { remove(key) }
     }
 
     mutating func removeAll() {

@@ -87,7 +87,8 @@ public final class Store: Sendable {
     }
 
     struct WriterState {
-        let lock: any FileLock
+        /// The store's writer lock, while this writer holds it.
+        var lock: (any FileLock)?
         let identity: FileIdentity
         /// Write transactions begun and not yet ended (committed, rolled back or dropped).
         var activeTransactions = 0
@@ -98,6 +99,9 @@ public final class Store: Sendable {
         /// has begun there, so until it ends no other transaction may commit (its run would
         /// overwrite those pages) or spill (WriteTransaction+Spill.swift).
         var tailOwner: ObjectIdentifier?
+        /// Set when a transaction takes the tail to spill, until the next catch-up: pages it
+        /// read back past the committed end may be in the page cache (Store+CatchUp.swift).
+        var spilledSinceCatchUp = false
         /// Set when the store can no longer commit safely (see `StorageError.needsReopen`).
         var poisoned: String?
         /// The root the root file holds (lags `current` in grouped mode).
@@ -309,7 +313,7 @@ public final class Store: Sendable {
             // be opening the others. The next writer to open retires them afresh.
             let now = ContinuousClock.now
             removeRetiredSnapshots(released.retired.filter { $0.removeAfter <= now }.map(\.number))
-            released.lock.unlock()
+            released.lock?.unlock()
             WriterRegistry.unregister(released.identity)
         }
     }

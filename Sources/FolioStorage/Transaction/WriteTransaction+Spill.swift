@@ -126,6 +126,7 @@ extension Store {
         try state.withLock { (state) throws(StorageError) -> CommittedRoot in
             if let owner = state.writer?.tailOwner, owner != transaction { throw .writeConflict(trees: []) }
             state.writer?.tailOwner = transaction
+            state.writer?.spilledSinceCatchUp = true
             return state.tip
         }
     }

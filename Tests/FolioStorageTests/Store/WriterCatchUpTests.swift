@@ -1,0 +1,219 @@
+import Testing
+import Synchronization
+@testable import FolioStorage
+import FolioTestSupport
+
+/// A writer that lets the store's lock go between transactions and takes it again after
+/// another writer used the store (`Store.withWriterLockReleased(_:)`, then
+/// `catchUpHoldingLock()`): it builds on what the other wrote, never over it.
+@Suite struct WriterCatchUpTests {
+    static let path = "/stores/s"
+
+    /// A writer whose store nobody else wrote finds its tip unchanged: nothing is reported.
+    @Test func aWriterThatWroteAloneStaysWhereItIs() throws {
+        let fileSystem = try memoryFileSystem()
+        let store = try Store.open(at: Self.path, options: testOptions(fileSystem))
+        defer { store.close() }
+        try store.write { try $0.put([1], for: [1], in: "t") }
+        let events = Mutex<[StoreEvent]>([])
+        let observation = store.observe { event in events.withLock { $0.append(event) } }
+        defer { observation.cancel() }
+        let generation = store.generation
+        #expect(try store.catchUpHoldingLock() == false)
+        try store.withWriterLockReleased {}
+        #expect(store.generation == generation)
+        #expect(events.withLock { $0 }.isEmpty)
+    }
+
+    /// Another writer commits while the first does not hold the lock: the first adopts its
+    /// commits (reporting each to its generation listener and its observers, in order) and
+    /// its next commit follows them. Without the catch-up, that commit would be written over
+    /// the other writer's runs and lose them.
+    @Test(arguments: [Durability.full, .grouped(window: .seconds(60))])
+    func aWriterAdoptsWhatAnotherCommittedAndBuildsOnIt(durability: Durability) throws {
+        let fileSystem = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(fileSystem, durability: durability))
+        defer { first.close() }
+        let reported = Mutex<[UInt64]>([])
+        first.onGenerationCreated { created in reported.withLock { $0.append(created.generation) } }
+        let events = Mutex<[StoreEvent]>([])
+        let observation = first.observe { event in events.withLock { $0.append(event) } }
+        defer { observation.cancel() }
+        try first.write { try $0.put(Array("first".utf8), for: [1], in: "t") }
+        let before = first.generation
+        let readBefore = try first.read()
+
+        let otherGenerations = try first.withWriterLockReleased { () throws -> [UInt64] in
+            let other = try Store.open(at: Self.path, options: testOptions(fileSystem, durability: durability))
+            defer { other.close() }
+            var generations: [UInt64] = []
+            for key: UInt8 in 2...4 {
+                try other.write { try $0.put(Array("other".utf8), for: [key], in: "t") }
+                generations.append(other.generation)
+            }
+            return generations
+        }
+        #expect(otherGenerations == Array(before + 1...before + 3))
+        #expect(first.generation == before + 3)
+        #expect(reported.withLock { $0 }.suffix(3) == otherGenerations[...], "reported before they were read")
+        #expect(committedGenerations(events.withLock { $0 }).suffix(3) == otherGenerations[...])
+        #expect(try readBefore.get([2], in: "t") == nil, "a view taken before keeps its generation")
+
+        try first.write { try $0.put(Array("first again".utf8), for: [5], in: "t") }
+        first.close()
+        let reopened = try Store.openReadOnly(at: Self.path, options: testOptions(fileSystem))
+        defer { reopened.close() }
+        #expect(reopened.generation == before + 4)
+        let view = try reopened.read()
+        for key: UInt8 in 2...4 { #expect(try view.get([key], in: "t") == Array("other".utf8)) }
+        #expect(try view.get([5], in: "t") == Array("first again".utf8))
+        #expect(reopened.verify().isClean)
+    }
+
+    /// Another writer compacts into a new snapshot file and commits after: the first opens
+    /// that file, adopts its root, and commits into it.
+    @Test func aWriterAdoptsAnotherWritersCompaction() throws {
+        let fileSystem = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(fileSystem))
+        defer { first.close() }
+        for key: UInt8 in 0..<20 { try first.write { try $0.put([key], for: [key], in: "t") } }
+        let fileBefore = first.statisticsFileNumber
+        try first.withWriterLockReleased { () throws in
+            let other = try Store.open(at: Self.path, options: testOptions(fileSystem))
+            defer { other.close() }
+            try other.write { try $0.remove([0], from: "t") }
+            try other.compact()
+            try other.write { try $0.put([99], for: [99], in: "t") }
+        }
+        #expect(first.statisticsFileNumber > fileBefore)
+        try first.write { try $0.put([100], for: [100], in: "t") }
+        let view = try first.read()
+        #expect(try view.get([0], in: "t") == nil)
+        #expect(try view.get([99], in: "t") == [99])
+        #expect(try view.get([100], in: "t") == [100])
+        #expect(first.verify().isClean)
+    }
+
+    /// Another writer's commit whose run was synced but whose slot write failed (a writer
+    /// killed between the two leaves the same): durable, so the first adopts it, syncs it and
+    /// names it in a slot before writing after it, as an open's recovery would.
+    @Test func aDurableRunAnotherWriterLeftWithoutItsSlotIsAdopted() throws {
+        let memory = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(memory))
+        defer { first.close() }
+        try first.write { try $0.put([1], for: [1], in: "t") }
+        let before = first.generation
+        try first.withWriterLockReleased { () throws in
+            let faults = FaultInjectingFileSystem(wrapping: memory, countedKinds: [.write])
+            let other = try Store.open(at: Self.path, options: testOptions(faults))
+            defer { other.close() }
+            faults.faultedPaths = { $0 == "\(Self.path)/root" }
+            faults.plan = FaultPlan(failingCall: faults.callCount + 1)
+            #expect(throws: StorageError.self) { try other.write { try $0.put([2], for: [2], in: "t") } }
+        }
+        #expect(first.generation == before + 1)
+        #expect(try first.read().get([2], in: "t") == [2])
+        try first.write { try $0.put([3], for: [3], in: "t") }
+        first.close()
+        let reopened = try Store.openReadOnly(at: Self.path, options: testOptions(memory))
+        defer { reopened.close() }
+        #expect(reopened.generation == before + 2, "the slots name the adopted run and the commit after it")
+        #expect(try reopened.read().get([2], in: "t") == [2])
+        #expect(reopened.verify().isClean)
+    }
+
+    /// Pages a rolled-back transaction spilled and read back sit in the page cache at places
+    /// past the committed end; another writer's run then puts its own pages there. After the
+    /// catch-up, the first writer reads the other's pages, not its stale ones.
+    @Test func pagesSpilledByARolledBackTransactionAreNotServedForAnotherWritersRun() throws {
+        let fileSystem = try memoryFileSystem()
+        var options = testOptions(fileSystem)
+        options.transactionSpillBytes = 16 << 10
+        let first = try Store.open(at: Self.path, options: options)
+        defer { first.close() }
+        try first.write { try $0.put([0], for: [0], in: "t") }
+        // Spills several times, reading back (and caching) spilled pages, then rolls back.
+        let transaction = try first.beginWrite()
+        for n in 0..<3_000 {
+            try transaction.put(Array(repeating: UInt8(n % 251), count: 40), for: key(n), in: "t")
+            if n % 100 == 0 { _ = try transaction.get(key(n / 2), in: "t") }
+        }
+        transaction.rollback()
+        let other = sampleKeys(seed: 7)
+        try first.withWriterLockReleased { () throws in
+            let writer = try Store.open(at: Self.path, options: options)
+            defer { writer.close() }
+            try writer.write { txn in
+                for (n, value) in other { try txn.put(value, for: key(n), in: "t") }
+            }
+        }
+        let view = try first.read()
+        let wrong = try other.filter { n, value in try view.get(key(n), in: "t") != value }.count
+        #expect(wrong == 0, "read a stale page for \(wrong) of \(other.count) keys")
+        #expect(first.verify().isClean)
+    }
+
+    /// Another writer found the newest slot damaged, fell back to an older root (in the file
+    /// before a compaction) and committed past this writer's generation: another history.
+    /// This writer adopts it as a reader's refresh would, never as a continuation: the layer
+    /// above is told the history was replaced, observers `historyUnavailable`, and no page of
+    /// the lost history is read for it.
+    @Test func anotherHistoryIsAdoptedAsReplacedNotAsAContinuation() throws {
+        let memory = try memoryFileSystem()
+        var options = testOptions(memory)
+        options.retention = SnapshotRetention(gracePeriod: .seconds(600))  // file 1 stays
+        let first = try Store.open(at: Self.path, options: options)
+        defer { first.close() }
+        let replaced = Mutex<[UInt64]>([])
+        first.onGenerationCreated { created in
+            if created.replacesHistory { replaced.withLock { $0.append(created.generation) } }
+        }
+        let events = Mutex<[StoreEvent]>([])
+        let observation = first.observe { event in events.withLock { $0.append(event) } }
+        defer { observation.cancel() }
+        for i: UInt8 in 0..<3 { try first.write { try $0.put([i], for: [i], in: "t") } }
+        let beforeCompaction = memory.contents(of: "\(Self.path)/root")!
+        try first.compact()
+        for i: UInt8 in 3..<5 { try first.write { try $0.put([i], for: [i], in: "t") } }
+        let followed = first.generation
+        events.withLock { $0 = [] }
+
+        try first.withWriterLockReleased { () throws in
+            try putOlderRoot(from: beforeCompaction, intoSlotOneOf: "\(Self.path)/root", in: memory)
+            var root = memory.contents(of: "\(Self.path)/root")!
+            root[20] ^= 0xFF
+            memory.setContents(root, of: "\(Self.path)/root")
+            let other = try Store.open(at: Self.path, options: options)
+            defer { other.close() }
+            while other.generation <= followed {
+                try other.write { try $0.put([9], for: [UInt8(other.generation)], in: "t") }
+            }
+        }
+        #expect(first.generation == followed + 1)
+        #expect(replaced.withLock { $0 } == [followed + 1])
+        let seen = events.withLock { $0 }
+        guard seen.count == 1, case .historyUnavailable(let from, let to) = seen[0] else {
+            Issue.record("expected one historyUnavailable, got \(seen)")
+            return
+        }
+        #expect(from == followed && to == followed + 1)
+        #expect(try first.read().get([3], in: "t") == nil, "the lost history's commits are not in the new one")
+        try first.write { try $0.put([10], for: [10], in: "t") }
+        #expect(try first.read().get([10], in: "t") == [10])
+        #expect(first.verify().isClean)
+    }
+
+    private func key(_ n: Int) -> [UInt8] { Array("key-\(n)".utf8) }
+
+    private func sampleKeys(seed: UInt64) -> [(Int, [UInt8])] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<3_000).map { n in (n, (0..<40).map { _ in UInt8.random(in: 0...255, using: &rng) }) }
+    }
+}
+
+extension Store {
+    /// The snapshot file the newest root names.
+    fileprivate var statisticsFileNumber: UInt64 {
+        state.withLock { $0.current.record.snapshotFile }
+    }
+}
