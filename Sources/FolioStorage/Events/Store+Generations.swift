@@ -34,9 +34,11 @@ extension Store {
     /// for a compaction before its root becomes current. Called in generation order, once per
     /// generation, in the write critical section or under the root file lock; it must be
     /// quick and must not call into the store. Generations written
-    /// by another process are not reported: a reader sees them as a generation newer than
-    /// any reported; except when a read-only store adopts another history (a fork after
-    /// damage, ``CreatedGeneration/replacesHistory``), which may repeat a generation.
+    /// by another process are not reported to a read-only store: a reader sees them as a
+    /// generation newer than any reported; except when it adopts another history (a fork
+    /// after damage, ``CreatedGeneration/replacesHistory``), which may repeat a generation.
+    /// A writer that catches up after another writer (Store+CatchUp.swift) reports the
+    /// other's generations it adopts, replayed with their changes, or the history replaced.
     /// Package-internal and set once, by the persistence over this store: the
     /// record cache's exactness depends on being the one listener.
     package func onGenerationCreated(_ listener: @escaping @Sendable (CreatedGeneration) -> Void) {

@@ -1,42 +1,51 @@
 // A writer that takes the store's lock after another writer process held it: before any
 // transaction builds on its tip, it moves onto what the other wrote (Docs/Durability.md
-// §1.7, "Writers in turn").
+// §1.6, "Writers in turn").
 extension Store {
     /// Lets the store's writer lock go while `body` runs, then takes it again and catches up
     /// (``catchUpHoldingLock()``): what a writer does between transactions once writers in
     /// several processes take turns, here around one call, for tests and the torture tool
     /// (another writer opens, commits, compacts or is killed in `body`).
     ///
-    /// Grouped commits are made durable first, so the other writer sees them. Throws
-    /// `StorageError.writeTransactionInProgress` if a transaction of this store is active.
-    /// No transaction may begin, and nothing of this store writes, until it returns (it
-    /// holds the write critical section, and a compaction is waited for first). If the lock
-    /// cannot be taken again (the other writer is still open), it throws
-    /// `StorageError.lockedByAnotherWriter(path:)` and the store stays without it: close it.
+    /// It runs as a compaction's catch-up does, alone: it waits for a running compaction and
+    /// for the active transactions to end, and until it returns no compaction starts and
+    /// `beginWrite()` waits (so a transaction begun meanwhile builds on the adopted root).
+    /// Grouped commits are made durable first, so the other writer sees them. `body` must
+    /// not use this store. If the lock cannot be taken again (the other writer is still
+    /// open) or the catch-up fails, the store is poisoned (it must not write without the
+    /// lock, or on a tip it could not bring up to date): it throws, and every later write
+    /// throws `StorageError.needsReopen(path:cause:)`.
     package func withWriterLockReleased<Result>(_ body: () throws -> Result) throws -> Result {
-        compactionTurn.waitUntilIdle()
         var outcome: Swift.Result<Result, any Error>?
-        try writeSection.withLock { _ throws(StorageError) in
-            try flushQueuingEvents()
-            let released = try state.withLock { (state) throws(StorageError) -> WriterState in
-                if state.closed { throw .closed(path: path) }
-                guard let writer = state.writer else { throw .readOnly(path: path) }
-                if writer.activeTransactions > 0 { throw .writeTransactionInProgress }
-                state.writer?.lock = nil
-                return writer
+        defer { deliverQueued() }
+        try compactionTurn.runHere(path: path) { (stop) throws(StorageError) in
+            try withWritersExcluded(stop: stop) { () throws(StorageError) in
+                try writeSection.withLock { _ throws(StorageError) in
+                    try flushQueuingEvents()
+                    let released = try state.withLock { (state) throws(StorageError) -> WriterState in
+                        if state.closed { throw .closed(path: path) }
+                        guard let writer = state.writer else { throw .readOnly(path: path) }
+                        state.writer?.lock = nil
+                        return writer
+                    }
+                    released.lock?.unlock()
+                    WriterRegistry.unregister(released.identity)
+                    // Taken again whatever the body did.
+                    outcome = Swift.Result { try body() }
+                    let fs = fileSystem, lockPath = layout.lock
+                    do throws(StorageError) {
+                        let (lock, _) = try WriterRegistry.register(lockPath: lockPath, fileSystem: fs) {
+                            () throws(StorageError) in try fs.lock(lockPath)
+                        }
+                        state.withLock { $0.writer?.lock = lock }
+                    } catch {
+                        poison("the writer lock could not be taken again: \(error)")
+                        throw error
+                    }
+                    try catchUpHoldingWriteSection()
+                }
             }
-            released.lock?.unlock()
-            WriterRegistry.unregister(released.identity)
-            // Taken again whatever the body did.
-            outcome = Swift.Result { try body() }
-            let fs = fileSystem, lockPath = layout.lock
-            let (lock, _) = try WriterRegistry.register(lockPath: lockPath, fileSystem: fs) {
-                () throws(StorageError) in try fs.lock(lockPath)
-            }
-            state.withLock { $0.writer?.lock = lock }
-            try catchUpHoldingWriteSection()
         }
-        deliverQueued()
         return try outcome!.get()
     }
 
@@ -74,18 +83,32 @@ extension Store {
         return try writeSection.withLock { _ throws(StorageError) -> Bool in try catchUpHoldingWriteSection() }
     }
 
-    /// ``catchUpHoldingLock()`` for a caller that holds `writeSection`.
+    /// ``catchUpHoldingLock()`` for a caller that holds `writeSection`. A failure after the
+    /// slots were read again poisons the store: its tip may be behind the slots, and a commit
+    /// on it would be written over the other writer's runs.
     @discardableResult
     private func catchUpHoldingWriteSection() throws(StorageError) -> Bool {
+        do throws(StorageError) {
+            return try catchUpHoldingWriteSectionOrThrow()
+        } catch {
+            switch error {
+            case .closed, .readOnly, .needsReopen, .writeTransactionInProgress: break
+            default: poison("catching up after another writer failed: \(error)")
+            }
+            throw error
+        }
+    }
+
+    private func catchUpHoldingWriteSectionOrThrow() throws(StorageError) -> Bool {
         try rootFileLock.withLock { (slots) throws(StorageError) -> Bool in
             guard slots != nil else { throw StorageError.closed(path: path) }
             let known = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
                 if state.closed { throw .closed(path: path) }
                 guard let writer = state.writer else { throw .readOnly(path: path) }
                 if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-                precondition(
-                    writer.activeTransactions == 0 && writer.ahead == nil && writer.pendingNotifications.isEmpty,
-                    "a writer catches up with no transaction active and no commit pending")
+                // Nothing may build on the tip while it moves.
+                guard writer.activeTransactions == 0 && writer.ahead == nil && writer.pendingNotifications.isEmpty
+                else { throw .writeTransactionInProgress }
                 return state.current
             }
             let newestSlot = try slots!.reload()
@@ -95,7 +118,8 @@ extension Store {
                     layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: true,
                     log: options.log, reusing: known.file)
             }
-            newest = try followRunsAfter(newest, slots: &slots!)
+            newest = try followRunsAfter(
+                newest, fellBack: !Self.sameCommit(newest.record, newestSlot), slots: &slots!)
             if Self.sameCommit(newest.record, known.record) { return false }
             try adopt(newest, replacing: known)
             return true
@@ -105,13 +129,21 @@ extension Store {
     /// Step 3 of ``catchUpHoldingLock()``: the root after the complete runs that follow
     /// `root`, synced and named in a slot if there are any (as recovery does at an open).
     private func followRunsAfter(
-        _ root: CommittedRoot, slots: inout RootSlots
+        _ root: CommittedRoot, fellBack: Bool, slots: inout RootSlots
     ) throws(StorageError) -> CommittedRoot {
         guard !slots.isVersionOneLayout else { return root }
         // The other writer may have grown the file (its runs, its preallocation).
         root.file.allocatedLength = max(root.file.allocatedLength, try root.file.handle.size())
         let (record, runs) = try RunRecovery.followRuns(from: root.record, chain: root.record.chain, in: root.file)
         guard runs > 0 else { return root }
+        // The newest slot was unusable and the root came from the other: the slots' anchor
+        // (the older slot) would be flipped by the first sync below onto the unusable one,
+        // and the write would go over the only usable slot. An open's recovery anchors on the
+        // slot it opened at; so reopen.
+        if fellBack {
+            throw .needsReopen(
+                path: path, cause: "the newest root slot is unusable and complete runs follow the other one")
+        }
         options.log(
             "catching up \(layout.directory): adopted \(runs) commits past the newest root slot (generation "
                 + "\(root.record.generation) to \(record.generation)), from complete runs another writer left in "
@@ -161,13 +193,26 @@ extension Store {
             reportHistoryReplaced(at: newest.record.generation)
             enqueue(.historyUnavailable(from: known.record.generation, to: newest.record.generation))
         }
+        // Spilled pages this writer read back sat past its committed end, where the other
+        // writer's runs now are (PageCache.remove says why a spill forgets them). Only a
+        // spill sets the flag, and spills take `writeSection`, held here.
+        let spilled = state.withLock { $0.writer?.spilledSinceCatchUp == true }
+        if continues, spilled, newest.file === known.file {
+            cache.removePages(ofFile: known.file.cacheIdentity, from: known.record.committedLength)
+        }
+        let grace = options.retention.gracePeriod
         state.withLock { state in
-            // Spilled pages this writer read back sat past its committed end, where the
-            // other writer's runs now are (PageCache.remove says why a spill forgets them).
-            if continues, state.writer?.spilledSinceCatchUp == true, newest.file === known.file {
-                cache.removePages(ofFile: known.file.cacheIdentity, from: known.record.committedLength)
-            }
             state.writer?.spilledSinceCatchUp = false
+            // The adopted file is current again if another history went back to it: it is no
+            // longer this writer's to remove. A file the other writer compacted away from is
+            // retired here as a compaction retires it (that writer may be gone).
+            state.writer?.retired.removeAll { $0.number == newest.record.snapshotFile }
+            if newest.file !== known.file && newest.record.snapshotFile > known.record.snapshotFile {
+                state.writer?.retired.append(
+                    RetiredSnapshot(
+                        number: known.record.snapshotFile, removeAfter: ContinuousClock.now + grace,
+                        bytes: max(known.record.committedLength, known.file.allocatedLength)))
+            }
             state.writer?.durableRecord = newest.record
             state.current = newest
         }

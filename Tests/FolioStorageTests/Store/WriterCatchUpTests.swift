@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import Synchronization
 @testable import FolioStorage
 import FolioTestSupport
@@ -201,6 +202,64 @@ import FolioTestSupport
         try first.write { try $0.put([10], for: [10], in: "t") }
         #expect(try first.read().get([10], in: "t") == [10])
         #expect(first.verify().isClean)
+    }
+
+    /// A transaction begun while the lock is let go waits (as it waits for a compaction's
+    /// catch-up) and then builds on the root the catch-up adopted: both writes are kept.
+    @Test func aTransactionBegunWhileTheLockIsReleasedWaitsAndBuildsOnTheAdoptedRoot() throws {
+        let fileSystem = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(fileSystem))
+        defer { first.close() }
+        try first.write { try $0.put([1], for: [1], in: "t") }
+        let waiting = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Bool?>(nil)
+        try first.withWriterLockReleased { () throws in
+            Thread {
+                let wrote = (try? first.write { try $0.put([100], for: [100], in: "t") }) != nil
+                outcome.withLock { $0 = wrote }
+                waiting.signal()
+            }.start()
+            // The other thread's begin is queued behind this call.
+            while first.state.withLock({ $0.writer?.waitingForExclusive.count ?? 0 }) < 1 { usleep(1_000) }
+            let other = try Store.open(at: Self.path, options: testOptions(fileSystem))
+            defer { other.close() }
+            try other.write { try $0.put([2], for: [2], in: "t") }
+        }
+        waiting.wait()
+        #expect(outcome.withLock { $0 } == true)
+        first.close()
+        let reopened = try Store.openReadOnly(at: Self.path, options: testOptions(fileSystem))
+        defer { reopened.close() }
+        let view = try reopened.read()
+        #expect(try view.get([2], in: "t") == [2])
+        #expect(try view.get([100], in: "t") == [100])
+        #expect(reopened.verify().isClean)
+    }
+
+    /// A catch-up that fails once the slots were read again leaves the writer behind them:
+    /// it is poisoned, so that no commit is written over the other writer's runs.
+    @Test func aCatchUpThatFailsPoisonsTheWriter() throws {
+        let fileSystem = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(fileSystem))
+        defer { first.close() }
+        try first.write { try $0.put([1], for: [1], in: "t") }
+        #expect(throws: StorageError.self) {
+            try first.withWriterLockReleased { () throws in
+                let other = try Store.open(at: Self.path, options: testOptions(fileSystem))
+                try other.write { try $0.put([2], for: [2], in: "t") }
+                try other.compact()
+                let file = other.state.withLock { $0.current.file.path }
+                other.close()
+                // The file the slots name is gone (damage, or a hand that deleted it).
+                try fileSystem.remove(file)
+            }
+        }
+        #expect {
+            try first.write { try $0.put([3], for: [3], in: "t") }
+        } throws: { error in
+            guard case StorageError.needsReopen = error else { return false }
+            return true
+        }
     }
 
     private func key(_ n: Int) -> [UInt8] { Array("key-\(n)".utf8) }
