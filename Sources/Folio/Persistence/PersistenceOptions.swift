@@ -39,6 +39,18 @@ public struct PersistenceOptions: Sendable {
     /// 32 MiB of stored bytes, no age limit.
     public var valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
 
+    /// How long opening read-write waits while another writer (in this or another process)
+    /// holds the store's writer lock, before it throws `FolioError.storage(.lockedByAnotherWriter(path:))`
+    /// (SQLite's busy timeout). The wait sleeps between tries, never spinning a core.
+    /// Default zero: refused at once.
+    ///
+    /// ```swift
+    /// var options = PersistenceOptions()
+    /// options.busyTimeout = .seconds(5)
+    /// let persistence = try Persistence(at: path, options: options)
+    /// ```
+    public var busyTimeout: Duration = .zero
+
     /// Options; every argument has the default described on its property.
     public init(
         durability: Durability = .full, cacheCapacity: Int = 8 << 20,
@@ -62,6 +74,7 @@ public struct PersistenceOptions: Sendable {
             createIfMissing: createIfMissing, autoCompaction: autoCompaction, retention: retention, log: log)
         options.transactionSpillBytes = transactionSpillBytes
         options.changeRecordKeyLimit = changeRecordKeyLimit
+        options.busyTimeout = busyTimeout
         return options
     }
 }

@@ -32,11 +32,8 @@ extension Store {
                     WriterRegistry.unregister(released.identity)
                     // Taken again whatever the body did.
                     outcome = Swift.Result { try body() }
-                    let fs = fileSystem, lockPath = layout.lock
                     do throws(StorageError) {
-                        let (lock, _) = try WriterRegistry.register(lockPath: lockPath, fileSystem: fs) {
-                            () throws(StorageError) in try fs.lock(lockPath)
-                        }
+                        let (lock, _) = try Store.takeWriterLock(layout, options: options)
                         state.withLock { $0.writer?.lock = lock }
                     } catch {
                         poison("the writer lock could not be taken again: \(error)")

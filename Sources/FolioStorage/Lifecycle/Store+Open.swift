@@ -47,10 +47,7 @@ extension Store {
             guard options.createIfMissing else { throw .storeNotFound(path: layout.directory) }
         }
 
-        let (lock, identity) = try WriterRegistry.register(lockPath: layout.lock, fileSystem: fs) {
-            () throws(StorageError) in
-            try fs.lock(layout.lock)
-        }
+        let (lock, identity) = try takeWriterLock(layout, options: options)
         do throws(StorageError) {
             CrashPoint.openAfterLock.reach()
             if fs.itemKind(at: layout.root) == nil {
@@ -90,6 +87,30 @@ extension Store {
             WriterRegistry.unregister(identity)
             throw error
         }
+    }
+
+    /// The store's writer lock, taken within `options.busyTimeout`, and its identity
+    /// registered for this process (a second writer of the same store in this process is
+    /// refused at once, not after the timeout).
+    static func takeWriterLock(
+        _ layout: StoreLayout, options: StoreOptions
+    ) throws(StorageError) -> (WriterLock, FileIdentity) {
+        let lock = try WriterLock(path: layout.lock, fileSystem: options.fileSystem)
+        let identity: FileIdentity
+        do throws(StorageError) {
+            identity = try WriterRegistry.reserve(lockPath: layout.lock, fileSystem: options.fileSystem)
+        } catch {
+            lock.close()
+            throw error
+        }
+        do throws(StorageError) {
+            try lock.acquire(waitingUpTo: options.busyTimeout)
+        } catch {
+            WriterRegistry.unregister(identity)
+            lock.close()
+            throw error
+        }
+        return (lock, identity)
     }
 
     /// Opens the store at `path` for reading only. Takes no lock and writes nothing, so it

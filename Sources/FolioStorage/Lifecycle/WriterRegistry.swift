@@ -9,21 +9,17 @@ import Synchronization
 enum WriterRegistry {
     private static let open = Mutex<Set<FileIdentity>>([])
 
-    /// Runs `body` (which takes the lock) while no other thread can register, then
-    /// registers the identity it returns. Throws if the identity is already registered.
-    static func register(
-        lockPath: String, fileSystem: any FileSystem,
-        _ body: () throws(StorageError) -> (any FileLock)
-    ) throws(StorageError) -> (any FileLock, FileIdentity) {
-        try open.withLock { (set) throws(StorageError) -> (any FileLock, FileIdentity) in
-            if let existing = try? fileSystem.identity(of: lockPath), set.contains(existing) {
-                throw .alreadyOpenInThisProcess(path: StoragePath.parent(of: lockPath))
-            }
-            let lock = try body()
-            let identity = try fileSystem.identity(of: lockPath)
+    /// Registers the identity of the lock file at `lockPath` (which must exist) before the
+    /// caller takes the lock, which may take a while (``WriterLock``): throws
+    /// `alreadyOpenInThisProcess` if this process has the store open for writing. The
+    /// caller unregisters it if it then fails to take the lock.
+    static func reserve(lockPath: String, fileSystem: any FileSystem) throws(StorageError) -> FileIdentity {
+        let identity = try fileSystem.identity(of: lockPath)
+        try open.withLock { (set) throws(StorageError) in
+            if set.contains(identity) { throw .alreadyOpenInThisProcess(path: StoragePath.parent(of: lockPath)) }
             set.insert(identity)
-            return (lock, identity)
         }
+        return identity
     }
 
     static func unregister(_ identity: FileIdentity) {

@@ -128,6 +128,19 @@ public struct StoreOptions: Sendable {
     /// change log stays until the commit, bounded by ``changeRecordKeyLimit``. Default
     /// 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
+    /// How long opening for writing waits while another writer (in this or another
+    /// process) holds the store's writer lock, before it throws
+    /// `StorageError.lockedByAnotherWriter(path:)` (SQLite's busy timeout). The wait sleeps
+    /// between tries (never spins), noticing a release within 16 ms. Default zero: one try,
+    /// refused at once. A second open for writing in this process is refused at once
+    /// whatever the timeout (`StorageError.alreadyOpenInThisProcess(path:)`).
+    ///
+    /// ```swift
+    /// var options = StoreOptions()
+    /// options.busyTimeout = .seconds(5)  // wait for a writer that is about to close
+    /// let store = try Store.open(at: path, options: options)
+    /// ```
+    public var busyTimeout: Duration = .zero
     /// The most changed keys of one tree a commit's change record lists. A transaction that
     /// changes more keys of a tree drops that tree's change log and records the tree as
     /// changed wholesale (``ChangeRecord/TreeChanges/isChangedWholesale``): observers then
