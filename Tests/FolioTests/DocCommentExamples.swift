@@ -94,6 +94,13 @@ enum DocCommentExamples {
         _ = helper
     }
 
+    static func waitingForAnotherWriter(path: String) throws -> Persistence<ReadWrite> {
+        var options = PersistenceOptions()
+        options.busyTimeout = .seconds(5)
+        let persistence = try Persistence(at: path, options: options)
+        return persistence
+    }
+
     static func transaction(
         persistence: Persistence<ReadWrite>, authors: Datastore<AuthorFormat, ReadWrite>,
         books: Datastore<BookFormat, ReadWrite>, author: Author, book: Book

@@ -11,7 +11,9 @@ import FolioTestSupport
 /// the snapshot file are also checked to land exactly at and after the committed end
 /// (nothing committed is ever overwritten, Docs/Architecture.md invariant 1).
 @Suite struct CommitCallOrderTests {
-    static let kinds: Set<FileOperation.Kind> = FileOperation.Kind.durabilityRelevant.union([.open, .lock])
+    static let kinds: Set<FileOperation.Kind> = FileOperation.Kind.durabilityRelevant.union([
+        .open, .lock, .openLockFile, .tryLock,
+    ])
     static let file1 = "snapshots/0000000000000001.folio"
     static let file2 = "snapshots/0000000000000002.folio"
 
@@ -86,7 +88,7 @@ import FolioTestSupport
         #expect(
             trace(recording) == [
                 "mkdir .", "syncdir /stores",
-                "lock lock",
+                "openLockFile lock", "tryLock lock",
                 "mkdir snapshots", "syncdir .",
                 "open \(Self.file1) (truncate)", "write \(Self.file1)", "sync \(Self.file1)", "syncdir snapshots",
                 "open info.tmp (truncate)", "write info.tmp", "sync info.tmp", "rename info.tmp→info", "syncdir .",
@@ -298,7 +300,7 @@ import FolioTestSupport
 
         let recording = RecordingFileSystem(wrapping: fileSystem)
         try Store.open(at: "/stores/s", options: testOptions(recording)).close()
-        #expect(trace(recording) == ["lock lock"] + Self.openTail)
+        #expect(trace(recording) == ["openLockFile lock", "tryLock lock"] + Self.openTail)
 
         // What a crash leaves: a garbage tail, a written root.tmp, an orphan snapshot file.
         let path = "/stores/s/\(Self.file1)"
@@ -309,7 +311,7 @@ import FolioTestSupport
         recording.reset()
         let recovered = try Store.open(at: "/stores/s", options: testOptions(recording))
         #expect(
-            trace(recording) == ["lock lock"] + Self.openTail + [
+            trace(recording) == ["openLockFile lock", "tryLock lock"] + Self.openTail + [
                 "remove root.tmp",
                 // A newer file goes only if it is provably no snapshot: its header is read first.
                 "open snapshots/0000000000000003.folio (readOnly)", "remove snapshots/0000000000000003.folio",
@@ -324,7 +326,7 @@ import FolioTestSupport
         recording.reset()
         let followed = try Store.open(at: "/stores/s", options: testOptions(recording))
         #expect(
-            trace(recording) == ["lock lock"] + Self.openTail + [
+            trace(recording) == ["openLockFile lock", "tryLock lock"] + Self.openTail + [
                 "sync \(Self.file1)", "write root", "sync root",
             ])
         #expect(followed.generation == generation + 1)

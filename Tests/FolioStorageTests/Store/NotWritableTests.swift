@@ -15,7 +15,7 @@ import FolioTestSupport
         // mount (EROFS), looks like to the writer open.
         let denied = FaultInjectingFileSystem(
             wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .accessDenied),
-            countedKinds: [.lock])
+            countedKinds: [.openLockFile])
         #expect {
             try Store.open(at: "/stores/s", options: testOptions(denied))
         } throws: { error in
@@ -32,7 +32,7 @@ import FolioTestSupport
         let memory = try memoryFileSystem()
         try Store.open(at: "/stores/s", options: testOptions(memory)).close()
         let failing = FaultInjectingFileSystem(
-            wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .io), countedKinds: [.lock])
+            wrapping: memory, plan: FaultPlan(failingCall: 1, kind: .io), countedKinds: [.openLockFile])
         #expect {
             try Store.open(at: "/stores/s", options: testOptions(failing))
         } throws: { error in
