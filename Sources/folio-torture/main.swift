@@ -8,6 +8,8 @@ import LibraryExample
 // Every command prints one line per event and flushes it at once, so a parent that kills
 // this process knows exactly what was acknowledged before the kill.
 //
+//   folio-torture turn-cost STORE N          ns per lock try+unlock, idle catch-up and one-key
+//                                            commit (TurnCost.swift; Docs/Benchmarks.md)
 //   folio-torture hold-writer STORE          open for writing, print "ready", wait for stdin EOF
 //   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
 //   folio-torture try-lock PATH              try the lock file's lock once; print "locked" or "busy"
@@ -123,6 +125,9 @@ do {
             fail("usage: folio-torture big-transaction STORE N BUDGET [KEY_LIMIT]")
         }
         try bigTransaction(arguments[1], count: count, budget: budget, keyLimit: keyLimit)
+    case "turn-cost":
+        guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("usage: folio-torture turn-cost STORE N") }
+        try turnCost(arguments[1], count: count)
     case "hold-writer":
         let store = try Store.open(at: arguments[1], options: quiet)
         say("ready")
