@@ -10,7 +10,7 @@ import FolioStorage
 ///     catch-up <ns>  a catch-up that finds nothing new (two slots and one header read)
 ///     commit <ns>    a one-key commit (full durability: its fdatasync and slot write)
 ///
-/// Figures, not a test: Docs/Benchmarks.md ("Issue 28") cites them.
+/// Figures, not a test: Docs/Benchmarks.md cites them ("what taking turns will cost").
 func turnCost(_ path: String, count: Int) throws {
     let store = try Store.open(at: path, options: quiet)
     defer { store.close() }
