@@ -23,7 +23,8 @@ func turnCost(_ path: String, count: Int) throws {
             let start = ContinuousClock.now
             for _ in 0..<count { try body() }
             let elapsed = ContinuousClock.now - start
-            let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+            let nanoseconds =
+                elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
             figures.append(Int(nanoseconds) / count)
         }
         return figures.sorted()[rounds / 2]

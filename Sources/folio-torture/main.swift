@@ -126,7 +126,9 @@ do {
         }
         try bigTransaction(arguments[1], count: count, budget: budget, keyLimit: keyLimit)
     case "turn-cost":
-        guard arguments.count >= 3, let count = Int(arguments[2]) else { fail("usage: folio-torture turn-cost STORE N") }
+        guard arguments.count >= 3, let count = Int(arguments[2]) else {
+            fail("usage: folio-torture turn-cost STORE N")
+        }
         try turnCost(arguments[1], count: count)
     case "hold-writer":
         let store = try Store.open(at: arguments[1], options: quiet)
