@@ -6,7 +6,8 @@ import FolioStorage
 
 extension Persistence where Access == ReadWrite {
     /// Opens (creating if needed, with its directory) the store at `path` for reading and
-    /// writing. Throws if another process has it open for writing.
+    /// writing. Throws if another process has it open for writing (after waiting up to
+    /// ``PersistenceOptions/busyTimeout`` for it to close).
     public init(at path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
         let store = try FolioError.wrap { () throws(StorageError) in
             try Store.open(at: path, options: options.storeOptions(POSIXFileSystem()))

@@ -39,10 +39,12 @@ public struct PersistenceOptions: Sendable {
     /// 32 MiB of stored bytes, no age limit.
     public var valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
 
-    /// How long opening read-write waits while another writer (in this or another process)
-    /// holds the store's writer lock, before it throws `FolioError.storage(.lockedByAnotherWriter(path:))`
-    /// (SQLite's busy timeout). The wait sleeps between tries, never spinning a core.
-    /// Default zero: refused at once.
+    /// How long opening read-write waits while a writer in another process holds the
+    /// store's writer lock, before it throws `FolioError.storage(.lockedByAnotherWriter(path:))`
+    /// (SQLite's busy timeout). The wait sleeps between tries, never spinning a core, and
+    /// blocks the thread that opens (keep it short on Swift's cooperative pool). Default
+    /// zero: refused at once. A second read-write persistence of the store in this process
+    /// is refused at once whatever the timeout.
     ///
     /// ```swift
     /// var options = PersistenceOptions()

@@ -33,8 +33,11 @@ extension Store {
                     // Taken again whatever the body did.
                     outcome = Swift.Result { try body() }
                     do throws(StorageError) {
-                        let (lock, _) = try Store.takeWriterLock(layout, options: options)
-                        state.withLock { $0.writer?.lock = lock }
+                        let (lock, identity) = try Store.takeWriterLock(layout, options: options)
+                        state.withLock {
+                            $0.writer?.lock = lock
+                            $0.writer?.identity = identity
+                        }
                     } catch {
                         poison("the writer lock could not be taken again: \(error)")
                         throw error

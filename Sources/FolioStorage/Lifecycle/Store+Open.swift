@@ -3,8 +3,11 @@
 extension Store {
     /// Opens the store at `path` for writing, creating it if `options.createIfMissing`.
     ///
-    /// Takes the store's write lock at once or throws `StorageError.lockedByAnotherWriter(path:)`
-    /// (never waits). Recovery is this and nothing more (Docs/Durability.md §3): from the
+    /// Takes the store's write lock, waiting up to `options.busyTimeout` (default zero: at
+    /// once) while another process holds it, or throws
+    /// `StorageError.lockedByAnotherWriter(path:)`; the wait blocks the calling thread. A
+    /// second writer of the store in this process is refused at once
+    /// (`StorageError.alreadyOpenInThisProcess(path:)`). Recovery is this and nothing more (Docs/Durability.md §3): from the
     /// newest usable root slot, complete runs written after it (commits whose slot write a
     /// crash prevented) are followed and adopted; bytes past the last complete run are left
     /// for the next commit to overwrite, nothing is truncated; a leftover `root.tmp` is

@@ -6,10 +6,13 @@ import Synchronization
 ///
 /// Waiting never spins: after a failed try it sleeps, 1 ms at first and twice as long after
 /// each further failure up to ``longestSleep``, until the lock is taken or the timeout has
-/// passed; then it throws `StorageError.lockedByAnotherWriter(path:)`. `flock` has a
-/// blocking form, but it cannot be given a deadline, and a thread blocked in it could not
-/// be stopped by the store's close. A holder that is killed releases the lock with its
-/// process (`flock` belongs to the open file), so no lock outlives its writer.
+/// passed; then it throws `StorageError.lockedByAnotherWriter(path:)`. A timeout of zero
+/// or less is one try. `flock` has a blocking form, but it cannot be given a deadline. The
+/// wait blocks the calling thread (nothing interrupts it before its deadline): callers on
+/// Swift's cooperative pool should keep the timeout short. A holder that is killed releases
+/// the lock with its process (`flock` belongs to the open file), so no lock outlives its
+/// writer. Its ``unlock()`` (as the ``FileLock`` a writer keeps) closes the file: a writer
+/// that lets the lock go and takes it again opens a new one.
 ///
 /// Today a writer takes it once, at open, and holds it until close; the catch-up after
 /// another writer (Store+CatchUp.swift) is what a writer will run each time it takes it

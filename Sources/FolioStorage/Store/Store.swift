@@ -89,7 +89,9 @@ public final class Store: Sendable {
     struct WriterState {
         /// The store's writer lock, while this writer holds it.
         var lock: (any FileLock)?
-        let identity: FileIdentity
+        /// The lock file's identity this writer registered (`WriterRegistry`), while it
+        /// holds the lock.
+        var identity: FileIdentity
         /// Write transactions begun and not yet ended (committed, rolled back or dropped).
         var activeTransactions = 0
         /// Set while a compaction's catch-up uses the store alone (Store+WriterExclusion.swift):
@@ -313,8 +315,12 @@ public final class Store: Sendable {
             // be opening the others. The next writer to open retires them afresh.
             let now = ContinuousClock.now
             removeRetiredSnapshots(released.retired.filter { $0.removeAfter <= now }.map(\.number))
-            released.lock?.unlock()
-            WriterRegistry.unregister(released.identity)
+            // A writer that let the lock go and could not take it again registered nothing:
+            // the identity may be another writer's of this process now.
+            if let lock = released.lock {
+                lock.unlock()
+                WriterRegistry.unregister(released.identity)
+            }
         }
     }
 

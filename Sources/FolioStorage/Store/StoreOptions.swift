@@ -128,11 +128,11 @@ public struct StoreOptions: Sendable {
     /// change log stays until the commit, bounded by ``changeRecordKeyLimit``. Default
     /// 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
-    /// How long opening for writing waits while another writer (in this or another
-    /// process) holds the store's writer lock, before it throws
-    /// `StorageError.lockedByAnotherWriter(path:)` (SQLite's busy timeout). The wait sleeps
-    /// between tries (never spins), noticing a release within 16 ms. Default zero: one try,
-    /// refused at once. A second open for writing in this process is refused at once
+    /// How long opening for writing waits while a writer in another process holds the
+    /// store's writer lock, before it throws `StorageError.lockedByAnotherWriter(path:)`
+    /// (SQLite's busy timeout). The wait sleeps between tries (never spins), noticing a
+    /// release within 16 ms, and blocks the calling thread. Default zero (or less): one
+    /// try, refused at once. A second open for writing in this process is refused at once
     /// whatever the timeout (`StorageError.alreadyOpenInThisProcess(path:)`).
     ///
     /// ```swift

@@ -170,6 +170,7 @@ import FolioTestSupport
     @Test func killRecoverThenPowerLoss() throws {
         let kinds: Set<FileOperation.Kind> = [
             .open, .write, .sync, .truncate, .rename, .remove, .syncDirectory, .createDirectory, .lock,
+            .openLockFile,
         ]
         func workload(_ fileSystem: any FileSystem, _ driver: TransferDriver) throws {
             var store = try driver.open(options: testOptions(fileSystem))

@@ -262,6 +262,33 @@ import FolioTestSupport
         }
     }
 
+    /// The lock cannot be taken again (the other writer stayed open): the first writer is
+    /// poisoned, and closing it leaves the other's registration in this process alone.
+    @Test func aWriterThatCannotRetakeTheLockIsPoisonedAndLeavesTheOthersRegistration() throws {
+        let fileSystem = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(fileSystem))
+        let other = Mutex<Store?>(nil)
+        // The other writer is in this process: the registry refuses before the lock.
+        #expect(throws: StorageError.alreadyOpenInThisProcess(path: Self.path)) {
+            try first.withWriterLockReleased {
+                let store = try Store.open(at: Self.path, options: testOptions(fileSystem))
+                other.withLock { $0 = store }
+            }
+        }
+        #expect {
+            try first.write { try $0.put([1], for: [1], in: "t") }
+        } throws: { error in
+            guard case StorageError.needsReopen = error else { return false }
+            return true
+        }
+        first.close()
+        #expect(throws: StorageError.alreadyOpenInThisProcess(path: Self.path)) {
+            try Store.open(at: Self.path, options: testOptions(fileSystem))
+        }
+        other.withLock { $0 }?.close()
+        try Store.open(at: Self.path, options: testOptions(fileSystem)).close()
+    }
+
     private func key(_ n: Int) -> [UInt8] { Array("key-\(n)".utf8) }
 
     private func sampleKeys(seed: UInt64) -> [(Int, [UInt8])] {
