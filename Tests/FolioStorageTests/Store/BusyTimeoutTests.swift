@@ -9,15 +9,22 @@ import FolioTestSupport
 /// is refused once its timeout has passed; a second writer in this process is refused at
 /// once whatever its timeout.
 @Suite struct BusyTimeoutTests {
+    /// Two writer locks of one lock file (in memory), the first holding it.
+    static func heldLockAndWaiter() throws -> (holder: WriterLock, waiter: WriterLock) {
+        let fileSystem = try memoryFileSystem()
+        let holder = try WriterLock(path: "/stores/lock", fileSystem: fileSystem)
+        try holder.acquire(waitingUpTo: .zero)
+        return (holder, try WriterLock(path: "/stores/lock", fileSystem: fileSystem))
+    }
+
     /// Timeline: 1. the first holder has the lock; 2. the second asks, with a long timeout,
     /// and is seen failing a try (it waits); 3. the first releases; 4. the second has it.
     @Test func aWaiterTakesTheLockOnceItsHolderReleasesIt() throws {
-        let fileSystem = try memoryFileSystem()
-        let holder = try WriterLock(path: "/stores/lock", fileSystem: fileSystem)
-        defer { holder.close() }
-        try holder.acquire(waitingUpTo: .zero)
-        let waiter = try WriterLock(path: "/stores/lock", fileSystem: fileSystem)
-        defer { waiter.close() }
+        let (holder, waiter) = try Self.heldLockAndWaiter()
+        defer {
+            holder.close()
+            waiter.close()
+        }
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Void, StorageError>?>(nil)
         Thread {
@@ -42,12 +49,11 @@ import FolioTestSupport
     /// it slept between tries (a waiter that spun would try thousands of times in 100 ms; the
     /// doubling sleeps allow about ten).
     @Test func aWaiterIsRefusedOnceItsTimeoutHasPassedAndNeverSpins() throws {
-        let fileSystem = try memoryFileSystem()
-        let holder = try WriterLock(path: "/stores/lock", fileSystem: fileSystem)
-        defer { holder.close() }
-        try holder.acquire(waitingUpTo: .zero)
-        let waiter = try WriterLock(path: "/stores/lock", fileSystem: fileSystem)
-        defer { waiter.close() }
+        let (holder, waiter) = try Self.heldLockAndWaiter()
+        defer {
+            holder.close()
+            waiter.close()
+        }
         #expect(throws: StorageError.lockedByAnotherWriter(path: "/stores/lock")) {
             try waiter.acquire(waitingUpTo: .milliseconds(100))
         }
