@@ -25,11 +25,15 @@ extension Store {
                     let released = try state.withLock { (state) throws(StorageError) -> WriterState in
                         if state.closed { throw .closed(path: path) }
                         guard let writer = state.writer else { throw .readOnly(path: path) }
+                        if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
                         state.writer?.lock = nil
                         return writer
                     }
-                    released.lock?.unlock()
-                    WriterRegistry.unregister(released.identity)
+                    // Held, since a writer that could not take it again is poisoned.
+                    if let lock = released.lock {
+                        lock.unlock()
+                        WriterRegistry.unregister(released.identity)
+                    }
                     // Taken again whatever the body did.
                     outcome = Swift.Result { try body() }
                     do throws(StorageError) {
