@@ -58,6 +58,27 @@ import LibraryExample
         #expect(try folio("compact", fixture.path).status == 0)
     }
 
+    /// `--wait SECONDS`: while the lock stays held, compact gives up after waiting and says
+    /// so; with a long wait it compacts once the holder closes.
+    @Test func compactWithWaitWaitsForTheHolderToClose() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let fixture = try await LibraryFixture.make(at: directory.child("library"))
+        let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", fixture.path])
+        defer { holder.kill() }
+        try holder.waitForLine { $0 == "ready" }
+
+        let gaveUp = try folio("compact", fixture.path, "--wait", "1")
+        expectOneLineError(gaveUp, status: 4, containing: "after waiting 1 s")
+
+        let waiting = try ChildProcess(try ProjectExecutable.path("folio"), ["compact", fixture.path, "--wait", "600"])
+        defer { waiting.kill() }
+        holder.closeInput()
+        #expect(try holder.wait() == 0)
+        #expect(try waiting.wait() == 0, "\(waiting.errorOutput)")
+        #expect(waiting.output.contains { $0.hasPrefix("compacted ") })
+    }
+
     /// Timeline: a Folio writer in another process commits one book per transaction (and
     /// compacts every 50); meanwhile `folio backup` copies the newest generation. The backup
     /// restores to a store that verify passes, holding exactly one committed generation: the

@@ -6,22 +6,25 @@ enum CompactCommand: Command {
     static let name = "compact"
     static let summary = "reclaim dead space: copy the live pages of a store into a new snapshot file"
     static let positionals = [PositionalSpec("STORE", help: "the store's directory")]
-    static let options: [OptionSpec] = []
+    static let options: [OptionSpec] = [
+        OptionSpec("wait", value: "SECONDS", help: "wait up to this long for another process's write lock (default 0)")
+    ]
     static let showsProgress = true
     static let details = [
         """
-        Takes the store's write lock (fails at once, with exit status 4, if another process \
-        holds it), copies the live pages of the newest generation into a new snapshot file, \
+        Takes the store's write lock (fails, with exit status 4, if another process holds \
+        it: at once, or after waiting up to --wait SECONDS for that process to close it), copies the live pages of the newest generation into a new snapshot file, \
         and switches the root to it: a new generation with the same contents. Readers in \
         other processes are not disturbed; the replaced file is kept for them for the \
         retention period (30 s) and removed by a later writer. Progress goes to standard error.
         """
     ]
-    static let examples = ["folio compact ~/Library.folio"]
+    static let examples = ["folio compact ~/Library.folio", "folio compact ~/Library.folio --wait 10"]
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitStatus {
         let path = arguments.positionals[0]
-        let store = try StoreAccess.openForWriting(path, purpose: "compact")
+        let store = try StoreAccess.openForWriting(
+            path, purpose: "compact", waiting: try arguments.count("wait") ?? 0)
         defer { store.close() }
         let before = try store.statistics()
         let reporter = ProgressReporter(mode: ProgressReporter.mode(quiet: arguments.flag("quiet")), verb: "copied")

@@ -9,15 +9,20 @@ enum StoreAccess {
         try Store.openReadOnly(at: path, options: StoreOptions(createIfMissing: false, autoCompaction: nil))
     }
 
-    /// Opens `path` for writing, which takes the store's write lock; never creates a store.
-    /// A lock held by another process is a one-line failure naming the lock file.
-    static func openForWriting(_ path: String, purpose: String) throws -> Store {
+    /// Opens `path` for writing, which takes the store's write lock, waiting up to
+    /// `seconds` while another process holds it; never creates a store. A lock still held
+    /// then is a one-line failure naming the lock file.
+    static func openForWriting(_ path: String, purpose: String, waiting seconds: Int = 0) throws -> Store {
+        var options = StoreOptions(createIfMissing: false, autoCompaction: nil)
+        options.busyTimeout = .seconds(seconds)
         do {
-            return try Store.open(at: path, options: StoreOptions(createIfMissing: false, autoCompaction: nil))
+            return try Store.open(at: path, options: options)
         } catch .lockedByAnotherWriter(let lock) {
+            let waited = seconds > 0 ? " after waiting \(seconds) s" : ""
             throw CommandFailure(
-                "cannot \(purpose) \(path): the store is locked by another writer (\(lock) is held); "
-                    + "try again once that process has closed it", status: .locked)
+                "cannot \(purpose) \(path): the store is locked by another writer (\(lock) is held)\(waited); "
+                    + "try again once that process has closed it, or wait for it with --wait SECONDS",
+                status: .locked)
         }
     }
 }
