@@ -7,6 +7,15 @@ import LibraryExample
 
 /// `folio compact`, `folio backup`, `folio restore`.
 @Suite struct MaintenanceTests {
+    /// A library fixture in `directory` whose write lock a `folio-torture hold-writer` child
+    /// holds until its input is closed (or it is killed).
+    static func lockedFixture(in directory: TemporaryDirectory) async throws -> (LibraryFixture, ChildProcess) {
+        let fixture = try await LibraryFixture.make(at: directory.child("library"))
+        let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", fixture.path])
+        try holder.waitForLine { $0 == "ready" }
+        return (fixture, holder)
+    }
+
     @Test func compactReclaimsDeadBytesAndKeepsTheRecords() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -36,10 +45,8 @@ import LibraryExample
     @Test func compactOfALockedStoreFailsAtOnce() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let fixture = try await LibraryFixture.make(at: directory.child("library"))
-        let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", fixture.path])
+        let (fixture, holder) = try await Self.lockedFixture(in: directory)
         defer { holder.kill() }
-        try holder.waitForLine { $0 == "ready" }
 
         // The holder keeps the lock until this test ends: a compact that waited for it would
         // not return (the run's own timeout fails it), so returning is "at once".
@@ -63,10 +70,8 @@ import LibraryExample
     @Test func compactWithWaitWaitsForTheHolderToClose() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let fixture = try await LibraryFixture.make(at: directory.child("library"))
-        let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", fixture.path])
+        let (fixture, holder) = try await Self.lockedFixture(in: directory)
         defer { holder.kill() }
-        try holder.waitForLine { $0 == "ready" }
 
         let gaveUp = try folio("compact", fixture.path, "--wait", "1")
         expectOneLineError(gaveUp, status: 4, containing: "after waiting 1 s")

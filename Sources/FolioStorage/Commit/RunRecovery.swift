@@ -17,12 +17,14 @@
 enum RunRecovery {
     /// The newest root reachable from `root` by complete runs, and how many runs that is.
     /// I/O errors are thrown, never taken for the end of the runs: stopping early would
-    /// let the next commit write over an acknowledged one.
+    /// let the next commit write over an acknowledged one. `size` is the file's length, if
+    /// the caller has just read it.
     static func followRuns(
         from root: RootRecord, chain: UInt32,
-        in file: SnapshotFile
+        in file: SnapshotFile, size knownSize: UInt64? = nil
     ) throws(StorageError) -> (root: RootRecord, runs: Int) {
-        let size = try file.handle.size()
+        let size: UInt64
+        if let knownSize { size = knownSize } else { size = try file.handle.size() }
         var current = root
         current.chain = chain
         var runs = 0

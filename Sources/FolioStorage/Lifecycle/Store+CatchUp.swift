@@ -137,8 +137,10 @@ extension Store {
     ) throws(StorageError) -> CommittedRoot {
         guard !slots.isVersionOneLayout else { return root }
         // The other writer may have grown the file (its runs, its preallocation).
-        root.file.allocatedLength = max(root.file.allocatedLength, try root.file.handle.size())
-        let (record, runs) = try RunRecovery.followRuns(from: root.record, chain: root.record.chain, in: root.file)
+        let size = try root.file.handle.size()
+        root.file.allocatedLength = max(root.file.allocatedLength, size)
+        let (record, runs) = try RunRecovery.followRuns(
+            from: root.record, chain: root.record.chain, in: root.file, size: size)
         guard runs > 0 else { return root }
         // The newest slot was unusable and the root came from the other: the slots' anchor
         // (the older slot) would be flipped by the first sync below onto the unusable one,
