@@ -1,14 +1,17 @@
 import Foundation
 import FolioStorage
 
-/// `folio-torture turn-cost STORE N`: what a writer will pay per transaction once it takes
-/// the store's lock per transaction, beside what a commit costs, on this machine's file
-/// system. Prints one line per measure, in nanoseconds per operation (medians of five
-/// rounds of N):
+/// `folio-torture turn-cost STORE N`: what a writer pays per turn (it takes the store's lock
+/// when its first transaction begins and lets it go once its commits are durable), beside
+/// what a commit costs, on this machine's file system. Prints one line per measure, in
+/// nanoseconds per operation (medians of five rounds of N):
 ///
-///     lock <ns>      flock try and unlock of the store's lock file (an open WriterLock)
-///     catch-up <ns>  a catch-up that finds nothing new (two slots and one header read)
-///     commit <ns>    a one-key commit (full durability: its fdatasync and slot write)
+///     lock <ns>         flock try and unlock of a lock file
+///     turn <ns>         an empty turn: lock, a catch-up that finds nothing new, unlock
+///     commit <ns>       a one-key commit in a turn of its own (full durability: its
+///                       fdatasync and slot write), as a process that writes alone commits
+///     commit-held <ns>  the same commit while the turn is held throughout (an idle
+///                       transaction stays open): no lock and no catch-up per commit
 ///
 /// Figures, not a test: Docs/Benchmarks.md cites them ("what taking turns will cost").
 func turnCost(_ path: String, count: Int) throws {
@@ -34,12 +37,22 @@ func turnCost(_ path: String, count: Int) throws {
         lockFile.unlock()
     }
     say("lock \(lock)")
-    let catchUp = try median { _ = try store.catchUpHoldingLock() }
-    say("catch-up \(catchUp)")
+    let turn = try median { _ = try store.catchUpWithOtherWriters() }
+    say("turn \(turn)")
     var key: UInt8 = 0
-    let commit = try median {
+    func commit() throws {
         key &+= 1
         try store.write { try $0.put([key], for: [key], in: "t") }
     }
-    say("commit \(commit)")
+    // Alternated, so that both see the same disk and the same neighbours.
+    var perTurn: [Int] = []
+    var held: [Int] = []
+    for _ in 0..<3 {
+        perTurn.append(try median(1, commit))
+        let pin = try store.beginWrite()
+        held.append(try median(1, commit))
+        pin.rollback()
+    }
+    say("commit \(perTurn.sorted()[1])")
+    say("commit-held \(held.sorted()[1])")
 }

@@ -8,9 +8,11 @@ import LibraryExample
 // Every command prints one line per event and flushes it at once, so a parent that kills
 // this process knows exactly what was acknowledged before the kill.
 //
-//   folio-torture turn-cost STORE N          ns per lock try+unlock, idle catch-up and one-key
-//                                            commit (TurnCost.swift; Docs/Benchmarks.md)
-//   folio-torture hold-writer STORE          open for writing, print "ready", wait for stdin EOF
+//   folio-torture turn-cost STORE N          ns per lock try+unlock, empty turn, and one-key
+//                                            commit per turn and in a held turn (TurnCost.swift)
+//   folio-torture hold-writer STORE          open for writing, begin a transaction (its turn holds
+//                                            the lock), print "ready", wait for stdin EOF
+//   folio-torture idle-writer STORE          open for writing, print "ready", wait for stdin EOF
 //   folio-torture try-writer STORE           try to open for writing; print "opened" or "locked <ms>"
 //   folio-torture try-lock PATH              try the lock file's lock once; print "locked" or "busy"
 //   folio-torture hold-lock-file PATH        take the lock file's lock, print "held" (or "busy" and
@@ -131,6 +133,15 @@ do {
         }
         try turnCost(arguments[1], count: count)
     case "hold-writer":
+        // A writer in the middle of a transaction: its turn holds the store's lock.
+        let store = try Store.open(at: arguments[1], options: quiet)
+        let transaction = try store.beginWrite()
+        say("ready")
+        while readLine() != nil {}
+        transaction.rollback()
+        store.close()
+    case "idle-writer":
+        // A writer open with no transaction: it holds no lock.
         let store = try Store.open(at: arguments[1], options: quiet)
         say("ready")
         while readLine() != nil {}

@@ -89,7 +89,12 @@ extension Persistence {
             // Values set outside transactions commit first: a transaction sees every value
             // set before it began (KeyValueMemory's ordering argument).
             if turn == .exclusive { try commitQueuedValues() }
-            transaction = try FolioError.wrap { () throws(StorageError) in try core.store.beginWrite() }
+            // A task waiting for another process's turn sleeps rather than blocking its thread.
+            do throws(StorageError) {
+                transaction = try await core.store.beginWriteSuspending()
+            } catch {
+                throw .storage(error)
+            }
         } catch {
             turn.release(writer)
             throw error

@@ -227,8 +227,7 @@ extension RootSlots {
     ///
     /// A root file that another writer rewrote from the version 1 layout is opened here.
     ///
-    /// Nothing calls this yet within one process, where this writer wrote every slot; it is
-    /// what a writer that takes the store's lock after another process runs first.
+    /// A writer runs it at the start of each turn (Store+CatchUp.swift).
     mutating func reload() throws(StorageError) -> RootRecord {
         if isVersionOneLayout {
             let file = try fileSystem.open(layout.root, mode: .readOnly)
@@ -247,6 +246,11 @@ extension RootSlots {
         guard let newest = slots.compactMap({ $0 }).max(by: { $0.generation < $1.generation }) else {
             throw .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))
         }
+        // The slots hold what this writer last wrote or read: no other writer wrote since,
+        // and what this writer knows (a sync it made, so a newer anchor) still holds.
+        // Re-deriving the anchor from the bytes would be right too, but would keep the next
+        // writes on one slot until the lag bound.
+        if (0..<2).allSatisfy({ Self.sameRoot(slots[$0], contents[$0]) }) { return newest }
         contents = slots
         formatVersion = max(formatVersion, slots.compactMap { $0?.formatVersion }.max() ?? formatVersion)
         let newer = slots[1]?.generation == newest.generation && slots[0]?.generation != newest.generation ? 1 : 0
@@ -263,6 +267,14 @@ extension RootSlots {
             setAnchor(only, generation: newest.generation, newestWritten: newest.generation, unsynced: 0)
         }
         return newest
+    }
+
+    /// Whether two slots hold the same root (both empty or unusable, or the same commit
+    /// with the same chain value), whatever format version each says.
+    private static func sameRoot(_ a: RootRecord?, _ b: RootRecord?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a.generation == b.generation && a.location == b.location && a.chain == b.chain
+            && a.snapshotFile == b.snapshotFile
     }
 
     /// The anchor and the lag as ``reload()`` derived them.

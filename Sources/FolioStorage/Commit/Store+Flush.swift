@@ -22,8 +22,13 @@ extension Store {
     /// time the lock is held (a sync that ran while the waiter queued for the lock covered
     /// it), nothing is done: the commits appended since are their own waiters' to sync
     /// (Docs/Durability.md §1.4 step 3).
+    ///
+    /// The flush that makes the last pending commit durable ends this writer's turn if
+    /// nothing else needs it: the store's lock is released after the slot write
+    /// (Store+WriterTurns.swift).
     func flushQueuingEvents(unlessPublished waiter: UInt64? = nil) throws(StorageError) {
         guard !isReadOnly else { return }
+        defer { releaseLockIfIdle() }
         try rootFileLock.withLock { (slots) throws(StorageError) in
             let taken = try state.withLock {
                 (state) throws(StorageError) -> (CommittedRoot, RootRecord, [CommitNotification])? in

@@ -2,19 +2,20 @@
 // transaction builds on its tip, it moves onto what the other wrote (Docs/Durability.md
 // §1.6, "Writers in turn").
 extension Store {
-    /// Lets the store's writer lock go while `body` runs, then takes it again and catches up
-    /// (``catchUpHoldingLock()``): what a writer does between transactions once writers in
-    /// several processes take turns, here around one call, for tests and the torture tool
-    /// (another writer opens, commits, compacts or is killed in `body`).
+    /// Makes sure this writer holds no lock while `body` runs and begins nothing meanwhile,
+    /// then starts a turn (which catches up on whatever another writer did in `body`) and
+    /// ends it: for tests and the torture tool, in which another writer opens, commits,
+    /// compacts or is killed in `body`.
     ///
     /// It runs as a compaction's catch-up does, alone: it waits for a running compaction and
-    /// for the active transactions to end, and until it returns no compaction starts and
-    /// `beginWrite()` waits (so a transaction begun meanwhile builds on the adopted root).
-    /// Grouped commits are made durable first, so the other writer sees them. `body` must
-    /// not use this store. If the lock cannot be taken again (the other writer is still
-    /// open) or the catch-up fails, the store is poisoned (it must not write without the
-    /// lock, or on a tip it could not bring up to date): it throws, and every later write
-    /// throws `StorageError.needsReopen(path:cause:)`.
+    /// for the active transactions to end, makes grouped commits durable (so the other
+    /// writer sees them), and until `body` returns no compaction starts and `beginWrite()`
+    /// waits. `body` must not use this store. Throws what taking the turn throws: among
+    /// others `StorageError.lockedByAnotherWriter(path:)` if the other writer still holds
+    /// the lock after the busy timeout, and the catch-up's failure (which poisons). The
+    /// store's registration in this process is let go during `body` too; if `body` left
+    /// another writer of the store open in this process, the store is poisoned and this
+    /// throws `StorageError.alreadyOpenInThisProcess(path:)`.
     package func withWriterLockReleased<Result>(_ body: () throws -> Result) throws -> Result {
         var outcome: Swift.Result<Result, any Error>?
         defer { deliverQueued() }
@@ -22,43 +23,49 @@ extension Store {
             try withWritersExcluded(stop: stop) { () throws(StorageError) in
                 try writeSection.withLock { _ throws(StorageError) in
                     try flushQueuingEvents()
-                    let released = try state.withLock { (state) throws(StorageError) -> WriterState in
-                        if state.closed { throw .closed(path: path) }
-                        guard let writer = state.writer else { throw .readOnly(path: path) }
-                        if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-                        state.writer?.lock = nil
-                        return writer
-                    }
-                    // Held, since a writer that could not take it again is poisoned.
-                    if let lock = released.lock {
-                        lock.unlock()
-                        WriterRegistry.unregister(released.identity)
-                    }
-                    // Taken again whatever the body did.
-                    outcome = Swift.Result { try body() }
-                    do throws(StorageError) {
-                        let (lock, identity) = try Store.takeWriterLock(layout, options: options)
-                        state.withLock {
-                            $0.writer?.lock = lock
-                            $0.writer?.identity = identity
+                    state.withLock { state in
+                        // Exclusive use keeps the flush from releasing it: released here.
+                        if state.writer?.holdsLock == true {
+                            writerLock?.release()
+                            state.writer?.holdsLock = false
                         }
-                    } catch {
-                        poison("the writer lock could not be taken again: \(error)")
-                        throw error
                     }
-                    try catchUpHoldingWriteSection()
+                }
+                // Unregistered meanwhile, so that `body` may open another writer of this store
+                // in this process, standing for one in another process.
+                if let writerIdentity { WriterRegistry.unregister(writerIdentity) }
+                outcome = Swift.Result { try body() }
+                do throws(StorageError) {
+                    _ = try WriterRegistry.reserve(lockPath: layout.lock, fileSystem: fileSystem)
+                } catch {
+                    state.withLock { $0.writer?.registered = false }
+                    poison("this process has opened the store for writing again: \(error)")
+                    throw error
                 }
             }
         }
+        try catchUpWithOtherWriters()
         return try outcome!.get()
+    }
+
+    /// Brings this writer up to date with the commits other processes made since it last
+    /// held the store's lock, as the first transaction of a turn does: takes the lock (if no
+    /// turn is held), catches up, and lets the lock go again if nothing else needs it.
+    /// Returns whether the tip moved. Waits for the lock as ``beginWrite()`` does.
+    @discardableResult
+    package func catchUpWithOtherWriters() throws(StorageError) -> Bool {
+        let before = state.withLock { $0.tip.record }
+        let transaction = try beginWrite()
+        transaction.rollback()
+        return state.withLock { !Self.sameCommit($0.tip.record, before) }
     }
 
     /// Moves this writer onto the newest commit in the store, made by another writer while
     /// this one did not hold the store's lock; returns whether its tip moved.
     ///
-    /// Caller holds the store's writer lock, and no transaction of this store is active and
-    /// no commit is pending (``withWriterLockReleased(_:)`` flushes grouped commits before
-    /// it lets the lock go), so nothing builds on the tip while it moves. The steps:
+    /// Caller has just taken the store's lock (``enterTurn(_:)``), in exclusive mode: no
+    /// transaction of this store is active and no commit is pending (a turn ends only once
+    /// every commit is durable), so nothing builds on the tip while it moves. The steps:
     ///
     /// 1. The root slots are read again (`RootSlots.reload()`): the anchor of the lag bound
     ///    is taken from slots this writer may not have written.
@@ -81,17 +88,12 @@ extension Store {
     ///
     /// When nothing changed (the common case of a process that writes alone), this costs
     /// one read of the root file's slots and one of the header after the committed end.
+    ///
+    /// Caller holds `writeSection`. A failure after the slots were read again poisons the
+    /// store: its tip may be behind the slots, and a commit on it would be written over the
+    /// other writer's runs.
     @discardableResult
-    package func catchUpHoldingLock() throws(StorageError) -> Bool {
-        defer { deliverQueued() }
-        return try writeSection.withLock { _ throws(StorageError) -> Bool in try catchUpHoldingWriteSection() }
-    }
-
-    /// ``catchUpHoldingLock()`` for a caller that holds `writeSection`. A failure after the
-    /// slots were read again poisons the store: its tip may be behind the slots, and a commit
-    /// on it would be written over the other writer's runs.
-    @discardableResult
-    private func catchUpHoldingWriteSection() throws(StorageError) -> Bool {
+    func catchUpHoldingWriteSection() throws(StorageError) -> Bool {
         do throws(StorageError) {
             return try catchUpHoldingWriteSectionOrThrow()
         } catch {
@@ -130,7 +132,7 @@ extension Store {
         }
     }
 
-    /// Step 3 of ``catchUpHoldingLock()``: the root after the complete runs that follow
+    /// Step 3 of ``catchUpHoldingWriteSection()``: the root after the complete runs that follow
     /// `root`, synced and named in a slot if there are any (as recovery does at an open).
     private func followRunsAfter(
         _ root: CommittedRoot, fellBack: Bool, slots: inout RootSlots
@@ -159,7 +161,7 @@ extension Store {
         return CommittedRoot(record: record, pages: root.pages)
     }
 
-    /// Steps 4 and 5 of ``catchUpHoldingLock()``, then the adoption itself. Caller holds
+    /// Steps 4 and 5 of ``catchUpHoldingWriteSection()``, then the adoption itself. Caller holds
     /// `writeSection` and `rootFileLock`.
     private func adopt(_ newest: CommittedRoot, replacing known: CommittedRoot) throws(StorageError) {
         var newest = newest

@@ -26,10 +26,17 @@ extension Store {
     ///    a compaction always did (the copy was synced before the catch-up, so this sync
     ///    covers only the catch-up's pages). Its contents are exactly `t`'s: every page is
     ///    a copy of one of `t`'s pages, copied now or earlier from the same immutable page.
+    ///
+    /// The whole compaction is a turn of this writer (Store+WriterTurns.swift): it holds the
+    /// store's lock from before it picks the new file's number until it has removed what it
+    /// retired, so no writer of another process compacts into the same number or commits
+    /// into the file being copied. Transactions of this process go on beside it.
     func compactAlongsideWriters(
         progress: ((CompactionProgress) -> Void)?, stop: CompactionStop
     ) throws(StorageError) -> CompactionReport {
         try checkWritable()
+        try enterCompactionTurn(stop: stop)
+        defer { leaveCompactionTurn() }
         var base = state.withLock { $0.current }
         let number = try newSnapshotNumber(above: base.record)
         let newPath = layout.snapshot(number)

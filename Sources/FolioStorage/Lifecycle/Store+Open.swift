@@ -3,10 +3,12 @@
 extension Store {
     /// Opens the store at `path` for writing, creating it if `options.createIfMissing`.
     ///
-    /// Takes the store's write lock, waiting up to `options.busyTimeout` (default zero: at
-    /// once) while another process holds it, or throws
-    /// `StorageError.lockedByAnotherWriter(path:)`; the wait blocks the calling thread. A
-    /// second writer of the store in this process is refused at once
+    /// Takes the store's writer lock for the open's recovery and lets it go before
+    /// returning: writers in other processes may open and write too, each taking the lock
+    /// for its turns of writing (``beginWrite()``). While another process holds it, this
+    /// waits up to `options.busyTimeout` (default zero: at once), blocking the calling
+    /// thread, then throws `StorageError.lockedByAnotherWriter(path:)`. A second writer of
+    /// the store in this process is refused at once
     /// (`StorageError.alreadyOpenInThisProcess(path:)`). Recovery is this and nothing more (Docs/Durability.md §3): from the
     /// newest usable root slot, complete runs written after it (commits whose slot write a
     /// crash prevented) are followed and adopted; bytes past the last complete run are left
@@ -76,17 +78,20 @@ extension Store {
                 slots.abandon()
                 throw error
             }
-            let writer = WriterState(lock: lock, identity: identity, durableRecord: root.record)
+            let writer = WriterState(holdsLock: true, durableRecord: root.record)
             // The same counters the root's page source counts into (ioStatistics).
             let store = Store(
                 path: path, readOnly: false, layout: layout, options: options, cache: cache,
-                counters: counters, state: State(current: root, writer: writer), slots: slots)
+                counters: counters, state: State(current: root, writer: writer), slots: slots,
+                writerLock: (lock, identity))
+            // Still holding the lock: no other writer is compacting into a file this removes.
             try store.retireStaleSnapshots(
                 current: root.record.snapshotFile, namedAtOpen: slots.namedAtOpen,
                 openedFromPreviousSlot: root.openedFromPreviousSlot)
+            store.releaseLockIfIdle()
             return store
         } catch {
-            lock.unlock()
+            lock.close()
             WriterRegistry.unregister(identity)
             throw error
         }

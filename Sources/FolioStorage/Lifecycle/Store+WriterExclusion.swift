@@ -1,14 +1,15 @@
 import Dispatch
 
-// The exclusive mode a compaction's catch-up runs in: no write transaction active, none able
-// to begin. Write transactions run concurrently (a count of them, `activeTransactions`); the
+// The exclusive mode a compaction's catch-up runs in, and a writer taking the store's lock
+// (Store+WriterTurns.swift): no write transaction active, none able to begin. Write transactions run concurrently (a count of them, `activeTransactions`); the
 // catch-up waits until the count falls to zero and is handed exclusive use by the last
 // transaction to end, before another can begin.
 //
 // Why `beginWrite()` may block here without a deadlock: exclusive use is held only by a
-// compaction's catch-up, on the compaction's own thread, which waits for no transaction,
-// task or gate while it holds it (it takes `writeSection` and `rootFileLock`, which are
-// held only for bounded work). While the compaction merely waits for the active
+// compaction's catch-up, on the compaction's own thread, or by one try of the store's lock
+// and the catch-up after it; neither waits for a transaction, task or gate while it holds
+// it (they take `writeSection` and `rootFileLock`, which are held only for bounded work,
+// and a try of the lock never blocks). While the compaction merely waits for the active
 // transactions to end, new transactions still begin: blocking them then could park every
 // thread of a small pool while the transactions being waited for need one to finish.
 
@@ -45,17 +46,22 @@ extension Store {
         return try body()
     }
 
-    /// Ends ``withWritersExcluded(stop:_:)`` and wakes the `beginWrite()` calls that waited.
-    private func endExclusive() {
-        let waiting = state.withLock { state -> [DispatchSemaphore] in
-            guard var writer = state.writer else { return [] }
+    /// Ends exclusive use (``withWritersExcluded(stop:_:)``, or a try of the store's lock in
+    /// ``enterTurn(_:)``) and wakes the `beginWrite()` calls that waited. If no transaction
+    /// is active and a compaction waits for exclusive use, it is handed over instead, as
+    /// the end of the last transaction would: a try that failed leaves no transaction to
+    /// hand it over later.
+    func endExclusive() {
+        let (waiting, handedTo) = state.withLock { state -> ([DispatchSemaphore], DispatchSemaphore?) in
+            guard var writer = state.writer else { return ([], nil) }
             writer.exclusive = false
-            defer {
-                writer.waitingForExclusive = []
-                state.writer = writer
-            }
-            return writer.waitingForExclusive
+            defer { state.writer = writer }
+            if let handedTo = handOverExclusiveIfIdle(&writer) { return ([], handedTo) }
+            defer { writer.waitingForExclusive = [] }
+            releaseLockIfIdle(&writer)
+            return (writer.waitingForExclusive, nil)
         }
+        handedTo?.signal()
         for waiter in waiting { waiter.signal() }
     }
 

@@ -1,25 +1,18 @@
 import Foundation
 import Synchronization
 
-/// A store's writer lock: its lock file, opened once, taken and released many times, and
-/// waited for up to a timeout when another writer holds it.
+/// A store's writer lock: its lock file, opened once when a writer opens the store and kept
+/// open until it closes, taken for each turn of writing and released when the turn ends
+/// (Store+WriterTurns.swift).
 ///
-/// Waiting never spins: after a failed try it sleeps, 1 ms at first and twice as long after
-/// each further failure up to ``longestSleep``, until the lock is taken or the timeout has
-/// passed; then it throws `StorageError.lockedByAnotherWriter(path:)`. A timeout of zero
-/// or less is one try. `flock` has a blocking form, but it cannot be given a deadline. The
-/// wait blocks the calling thread (nothing interrupts it before its deadline): callers on
-/// Swift's cooperative pool should keep the timeout short. A holder that is killed releases
+/// Only one thread of a store tries it at a time (the store's exclusive mode says which), so
+/// the `flock` calls of one open file description never interleave: a try cannot succeed
+/// on a lock this process is in the middle of releasing. A holder that is killed releases
 /// the lock with its process (`flock` belongs to the open file), so no lock outlives its
-/// writer. Its ``unlock()`` (as the ``FileLock`` a writer keeps) closes the file: a writer
-/// that lets the lock go and takes it again opens a new one.
-///
-/// Today a writer takes it once, at open, and holds it until close; the catch-up after
-/// another writer (Store+CatchUp.swift) is what a writer will run each time it takes it
-/// again, once writers take it per transaction.
+/// writer.
 final class WriterLock: Sendable {
-    /// The longest sleep between two tries: a waiter notices a release within this time.
-    static let longestSleep: Duration = .milliseconds(16)
+    /// The longest pause between two tries: a waiter notices a release within this time.
+    static let longestPause: Duration = .milliseconds(16)
 
     private let file: any LockFile
     /// The failed tries so far, over every acquisition: how tests see a writer waiting.
@@ -36,18 +29,21 @@ final class WriterLock: Sendable {
     /// Failed tries so far, over every acquisition.
     var failedTryCount: Int { failedTries.load(ordering: .relaxed) }
 
+    /// One try: true if this writer holds the lock now, false at once if another does.
+    func tryAcquire() throws(StorageError) -> Bool {
+        if try file.tryLock() { return true }
+        failedTries.add(1, ordering: .relaxed)
+        return false
+    }
+
     /// Takes the lock, waiting up to `timeout` (zero: one try) while another holder has it;
-    /// throws `StorageError.lockedByAnotherWriter(path:)` once it has waited that long.
+    /// throws `StorageError.lockedByAnotherWriter(path:)` once it has waited that long. The
+    /// wait blocks the calling thread.
     func acquire(waitingUpTo timeout: Duration) throws(StorageError) {
-        let deadline = ContinuousClock.now + timeout
-        var sleep: Duration = .milliseconds(1)
-        while true {
-            if try file.tryLock() { return }
-            failedTries.add(1, ordering: .relaxed)
-            let now = ContinuousClock.now
-            guard now < deadline else { throw .lockedByAnotherWriter(path: file.path) }
-            Thread.sleep(forTimeInterval: Self.seconds(min(sleep, deadline - now)))
-            sleep = min(sleep * 2, Self.longestSleep)
+        var wait = LockWait(timeout: timeout)
+        while !(try tryAcquire()) {
+            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: file.path) }
+            LockWait.sleep(pause)
         }
     }
 
@@ -56,13 +52,31 @@ final class WriterLock: Sendable {
 
     /// Releases the lock and closes the lock file.
     func close() { file.close() }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }
 
-/// ``WriterLock`` as the ``FileLock`` a writer's state keeps: releasing it closes the file.
-extension WriterLock: FileLock {
-    func unlock() { close() }
+/// The pauses of a wait for a lock another process holds: never a spin. 1 ms after the
+/// first failed try, twice as long after each further one up to
+/// ``WriterLock/longestPause``, until the timeout has passed.
+struct LockWait {
+    private let deadline: ContinuousClock.Instant
+    private var pause: Duration = .milliseconds(1)
+
+    /// A wait that gives up `timeout` from now (zero or less: after the first try).
+    init(timeout: Duration) {
+        deadline = ContinuousClock.now + timeout
+    }
+
+    /// The pause before the next try, or nil once the timeout has passed.
+    mutating func nextPause() -> Duration? {
+        let now = ContinuousClock.now
+        guard now < deadline else { return nil }
+        defer { pause = min(pause * 2, WriterLock.longestPause) }
+        return min(pause, deadline - now)
+    }
+
+    /// Blocks the calling thread for `duration`.
+    static func sleep(_ duration: Duration) {
+        Thread.sleep(
+            forTimeInterval: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
 }

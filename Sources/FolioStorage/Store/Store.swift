@@ -6,9 +6,13 @@ import Synchronization
 /// root is then written in place into one of the root file's two slots, which says where
 /// the next open starts, not what is durable (format versions 2 and 3, Docs/Durability.md §1).
 ///
-/// Open one writer per store (``open(at:options:)``), in one process at a time: it holds an
-/// exclusive `flock` on the store's lock file. Open any number of readers
-/// (``openReadOnly(at:options:)``), in any process; they take no lock and write nothing.
+/// Open one writer per store in each process (``open(at:options:)``), in as many processes
+/// as need to write: their writes take turns. A writer holds an exclusive `flock` on the
+/// store's lock file only while it writes (from its first active write transaction until
+/// the last has ended and its commits are durable), and catches up on what other processes
+/// committed each time it takes it (Store+WriterTurns.swift); idle, it holds no lock. Open
+/// any number of readers (``openReadOnly(at:options:)``), in any process; they take no lock
+/// and write nothing.
 ///
 /// Reading the source, in the order a store is used (after bbolt's "Reading the Source"):
 /// - Open: `Store+Open.swift` (root file, slot fallback, recovery), `Store+Create.swift`.
@@ -66,6 +70,12 @@ public final class Store: Sendable {
     let follower = Mutex<Follower?>(nil)
     /// One compaction at a time, automatic ones in the background; close stops it and waits.
     let compactionTurn = CompactionTurn()
+    /// A writer's lock file, open from the store's open to its close, locked only during a
+    /// turn of writing (`WriterState.holdsLock`); nil for a read-only store.
+    let writerLock: WriterLock?
+    /// The lock file's identity, registered for this process (`WriterRegistry`) from open to
+    /// close; nil for a read-only store.
+    let writerIdentity: FileIdentity?
 
     var fileSystem: any FileSystem { options.fileSystem }
 
@@ -87,15 +97,20 @@ public final class Store: Sendable {
     }
 
     struct WriterState {
-        /// The store's writer lock, while this writer holds it.
-        var lock: (any FileLock)?
-        /// The lock file's identity this writer registered (`WriterRegistry`), while it
-        /// holds the lock.
-        var identity: FileIdentity
+        /// Whether this writer holds the store's lock (`Store.writerLock`): from the start of
+        /// its turn (the first active transaction, or a compaction) until nothing needs it
+        /// (Store+WriterTurns.swift says when).
+        var holdsLock: Bool
+        /// Set while a compaction holds the turn (from its start to its end, copy included).
+        var compactionHoldsLock = false
+        /// Whether `Store.writerIdentity` is registered for this writer (`WriterRegistry`):
+        /// from open to close, unless a test let it go and another writer took it.
+        var registered = true
         /// Write transactions begun and not yet ended (committed, rolled back or dropped).
         var activeTransactions = 0
-        /// Set while a compaction's catch-up uses the store alone (Store+WriterExclusion.swift):
-        /// no transaction is active, and `beginWrite()` waits for it to end.
+        /// Set while a compaction's catch-up, or a writer taking the lock and catching up on
+        /// other processes' commits, uses the store alone (Store+WriterExclusion.swift): no
+        /// transaction is active, and `beginWrite()` waits for it to end.
         var exclusive = false
         /// The transaction that has spilled pages past the committed end, if any: its run
         /// has begun there, so until it ends no other transaction may commit (its run would
@@ -132,9 +147,12 @@ public final class Store: Sendable {
 
     init(
         path: String, readOnly: Bool, layout: StoreLayout, options: StoreOptions, cache: PageCache,
-        counters: IOCounters, state: State, slots: RootSlots? = nil
+        counters: IOCounters, state: State, slots: RootSlots? = nil,
+        writerLock: (WriterLock, FileIdentity)? = nil
     ) {
         self.rootFileLock = Mutex(slots)
+        self.writerLock = writerLock?.0
+        self.writerIdentity = writerLock?.1
         self.path = layout.directory
         self.isReadOnly = readOnly
         self.layout = layout
@@ -200,34 +218,35 @@ public final class Store: Sendable {
     /// commit made meanwhile if none of them changed a tree it read or wrote, and fails
     /// with `StorageError.writeConflict(trees:)` otherwise (Docs/Architecture.md invariant
     /// 7). Throws `StorageError.readOnly(path:)` on a read-only store and
-    /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store. It
-    /// waits, blocking the thread, only while a compaction brings its new file up to date
-    /// (its catch-up, which uses the store alone and waits for nothing else;
-    /// Docs/Durability.md §1.3).
+    /// `StorageError.needsReopen(path:cause:)` after a failure that poisoned the store.
+    ///
+    /// The first transaction of a turn takes the store's lock (Store+WriterTurns.swift):
+    /// while a writer in another process holds it, this waits up to the options'
+    /// `busyTimeout`, blocking the thread, and then throws
+    /// `StorageError.lockedByAnotherWriter(path:)`; once taken, the commits other
+    /// processes made meanwhile are adopted before the transaction begins. It also waits
+    /// while a compaction brings its new file up to date (its catch-up, which uses the
+    /// store alone and waits for nothing else; Docs/Durability.md §1.3).
     public func beginWrite() throws(StorageError) -> WriteTransaction {
+        var wait = LockWait(timeout: options.busyTimeout)
         while true {
-            let begun = try state.withLock { (state) throws(StorageError) -> Result<CommittedRoot, WaitForCompaction> in
-                if state.closed { throw .closed(path: path) }
-                guard var writer = state.writer else { throw .readOnly(path: path) }
-                if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
-                if let waiter = waitForExclusive(&writer) {
-                    state.writer = writer
-                    return .failure(WaitForCompaction(semaphore: waiter))
-                }
-                writer.activeTransactions += 1
-                state.writer = writer
-                return .success(state.tip)
-            }
-            switch begun {
-            case .success(let base): return WriteTransaction(store: self, base: base)
-            case .failure(let wait): wait.semaphore.wait()
-            }
+            if let base = try enterTurn(.transaction) { return WriteTransaction(store: self, base: base) }
+            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
+            LockWait.sleep(pause)
         }
     }
 
-    /// A compaction's catch-up holds the writer slot: wait on `semaphore`, then try again.
-    struct WaitForCompaction: Error {
-        let semaphore: DispatchSemaphore
+    /// ``beginWrite()`` for async callers: while another process holds the store's lock,
+    /// the task sleeps between tries instead of blocking its thread.
+    package func beginWriteSuspending() async throws(StorageError) -> WriteTransaction {
+        var wait = LockWait(timeout: options.busyTimeout)
+        while true {
+            if let base = try enterTurn(.transaction) { return WriteTransaction(store: self, base: base) }
+            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
+            // Cancellation does not end the wait early: the caller's turn is the caller's to
+            // give up, after this returns or throws.
+            try? await Task.sleep(for: pause)
+        }
     }
 
     /// Runs `body` in a write transaction and commits it; rolls back if `body` throws.
@@ -251,6 +270,7 @@ public final class Store: Sendable {
             defer { state.writer = writer }
             writer.activeTransactions -= 1
             if writer.tailOwner == transaction { writer.tailOwner = nil }
+            defer { releaseLockIfIdle(&writer) }
             return handOverExclusiveIfIdle(&writer)
         }
         handedTo?.signal()
@@ -258,7 +278,7 @@ public final class Store: Sendable {
 
     // MARK: Closing
 
-    /// Makes pending grouped commits durable, releases the write lock and closes the store.
+    /// Makes pending grouped commits durable, releases the writer lock and closes the store.
     /// Read views already taken stay readable. Closing twice is harmless.
     ///
     /// What close waits for: a running compaction is stopped (its copy abandoned, the store
@@ -312,20 +332,26 @@ public final class Store: Sendable {
         deliverQueued()
         if let released {
             // Only files whose grace period is over: a reader in another process may still
-            // be opening the others. The next writer to open retires them afresh.
-            let now = ContinuousClock.now
-            removeRetiredSnapshots(released.retired.filter { $0.removeAfter <= now }.map(\.number))
-            // A writer that let the lock go and could not take it again registered nothing:
-            // the identity may be another writer's of this process now.
-            if let lock = released.lock {
-                lock.unlock()
-                WriterRegistry.unregister(released.identity)
+            // be opening the others. The next writer to open retires them afresh. Only while
+            // holding the lock: without it, another writer may have gone back to one of them
+            // (a fallback to an older root slot after damage).
+            if released.holdsLock {
+                let now = ContinuousClock.now
+                removeRetiredSnapshots(released.retired.filter { $0.removeAfter <= now }.map(\.number))
             }
+            writerLock?.close()
+            if let writerIdentity, released.registered { WriterRegistry.unregister(writerIdentity) }
         }
     }
 
     func poison(_ cause: String) {
         options.log("store at \(path) needs to be reopened: \(cause)")
-        state.withLock { $0.writer?.poisoned = cause }
+        state.withLock { state in
+            guard var writer = state.writer else { return }
+            writer.poisoned = cause
+            // A store that writes nothing more must not keep other processes' writers out.
+            releaseLockIfIdle(&writer)
+            state.writer = writer
+        }
     }
 }

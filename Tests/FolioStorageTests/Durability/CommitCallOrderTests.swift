@@ -122,8 +122,9 @@ import FolioTestSupport
         }
         let after = try root(fileSystem)
         let writes = snapshotWrites(recording)
+        // The lock first: an idle writer holds none, and takes it for its turn.
         #expect(
-            trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count) + [
+            trace(recording) == ["tryLock lock"] + Array(repeating: "write \(Self.file1)", count: writes.count) + [
                 "sync \(Self.file1)", "write root",
             ])
         // The run, contiguous from the committed end; any other write is preallocation, after it.
@@ -158,8 +159,9 @@ import FolioTestSupport
             traces.append(trace(recording).filter { !$0.hasPrefix("write \(Self.file1)") })
             slots.append(slotWrites(recording))
         }
-        let plain = ["sync \(Self.file1)", "write root"]
-        let syncedFirst = ["sync \(Self.file1)", "sync root", "write root"]
+        // Each commit is a turn of its own: the lock, then the protocol.
+        let plain = ["tryLock lock", "sync \(Self.file1)", "write root"]
+        let syncedFirst = ["tryLock lock", "sync \(Self.file1)", "sync root", "write root"]
         for (index, calls) in traces.enumerated() {
             let generation = opened.generation + UInt64(index) + 1
             // Due at 64 past the open's anchor, then at 64 past the new anchor (63 + 64).
@@ -192,7 +194,7 @@ import FolioTestSupport
         try store.write { txn in for key in 0..<3 { try txn.put([2], for: [UInt8(key)], in: "t") } }
         var writes = snapshotWrites(recording).count
         #expect(
-            trace(recording) == Array(repeating: "write \(Self.file1)", count: writes) + [
+            trace(recording) == ["tryLock lock"] + Array(repeating: "write \(Self.file1)", count: writes) + [
                 "sync \(Self.file1)", "write root", "sync root",
             ])
         let upgraded = slotWrites(recording)
@@ -200,7 +202,7 @@ import FolioTestSupport
         try store.write { try $0.put([3], for: [1], in: "t") }
         writes = snapshotWrites(recording).count
         #expect(
-            trace(recording) == Array(repeating: "write \(Self.file1)", count: writes) + [
+            trace(recording) == ["tryLock lock"] + Array(repeating: "write \(Self.file1)", count: writes) + [
                 "sync \(Self.file1)", "write root",
             ])
         #expect(slotWrites(recording) != upgraded, "the upgrade's slot is the anchor")
@@ -224,7 +226,8 @@ import FolioTestSupport
         recording.reset()
         for i in 1...3 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i)], in: "t") } }
         let writes = snapshotWrites(recording)
-        #expect(trace(recording) == Array(repeating: "write \(Self.file1)", count: writes.count))
+        // The first commit takes the lock; it is held until the flush (commits are pending).
+        #expect(trace(recording) == ["tryLock lock"] + Array(repeating: "write \(Self.file1)", count: writes.count))
         #expect(try root(fileSystem).current == durable, "the root file does not change before the flush")
         #expect(
             store.verify().isClean, "a root file that lags the published commits is grouped mode working, not a problem"
@@ -261,11 +264,11 @@ import FolioTestSupport
         try store.compact()
         let after = try root(fileSystem)
         let steps = trace(recording)
-        let copyWrites = steps.dropFirst().prefix { $0 == "write \(Self.file2)" }.count
+        let copyWrites = steps.dropFirst(2).prefix { $0 == "write \(Self.file2)" }.count
         let catchUpWrites = snapshotWrites(recording, file: Self.file2).count - copyWrites
         #expect(copyWrites >= 2 && catchUpWrites >= 1, "the header and the trees, then the catalog and commit")
         #expect(
-            steps == ["open \(Self.file2) (truncate)"]
+            steps == ["tryLock lock", "open \(Self.file2) (truncate)"]
                 + Array(repeating: "write \(Self.file2)", count: copyWrites) + [
                     "sync \(Self.file2)", "syncdir snapshots",
                 ] + Array(repeating: "write \(Self.file2)", count: catchUpWrites) + [

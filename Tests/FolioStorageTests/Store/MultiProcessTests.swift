@@ -6,9 +6,11 @@ import FolioTestSupport
 /// Locks and readers across processes, with the project's own `folio-torture` executable as
 /// the second process (written as timelines, after GRDB's concurrency tests).
 @Suite(.serialized) struct MultiProcessTests {
-    /// Timeline: child takes the write lock → we try to open for writing → refused at once →
-    /// child exits → we open. Then the reverse: we hold it → the child is refused.
-    @Test func secondWriterInAnotherProcessIsRefusedAtOnce() throws {
+    /// Timeline: the child begins a transaction (its turn takes the lock) → we try to open
+    /// for writing → refused at once → a reader opens meanwhile → the child ends its
+    /// transaction and exits → we open. Then the reverse: we hold a transaction → the
+    /// child is refused; we commit (the turn ends) → the child opens.
+    @Test func aWriterInAnotherProcessIsRefusedWhileATurnHoldsTheLock() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.child("store")
@@ -30,11 +32,45 @@ import FolioTestSupport
         try Store.open(at: path, options: testOptions()).close()
 
         let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        let transaction = try store.beginWrite()
+        try transaction.put([1], for: [1], in: "t")
         let contender = try ChildProcess(tool, ["try-writer", path])
         let line = try contender.waitForLine { $0.hasPrefix("locked") || $0 == "opened" }
         #expect(line.hasPrefix("locked"))
         #expect(try contender.wait() == 0)
-        store.close()
+        try transaction.commit()
+        let second = try ChildProcess(tool, ["try-writer", path])
+        #expect(try second.waitForLine { $0.hasPrefix("locked") || $0 == "opened" } == "opened")
+        #expect(try second.wait() == 0)
+    }
+
+    /// Idle means unlocked: a writer process that has the store open with no transaction in
+    /// flight holds no lock, as another process sees it (a non-blocking `flock` of the lock
+    /// file succeeds, and a writer with no busy timeout opens and commits, which it could not
+    /// if the lock were held), and `/proc/locks` lists no lock of that process.
+    @Test func anIdleWriterHoldsNoLock() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        try Store.open(at: path, options: testOptions()).close()
+        let tool = try ProjectExecutable.path("folio-torture")
+        let idle = try ChildProcess(tool, ["idle-writer", path])
+        try idle.waitForLine { $0 == "ready" }
+        #if os(Linux)
+        let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+        let idlesLocks = locks.split(separator: "\n").filter { $0.split(separator: " ").contains("\(idle.pid)") }
+        #expect(idlesLocks.isEmpty, "the idle writer holds \(idlesLocks)")
+        #endif
+        let probe = try ChildProcess(tool, ["try-lock", "\(path)/lock"])
+        #expect(try probe.waitForLine { $0 == "locked" || $0 == "busy" } == "locked")
+        #expect(try probe.wait() == 0)
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try store.write { try $0.put([1], for: [1], in: "t") }
+        #expect(!store.holdsWriterLock, "the turn ended with the commit")
+        idle.closeInput()
+        #expect(try idle.wait() == 0)
     }
 
     /// A killed writer's lock is free at once (the kernel drops flock locks with the process).

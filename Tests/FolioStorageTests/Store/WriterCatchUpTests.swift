@@ -6,7 +6,7 @@ import FolioTestSupport
 
 /// A writer that lets the store's lock go between transactions and takes it again after
 /// another writer used the store (`Store.withWriterLockReleased(_:)`, then
-/// `catchUpHoldingLock()`): it builds on what the other wrote, never over it.
+/// its next turn's catch-up): it builds on what the other wrote, never over it.
 @Suite struct WriterCatchUpTests {
     static let path = "/stores/s"
 
@@ -20,7 +20,7 @@ import FolioTestSupport
         let observation = store.observe { event in events.withLock { $0.append(event) } }
         defer { observation.cancel() }
         let generation = store.generation
-        #expect(try store.catchUpHoldingLock() == false)
+        #expect(try store.catchUpWithOtherWriters() == false)
         try store.withWriterLockReleased {}
         #expect(store.generation == generation)
         #expect(events.withLock { $0 }.isEmpty)

@@ -1,0 +1,163 @@
+import Dispatch
+
+// Writers in several processes take turns (Docs/Durability.md §1.6). A writer holds the
+// store's lock only during a turn: from the moment something of this process needs to write
+// (its first active write transaction, or a compaction) until nothing does (no transaction
+// active, no compaction, and every commit durable and named in a root slot). At the start of
+// each turn it catches up on the commits other processes made while it held no lock
+// (Store+CatchUp.swift). Idle, it holds no lock, so any other process may write, and a
+// suspended process holds nothing another needs.
+//
+// Why a turn never writes on a stale tip: the tip moves only in this process's own commits
+// (which need the turn) and in the catch-up, which runs holding the lock in exclusive mode,
+// before the first transaction of the turn takes the tip. Another process commits only
+// while it holds the lock, so between the catch-up and the end of the turn nothing but this
+// process writes the store.
+//
+// Why a release never leaves a write unprotected: it happens under `state`, when no
+// transaction is active (a commit's append and a spill happen inside one), no compaction
+// holds the turn, nothing is exclusive (a catch-up or an acquisition), and nothing waits to
+// be synced or named in a slot (`ahead`, `pendingNotifications`): the flush that empties
+// those releases the lock after its slot write. Only a poisoned store releases with commits
+// pending, since it writes nothing more.
+//
+// Why one process's tries never race its release: a try happens in exclusive mode, which a
+// release waits out (it needs `exclusive == false`), and the release's `flock` call runs
+// under `state`, which the try's start takes; so a release is never interleaved with a try
+// of the same open file description, which would leave the lock released while this
+// process believed it held.
+
+extension Store {
+    /// What needs a turn: a write transaction, or a compaction (for its whole run: it
+    /// creates a snapshot file and removes retired ones, which no other writer may do
+    /// meanwhile).
+    enum TurnUser {
+        case transaction
+        case compaction
+    }
+
+    /// What ``enterTurn(_:)`` found under `state`.
+    private enum TurnEntry {
+        /// In the turn: the tip to build on.
+        case entered(CommittedRoot)
+        /// A compaction's catch-up or another thread's acquisition uses the store alone:
+        /// wait on the semaphore (bounded work, signalled when it ends), then try again.
+        case wait(DispatchSemaphore)
+        /// No turn is held: this caller has exclusive use and tries the lock.
+        case acquire
+    }
+
+    /// One attempt to enter this writer's turn for `user`: returns the tip to build on, or
+    /// nil if another process holds the store's lock (the caller pauses and tries again,
+    /// up to its timeout). If no turn is held, this takes the lock and catches up on the
+    /// commits other processes made since this writer last held it; a catch-up that fails
+    /// poisons the store and throws.
+    func enterTurn(_ user: TurnUser) throws(StorageError) -> CommittedRoot? {
+        guard let writerLock else { throw .readOnly(path: path) }
+        while true {
+            let entry = try state.withLock { (state) throws(StorageError) -> TurnEntry in
+                if state.closed { throw .closed(path: path) }
+                guard var writer = state.writer else { throw .readOnly(path: path) }
+                if let cause = writer.poisoned { throw .needsReopen(path: path, cause: cause) }
+                defer { state.writer = writer }
+                if let waiter = waitForExclusive(&writer) { return .wait(waiter) }
+                if writer.holdsLock {
+                    count(in: &writer, user)
+                    return .entered(state.tip)
+                }
+                // Invariant: no lock means no active transaction, no compaction and nothing
+                // pending (releaseLockIfIdle), so the catch-up may move the tip.
+                writer.exclusive = true
+                return .acquire
+            }
+            switch entry {
+            case .entered(let tip): return tip
+            case .wait(let semaphore):
+                semaphore.wait()
+                continue
+            case .acquire: break
+            }
+            let locked: Bool
+            do throws(StorageError) {
+                locked = try writerLock.tryAcquire()
+                if locked {
+                    defer { deliverQueued() }
+                    try writeSection.withLock { _ throws(StorageError) in try catchUpHoldingWriteSection() }
+                }
+            } catch {
+                writerLock.release()
+                endExclusive()
+                throw error
+            }
+            guard locked else {
+                endExclusive()
+                return nil
+            }
+            let tip = state.withLock { state -> CommittedRoot in
+                state.writer?.holdsLock = true
+                if state.writer != nil { count(in: &state.writer!, user) }
+                return state.tip
+            }
+            endExclusive()
+            return tip
+        }
+    }
+
+    /// ``enterTurn(_:)`` for a compaction, on its own thread: pauses (blocking the thread)
+    /// while another process holds the lock, up to the options' `busyTimeout`, and gives up
+    /// with `StorageError.closed(path:)` as soon as `stop` is set (close waits for it).
+    func enterCompactionTurn(stop: CompactionStop) throws(StorageError) {
+        var wait = LockWait(timeout: options.busyTimeout)
+        while try enterTurn(.compaction) == nil {
+            if stop.isStopped { throw .closed(path: path) }
+            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
+            LockWait.sleep(pause)
+        }
+    }
+
+    /// Ends a compaction's part of the turn; releases the lock if nothing else needs it.
+    func leaveCompactionTurn() {
+        state.withLock { state in
+            guard var writer = state.writer else { return }
+            writer.compactionHoldsLock = false
+            releaseLockIfIdle(&writer)
+            state.writer = writer
+        }
+    }
+
+    private func count(in writer: inout WriterState, _ user: TurnUser) {
+        switch user {
+        case .transaction: writer.activeTransactions += 1
+        case .compaction: writer.compactionHoldsLock = true
+        }
+    }
+
+    /// Releases the store's lock if this writer holds it and nothing needs it any more (see
+    /// the top of this file). Caller holds `state` (and passes its writer).
+    func releaseLockIfIdle(_ writer: inout WriterState) {
+        guard writer.holdsLock, writer.activeTransactions == 0, !writer.compactionHoldsLock, !writer.exclusive
+        else { return }
+        guard writer.poisoned != nil || (writer.ahead == nil && writer.pendingNotifications.isEmpty) else { return }
+        writerLock?.release()
+        writer.holdsLock = false
+    }
+
+    /// Releases the lock if nothing needs it: after a flush made the last pending commits
+    /// durable.
+    func releaseLockIfIdle() {
+        state.withLock { state in
+            guard var writer = state.writer else { return }
+            releaseLockIfIdle(&writer)
+            state.writer = writer
+        }
+    }
+
+    /// Whether this writer holds the store's lock now: for tests.
+    package var holdsWriterLock: Bool {
+        state.withLock { $0.writer?.holdsLock == true }
+    }
+
+    /// Failed tries of the store's lock so far (another process held it): for tests of a
+    /// writer that waits.
+    package var failedLockTries: Int { writerLock?.failedTryCount ?? 0 }
+}
