@@ -8,9 +8,11 @@ import LibraryExample
 
 /// Observation across processes: `folio-torture authors` writes 1,000 transactions (each
 /// sets authors 2k and 2k+1 to the transaction number) and compacts every 100, while this
-/// process, read-only, observes and reads.
+/// process observes and reads, having opened the store read-only, or for writing and
+/// staying idle (a writer follows other writers between its turns).
 @Suite(.serialized) struct CrossProcessObservationTests {
-    @Test func readOnlyProcessObservesEveryCommitOnceInOrder() async throws {
+    @Test(arguments: [false, true])
+    func anotherProcessObservesEveryCommitOnceInOrder(observerOpensForWriting: Bool) async throws {
         let path = FileManager.default.temporaryDirectory.path + "/xobserve-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: path) }
         do {  // Create the store and declare the datastore, as the app's first launch would.
@@ -18,8 +20,13 @@ import LibraryExample
             _ = try await writer.datastore(for: LibraryExample.AuthorFormat.self).count()
             writer.close()
         }
-        let reader = try Persistence(readingFrom: path, options: PersistenceOptions(log: { _ in }))
-        defer { reader.close() }
+        let options = PersistenceOptions(log: { _ in })
+        let writable = observerOpensForWriting ? try Persistence(at: path, options: options) : nil
+        let reader = try writable?.readOnly() ?? Persistence(readingFrom: path, options: options)
+        defer {
+            reader.close()
+            writable?.close()
+        }
         let authors = reader.datastore(for: LibraryExample.AuthorFormat.self)
         let events = try await authors.observe(bufferLimit: 5_000)
         let transactions = 1_000
@@ -75,5 +82,18 @@ import LibraryExample
         #expect(changes.dropFirst(40).allSatisfy { $0.kind == .updated && $0.oldValue != nil })
         #expect(snapshotsChecked > 0)
         #expect(reader.verify().isClean)
+        if let writable {
+            // Its first turn builds on what the other process wrote.
+            let datastore = writable.datastore(for: LibraryExample.AuthorFormat.self)
+            var author = try #require(try await datastore.load(0))
+            author.born = -1
+            try await datastore.persist(author)
+            let all = try await datastore.load(...).collect()
+            #expect(all.count == 40)
+            #expect(all.first { $0.id == 0 }?.born == -1)
+            // Pair 0 was last set by the last transaction that was a multiple of 20.
+            #expect(all.first { $0.id == 1 }?.born == (transactions - 1) / 20 * 20)
+            #expect(writable.verify().isClean)
+        }
     }
 }

@@ -96,7 +96,7 @@ enum DocCommentExamples {
 
     static func waitingForAnotherWriter(path: String) throws -> Persistence<ReadWrite> {
         var options = PersistenceOptions()
-        options.busyTimeout = .seconds(5)
+        options.busyTimeout = .seconds(1)
         let persistence = try Persistence(at: path, options: options)
         return persistence
     }

@@ -18,4 +18,12 @@ import FolioStorage
         #expect(store.cacheCapacity == 1 << 20)
         #expect(store.createIfMissing == false)
     }
+
+    /// An app and its extensions saving at the same moment take turns by default: the
+    /// persistence waits for another process's turn, where the engine alone does not.
+    @Test func aPersistenceWaitsForAnotherProcesssTurnByDefault() {
+        #expect(PersistenceOptions().busyTimeout == .seconds(5))
+        #expect(PersistenceOptions().storeOptions(MemoryFileSystem()).busyTimeout == .seconds(5))
+        #expect(StoreOptions().busyTimeout == .zero)
+    }
 }

@@ -6,11 +6,25 @@ import FolioStorage
 
 extension Persistence where Access == ReadWrite {
     /// Opens (creating if needed, with its directory) the store at `path` for reading and
-    /// writing. Throws if another process has it open for writing (after waiting up to
-    /// ``PersistenceOptions/busyTimeout`` for it to close).
+    /// writing. Other processes (an app's extensions, widgets and helpers) may open it for
+    /// writing too: their writes take turns, each holding the store's lock only while it
+    /// writes, and a write that finds another process's turn in progress waits up to
+    /// ``PersistenceOptions/busyTimeout`` for it. Idle, this persistence holds no lock.
+    ///
+    /// It follows the other processes' commits by itself, as a read-only persistence does
+    /// (``Persistence/init(readingFrom:options:)``): reads see them and observers receive
+    /// them. Throws if another process is in the middle of a write when it opens (after
+    /// waiting up to the busy timeout), or if this process has the store open for writing
+    /// already.
     public init(at path: String, options: PersistenceOptions = PersistenceOptions()) throws(FolioError) {
         let store = try FolioError.wrap { () throws(StorageError) in
             try Store.open(at: path, options: options.storeOptions(POSIXFileSystem()))
+        }
+        do throws(StorageError) {
+            try store.startFollowing()
+        } catch {
+            store.close()
+            throw .storage(error)
         }
         self.init(
             core: PersistenceCore(
@@ -51,6 +65,15 @@ extension Persistence where Access == ReadWrite {
         let path = core.store.path
         close()
         let store = try FolioError.wrap { () throws(StorageError) in try Store.open(at: path, options: options) }
+        // On disk, as the first open did: other processes may write (in memory, none can).
+        if options.fileSystem is POSIXFileSystem {
+            do throws(StorageError) {
+                try store.startFollowing()
+            } catch {
+                store.close()
+                throw .storage(error)
+            }
+        }
         return Persistence(
             core: PersistenceCore(
                 store: store, durability: core.durability, recordCache: core.recordCacheLimits,

@@ -39,19 +39,21 @@ public struct PersistenceOptions: Sendable {
     /// 32 MiB of stored bytes, no age limit.
     public var valueCache: RecordCacheLimits? = RecordCacheLimits(count: 100_000, bytes: 32 << 20)
 
-    /// How long opening read-write waits while a writer in another process holds the
-    /// store's writer lock, before it throws `FolioError.storage(.lockedByAnotherWriter(path:))`
-    /// (SQLite's busy timeout). The wait sleeps between tries, never spinning a core, and
-    /// blocks the thread that opens (keep it short on Swift's cooperative pool). Default
-    /// zero: refused at once. A second read-write persistence of the store in this process
-    /// is refused at once whatever the timeout.
+    /// How long a write waits while a writer in another process is in the middle of its
+    /// own (its turn holds the store's lock), before it throws
+    /// `FolioError.storage(.lockedByAnotherWriter(path:))` (SQLite's busy timeout). Writes
+    /// from an async call sleep the task between tries; opening read-write, and the
+    /// key-value store's background commits, sleep their thread. Nothing spins. Default 5
+    /// seconds, so that an app and its extensions saving at the same moment take turns
+    /// instead of failing; zero tries once. A second read-write persistence of the store in
+    /// this process is refused at once whatever the timeout.
     ///
     /// ```swift
     /// var options = PersistenceOptions()
-    /// options.busyTimeout = .seconds(5)
+    /// options.busyTimeout = .seconds(1)
     /// let persistence = try Persistence(at: path, options: options)
     /// ```
-    public var busyTimeout: Duration = .zero
+    public var busyTimeout: Duration = .seconds(5)
 
     /// Options; every argument has the default described on its property.
     public init(

@@ -269,6 +269,18 @@ extension RootSlots {
         return newest
     }
 
+    /// Whether the slots still hold what this writer last wrote or read: one read of the
+    /// root file, nothing changed. A writer between turns checks this when the root file
+    /// changes, before it loads what another writer committed (Store+Refresh.swift). A
+    /// version 1 root file says false (another writer may have rewritten it).
+    func areUnchanged() throws(StorageError) -> Bool {
+        guard let handle else { return false }
+        let bytes = try handle.read(at: 0, count: RootRecord.fileSize)
+        return (0..<2).allSatisfy {
+            Self.sameRoot(try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root), contents[$0])
+        }
+    }
+
     /// Whether two slots hold the same root (both empty or unusable, or the same commit
     /// with the same chain value), whatever format version each says.
     private static func sameRoot(_ a: RootRecord?, _ b: RootRecord?) -> Bool {

@@ -38,14 +38,14 @@ struct DeliveredCommit: Sendable, Equatable {
 }
 
 extension Store {
-    /// Read-only stores: follow the writer's commits by themselves. A watch on the store's
-    /// directory (see ``POSIXFileSystem/watch(_:pollInterval:onChange:)``: inotify on Linux,
-    /// a dispatch source on Apple platforms, polling every `pollInterval` where neither is
-    /// available) calls ``catchUp()`` when the root file is replaced: the store moves to the
-    /// newest generation, and observers receive the commits in between, replayed from the
-    /// store's history. A writer knows its own commits; on it this does nothing.
+    /// Follow the commits of writers in other processes by themselves. A watch on the
+    /// store's directory (see ``POSIXFileSystem/watch(_:pollInterval:onChange:)``: inotify on
+    /// Linux, a dispatch source on Apple platforms, polling every `pollInterval` where
+    /// neither is available) calls ``catchUp()`` when the root file changes: the store moves
+    /// to the newest generation, and observers receive the commits in between, replayed
+    /// from the store's history. A writer follows between its turns (``refresh()``); it
+    /// knows its own commits, and its turns catch up by themselves.
     public func startFollowing(pollInterval: Duration = .milliseconds(100)) throws(StorageError) {
-        guard isReadOnly else { return }
         let started = follower.withLock { $0 != nil }
         if started { return }
         let start = try DeliveredCommit(state.withLock { $0.current })
@@ -61,8 +61,9 @@ extension Store {
         catchUp()
     }
 
-    /// Moves a read-only store to the newest committed generation and tells observers what
-    /// changed since the last time (``StoreEvent``). Called by the follower; callable by hand.
+    /// Moves the store to the newest committed generation and tells observers what changed
+    /// since the last time (``StoreEvent``). Called by the follower; callable by hand. On a
+    /// writer it is ``refresh()``, which queues the events itself.
     public func catchUp() {
         guard isReadOnly, let follower = follower.withLock({ $0 }) else {
             _ = try? refresh()

@@ -1,11 +1,16 @@
 // A read-only store moving to the newest committed generation, and how it tells a
 // continuation of its history from another history.
 extension Store {
-    /// Read-only stores: moves to the newest committed generation, if there is a newer one.
-    /// Returns true if the generation changed. Views taken before keep their generation.
+    /// Moves to the newest committed generation, if there is a newer one. Returns true if
+    /// the generation changed. Views taken before keep their generation.
+    ///
+    /// A writer knows its own commits; between its turns (holding no lock: no transaction
+    /// active, every commit durable), this moves it to what writers in other processes
+    /// committed, as a reader moves, and tells its observers. During a turn it does
+    /// nothing: no other process can have committed since the turn's start.
     @discardableResult
     public func refresh() throws(StorageError) -> Bool {
-        guard isReadOnly else { return false }
+        guard isReadOnly else { return try followOtherWritersBetweenTurns() }
         // Refreshes are serialised, loading and adopting under one lock (a read-only store
         // writes no root file, so nothing else takes `rootFileLock` here). Two refreshes
         // interleaving (the follower's catch-up and a manual call) could otherwise adopt a
@@ -76,5 +81,48 @@ extension Store {
         guard newest.record.committedLength > current.record.committedLength else { return false }
         return try newest.file.storedChecksum(at: current.record.commitPage)
             == current.file.chainValue(of: current.record)
+    }
+
+    /// ``refresh()`` of a writer: between its turns, adopts the root the slots name if
+    /// another writer process wrote them, reporting each commit to the generation listener
+    /// and queueing it for observers (the catch-up's adoption, Store+CatchUp.swift).
+    ///
+    /// Why this is safe without the store's lock: it writes nothing (no slot, no sync, no
+    /// run is followed: a reader's view, where only what a slot names is known durable), and
+    /// it runs in exclusive mode, taken only if no turn is held, so no transaction of this
+    /// process begins on the tip while it moves. The next turn's catch-up reads the slots
+    /// again and follows the runs after them, from the adopted root. A root older than this
+    /// writer's (a slot read while another writer rewrote it, or another history after
+    /// damage) is left to that catch-up.
+    private func followOtherWritersBetweenTurns() throws(StorageError) -> Bool {
+        let idle = try state.withLock { (state) throws(StorageError) -> Bool in
+            if state.closed { throw .closed(path: path) }
+            guard var writer = state.writer, writer.poisoned == nil, !writer.holdsLock, !writer.exclusive,
+                writer.activeTransactions == 0
+            else { return false }
+            writer.exclusive = true
+            state.writer = writer
+            return true
+        }
+        guard idle else { return false }
+        defer {
+            endExclusive()
+            deliverQueued()
+        }
+        return try writeSection.withLock { _ throws(StorageError) -> Bool in
+            try rootFileLock.withLock { (slots) throws(StorageError) -> Bool in
+                guard let unchanged = try slots?.areUnchanged() else { throw StorageError.closed(path: path) }
+                if unchanged { return false }
+                let known = state.withLock { $0.current }
+                let newest = try Store.loadRoot(
+                    layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: true,
+                    log: options.log, reusing: known.file)
+                guard !Self.sameCommit(newest.record, known.record),
+                    newest.record.generation > known.record.generation
+                else { return false }
+                try adopt(newest, replacing: known)
+                return true
+            }
+        }
     }
 }

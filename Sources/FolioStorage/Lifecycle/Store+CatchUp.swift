@@ -162,8 +162,9 @@ extension Store {
     }
 
     /// Steps 4 and 5 of ``catchUpHoldingWriteSection()``, then the adoption itself. Caller holds
-    /// `writeSection` and `rootFileLock`.
-    private func adopt(_ newest: CommittedRoot, replacing known: CommittedRoot) throws(StorageError) {
+    /// `writeSection` and `rootFileLock`, in exclusive mode (a turn's start, or a writer
+    /// following between turns).
+    func adopt(_ newest: CommittedRoot, replacing known: CommittedRoot) throws(StorageError) {
         var newest = newest
         let continues = try descends(newest, from: known)
         if continues {

@@ -128,16 +128,17 @@ public struct StoreOptions: Sendable {
     /// change log stays until the commit, bounded by ``changeRecordKeyLimit``. Default
     /// 64 MiB (Docs/Benchmarks.md); nil keeps every change in memory until the commit.
     public var transactionSpillBytes: Int? = 64 << 20
-    /// How long opening for writing waits while a writer in another process holds the
-    /// store's writer lock, before it throws `StorageError.lockedByAnotherWriter(path:)`
-    /// (SQLite's busy timeout). The wait sleeps between tries (never spins), noticing a
-    /// release within 16 ms, and blocks the calling thread. Default zero (or less): one
-    /// try, refused at once. A second open for writing in this process is refused at once
-    /// whatever the timeout (`StorageError.alreadyOpenInThisProcess(path:)`).
+    /// How long ``Store/beginWrite()`` (and opening for writing, and a compaction) waits
+    /// while a writer in another process holds the store's lock for its turn, before it
+    /// throws `StorageError.lockedByAnotherWriter(path:)` (SQLite's busy timeout). The wait
+    /// sleeps between tries (never spins), noticing a release within 16 ms, and blocks the
+    /// calling thread. Default zero (or less): one try, refused at once. A second open for
+    /// writing in this process is refused at once whatever the timeout
+    /// (`StorageError.alreadyOpenInThisProcess(path:)`).
     ///
     /// ```swift
     /// var options = StoreOptions()
-    /// options.busyTimeout = .seconds(5)  // wait for a writer that is about to close
+    /// options.busyTimeout = .seconds(5)  // wait for another process's transaction
     /// let store = try Store.open(at: path, options: options)
     /// ```
     public var busyTimeout: Duration = .zero

@@ -23,16 +23,21 @@ enum CompactCommand: Command {
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitStatus {
         let path = arguments.positionals[0]
-        let store = try StoreAccess.openForWriting(
-            path, purpose: "compact", waiting: try arguments.count("wait") ?? 0)
+        let seconds = try arguments.count("wait") ?? 0
+        let store = try StoreAccess.openForWriting(path, purpose: "compact", waiting: seconds)
         defer { store.close() }
         let before = try store.statistics()
         let reporter = ProgressReporter(mode: ProgressReporter.mode(quiet: arguments.flag("quiet")), verb: "copied")
         defer { reporter.abandon() }
         let clock = ContinuousClock()
         let start = clock.now
-        let report = try store.compact { progress in
-            if case .copying(let done, let total) = progress { reporter.update(done, of: total) }
+        // The compaction takes the lock again for its turn: another writer may have begun a
+        // write since the open let it go.
+        let report = try StoreAccess.whileUnlocked(path, purpose: "compact", waiting: seconds) {
+            () throws(StorageError) in
+            try store.compact { progress in
+                if case .copying(let done, let total) = progress { reporter.update(done, of: total) }
+            }
         }
         let elapsed = clock.now - start
         reporter.finish(before.liveBytes, of: before.liveBytes)
