@@ -23,6 +23,10 @@ import LibraryExample
 //                                            threads numbered from K, so that several processes
 //                                            write one store, each waiting up to M ms for the
 //                                            others' turns (ConcurrentWriters.swift)
+//   folio-torture follow-generations STORE   read-only, following: "start G", then "gen G" per
+//                                            commit delivered and "unavailable A B" per
+//                                            historyUnavailable; at stdin EOF "end G"
+//                                            (FollowGenerations.swift)
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
 //   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
 //                                            authors 2k and 2k+1 to born = transaction number
@@ -201,6 +205,8 @@ do {
         try runTransfers(Array(arguments.dropFirst()))
     case "concurrent-writers":
         try runConcurrentWriters(Array(arguments.dropFirst()))
+    case "follow-generations":
+        try runFollowGenerations(Array(arguments.dropFirst()))
     case "transfer-reader":
         try runTransferReader(Array(arguments.dropFirst()))
     case "values":
