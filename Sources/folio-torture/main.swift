@@ -18,8 +18,15 @@ import LibraryExample
 //   folio-torture hold-lock-file PATH        take the lock file's lock, print "held" (or "busy" and
 //                                            exit), keep it until stdin EOF, print "released"
 //   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
-//   folio-torture concurrent-writers STORE THREADS N   THREADS threads committing at once,
-//                                            to be killed (ConcurrentWriters.swift)
+//   folio-torture concurrent-writers STORE THREADS N [--first-thread K] [--busy-timeout-ms M]
+//                                            THREADS threads committing at once, to be killed;
+//                                            threads numbered from K, so that several processes
+//                                            write one store, each waiting up to M ms for the
+//                                            others' turns (ConcurrentWriters.swift)
+//   folio-torture follow-generations STORE   read-only, following: "start G", then "gen G" per
+//                                            commit delivered and "unavailable A B" per
+//                                            historyUnavailable; at stdin EOF "end G"
+//                                            (FollowGenerations.swift)
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
 //   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
 //                                            authors 2k and 2k+1 to born = transaction number
@@ -198,6 +205,8 @@ do {
         try runTransfers(Array(arguments.dropFirst()))
     case "concurrent-writers":
         try runConcurrentWriters(Array(arguments.dropFirst()))
+    case "follow-generations":
+        try runFollowGenerations(Array(arguments.dropFirst()))
     case "transfer-reader":
         try runTransferReader(Array(arguments.dropFirst()))
     case "values":
