@@ -30,6 +30,8 @@ import LibraryExample
 //   folio-torture reader STORE SECONDS       read-only: refresh and check snapshot consistency
 //   folio-torture authors STORE N [COMPACT_EVERY]   Folio-level: N transactions, each setting
 //                                            authors 2k and 2k+1 to born = transaction number
+//   folio-torture authors-next STORE         Folio-level, as a newer release: persists author 1,000
+//                                            with a newer declaration of authors (NewerDeclaration.swift)
 //   folio-torture values STORE N             Folio-level key-value store: sets key "counter" to
 //                                            1...N outside transactions, flushing after each
 //   folio-torture values-kill STORE N [--grouped]   Folio-level key-value store, to be killed:
@@ -201,6 +203,8 @@ do {
         try await writeAuthors(
             path: arguments[1], count: Int(arguments[2]) ?? 1_000,
             compactEvery: arguments.count > 3 ? Int(arguments[3]) ?? 0 : 0)
+    case "authors-next":
+        try await runAuthorsNext(arguments[1])
     case "transfers":
         try runTransfers(Array(arguments.dropFirst()))
     case "concurrent-writers":

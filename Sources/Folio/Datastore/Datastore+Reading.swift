@@ -184,7 +184,7 @@ extension Datastore {
     /// persistences only, open stores only (a closed one returns nil, and the read's usual
     /// path throws `closed`); nil on a miss or before the datastore is prepared.
     func cachedNewest(_ key: [UInt8]) -> Instance? {
-        guard let cache = schema.recordCache(core), !core.isReadOnly, schema.knownReady.load(ordering: .acquiring),
+        guard let cache = schema.recordCache(core), !core.isReadOnly, schema.isKnownReady(in: core),
             TransactionContext.current(for: core) == nil, let generation = core.store.openGeneration
         else { return nil }
         return schema.cached(key, generation: generation, in: cache)

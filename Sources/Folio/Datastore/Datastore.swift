@@ -72,8 +72,20 @@ extension Datastore where Access == ReadWrite {
             // (nothing half-applied), and concurrent child tasks' statements never interleave.
             return try context.statement(transaction) { () throws(FolioError) -> R in try body(transaction) }
         }
+        let catalogChangesSeen = core.catalogChanges.count
         _ = try await prepare(in: nil)
-        return try await persistence.inNewTransaction(body)
+        let schema = self.schema, core = self.core, key = self.key
+        return try await persistence.inNewTransaction { (transaction) throws(FolioError) -> R in
+            // The transaction's turn caught up on other writers after the preparation above,
+            // and may have adopted another declaration's preparation of the catalog: this
+            // one is compared with it again, in this transaction, before anything is written
+            // (an older declaration is refused rather than writing over a newer one).
+            if core.catalogChanges.count != catalogChangesSeen {
+                _ = try Preparation.step(transaction, schema: schema, core: core, budget: nil, checkStale: true)
+                TransactionContext.current(for: core)?.prepared.withLock { _ = $0.insert(key) }
+            }
+            return try body(transaction)
+        }
     }
 }
 

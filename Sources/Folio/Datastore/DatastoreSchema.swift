@@ -59,11 +59,17 @@ final class DatastoreSchema<Format: DatastoreFormat>: Sendable {
     /// Reads `identifierPath` from an instance, directly where it is a stored property.
     let identifierReader: StoredPropertyReader<Format.Instance, Format.Identifier>
     let signature: DatastoreSignature
-    /// Whether this declaration is registered and prepared in its persistence (a read-write
-    /// one): readiness never goes back, so once true, `prepare` returns at once instead of
-    /// comparing the declaration with the registry on every read. A schema belongs to one
-    /// `Datastore` value, so to one persistence.
-    let knownReady = Atomic<Bool>(false)
+    /// The count of catalog changes by other writers (`PersistenceCore.catalogChanges`) at
+    /// which this declaration is known registered and prepared in its persistence (a
+    /// read-write one), -1 before: while the count has not moved, `prepare` returns at once
+    /// instead of comparing the declaration with the registry on every read. A schema
+    /// belongs to one `Datastore` value, so to one persistence.
+    let knownReadyAt = Atomic<Int>(-1)
+
+    /// Whether this declaration is known prepared in `core` as of now.
+    func isKnownReady(in core: PersistenceCore) -> Bool {
+        knownReadyAt.load(ordering: .acquiring) == core.catalogChanges.count
+    }
     /// Whether two identifiers are `==` exactly when their keys are equal (integers, `Bool`,
     /// `UUID`, `String`): then a point query needs no check of the predicate on the record
     /// it finds (DatastoreSchema+PointQuery.swift). Not for `Double` (`-0.0 == 0.0`, NaN) and

@@ -47,7 +47,8 @@ extension Datastore where Access == ReadWrite {
             progress?(.complete(total: converted))
             return
         }
-        var ready = try core.register(schema.signature, key: key)
+        let catalogChangesSeen = core.catalogChanges.count
+        var ready = try core.register(schema.signature, key: key) != nil
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
         // A store whose catalog already matches the declaration needs no preparation
         // transaction: committing one would append an empty generation (an fsync, and a
@@ -58,7 +59,7 @@ extension Datastore where Access == ReadWrite {
             let current: Bool
             (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
             if current {
-                core.markReady([key])
+                core.markReady([key], asOf: catalogChangesSeen)
                 ready = true
             }
         }
@@ -81,7 +82,7 @@ extension Datastore where Access == ReadWrite {
                 if finished { break }
                 if Task.isCancelled { throw .cancelled }
             }
-            core.markReady([key])
+            core.markReady([key], asOf: catalogChangesSeen)
         }
         var after: [UInt8]? = nil
         while migrationWork > 0 {

@@ -30,12 +30,18 @@ final class PersistenceCore: Sendable {
     /// will not end soon (or by the very task that calls close, inside `perform`). Tests
     /// change it, to wait without a deadline or to give up at once.
     let valuesCloseWait = Atomic<Int>(2_000)
+    /// Changes of the store's catalog made by writers in other processes, counted as this
+    /// process learns of them: a datastore is ready at the count its preparation saw, and
+    /// compared with the catalog again once the count has moved (``CatalogChanges``).
+    let catalogChanges = CatalogChanges()
 
     /// One datastore as this process has declared it.
     struct Registration {
         var signature: DatastoreSignature
-        /// Read-write: the catalog matches the declaration and every index is built.
-        var ready = false
+        /// Read-write: the catalog matches the declaration and every index is built, as of
+        /// this count of other writers' catalog changes (nil: not prepared). Ready while the
+        /// count has not moved since.
+        var readyAt: Int?
         /// Read-only: the catalog entry last seen, and the indexes it says are usable.
         var catalogBytes: [UInt8]?
         var usableIndexes: Set<String> = []
@@ -53,11 +59,16 @@ final class PersistenceCore: Sendable {
         let values = KeyValueMemory(cacheLimits: valueCache)
         self.records = records
         self.values = values
-        // The store's one generation listener tells both caches (Docs/Cache.md §7.1).
-        if records != nil || values.cache != nil {
-            store.onGenerationCreated { created in
-                records?.generationCreated(created)
-                values.cache?.generationCreated(created)
+        // The store's one generation listener tells both caches (Docs/Cache.md §7.1), and
+        // counts the catalog changes of writers in other processes: a datastore this process
+        // prepared may have been prepared again by another declaration (an extension of an
+        // older or newer release), so its next use compares the catalog again.
+        let catalogChanges = self.catalogChanges
+        store.onGenerationCreated { created in
+            records?.generationCreated(created)
+            values.cache?.generationCreated(created)
+            if created.byAnotherWriter || created.replacesHistory, created.mayHaveChanged(DatastoreLayout.catalogTree) {
+                catalogChanges.note()
             }
         }
     }
@@ -75,19 +86,21 @@ final class PersistenceCore: Sendable {
     }
 
     /// Records the declaration of a datastore, or checks it against an earlier one.
-    /// Returns true if the datastore is prepared (read-write persistences only).
-    func register(_ signature: DatastoreSignature, key: String) throws(FolioError) -> Bool {
-        try registry.withLock { (registry) throws(FolioError) -> Bool in
+    /// Returns the count of catalog changes at which the datastore is prepared, if it is
+    /// (read-write persistences only), nil if it is not.
+    func register(_ signature: DatastoreSignature, key: String) throws(FolioError) -> Int? {
+        let now = catalogChanges.count
+        return try registry.withLock { (registry) throws(FolioError) -> Int? in
             if let existing = registry[key] {
                 guard existing.signature == signature else {
                     throw .incompatibleDeclaration(
                         datastore: key,
                         reason: existing.signature.difference(from: signature))
                 }
-                return existing.ready
+                return existing.readyAt == now ? now : nil
             }
             registry[key] = Registration(signature: signature)
-            return false
+            return nil
         }
     }
 
@@ -101,14 +114,22 @@ final class PersistenceCore: Sendable {
         }
     }
 
-    /// Whether the datastore of `key` is prepared (read-write persistences).
+    /// Whether the datastore of `key` is prepared (read-write persistences), and no writer
+    /// of another process has changed the catalog since.
     func isReady(_ key: String) -> Bool {
-        registry.withLock { $0[key]?.ready == true }
+        let now = catalogChanges.count
+        return registry.withLock { $0[key]?.readyAt == now }
     }
 
-    func markReady(_ keys: some Sequence<String>) {
+    /// Marks the datastores prepared as of `count` catalog changes (by default the count
+    /// now): a caller whose preparation read the catalog earlier passes the count it saw
+    /// then, so that a change made meanwhile by another writer is not taken as prepared.
+    /// Inside a write transaction the count cannot move (the transaction's turn holds the
+    /// store's lock, and its catch-up ran before it began).
+    func markReady(_ keys: some Sequence<String>, asOf count: Int? = nil) {
+        let count = count ?? catalogChanges.count
         registry.withLock { registry in
-            for key in keys { registry[key]?.ready = true }
+            for key in keys { registry[key]?.readyAt = count }
         }
     }
 

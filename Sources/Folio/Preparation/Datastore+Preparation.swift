@@ -13,12 +13,15 @@ extension Datastore {
     /// the catalog of their snapshot says are built, and refuse the others.
     nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability
     {
-        if schema.knownReady.load(ordering: .acquiring) { return .all }
+        if schema.isKnownReady(in: core) { return .all }
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
-        let ready = try core.register(schema.signature, key: key)
+        // Taken before the catalog is read: a change another writer makes after this is
+        // not taken as prepared.
+        let catalogChangesSeen = core.catalogChanges.count
+        let readyAt = try core.register(schema.signature, key: key)
         if core.isReadOnly { return .fromCatalog }
-        if ready {
-            schema.knownReady.store(true, ordering: .releasing)
+        if let readyAt {
+            schema.knownReadyAt.store(readyAt, ordering: .releasing)
             return .all
         }
         if let context {
@@ -32,7 +35,7 @@ extension Datastore {
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
         let (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
         if current {
-            core.markReady([key])
+            core.markReady([key], asOf: catalogChangesSeen)
             return .all
         }
         // One preparation per datastore at a time: a concurrent first use waits for its turn
@@ -55,7 +58,7 @@ extension Datastore {
             first = false
             if finished { break }
         }
-        core.markReady([key])
+        core.markReady([key], asOf: catalogChangesSeen)
         return .all
     }
 

@@ -120,6 +120,19 @@ enum Preparation {
                 datastore: key,
                 reason: "the store's identifiers are \(entry.identifierType), the format's \(signature.identifierType)")
         }
+        // A declaration that does not know the version the store's records are at is older
+        // than the one that prepared the store (another process of a newer release, or a
+        // newer release run before): preparing would drop its indexes and write older
+        // records over its newer ones. Refused, so that two releases sharing a store do not
+        // undo each other's preparation.
+        if stored != nil && recordCount > 0 && !signature.versions.contains(entry.currentVersion) {
+            throw .incompatibleDeclaration(
+                datastore: key,
+                reason:
+                    "the store's records are at version \(entry.currentVersion), which this declaration does not "
+                    + "list (it declares \(signature.versions.joined(separator: ", "))): a newer declaration prepared "
+                    + "the store, for example in another process of a newer release")
+        }
         entry.instanceType = signature.instanceType
         entry.identifierType = signature.identifierType
         entry.versions = signature.versions

@@ -205,8 +205,9 @@ struct RootSlots {
 // which slot is durable, so that this writer keeps the anchor invariant after another
 // writer (another process) wrote and synced slots it never saw.
 extension RootSlots {
-    /// Reads both slots again and takes the anchor from what they hold; returns the newest
-    /// valid slot's root. Caller holds the store's writer lock and `rootFileLock`.
+    /// Reads both slots again; returns the newest valid slot's root. If they hold what this
+    /// writer last wrote or read, what it knows of the anchor stands; otherwise the anchor
+    /// is taken from what they hold. Caller holds the store's writer lock and `rootFileLock`.
     ///
     /// Why the bytes say which slot is durable: a slot is written only while the other one is
     /// durable (the anchor invariant), and the root file is synced *before* a write that

@@ -37,6 +37,9 @@ extension Store {
                 let pending = writer.pendingNotifications
                 writer.pendingNotifications = []
                 writer.flushScheduled = false
+                // The turn lasts until this flush's slot write: in grouped mode nothing else
+                // says a sync is in flight once the pending events are taken.
+                if state.tip.record != writer.durableRecord { writer.flushesInFlight += 1 }
                 state.writer = writer
                 return (state.tip, writer.durableRecord, pending)
             }
@@ -58,7 +61,10 @@ extension Store {
                 // Not durable: keep the notifications for the flush that makes these commits
                 // durable (a failure that did not poison leaves the store able to retry).
                 // Dropping them would leave durable commits that observers never hear of.
-                state.withLock { $0.writer?.pendingNotifications.insert(contentsOf: pending, at: 0) }
+                state.withLock { state in
+                    state.writer?.pendingNotifications.insert(contentsOf: pending, at: 0)
+                    state.writer?.flushesInFlight -= 1
+                }
                 throw error
             }
             // Full durability: each commit this flush publishes is reported before readers can
@@ -68,6 +74,7 @@ extension Store {
                 for notification in pending { reportCreated(notification.generation, changes: notification.changes) }
             }
             state.withLock { state in
+                state.writer?.flushesInFlight -= 1
                 state.writer?.durableRecord = tip.record
                 // Full durability: publish. A root is published only once its run is
                 // durable (Docs/Durability.md §1.1, "why a reader never sees an incomplete

@@ -11,12 +11,29 @@ package struct CreatedGeneration: Sendable {
     /// back to an older root after damage wrote commits with generations this store had
     /// seen): nothing known of `generation` or any earlier one still holds.
     package var replacesHistory = false
+    /// True for a generation a writer in another process created, reported by this
+    /// writer's catch-up or by its following between turns (Store+CatchUp.swift): what
+    /// this process concluded from the store's contents before it (a datastore's
+    /// preparation) may no longer hold.
+    package var byAnotherWriter = false
 
     /// A report of `generation`.
-    package init(generation: UInt64, changes: ChangeRecord?, replacesHistory: Bool = false) {
+    package init(
+        generation: UInt64, changes: ChangeRecord?, replacesHistory: Bool = false, byAnotherWriter: Bool = false
+    ) {
         self.generation = generation
         self.changes = changes
         self.replacesHistory = replacesHistory
+        self.byAnotherWriter = byAnotherWriter
+    }
+
+    /// Whether this generation may have changed `tree`: its changes list the tree (or drop
+    /// it), or nothing is known of what it changed (another history). A compaction changes
+    /// no tree.
+    package func mayHaveChanged(_ tree: String) -> Bool {
+        if replacesHistory { return true }
+        guard let changes else { return false }
+        return changes.trees.contains { $0.tree == tree } || changes.droppedTrees.contains(tree)
     }
 }
 
@@ -49,9 +66,9 @@ extension Store {
     }
 
     /// Reports `generation` to the listener, if there is one.
-    func reportCreated(_ generation: UInt64, changes: ChangeRecord?) {
+    func reportCreated(_ generation: UInt64, changes: ChangeRecord?, byAnotherWriter: Bool = false) {
         guard let listener = generationListener.withLock({ $0 }) else { return }
-        listener.call(CreatedGeneration(generation: generation, changes: changes))
+        listener.call(CreatedGeneration(generation: generation, changes: changes, byAnotherWriter: byAnotherWriter))
     }
 
     /// Reports that a read-only store is about to adopt `generation` of another history,

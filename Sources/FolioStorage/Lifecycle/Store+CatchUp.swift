@@ -175,7 +175,7 @@ extension Store {
                     bounds: options.replay
                 ) { batch in
                     for notification in batch {
-                        reportCreated(notification.generation, changes: notification.changes)
+                        reportCreated(notification.generation, changes: notification.changes, byAnotherWriter: true)
                     }
                     enqueue(.committed(batch))
                     reached = batch.last?.generation ?? reached

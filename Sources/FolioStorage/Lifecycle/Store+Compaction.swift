@@ -24,10 +24,14 @@ extension Store {
     /// Writes the live pages of the newest generation into a new snapshot file and switches
     /// the root to it; the old file is removed after the retention grace period.
     ///
-    /// Writers go on meanwhile: the copy is made from a pinned generation without the writer
-    /// slot, and only the catch-up (copying what the commits made during the copy changed,
-    /// then switching the root) holds it, waiting for a transaction that began during the
-    /// copy to end and making ``beginWrite()`` wait while it runs (Docs/Durability.md §1.3).
+    /// Writers of this process go on meanwhile: the copy is made from a pinned generation
+    /// without the writer slot, and only the catch-up (copying what the commits made during
+    /// the copy changed, then switching the root) holds it, waiting for a transaction that
+    /// began during the copy to end and making ``beginWrite()`` wait while it runs
+    /// (Docs/Durability.md §1.3). Writers of other processes wait: the compaction holds the
+    /// store's lock for its whole run (its turn, Store+WriterTurns.swift), taking it first
+    /// as ``beginWrite()`` does (so it may throw `StorageError.lockedByAnotherWriter(path:)`
+    /// after the busy timeout).
     /// Throws `StorageError.writeTransactionInProgress` if a write transaction is active
     /// when it is called: a caller holding one would otherwise wait for itself. If a
     /// compaction is already running (an automatic one), waits for it to finish first.

@@ -16,10 +16,11 @@ import Dispatch
 //
 // Why a release never leaves a write unprotected: it happens under `state`, when no
 // transaction is active (a commit's append and a spill happen inside one), no compaction
-// holds the turn, nothing is exclusive (a catch-up or an acquisition), and nothing waits to
-// be synced or named in a slot (`ahead`, `pendingNotifications`): the flush that empties
-// those releases the lock after its slot write. Only a poisoned store releases with commits
-// pending, since it writes nothing more.
+// holds the turn, nothing is exclusive (a catch-up or an acquisition), nothing waits to be
+// synced or named in a slot (`ahead`, `pendingNotifications`), and no flush is between
+// taking the pending commits and its slot write (`flushesInFlight`: in grouped mode the
+// pending list is empty while the flush syncs): the flush releases the lock after its slot
+// write. Only a poisoned store releases with commits pending, since it writes nothing more.
 //
 // Why one process's tries never race its release: a try happens in exclusive mode, which a
 // release waits out (it needs `exclusive == false`), and the release's `flock` call runs
@@ -77,16 +78,20 @@ extension Store {
                 continue
             case .acquire: break
             }
+            // Events the catch-up queued are delivered only once exclusive use has ended: an
+            // observer may begin a write, which would otherwise wait for this very thread.
+            defer { deliverQueued() }
             let locked: Bool
             do throws(StorageError) {
                 locked = try writerLock.tryAcquire()
                 if locked {
-                    defer { deliverQueued() }
                     try writeSection.withLock { _ throws(StorageError) in try catchUpHoldingWriteSection() }
                 }
             } catch {
                 writerLock.release()
                 endExclusive()
+                // A close that ran meanwhile closed the lock file under the try.
+                if state.withLock({ $0.closed }) { throw .closed(path: path) }
                 throw error
             }
             guard locked else {
@@ -108,8 +113,9 @@ extension Store {
     /// with `StorageError.closed(path:)` as soon as `stop` is set (close waits for it).
     func enterCompactionTurn(stop: CompactionStop) throws(StorageError) {
         var wait = LockWait(timeout: options.busyTimeout)
-        while try enterTurn(.compaction) == nil {
+        while true {
             if stop.isStopped { throw .closed(path: path) }
+            if try enterTurn(.compaction) != nil { return }
             guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
             LockWait.sleep(pause)
         }
@@ -135,7 +141,8 @@ extension Store {
     /// Releases the store's lock if this writer holds it and nothing needs it any more (see
     /// the top of this file). Caller holds `state` (and passes its writer).
     func releaseLockIfIdle(_ writer: inout WriterState) {
-        guard writer.holdsLock, writer.activeTransactions == 0, !writer.compactionHoldsLock, !writer.exclusive
+        guard writer.holdsLock, writer.activeTransactions == 0, !writer.compactionHoldsLock, !writer.exclusive,
+            writer.flushesInFlight == 0
         else { return }
         guard writer.poisoned != nil || (writer.ahead == nil && writer.pendingNotifications.isEmpty) else { return }
         writerLock?.release()

@@ -131,6 +131,9 @@ public final class Store: Sendable {
         /// in full durability waiting for their sync (`ahead`).
         var pendingNotifications: [CommitNotification] = []
         var flushScheduled = false
+        /// Flushes between taking the pending commits and their slot write (the turn holds
+        /// the store's lock until none is left).
+        var flushesInFlight = 0
         /// Snapshot files replaced by compaction, oldest first: when each may be removed
         /// and its length.
         var retired: [RetiredSnapshot] = []
@@ -172,7 +175,9 @@ public final class Store: Sendable {
 
     // MARK: Reading
 
-    /// A read view pinned to the newest committed generation. It sees that generation from
+    /// A read view pinned to the newest committed generation this store knows (a writer
+    /// between its turns knows other processes' commits once it has followed them:
+    /// ``refresh()``, ``startFollowing(pollInterval:)``). It sees that generation from
     /// start to end, whatever commits or compactions happen meanwhile (snapshot isolation,
     /// Docs/Architecture.md invariant 7): the lock is taken once, to copy the published
     /// root; the pages it names are never rewritten, so the view reads them with no lock
@@ -244,8 +249,13 @@ public final class Store: Sendable {
             if let base = try enterTurn(.transaction) { return WriteTransaction(store: self, base: base) }
             guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
             // Cancellation does not end the wait early: the caller's turn is the caller's to
-            // give up, after this returns or throws.
-            try? await Task.sleep(for: pause)
+            // give up, after this returns or throws. A cancelled task's sleep returns at once,
+            // so it pauses on its thread instead (never a spin).
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                LockWait.sleep(pause)
+            }
         }
     }
 
@@ -329,15 +339,24 @@ public final class Store: Sendable {
                 return state.writer
             }
         }
+        // `beginWrite()` calls waiting for exclusive use (another thread's try of the lock)
+        // find the store closed; nobody else would wake them once the writer state is gone.
+        for waiter in (released?.waitingForExclusive ?? []) + [released?.exclusiveWaiter].compactMap({ $0 }) {
+            waiter.signal()
+        }
         deliverQueued()
         if let released {
             // Only files whose grace period is over: a reader in another process may still
-            // be opening the others. The next writer to open retires them afresh. Only while
-            // holding the lock: without it, another writer may have gone back to one of them
-            // (a fallback to an older root slot after damage).
-            if released.holdsLock {
-                let now = ContinuousClock.now
-                removeRetiredSnapshots(released.retired.filter { $0.removeAfter <= now }.map(\.number))
+            // be opening the others. The next writer to open retires them afresh. Only
+            // holding the lock (taken here with one try if the last turn has ended; not while
+            // another thread tries it): without it, another writer may be compacting, or
+            // have gone back to one of them (a fallback to an older root slot after damage).
+            let now = ContinuousClock.now
+            let expired = released.retired.filter { $0.removeAfter <= now }.map(\.number)
+            if !expired.isEmpty
+                && (released.holdsLock || (!released.exclusive && (try? writerLock?.tryAcquire()) == true))
+            {
+                removeRetiredSnapshots(expired)
             }
             writerLock?.close()
             if let writerIdentity, released.registered { WriterRegistry.unregister(writerIdentity) }
