@@ -49,13 +49,7 @@ extension KeyValueMemory {
     /// nil if nothing was queued. If the commit cannot be appended, the writes go back in
     /// the queue (nothing set is dropped) and the error is thrown.
     func commitQueued(in store: Store) throws(FolioError) -> Batch? {
-        // Whatever is queued, this call ends the turn of the scheduled background commit
-        // (nothing may be queued: a transaction's commit may have taken the only set).
-        let queued = state.withLock { state in
-            state.drainScheduled = false  // this commit takes the queue: a later set schedules another
-            return !state.queued.isEmpty
-        }
-        guard queued else { return nil }
+        guard startQueuedCommit() else { return nil }
         let transaction: WriteTransaction
         do throws(StorageError) {
             transaction = try store.beginWrite()
@@ -63,6 +57,35 @@ extension KeyValueMemory {
             if case .needsReopen = error { noteFailure(error) }
             throw .storage(error)
         }
+        return try commitQueued(into: transaction)
+    }
+
+    /// ``commitQueued(in:)`` for async callers: while another process's turn holds the
+    /// store's lock, the task sleeps between tries instead of blocking its thread.
+    func commitQueued(in store: Store) async throws(FolioError) -> Batch? {
+        guard startQueuedCommit() else { return nil }
+        let transaction: WriteTransaction
+        do throws(StorageError) {
+            transaction = try await store.beginWriteSuspending()
+        } catch {
+            if case .needsReopen = error { noteFailure(error) }
+            throw .storage(error)
+        }
+        return try commitQueued(into: transaction)
+    }
+
+    /// Whether anything is queued; whatever is, this ends the turn of the scheduled
+    /// background commit (nothing may be queued: a transaction's commit may have taken the
+    /// only set).
+    private func startQueuedCommit() -> Bool {
+        state.withLock { state in
+            state.drainScheduled = false  // this commit takes the queue: a later set schedules another
+            return !state.queued.isEmpty
+        }
+    }
+
+    /// The queued writes, taken and appended in `transaction` (begun by the caller).
+    private func commitQueued(into transaction: WriteTransaction) throws(FolioError) -> Batch? {
         guard var batch = takeQueued(generation: transaction.generation) else {
             transaction.rollback()
             return nil

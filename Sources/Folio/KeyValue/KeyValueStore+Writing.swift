@@ -50,7 +50,7 @@ extension KeyValueStore where Access == ReadWrite {
         }
         let batch: KeyValueMemory.Batch?
         do throws(FolioError) {
-            batch = try memory.commitQueued(in: core.store)
+            batch = try await memory.commitQueued(in: core.store)
         } catch {
             persistence.writer.release()
             throw error
@@ -101,7 +101,7 @@ extension KeyValueStore where Access == ReadWrite {
         } catch {
             return  // not cancelled (a detached task nobody holds); the next set or flush commits
         }
-        let batch = try? memory.commitQueued(in: core.store)
+        let batch = try? await memory.commitQueued(in: core.store)
         persistence.writer.release()
         if let batch = batch ?? nil { try? await memory.awaitPublished(batch) }
     }

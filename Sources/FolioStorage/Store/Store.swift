@@ -273,8 +273,10 @@ public final class Store: Sendable {
         }
     }
 
-    /// Called by a transaction when it commits or rolls back (once).
-    func endTransaction(_ transaction: ObjectIdentifier) {
+    /// Called by a transaction when it commits or rolls back (once); `abandoningSpill` when
+    /// it spilled pages and did not commit them.
+    func endTransaction(_ transaction: ObjectIdentifier, abandoningSpill: Bool = false) {
+        if abandoningSpill { endAbandonedSpill(of: transaction) }
         let handedTo = state.withLock { state -> DispatchSemaphore? in
             guard var writer = state.writer else { return nil }
             defer { state.writer = writer }
@@ -284,6 +286,28 @@ public final class Store: Sendable {
             return handOverExclusiveIfIdle(&writer)
         }
         handedTo?.signal()
+    }
+
+    /// A transaction that spilled and did not commit left valid pages at the committed end
+    /// with no commit page after them: each turn's catch-up, looking there for runs another
+    /// writer left (Store+CatchUp.swift), would read every one of them, at every turn, until
+    /// a commit wrote over their start. The first page's header is zeroed, so the walk stops
+    /// at once. Only while the end of the file is still this transaction's (no commit can be
+    /// appended over it meanwhile), and while it is active, so its turn holds the lock. A
+    /// failure costs only those reads: it is logged.
+    private func endAbandonedSpill(of transaction: ObjectIdentifier) {
+        writeSection.withLock { _ in
+            let (tip, owner) = state.withLock { ($0.tip, $0.writer?.tailOwner) }
+            guard owner == transaction else { return }
+            let start = tip.record.committedLength
+            do throws(StorageError) {
+                try tip.file.handle.write(
+                    UnsafeRawBufferPointer(rebasing: ZeroBytes.buffer[0..<PageHeader.size]), at: start)
+            } catch {
+                options.log("clearing the pages a rolled-back transaction spilled in \(tip.file.path) failed: \(error)")
+            }
+            cache.remove(PageCache.Key(file: tip.file.cacheIdentity, offset: start))
+        }
     }
 
     // MARK: Closing

@@ -49,7 +49,9 @@ public final class WriteTransaction: @unchecked Sendable {
     var base: CommittedRoot { contents.base }
 
     deinit {
-        if !contents.finished { store.endTransaction(ObjectIdentifier(self)) }
+        if !contents.finished {
+            store.endTransaction(ObjectIdentifier(self), abandoningSpill: contents.spill.end != nil)
+        }
     }
 
     /// The generation this transaction would create if it committed on the commit it began
@@ -210,8 +212,11 @@ public final class WriteTransaction: @unchecked Sendable {
         } catch {
             // A transaction that was already finished was ended already.
             if case .transactionFinished = error { throw error }
-            guarded.withLock { _ in contents.finished = true }
-            store.endTransaction(ObjectIdentifier(self))
+            let spilled = guarded.withLock { _ -> Bool in
+                contents.finished = true
+                return contents.spill.end != nil
+            }
+            store.endTransaction(ObjectIdentifier(self), abandoningSpill: spilled)
             throw error
         }
         store.startCompactionIfNeeded()
@@ -221,10 +226,10 @@ public final class WriteTransaction: @unchecked Sendable {
 
     /// Discards every change. Rolling back a finished transaction does nothing.
     public func rollback() {
-        let wasActive = guarded.withLock { _ -> Bool in
+        let (wasActive, spilled) = guarded.withLock { _ -> (Bool, Bool) in
             defer { contents.finished = true }
-            return !contents.finished
+            return (!contents.finished, contents.spill.end != nil)
         }
-        if wasActive { store.endTransaction(ObjectIdentifier(self)) }
+        if wasActive { store.endTransaction(ObjectIdentifier(self), abandoningSpill: spilled) }
     }
 }
