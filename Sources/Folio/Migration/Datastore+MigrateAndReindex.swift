@@ -58,7 +58,7 @@ extension Datastore where Access == ReadWrite {
         if !ready {
             let current: Bool
             (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
-            if current {
+            if current && core.catalogChanges.includesChanges(upTo: view.generation) {
                 core.markReady([key], asOf: catalogChangesSeen)
                 ready = true
             }

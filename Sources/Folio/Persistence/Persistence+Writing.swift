@@ -74,7 +74,7 @@ extension Persistence {
             turn.release(writer)
             let exclusive = try await WriterTurn.taking(.exclusive, in: writer)
             do throws(FolioError) {
-                try commitQueuedValues()
+                try await commitQueuedValues()
             } catch {
                 exclusive.release(writer)
                 throw error
@@ -88,7 +88,7 @@ extension Persistence {
         do throws(FolioError) {
             // Values set outside transactions commit first: a transaction sees every value
             // set before it began (KeyValueMemory's ordering argument).
-            if turn == .exclusive { try commitQueuedValues() }
+            if turn == .exclusive { try await commitQueuedValues() }
             // A task waiting for another process's turn sleeps rather than blocking its thread.
             do throws(StorageError) {
                 transaction = try await core.store.beginWriteSuspending()
@@ -144,7 +144,7 @@ extension Persistence {
         let retired = replaced.map { core.values.transactionAppended($0, as: appended) }
         // Marked ready before the holds are given back: a transaction that waited for one
         // finds the datastore ready when it wakes, and reads it from this commit on.
-        core.markReady(context.prepared.withLock { $0 })
+        core.markReady(context.prepared.withLock { $0 }, asOf: context.catalogChangesAtBegin)
         core.preparationHolds.releaseAll(of: context)
         // The turn is given back before the sync: the next writer's transaction runs while
         // this one's sync is in flight, and shares the next sync (group commit).
@@ -165,8 +165,9 @@ extension Persistence {
     /// Appends a commit of the key-value store's queued writes, if any. The caller holds the
     /// exclusive turn. The commit is published by a task of its own (it is durable no later
     /// than the transaction that follows it).
-    nonisolated func commitQueuedValues() throws(FolioError) {
-        guard core.values.hasQueued, let batch = try core.values.commitQueued(in: core.store) else { return }
+    nonisolated(nonsending) func commitQueuedValues() async throws(FolioError) {
+        // Another process's turn is waited for asleep (`commitQueued(in:) async`).
+        guard core.values.hasQueued, let batch = try await core.values.commitQueued(in: core.store) else { return }
         let memory = core.values
         Task.detached { try? await memory.awaitPublished(batch) }
     }

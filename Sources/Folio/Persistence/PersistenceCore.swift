@@ -68,7 +68,7 @@ final class PersistenceCore: Sendable {
             records?.generationCreated(created)
             values.cache?.generationCreated(created)
             if created.byAnotherWriter || created.replacesHistory, created.mayHaveChanged(DatastoreLayout.catalogTree) {
-                catalogChanges.note()
+                catalogChanges.note(at: created.generation)
             }
         }
     }
@@ -121,13 +121,11 @@ final class PersistenceCore: Sendable {
         return registry.withLock { $0[key]?.readyAt == now }
     }
 
-    /// Marks the datastores prepared as of `count` catalog changes (by default the count
-    /// now): a caller whose preparation read the catalog earlier passes the count it saw
-    /// then, so that a change made meanwhile by another writer is not taken as prepared.
-    /// Inside a write transaction the count cannot move (the transaction's turn holds the
-    /// store's lock, and its catch-up ran before it began).
-    func markReady(_ keys: some Sequence<String>, asOf count: Int? = nil) {
-        let count = count ?? catalogChanges.count
+    /// Marks the datastores prepared as of `count` catalog changes: the count the caller
+    /// saw before it read the catalog it compared (see ``CatalogChanges`` for why a read
+    /// view must also include the changes counted), so that a change another writer made
+    /// meanwhile is not taken as prepared.
+    func markReady(_ keys: some Sequence<String>, asOf count: Int) {
         registry.withLock { registry in
             for key in keys { registry[key]?.readyAt = count }
         }

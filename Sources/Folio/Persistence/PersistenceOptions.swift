@@ -42,8 +42,9 @@ public struct PersistenceOptions: Sendable {
     /// How long a write waits while a writer in another process is in the middle of its
     /// own (its turn holds the store's lock), before it throws
     /// `FolioError.storage(.lockedByAnotherWriter(path:))` (SQLite's busy timeout). Writes
-    /// from an async call sleep the task between tries; opening read-write, and the
-    /// key-value store's background commits, sleep their thread. Nothing spins. Default 5
+    /// from an async call (the key-value store's commits included) sleep the task between
+    /// tries; opening read-write, and `values` writes made durable by ``Persistence/close()``,
+    /// sleep their thread. Nothing spins. Default 5
     /// seconds, so that an app and its extensions saving at the same moment take turns
     /// instead of failing; zero tries once. A second read-write persistence of the store in
     /// this process is refused at once whatever the timeout.

@@ -15,8 +15,8 @@ extension Datastore {
     {
         if schema.isKnownReady(in: core) { return .all }
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
-        // Taken before the catalog is read: a change another writer makes after this is
-        // not taken as prepared.
+        // Taken before the catalog is read; the view compared must also include every
+        // change counted by then (CatalogChanges), or nothing is marked ready from it.
         let catalogChangesSeen = core.catalogChanges.count
         let readyAt = try core.register(schema.signature, key: key)
         if core.isReadOnly { return .fromCatalog }
@@ -34,7 +34,7 @@ extension Datastore {
         let schema = self.schema, core = self.core
         let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
         let (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
-        if current {
+        if current && core.catalogChanges.includesChanges(upTo: view.generation) {
             core.markReady([key], asOf: catalogChangesSeen)
             return .all
         }

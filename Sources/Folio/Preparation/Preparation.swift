@@ -120,7 +120,8 @@ enum Preparation {
                 datastore: key,
                 reason: "the store's identifiers are \(entry.identifierType), the format's \(signature.identifierType)")
         }
-        // A declaration that does not know the version the store's records are at is older
+        // A declaration that does not know the version the store's catalog says its records
+        // are at (what the last declaration to prepare it recorded) is older
         // than the one that prepared the store (another process of a newer release, or a
         // newer release run before): preparing would drop its indexes and write older
         // records over its newer ones. Refused, so that two releases sharing a store do not

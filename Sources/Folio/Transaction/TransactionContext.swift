@@ -20,6 +20,10 @@ final class TransactionContext: Sendable {
     let heldPreparations = Mutex(HeldPreparations())
     /// Whether the transaction runs in the exclusive writer turn (nothing else runs).
     let isExclusive: Bool
+    /// The count of other writers' catalog changes when the transaction began, after its
+    /// turn's catch-up: what it prepares is prepared as of this count, whenever it commits
+    /// (a change noted between its commit and its marking is not taken as prepared).
+    let catalogChangesAtBegin: Int
     /// The nested `perform`s running, each with whether a task outside it has written since
     /// it began (its rollback would undo that task's writes too: see ``noteWrite()``).
     let nested = Mutex<[Savepoint: Bool]>([:])
@@ -52,6 +56,7 @@ final class TransactionContext: Sendable {
         self.source = source
         self.pendingValues = pendingValues
         self.isExclusive = isExclusive
+        catalogChangesAtBegin = core.catalogChanges.count
     }
 
     var readSource: ReadSource {

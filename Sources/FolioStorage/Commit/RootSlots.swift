@@ -42,6 +42,8 @@ struct RootSlots {
     private(set) var anchor = 0
     /// What each slot holds, as far as this writer knows (nil: empty or unusable).
     private var contents: [RootRecord?] = [nil, nil]
+    /// What the slots held when this writer last followed other writers between turns.
+    private var followed: [RootRecord?]?
     /// Slot writes since the root file was last synced.
     private(set) var unsyncedWrites = 0
     /// The generation the anchor names.
@@ -270,16 +272,28 @@ extension RootSlots {
         return newest
     }
 
-    /// Whether the slots still hold what this writer last wrote or read: one read of the
-    /// root file, nothing changed. A writer between turns checks this when the root file
-    /// changes, before it loads what another writer committed (Store+Refresh.swift). A
-    /// version 1 root file says false (another writer may have rewritten it).
-    func areUnchanged() throws(StorageError) -> Bool {
-        guard let handle else { return false }
+    /// What the slots hold now (nil: empty or unusable), with one read of the root file; nil
+    /// for a version 1 root file (another writer may have rewritten it). A writer between
+    /// turns reads this when the root file changes, before it loads what another writer
+    /// committed (Store+Refresh.swift).
+    func currentRoots() throws(StorageError) -> [RootRecord?]? {
+        guard let handle else { return nil }
         let bytes = try handle.read(at: 0, count: RootRecord.fileSize)
-        return (0..<2).allSatisfy {
-            Self.sameRoot(try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root), contents[$0])
-        }
+        return (0..<2).map { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) }
+    }
+
+    /// Whether `roots` (``currentRoots()``) are what this writer last wrote or read in a
+    /// turn, or what it last followed between turns: nothing new to load.
+    func areKnown(_ roots: [RootRecord?]) -> Bool {
+        func same(_ known: [RootRecord?]) -> Bool { (0..<2).allSatisfy { Self.sameRoot(roots[$0], known[$0]) } }
+        return same(contents) || followed.map(same) == true
+    }
+
+    /// Records `roots` as followed between turns. Kept apart from `contents`: ``reload()``
+    /// keeps its anchor only when the slots hold what this writer wrote or read in a turn,
+    /// and slots another writer wrote must not pass for those.
+    mutating func noteFollowed(_ roots: [RootRecord?]) {
+        followed = roots
     }
 
     /// Whether two slots hold the same root (both empty or unusable, or the same commit

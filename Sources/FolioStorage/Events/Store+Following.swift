@@ -1,6 +1,8 @@
 import Synchronization
 
-/// A read-only store's follower: the watch, and the last commit observers were told of.
+/// A store's follower: the watch, and (for a read-only store) the last commit observers
+/// were told of. A writer's follower uses the watch only (its turns and ``Store/refresh()``
+/// report what they adopt).
 final class Follower: Sendable {
     let watch: any FileWatch
     /// The last commit delivered, by generation, by where its commit page is and by its

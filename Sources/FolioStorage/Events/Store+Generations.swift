@@ -7,7 +7,7 @@ package struct CreatedGeneration: Sendable {
     package var generation: UInt64
     /// What its commit changed; nil for a compaction (same contents, new file).
     package var changes: ChangeRecord?
-    /// True when a read-only store adopted a root of another history (a writer that fell
+    /// True when a store adopted a root of another history (a writer that fell
     /// back to an older root after damage wrote commits with generations this store had
     /// seen): nothing known of `generation` or any earlier one still holds.
     package var replacesHistory = false
@@ -71,8 +71,8 @@ extension Store {
         listener.call(CreatedGeneration(generation: generation, changes: changes, byAnotherWriter: byAnotherWriter))
     }
 
-    /// Reports that a read-only store is about to adopt `generation` of another history,
-    /// before any read can see it (``refresh()``, under the root file lock).
+    /// Reports that the store is about to adopt `generation` of another history, before any
+    /// read can see it (``refresh()`` or a writer's catch-up, under the root file lock).
     func reportHistoryReplaced(at generation: UInt64) {
         guard let listener = generationListener.withLock({ $0 }) else { return }
         listener.call(CreatedGeneration(generation: generation, changes: nil, replacesHistory: true))

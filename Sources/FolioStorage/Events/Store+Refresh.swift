@@ -1,5 +1,5 @@
-// A read-only store moving to the newest committed generation, and how it tells a
-// continuation of its history from another history.
+// A store moving to the newest committed generation (a reader, or a writer between its
+// turns), and how it tells a continuation of its history from another history.
 extension Store {
     /// Moves to the newest committed generation, if there is a newer one. Returns true if
     /// the generation changed. Views taken before keep their generation.
@@ -93,7 +93,8 @@ extension Store {
     /// process begins on the tip while it moves. The next turn's catch-up reads the slots
     /// again and follows the runs after them, from the adopted root. A root older than this
     /// writer's (a slot read while another writer rewrote it, or another history after
-    /// damage) is left to that catch-up.
+    /// damage that is still behind this writer) is left to that catch-up; another history
+    /// ahead of it is adopted as replaced, as the catch-up adopts one.
     private func followOtherWritersBetweenTurns() throws(StorageError) -> Bool {
         let idle = try state.withLock { (state) throws(StorageError) -> Bool in
             if state.closed { throw .closed(path: path) }
@@ -111,16 +112,21 @@ extension Store {
         }
         return try writeSection.withLock { _ throws(StorageError) -> Bool in
             try rootFileLock.withLock { (slots) throws(StorageError) -> Bool in
-                guard let unchanged = try slots?.areUnchanged() else { throw StorageError.closed(path: path) }
-                if unchanged { return false }
+                guard slots != nil else { throw StorageError.closed(path: path) }
+                // A version 1 root file is left to the next turn.
+                guard let roots = try slots!.currentRoots(), !slots!.areKnown(roots) else { return false }
                 let known = state.withLock { $0.current }
                 let newest = try Store.loadRoot(
                     layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: true,
                     log: options.log, reusing: known.file)
                 guard !Self.sameCommit(newest.record, known.record),
                     newest.record.generation > known.record.generation
-                else { return false }
+                else {
+                    slots!.noteFollowed(roots)
+                    return false
+                }
                 try adopt(newest, replacing: known)
+                slots!.noteFollowed(roots)
                 return true
             }
         }

@@ -6,8 +6,9 @@ import Dispatch
 // transaction to end, before another can begin.
 //
 // Why `beginWrite()` may block here without a deadlock: exclusive use is held only by a
-// compaction's catch-up, on the compaction's own thread, or by one try of the store's lock
-// and the catch-up after it; neither waits for a transaction, task or gate while it holds
+// compaction's catch-up, on the compaction's own thread, by one try of the store's lock
+// and the catch-up after it, or by a writer following other writers between turns; none
+// waits for a transaction, task or gate while it holds
 // it (they take `writeSection` and `rootFileLock`, which are held only for bounded work,
 // and a try of the lock never blocks). While the compaction merely waits for the active
 // transactions to end, new transactions still begin: blocking them then could park every

@@ -9,8 +9,9 @@ import Dispatch
 // suspended process holds nothing another needs.
 //
 // Why a turn never writes on a stale tip: the tip moves only in this process's own commits
-// (which need the turn) and in the catch-up, which runs holding the lock in exclusive mode,
-// before the first transaction of the turn takes the tip. Another process commits only
+// (which need the turn), in the catch-up, which runs holding the lock in exclusive mode
+// before the first transaction of the turn takes the tip, and in the following between
+// turns (Store+Refresh.swift), in exclusive mode too and only while no turn is held. Another process commits only
 // while it holds the lock, so between the catch-up and the end of the turn nothing but this
 // process writes the store.
 //

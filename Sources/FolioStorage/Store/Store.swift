@@ -66,7 +66,7 @@ public final class Store: Sendable {
     let observers = Mutex<StoreObservers>(StoreObservers())
     /// Told of each generation this object creates before it is visible (Store+Generations).
     let generationListener = Mutex<GenerationListener?>(nil)
-    /// A read-only store's follower, once started (``startFollowing(pollInterval:)``).
+    /// The store's follower, once started (``startFollowing(pollInterval:)``).
     let follower = Mutex<Follower?>(nil)
     /// One compaction at a time, automatic ones in the background; close stops it and waits.
     let compactionTurn = CompactionTurn()
@@ -108,8 +108,8 @@ public final class Store: Sendable {
         var registered = true
         /// Write transactions begun and not yet ended (committed, rolled back or dropped).
         var activeTransactions = 0
-        /// Set while a compaction's catch-up, or a writer taking the lock and catching up on
-        /// other processes' commits, uses the store alone (Store+WriterExclusion.swift): no
+        /// Set while a compaction's catch-up, a writer taking the lock and catching up on other
+        /// processes' commits, or a writer following them between turns, uses the store alone (Store+WriterExclusion.swift): no
         /// transaction is active, and `beginWrite()` waits for it to end.
         var exclusive = false
         /// The transaction that has spilled pages past the committed end, if any: its run

@@ -73,6 +73,34 @@ import FolioTestSupport
         #expect(try idle.wait() == 0)
     }
 
+    /// A writer between turns follows another writer process's commits (`refresh()`), and
+    /// then, while nothing changes, each look is one read of the root file: no file is
+    /// opened and no root loaded again (it remembers what it followed).
+    @Test func anIdleWriterFollowsAnotherProcessAndThenLooksCheaply() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let recording = RecordingFileSystem(wrapping: POSIXFileSystem())
+        var options = testOptions(recording)
+        options.autoCompaction = nil
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        try store.write { try $0.put([1], for: [1], in: "t") }
+        let before = store.generation
+        let child = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["writer", path, "3"])
+        #expect(try child.wait() == 0, "\(child.errorOutput)")
+        #expect(try store.refresh())
+        #expect(store.generation == before + 3)
+        #expect(try store.read().get(Array("k0".utf8), in: "consistency") != nil)
+        recording.reset()
+        for _ in 0..<3 { #expect(try store.refresh() == false) }
+        #expect(!recording.operations.contains { $0.kind == .open }, "\(recording.operations.map(\.kind))")
+        // Its next turn builds on what it followed.
+        try store.write { try $0.put([2], for: [2], in: "t") }
+        #expect(store.generation == before + 4)
+        #expect(store.verify().isClean)
+    }
+
     /// A killed writer's lock is free at once (the kernel drops flock locks with the process).
     @Test func killedWritersLockIsFreeAtOnce() throws {
         let directory = TemporaryDirectory()
