@@ -24,6 +24,12 @@ protocol CrudSystem: AnyObject, Sendable {
     /// closed, perhaps in another process).
     static func open(directory: String, durability: BenchDurability) async throws -> Self
 
+    /// Opens the store as one of several processes that write it (the `mp` suite): as
+    /// ``open(directory:durability:)``, and a write that finds another process's write in
+    /// progress waits for it (about 5 seconds at most) instead of failing at once. Default:
+    /// ``open(directory:durability:)`` (Folio's writes wait `busyTimeout`, 5 s by default).
+    static func openShared(directory: String, durability: BenchDurability) async throws -> Self
+
     /// Inserts `records` (new ids) in one transaction.
     func insert(_ records: [CrudRecord]) async throws
 
@@ -125,6 +131,9 @@ enum CrudQuery: Sendable {
 }
 
 extension CrudSystem {
+    static func openShared(directory: String, durability: BenchDurability) async throws -> Self {
+        try await open(directory: directory, durability: durability)
+    }
     func rangeQueryNote() async throws -> String? { nil }
     func commitSyncNote(commits: Int) async throws -> String? { nil }
 }
