@@ -74,6 +74,7 @@ func main(_ arguments: Arguments) async throws {
         case ObserveSuite.name: try await ObserveSuite.run(context)
         case LocksSuite.name: try await LocksSuite.run(context)
         case KeyValueSuite.name: try await KeyValueSuite.run(context)
+        case MultiProcessSuite.name: try await MultiProcessSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }
