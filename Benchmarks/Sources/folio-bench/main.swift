@@ -66,6 +66,7 @@ func main(_ arguments: Arguments) async throws {
         runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
     context.onlyWorkloads = arguments.workloads
     context.onlySystems = arguments.systems
+    context.busyTimeout = arguments.busyTimeout
     for suite in arguments.suites {
         switch suite {
         case CrudSuite.name: try await CrudSuite.run(context)

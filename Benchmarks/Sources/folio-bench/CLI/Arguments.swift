@@ -30,6 +30,9 @@ struct Arguments: Equatable {
     var workloads: Set<String> = []
     /// `--system NAME`: only these systems run (default: folio, grdb and the floors).
     var systems: Set<String> = []
+    /// `--busy-timeout SECONDS`: how long an `mp` writer waits for another process's lock
+    /// (nil: Folio's default `busyTimeout`, 5 s, and the same for GRDB).
+    var busyTimeout: Double?
 
     static let usage = """
         folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
@@ -59,6 +62,9 @@ struct Arguments: Equatable {
           --workload NAME         only this workload (repeat for several), e.g. query-indexed:
                                   for profiling one row; default every workload
           --system NAME           only this system: folio, grdb or floor (repeat for several)
+          --busy-timeout SECONDS  mp suite: how long a write waits for another process's
+                                  lock before failing, Folio (busyTimeout) and GRDB (busyMode
+                                  .timeout) alike (default 5, Folio's default)
           --smoke                 tiny sizes for every suite, checks the output (for CI); writes
                                   JSON, markdown and SVG into the work directory unless given
           -h, --help              this text
@@ -146,6 +152,13 @@ struct Arguments: Equatable {
                 result.workloads.insert(try value(for: option, inline: inline))
             case "--system":
                 result.systems.insert(try value(for: option, inline: inline))
+            case "--busy-timeout":
+                try once(option)
+                let text = try value(for: option, inline: inline)
+                guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                    throw ArgumentError("--busy-timeout needs a number of seconds, not '\(text)'")
+                }
+                result.busyTimeout = seconds
             default:
                 if argument.hasPrefix("-") { throw ArgumentError("unknown option '\(argument)'") }
                 throw ArgumentError("unexpected argument '\(argument)' (options start with --)")

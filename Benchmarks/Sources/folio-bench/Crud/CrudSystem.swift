@@ -26,9 +26,9 @@ protocol CrudSystem: AnyObject, Sendable {
 
     /// Opens the store as one of several processes that write it (the `mp` suite): as
     /// ``open(directory:durability:)``, and a write that finds another process's write in
-    /// progress waits for it (about 5 seconds at most) instead of failing at once. Default:
-    /// ``open(directory:durability:)`` (Folio's writes wait `busyTimeout`, 5 s by default).
-    static func openShared(directory: String, durability: BenchDurability) async throws -> Self
+    /// progress waits for it, up to `busyTimeout` seconds, instead of failing at once. Nil:
+    /// Folio's default `busyTimeout` (5 s), which GRDB's side matches.
+    static func openShared(directory: String, durability: BenchDurability, busyTimeout: Double?) async throws -> Self
 
     /// Inserts `records` (new ids) in one transaction.
     func insert(_ records: [CrudRecord]) async throws
@@ -131,9 +131,6 @@ enum CrudQuery: Sendable {
 }
 
 extension CrudSystem {
-    static func openShared(directory: String, durability: BenchDurability) async throws -> Self {
-        try await open(directory: directory, durability: durability)
-    }
     func rangeQueryNote() async throws -> String? { nil }
     func commitSyncNote(commits: Int) async throws -> String? { nil }
 }

@@ -32,13 +32,16 @@ final class GRDBCrudSystem: CrudSystem {
     // promise.
 
     /// The `mp` suite's open: one `DatabasePool` per process, whose statements wait up to
-    /// ``sharedBusyTimeout`` for another process's lock (SQLite's busy handler) instead of
-    /// failing at once with `SQLITE_BUSY`, as Folio's writers wait `busyTimeout`.
-    static func openShared(directory: String, durability: BenchDurability) async throws -> GRDBCrudSystem {
-        try openNow(directory: directory, durability: durability, busyTimeout: sharedBusyTimeout)
+    /// `busyTimeout` seconds (default ``sharedBusyTimeout``) for another process's lock
+    /// (`busyMode = .timeout`, SQLite's busy handler) instead of failing at once with
+    /// `SQLITE_BUSY`, as Folio's writers wait `busyTimeout`.
+    static func openShared(
+        directory: String, durability: BenchDurability, busyTimeout: Double?
+    ) async throws -> GRDBCrudSystem {
+        try openNow(directory: directory, durability: durability, busyTimeout: busyTimeout ?? sharedBusyTimeout)
     }
 
-    /// Seconds, Folio's default `busyTimeout`.
+    /// Seconds: Folio's default `busyTimeout`.
     static let sharedBusyTimeout: TimeInterval = 5
 
     private static func openNow(

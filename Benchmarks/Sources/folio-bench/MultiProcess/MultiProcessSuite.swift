@@ -60,6 +60,9 @@ struct MultiProcessReport: Codable, Sendable {
     /// took (it reads again every 10 ms, for 5 s at most).
     var probeSeen: Bool?
     var probeReads: Int?
+    /// `mp-update`: the longest of its updates, from the call to its return (a wait for
+    /// another process's lock included).
+    var longestUpdateSeconds: Double?
 
     var ownSeconds: Double { MonotonicClock.seconds(from: startNanoseconds, to: endNanoseconds) }
 }
@@ -72,6 +75,22 @@ struct MultiProcessWorkloads {
 
     private var durability: BenchDurability { context.durability }
     private var scratch: Scratch { context.scratch }
+
+    /// The children's `--busy-timeout` arguments (none: the default).
+    private var busyTimeoutArguments: [String] {
+        context.busyTimeout.map { ["--busy-timeout", String($0)] } ?? []
+    }
+
+    /// How each process opens the store and how long its writes wait for another's lock.
+    private var openingNote: String {
+        let seconds = context.busyTimeout.map { Format.seconds($0) }
+        if system is GRDBCrudSystem.Type {
+            return
+                "one DatabasePool per process, WAL, synchronous read back, busyMode .timeout(\(seconds ?? "5 s, Folio's default"))"
+        }
+        return
+            "Persistence(at:) per process, busyTimeout \(seconds.map { "\($0) (--busy-timeout)" } ?? "5 s (the default)")"
+    }
 
     /// Record `id` as the `mp` workloads write it: its title names the workload (`label`),
     /// its tag changed, the rest as in the fixture.
@@ -97,10 +116,7 @@ struct MultiProcessWorkloads {
         let updates = context.sizes.multiProcessUpdates
         let name = MultiProcessSuite.updateWorkloadName(processes: processes)
         let label = "p\(processes)"
-        let busy =
-            system is GRDBCrudSystem.Type
-            ? "one DatabasePool per process, WAL, synchronous read back, busyMode .timeout(\(Int(GRDBCrudSystem.sharedBusyTimeout)))"
-            : "Persistence(at:) per process, default busyTimeout (5 s)"
+        let busy = openingNote, busyTimeoutArguments = busyTimeoutArguments
         return Workload(
             suite: MultiProcessSuite.name, name: name, system: system.systemName, n: dataset.n,
             durability: .flag(durability), operations: processes * updates,
@@ -121,7 +137,7 @@ struct MultiProcessWorkloads {
                     "mp-update", "--system", system.systemName, "--dir", path, "--n", String(dataset.n),
                     "--first", String(ids.lowerBound), "--count", String(updates), "--label", label,
                     "--durability", durability.rawValue,
-                ]
+                ] + busyTimeoutArguments
             }
             let (release, reports) = try await Self.runChildren(
                 arguments, barrier: true, timeLimit: 120 + 0.05 * Double(processes * updates))
@@ -144,6 +160,9 @@ struct MultiProcessWorkloads {
             run.recordPart(
                 "longest own span of a process (first update to last commit)", seconds: reports.map(\.ownSeconds).max()!
             )
+            run.recordPart(
+                "longest single update of any process (its wait for another's lock included)",
+                seconds: reports.compactMap(\.longestUpdateSeconds).max() ?? 0)
 
             // Read back in the parent, the children gone: every process's update of every
             // record of its range, and every other record as the fixture had it.
@@ -181,6 +200,7 @@ struct MultiProcessWorkloads {
     /// released after the write, must then read the written record.
     func firstWriteBesideIdle(_ dataset: CrudDataset) -> Workload {
         let system = system, scratch = scratch, durability = durability, fixtures = fixtures
+        let busyTimeoutArguments = busyTimeoutArguments, opening = openingNote
         let name = MultiProcessSuite.firstWriteWorkloadName
         let id = Int64(dataset.n / 2 + 1)
         let label = "first-write"
@@ -190,7 +210,7 @@ struct MultiProcessWorkloads {
             suite: MultiProcessSuite.name, name: name, system: system.systemName, n: dataset.n,
             durability: .flag(durability), operations: 1,
             notes: [
-                "a child (__child mp-idle) opens the store and waits; a second child (__child mp-first-write) opens it and makes ONE durable single-record update, timed in that child from the call to its return (opening untimed, its median below); the idle one then must read the record; fresh copy of the fixture each"
+                "a child (__child mp-idle) opens the store and waits; a second child (__child mp-first-write) opens it and makes ONE durable single-record update, timed in that child from the call to its return (opening untimed, its median below); the idle one then must read the record; fresh copy of the fixture each; \(opening)"
             ]
         ) { run in
             let fixture = try await fixtures.directory(system, dataset)
@@ -198,7 +218,7 @@ struct MultiProcessWorkloads {
                 [
                     "mp-first-write", "--system", system.systemName, "--dir", path, "--n", String(dataset.n),
                     "--first", String(id), "--count", "1", "--label", label, "--durability", durability.rawValue,
-                ]
+                ] + busyTimeoutArguments
             }
             func check(_ path: String, _ what: String) async throws {
                 let store = try await system.open(directory: path, durability: durability)
@@ -217,10 +237,11 @@ struct MultiProcessWorkloads {
             // Beside an idle process.
             let path = try scratch.copy(fixture, label: "\(system.systemName)-mp-first-beside")
             defer { scratch.remove(path) }
-            let idle = try LineChild.launch([
-                "mp-idle", "--system", system.systemName, "--dir", path, "--n", String(dataset.n),
-                "--first", String(id), "--count", "1", "--label", label, "--durability", durability.rawValue,
-            ])
+            let idle = try LineChild.launch(
+                [
+                    "mp-idle", "--system", system.systemName, "--dir", path, "--n", String(dataset.n),
+                    "--first", String(id), "--count", "1", "--label", label, "--durability", durability.rawValue,
+                ] + busyTimeoutArguments)
             let watchdog = Watchdog(seconds: 240) { idle.kill() }
             defer { watchdog.cancel() }
             let ready = await idle.nextLine()
@@ -329,7 +350,7 @@ struct MultiProcessWorkloads {
 }
 
 /// The `mp` suite's children (`folio-bench __child mp-update|mp-idle|mp-first-write ...`):
-/// each opens the store with ``CrudSystem/openShared(directory:durability:)``, prints one
+/// each opens the store with ``CrudSystem/openShared(directory:durability:busyTimeout:)``, prints one
 /// ``MultiProcessReport`` line, then closes.
 enum MultiProcessChild {
     /// - `mp-update`: opens, says `ready`, waits for a line on standard input, then makes
@@ -339,14 +360,14 @@ enum MultiProcessChild {
     ///   it is the updated one (every 10 ms, 5 s at most).
     static func run(
         _ kind: String, system: any CrudSystem.Type, directory: String, n: Int, first: Int64, count: Int,
-        label: String, durability: BenchDurability
+        label: String, durability: BenchDurability, busyTimeout: Double?
     ) async throws {
         let ids = first...(first + Int64(count) - 1)
         let records = shuffledIndices(count, seed: UInt64(first)).map {
             MultiProcessWorkloads.updated(id: first + Int64($0), n: n, label: label)
         }
         let openStart = MonotonicClock.nanoseconds()
-        let store = try await system.openShared(directory: directory, durability: durability)
+        let store = try await system.openShared(directory: directory, durability: durability, busyTimeout: busyTimeout)
         let openSeconds = MonotonicClock.seconds(from: openStart, to: MonotonicClock.nanoseconds())
         if kind != "mp-first-write" {
             ParentLines.send("ready")
@@ -369,7 +390,9 @@ enum MultiProcessChild {
             report.probeSeen = seen
             report.probeReads = reads
         } else {
+            var longest: UInt64 = 0
             for record in records {
+                let before = MonotonicClock.nanoseconds()
                 do {
                     try await store.update(record)
                 } catch {
@@ -380,7 +403,9 @@ enum MultiProcessChild {
                     )
                 }
                 report.operations += 1
+                longest = max(longest, MonotonicClock.nanoseconds() - before)
             }
+            report.longestUpdateSeconds = Double(longest) / 1e9
         }
         report.endNanoseconds = MonotonicClock.nanoseconds()
         report.peakRSSBytes = PeakMemory.peakBytes()
