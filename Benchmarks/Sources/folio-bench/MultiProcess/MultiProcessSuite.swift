@@ -57,7 +57,8 @@ struct MultiProcessReport: Codable, Sendable {
     /// The child's peak resident memory over its whole life (`VmHWM`).
     var peakRSSBytes: Int
     /// `mp-idle`: whether it read the record the other process wrote, and how many reads it
-    /// took (it reads again every 10 ms, for 5 s at most).
+    /// took (it reads again every 0.5 ms, for 5 s at most); its first read starts at
+    /// ``startNanoseconds``, the one that saw the record ended at ``endNanoseconds``.
     var probeSeen: Bool?
     var probeReads: Int?
     /// `mp-update`: the longest of its updates, from the call to its return (a wait for
@@ -282,8 +283,18 @@ struct MultiProcessWorkloads {
             run.recordPart("open beside the idle process (untimed)", seconds: beside.openSeconds)
             run.recordPart("open alone (untimed)", seconds: alone.openSeconds)
             run.recordPart("idle process's open (untimed)", seconds: probe.openSeconds)
-            if probe.probeReads != 1 {
-                run.notes.append("the idle process needed \(probe.probeReads ?? 0) reads to see the write")
+            // How soon the idle process saw the write: it is released once the writing child
+            // has exited, and reads until it sees the record.
+            run.recordPart(
+                "idle process's first read, after the write returned",
+                seconds: MonotonicClock.seconds(from: beside.endNanoseconds, to: probe.startNanoseconds))
+            run.recordPart(
+                "idle process saw the write, after it returned",
+                seconds: MonotonicClock.seconds(from: beside.endNanoseconds, to: probe.endNanoseconds))
+            if let reads = probe.probeReads, reads > 1 {
+                run.notes.append(
+                    "last run: the idle process read the record as it was before the write \(reads - 1) times (every 0.5 ms) before it saw the write"
+                )
             }
         }
     }
@@ -383,7 +394,7 @@ enum MultiProcessChild {
             var reads = 0
             var seen = false
             while !seen && MonotonicClock.seconds(from: report.startNanoseconds, to: MonotonicClock.nanoseconds()) < 5 {
-                if reads > 0 { try await Task.sleep(for: .milliseconds(10)) }
+                if reads > 0 { try await Task.sleep(for: .microseconds(500)) }
                 reads += 1
                 seen = try await store.fetch(id: ids.lowerBound) == expected
             }
