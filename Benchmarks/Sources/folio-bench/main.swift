@@ -66,6 +66,7 @@ func main(_ arguments: Arguments) async throws {
         runner: Runner(runs: arguments.runs, log: printError), scratch: scratch)
     context.onlyWorkloads = arguments.workloads
     context.onlySystems = arguments.systems
+    context.busyTimeout = arguments.busyTimeout
     for suite in arguments.suites {
         switch suite {
         case CrudSuite.name: try await CrudSuite.run(context)
@@ -74,6 +75,7 @@ func main(_ arguments: Arguments) async throws {
         case ObserveSuite.name: try await ObserveSuite.run(context)
         case LocksSuite.name: try await LocksSuite.run(context)
         case KeyValueSuite.name: try await KeyValueSuite.run(context)
+        case MultiProcessSuite.name: try await MultiProcessSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }

@@ -9,7 +9,7 @@ struct ArgumentError: Error, CustomStringConvertible {
 /// The parsed command line of `folio-bench`.
 struct Arguments: Equatable {
     /// The suites that exist, in the order they run.
-    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv"]
+    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv", "mp"]
 
     /// Suites to run, in ``allSuites`` order, each once. Default: all.
     var suites: [String] = allSuites
@@ -30,6 +30,9 @@ struct Arguments: Equatable {
     var workloads: Set<String> = []
     /// `--system NAME`: only these systems run (default: folio, grdb and the floors).
     var systems: Set<String> = []
+    /// `--busy-timeout SECONDS`: how long an `mp` writer waits for another process's lock
+    /// (nil: Folio's default `busyTimeout`, 5 s, and the same for GRDB).
+    var busyTimeout: Double?
 
     static let usage = """
         folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
@@ -40,12 +43,13 @@ struct Arguments: Equatable {
           swift run -c release --package-path Benchmarks folio-bench [options]
 
         OPTIONS
-          --suite NAME            crud, engine, scale, observe, locks or kv; repeat for
-                                  several (default: all six)
+          --suite NAME            crud, engine, scale, observe, locks, kv or mp; repeat
+                                  for several (default: all seven)
           --n N                   size of every suite instead of the defaults: crud N records
                                   (default 10,000), engine N keys (default 1,000,000), JSON
                                   floors N records, scale N/1000..N (default 1k..1M), kv N
-                                  keys (default 40,000)
+                                  keys (default 40,000), mp a store of N records and N/4
+                                  updates per process (at most 2,500, the default)
           --runs R                runs per workload, median reported (default 3, at least 3)
           --durability MODE       full (default) or grouped: Folio's durability; GRDB's
                                   synchronous = FULL or NORMAL (WAL mode in both)
@@ -58,6 +62,9 @@ struct Arguments: Equatable {
           --workload NAME         only this workload (repeat for several), e.g. query-indexed:
                                   for profiling one row; default every workload
           --system NAME           only this system: folio, grdb or floor (repeat for several)
+          --busy-timeout SECONDS  mp suite: how long a write waits for another process's
+                                  lock before failing, Folio (busyTimeout) and GRDB (busyMode
+                                  .timeout) alike (default 5, Folio's default)
           --smoke                 tiny sizes for every suite, checks the output (for CI); writes
                                   JSON, markdown and SVG into the work directory unless given
           -h, --help              this text
@@ -145,6 +152,13 @@ struct Arguments: Equatable {
                 result.workloads.insert(try value(for: option, inline: inline))
             case "--system":
                 result.systems.insert(try value(for: option, inline: inline))
+            case "--busy-timeout":
+                try once(option)
+                let text = try value(for: option, inline: inline)
+                guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                    throw ArgumentError("--busy-timeout needs a number of seconds, not '\(text)'")
+                }
+                result.busyTimeout = seconds
             default:
                 if argument.hasPrefix("-") { throw ArgumentError("unknown option '\(argument)'") }
                 throw ArgumentError("unexpected argument '\(argument)' (options start with --)")

@@ -7,6 +7,9 @@ import FolioStorage
 ///   `Store.open` the engine store in D and get key I.
 /// - `__child crud-open --system NAME --dir D --id ID --durability full|grouped`: open the
 ///   crud store of system NAME in D and load record ID.
+/// - `__child mp-update|mp-idle|mp-first-write --system NAME --dir D --n N --first ID
+///   --count K --label L --durability full|grouped [--busy-timeout S]`: the `mp` suite's processes (see
+///   ``MultiProcessChild``), which talk with the parent line by line (``LineChild``).
 enum ChildCommand {
     static func run(_ arguments: [String]) async throws {
         guard let kind = arguments.first else { throw ArgumentError("__child needs a command") }
@@ -55,6 +58,22 @@ enum ChildCommand {
                 return record.priority
             }
             try await store?.close()
+        case "mp-update", "mp-idle", "mp-first-write":
+            guard let system = CrudSystems.type(named: try value("system")) else {
+                throw ArgumentError("__child: unknown system")
+            }
+            guard let n = Int(try value("n")), let first = Int64(try value("first")),
+                let count = Int(try value("count")),
+                count >= 1
+            else { throw ArgumentError("__child \(kind): bad --n, --first or --count") }
+            var busyTimeout: Double?
+            if let text = values["busy-timeout"] {
+                guard let seconds = Double(text) else { throw ArgumentError("__child \(kind): bad --busy-timeout") }
+                busyTimeout = seconds
+            }
+            try await MultiProcessChild.run(
+                kind, system: system, directory: try value("dir"), n: n, first: first, count: count,
+                label: try value("label"), durability: durability, busyTimeout: busyTimeout)
         default:
             throw ArgumentError("__child: unknown command \(kind)")
         }

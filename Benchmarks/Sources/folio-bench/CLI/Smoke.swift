@@ -56,6 +56,12 @@ enum Smoke {
                 }
             case KeyValueSuite.name:
                 for row in KeyValueSuite.rows(sizes) { rows.append((suite, row.workload, row.system, row.n, true)) }
+            case MultiProcessSuite.name:
+                for entry in CrudSystems.all {
+                    for name in MultiProcessSuite.workloadNames {
+                        rows.append((suite, name, entry.name, sizes.crudN, entry.type != nil))
+                    }
+                }
             default:
                 break
             }

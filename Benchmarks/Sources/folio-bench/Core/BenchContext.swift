@@ -12,6 +12,8 @@ final class BenchContext {
     /// Workload and system names to run (`--workload`, `--system`); empty: all.
     var onlyWorkloads: Set<String> = []
     var onlySystems: Set<String> = []
+    /// `--busy-timeout`: the `mp` suite's wait for another process's lock (nil: the default).
+    var busyTimeout: Double?
 
     init(sizes: Sizes, durability: BenchDurability, runner: Runner, scratch: Scratch) {
         self.sizes = sizes

@@ -17,17 +17,22 @@ struct Sizes: Sendable, Equatable {
     /// Keys of the kv suite's inserts and hot reads (Dflat's 40,000); its cold reads use
     /// 1% of them, its one-transaction-per-key inserts 5%.
     var kvKeys = 40_000
+    /// Durable single-record updates each process of the `mp` suite makes (its store holds
+    /// ``crudN`` records; 4 processes × 2,500 update all 10,000).
+    var multiProcessUpdates = 2_500
 
     /// The sizes.
     static let defaults = Sizes()
 
     /// `--n N`: every suite at size N. The kv suite uses N keys; the engine suite uses N keys (in transactions of at
-    /// most 10,000), the JSON floors N records, and the scale suite N/1000, N/100, N/10 and N
-    /// (sizes below 10 dropped).
+    /// most 10,000), the JSON floors N records, the scale suite N/1000, N/100, N/10 and N
+    /// (sizes below 10 dropped), and the mp suite a store of N records with N/4 updates per
+    /// process (at most 2,500).
     static func uniform(_ n: Int) -> Sizes {
         var sizes = Sizes()
         sizes.crudN = n
         sizes.kvKeys = n
+        sizes.multiProcessUpdates = max(1, min(2_500, n / 4))
         sizes.engineKeys = n
         sizes.engineTransactionSize = min(10_000, n)
         var scale: [Int] = []
@@ -43,6 +48,7 @@ struct Sizes: Sendable, Equatable {
         var sizes = Sizes.uniform(100)
         sizes.commitCount = 5
         sizes.engineTransactionSize = 25
+        sizes.multiProcessUpdates = 10
         return sizes
     }()
 }

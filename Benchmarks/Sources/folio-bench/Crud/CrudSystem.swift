@@ -24,6 +24,12 @@ protocol CrudSystem: AnyObject, Sendable {
     /// closed, perhaps in another process).
     static func open(directory: String, durability: BenchDurability) async throws -> Self
 
+    /// Opens the store as one of several processes that write it (the `mp` suite): as
+    /// ``open(directory:durability:)``, and a write that finds another process's write in
+    /// progress waits for it, up to `busyTimeout` seconds, instead of failing at once. Nil:
+    /// Folio's default `busyTimeout` (5 s), which GRDB's side matches.
+    static func openShared(directory: String, durability: BenchDurability, busyTimeout: Double?) async throws -> Self
+
     /// Inserts `records` (new ids) in one transaction.
     func insert(_ records: [CrudRecord]) async throws
 

@@ -86,11 +86,22 @@ final class FolioCrudSystem: CrudSystem {
         try await open(directory: directory, durability: durability, recordCache: false)
     }
 
-    /// ``open(directory:durability:)`` with the record cache on (default limits) or off.
-    static func open(directory: String, durability: BenchDurability, recordCache: Bool) async throws -> FolioCrudSystem
-    {
-        let options = PersistenceOptions(
+    /// The `mp` suite's open: ``open(directory:durability:)``; `busyTimeout` (seconds) sets
+    /// `PersistenceOptions.busyTimeout`, nil keeps its default (5 s).
+    static func openShared(
+        directory: String, durability: BenchDurability, busyTimeout: Double?
+    ) async throws -> FolioCrudSystem {
+        try await open(directory: directory, durability: durability, recordCache: false, busyTimeout: busyTimeout)
+    }
+
+    /// ``open(directory:durability:)`` with the record cache on (default limits) or off, and
+    /// `busyTimeout` seconds instead of the default if not nil.
+    static func open(
+        directory: String, durability: BenchDurability, recordCache: Bool, busyTimeout: Double? = nil
+    ) async throws -> FolioCrudSystem {
+        var options = PersistenceOptions(
             durability: durability.engine, recordCache: recordCache ? RecordCacheLimits() : nil)
+        if let busyTimeout { options.busyTimeout = .milliseconds(Int((busyTimeout * 1000).rounded())) }
         let persistence = try Persistence(at: directory, options: options)
         let system = FolioCrudSystem(persistence: persistence)
         _ = try await system.records.count()

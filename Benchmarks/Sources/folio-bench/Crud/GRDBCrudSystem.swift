@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// GRDB's row mapping for the benchmark record: its synthesized `Codable` conformance
@@ -30,8 +31,24 @@ final class GRDBCrudSystem: CrudSystem {
     // runs on the calling thread and waits for GRDB's queue), as the protocol methods below
     // promise.
 
-    private static func openNow(directory: String, durability: BenchDurability) throws -> GRDBCrudSystem {
-        let pool = try GRDBPool.open(path: directory + "/records.sqlite", durability: durability)
+    /// The `mp` suite's open: one `DatabasePool` per process, whose statements wait up to
+    /// `busyTimeout` seconds (default ``sharedBusyTimeout``) for another process's lock
+    /// (`busyMode = .timeout`, SQLite's busy handler) instead of failing at once with
+    /// `SQLITE_BUSY`, as Folio's writers wait `busyTimeout`.
+    static func openShared(
+        directory: String, durability: BenchDurability, busyTimeout: Double?
+    ) async throws -> GRDBCrudSystem {
+        try openNow(directory: directory, durability: durability, busyTimeout: busyTimeout ?? sharedBusyTimeout)
+    }
+
+    /// Seconds: Folio's default `busyTimeout`.
+    static let sharedBusyTimeout: TimeInterval = 5
+
+    private static func openNow(
+        directory: String, durability: BenchDurability, busyTimeout: TimeInterval? = nil
+    ) throws -> GRDBCrudSystem {
+        let pool = try GRDBPool.open(
+            path: directory + "/records.sqlite", durability: durability, busyTimeout: busyTimeout)
         try pool.write { db in try createRecordTable(CrudRecord.databaseTableName, in: db) }
         return GRDBCrudSystem(pool: pool)
     }

@@ -15,7 +15,7 @@ enum SVGReport {
             try svg.write(toFile: path, atomically: true, encoding: .utf8)
             written.append(path)
         }
-        for suite in ["crud", "engine", "observe"] {
+        for suite in ["crud", "engine", "observe", "mp"] {
             let rows = results.filter { $0.suite == suite }
             guard rows.contains(where: { $0.status == .ok }) else { continue }
             try save("\(suite).svg", barChart(suite: suite, rows: rows, logarithmic: logarithmic).render())
