@@ -35,6 +35,16 @@ enum RunRecovery {
         return (current, runs)
     }
 
+    /// Whether a page may begin at `offset` (a header of a known kind and a plausible
+    /// length): false for zeros, the end of the file, or a header a rolled-back spill
+    /// cleared. One read of a header, and no `fstat`: what a writer's turn asks first, so
+    /// that a store nobody else wrote costs no more (``run(after:in:size:)`` needs the size).
+    static func mayBeginRun(at offset: UInt64, in file: SnapshotFile) throws(StorageError) -> Bool {
+        let header = try file.handle.read(at: offset, count: PageHeader.size)
+        guard header.count == PageHeader.size, PageKind(rawValue: header[4]) != nil else { return false }
+        return UInt64(header.littleEndianUInt32(at: 8)) >= UInt64(PageHeader.size)
+    }
+
     /// The root of the complete run that starts at `root`'s committed end, if there is one.
     static func run(after root: RootRecord, in file: SnapshotFile, size: UInt64) throws(StorageError) -> RootRecord? {
         var position = root.committedLength
