@@ -96,6 +96,15 @@ extension Store {
     /// damage that is still behind this writer) is left to that catch-up; another history
     /// ahead of it is adopted as replaced, as the catch-up adopts one.
     private func followOtherWritersBetweenTurns() throws(StorageError) -> Bool {
+        // First a look with the root file lock alone: the watch fires on this writer's own
+        // slot writes too, and those must not make a beginning transaction wait for exclusive
+        // mode. (A slot written after this look fires the watch again.)
+        let known = try rootFileLock.withLock { (slots) throws(StorageError) -> Bool in
+            guard slots != nil else { throw StorageError.closed(path: path) }
+            guard let roots = try slots!.currentRoots() else { return true }
+            return slots!.areKnown(roots)
+        }
+        if known { return false }
         let idle = try state.withLock { (state) throws(StorageError) -> Bool in
             if state.closed { throw .closed(path: path) }
             guard var writer = state.writer, writer.poisoned == nil, !writer.holdsLock, !writer.exclusive,
