@@ -29,6 +29,26 @@ public struct AuthorFormat: DatastoreFormat {
     public init() {}
 }
 
+/// The authors datastore as a next release of the app would declare it: a second version
+/// and an index the first release does not have. For the tests of two releases sharing one
+/// store (an app updated before its extension, Docs/Guide.md section 9); the app itself
+/// declares ``AuthorFormat``.
+public struct AuthorFormatNext: DatastoreFormat {
+    public enum Version: String, CaseIterable, Sendable {
+        case first = "2025-01"
+        case next = "2026-11"
+    }
+    public static let key = "authors"
+    public static let currentVersion = Version.next
+    public typealias Instance = Author
+
+    public let name = Index(\Author.name)
+    public let born = Index(\Author.born)
+    public let byIdentifier = Index(\Author.id)
+
+    public init() {}
+}
+
 // MARK: Books
 
 /// A book as release 1 of the app stored it: one author, no year.

@@ -12,23 +12,6 @@ import LibraryExample
 /// its declaration with the catalog again: it refuses with a clear error instead of
 /// dropping the newer index and writing records of its older version over the newer ones.
 @Suite(.serialized) struct PreparationAcrossWritersTests {
-    /// The newer release's declaration, as `folio-torture authors-next` declares it.
-    struct AuthorFormatNext: DatastoreFormat {
-        enum Version: String, CaseIterable, Sendable {
-            case first = "2025-01"
-            case next = "2026-11"
-        }
-        static let key = "authors"
-        static let currentVersion = Version.next
-        typealias Instance = LibraryExample.Author
-
-        let name = Index(\LibraryExample.Author.name)
-        let born = Index(\LibraryExample.Author.born)
-        let byIdentifier = Index(\LibraryExample.Author.id)
-
-        init() {}
-    }
-
     @Test func anOlderDeclarationDoesNotUndoANewerOnePreparedByAnotherWriter() async throws {
         let (persistence, path, cleanup) = try diskPersistence("preparation-across-writers")
         defer { cleanup() }
@@ -53,7 +36,7 @@ import LibraryExample
         persistence.close()
         let newer = try Persistence(readingFrom: path, options: PersistenceOptions(log: { _ in }))
         defer { newer.close() }
-        let next = newer.datastore(for: AuthorFormatNext.self)
+        let next = newer.datastore(for: LibraryExample.AuthorFormatNext.self)
         #expect(try await next.count() == 2)
         #expect(try await next.load(2) == nil)
         #expect(try await next.load(...).collect().map(\.id) == [1, 1_000])
