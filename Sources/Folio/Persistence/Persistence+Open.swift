@@ -12,7 +12,7 @@ extension Persistence where Access == ReadWrite {
     /// ``PersistenceOptions/busyTimeout`` for it. Idle, this persistence holds no lock.
     ///
     /// It follows the other processes' commits by itself, as a read-only persistence does
-    /// (``Persistence/init(readingFrom:options:)``): reads see them and observers receive
+    /// (``Persistence/init(readingFrom:options:)-(String,_)``): reads see them and observers receive
     /// them. Throws if another process is in the middle of a write when it opens (after
     /// waiting up to the busy timeout), or if this process has the store open for writing
     /// already.

@@ -86,7 +86,7 @@ extension Store {
             do throws(StorageError) {
                 locked = try writerLock.tryAcquire()
                 if locked {
-                    try writeSection.withLock { _ throws(StorageError) in try catchUpHoldingWriteSection() }
+                    _ = try writeSection.withLock { _ throws(StorageError) in try catchUpHoldingWriteSection() }
                 }
             } catch {
                 writerLock.release()
