@@ -50,18 +50,8 @@ import FolioTestSupport
         let store = try Store.open(at: path, options: StoreOptions(log: { _ in }))
         defer { store.close() }
         let view = try store.read()
-        for thread in 0..<Self.threads {
-            var expected = 0
-            var cursor = try view.cursor(in: "w\(thread)")
-            while let entry = try cursor.next() {
-                #expect(
-                    entry.key == Array(String(format: "%08d", expected).utf8), "\(context): thread \(thread) has a gap")
-                expected += 1
-            }
-            #expect(expected > acknowledged[thread], "\(context): thread \(thread) lost acknowledged commits")
-        }
-        let total = try view.get(Array("total".utf8), in: "shared").flatMap { Int(String(decoding: $0, as: UTF8.self)) }
-        #expect((total ?? 0) == Int(try view.count(in: "log")), "\(context): the shared total lost an update")
+        _ = try ConcurrentWritersModel.check(
+            view, threads: 0..<Self.threads, acknowledged: acknowledged, context: context)
         #expect(store.verify().isClean, "\(context)")
     }
 }

@@ -167,21 +167,9 @@ import FolioTestSupport
         let store = try Store.open(at: path, options: options)
         defer { store.close() }
         let view = try store.read()
-        var counts: [Int] = []
-        for thread in 0..<Self.threads {
-            var expected = 0
-            var cursor = try view.cursor(in: "w\(thread)")
-            while let entry = try cursor.next() {
-                #expect(
-                    entry.key == Array(String(format: "%08d", expected).utf8), "\(context): thread \(thread) has a gap")
-                expected += 1
-            }
-            #expect(expected > acknowledged[thread], "\(context): thread \(thread) lost acknowledged commits")
-            counts.append(expected)
-        }
-        let total = try view.get(Array("total".utf8), in: "shared").flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+        let counts = try ConcurrentWritersModel.check(
+            view, threads: 0..<Self.threads, acknowledged: acknowledged, context: context)
         let logged = Int(try view.count(in: "log"))
-        #expect((total ?? 0) == logged, "\(context): the shared total lost an update (\(total ?? 0), log \(logged))")
         // Every third commit of a thread (0, 3, 6, ...) logs itself in the same transaction.
         let shouldLog = counts.reduce(0) { $0 + ($1 + 2) / 3 }
         #expect(logged == shouldLog, "\(context): the log holds \(logged) commits, the trees \(shouldLog)")
