@@ -62,6 +62,17 @@ final class BenchContext {
     func unavailable(_ workload: UnavailableWorkload) {
         results.append(runner.unavailable(workload))
     }
+
+    /// Keeps a "not yet available" row for each of `names`, of a crud system whose side is
+    /// not written (`CrudSystems`), at size `n`: what the crud-based suites do for it.
+    func unavailableCrudSystem(_ system: String, suite: String, names: some Sequence<String>, n: Int) {
+        for name in names {
+            unavailable(
+                UnavailableWorkload(
+                    suite: suite, name: name, system: system, n: n, durability: .flag(durability),
+                    reason: CrudSystems.unavailableReason))
+        }
+    }
 }
 
 /// Crud data sets by size, generated once and kept until released (1,000,000 records take

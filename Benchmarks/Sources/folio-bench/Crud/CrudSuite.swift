@@ -10,12 +10,9 @@ enum CrudSuite {
         defer { fixtures.release(n: n) }
         for entry in CrudSystems.all {
             guard let system = entry.type else {
-                for name in CrudWorkloads.names where name != "get-hot" {  // get-hot is Folio's alone
-                    context.unavailable(
-                        UnavailableWorkload(
-                            suite: Self.name, name: name, system: entry.name, n: n,
-                            durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
-                }
+                // get-hot is Folio's alone.
+                context.unavailableCrudSystem(
+                    entry.name, suite: Self.name, names: CrudWorkloads.names.filter { $0 != "get-hot" }, n: n)
                 continue
             }
             let workloads = CrudWorkloads(context: context, fixtures: fixtures, system: system, suite: Self.name)

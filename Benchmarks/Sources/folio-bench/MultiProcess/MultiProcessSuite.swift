@@ -25,12 +25,7 @@ enum MultiProcessSuite {
         var systems: [MultiProcessWorkloads] = []
         for entry in CrudSystems.all {
             guard let system = entry.type else {
-                for name in workloadNames {
-                    context.unavailable(
-                        UnavailableWorkload(
-                            suite: Self.name, name: name, system: entry.name, n: n,
-                            durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
-                }
+                context.unavailableCrudSystem(entry.name, suite: Self.name, names: workloadNames, n: n)
                 continue
             }
             systems.append(MultiProcessWorkloads(context: context, fixtures: fixtures, system: system))

@@ -14,12 +14,7 @@ enum ScaleSuite {
             let dataset = context.datasets.dataset(n)
             for entry in CrudSystems.all {
                 guard let system = entry.type else {
-                    for name in workloadNames {
-                        context.unavailable(
-                            UnavailableWorkload(
-                                suite: Self.name, name: name, system: entry.name, n: n,
-                                durability: .flag(context.durability), reason: CrudSystems.unavailableReason))
-                    }
+                    context.unavailableCrudSystem(entry.name, suite: Self.name, names: workloadNames, n: n)
                     continue
                 }
                 let workloads = CrudWorkloads(context: context, fixtures: fixtures, system: system, suite: Self.name)
