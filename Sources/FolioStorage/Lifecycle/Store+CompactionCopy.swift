@@ -35,7 +35,7 @@ extension Store {
         progress: ((CompactionProgress) -> Void)?, stop: CompactionStop
     ) throws(StorageError) -> CompactionReport {
         try checkWritable()
-        try enterCompactionTurn(stop: stop)
+        _ = try enterTurnWaiting(.compaction, stop: stop)
         defer { leaveCompactionTurn() }
         var base = state.withLock { $0.current }
         let number = try newSnapshotNumber(above: base.record)

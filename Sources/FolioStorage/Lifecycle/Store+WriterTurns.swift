@@ -109,14 +109,15 @@ extension Store {
         }
     }
 
-    /// ``enterTurn(_:)`` for a compaction, on its own thread: pauses (blocking the thread)
-    /// while another process holds the lock, up to the options' `busyTimeout`, and gives up
-    /// with `StorageError.closed(path:)` as soon as `stop` is set (close waits for it).
-    func enterCompactionTurn(stop: CompactionStop) throws(StorageError) {
+    /// ``enterTurn(_:)`` until it succeeds: pauses (blocking the thread) while another
+    /// process holds the lock, up to the options' `busyTimeout`, then throws
+    /// `StorageError.lockedByAnotherWriter(path:)`; gives up with `StorageError.closed(path:)`
+    /// as soon as `stop` is set (a compaction, which close waits for).
+    func enterTurnWaiting(_ user: TurnUser, stop: CompactionStop? = nil) throws(StorageError) -> CommittedRoot {
         var wait = LockWait(timeout: options.busyTimeout)
         while true {
-            if stop.isStopped { throw .closed(path: path) }
-            if try enterTurn(.compaction) != nil { return }
+            if stop?.isStopped == true { throw .closed(path: path) }
+            if let tip = try enterTurn(user) { return tip }
             guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
             LockWait.sleep(pause)
         }

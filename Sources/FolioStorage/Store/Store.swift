@@ -233,12 +233,7 @@ public final class Store: Sendable {
     /// while a compaction brings its new file up to date (its catch-up, which uses the
     /// store alone and waits for nothing else; Docs/Durability.md §1.3).
     public func beginWrite() throws(StorageError) -> WriteTransaction {
-        var wait = LockWait(timeout: options.busyTimeout)
-        while true {
-            if let base = try enterTurn(.transaction) { return WriteTransaction(store: self, base: base) }
-            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
-            LockWait.sleep(pause)
-        }
+        WriteTransaction(store: self, base: try enterTurnWaiting(.transaction))
     }
 
     /// ``beginWrite()`` for async callers: while another process holds the store's lock,
