@@ -52,14 +52,30 @@ extension Store {
         if started { return }
         let start = try DeliveredCommit(state.withLock { $0.current })
         let watch = try fileSystem.watch(layout.directory, pollInterval: pollInterval) { [weak self] in
-            self?.catchUp()
+            self?.watchFired()
         }
         let installed = follower.withLock { follower -> Bool in
             if follower != nil { return false }
             follower = Follower(watch: watch, delivered: start)
             return true
         }
-        if !installed { watch.cancel() }
+        if installed {
+            watchPause.install(watch)
+        } else {
+            watch.cancel()
+        }
+        catchUp()
+    }
+
+    /// What the watch calls: ``catchUp()``, except on a writer whose turn is held or awaited.
+    /// A held turn has nothing to follow (no other process commits during it), and an
+    /// awaited one catches up when it begins, in one adoption of every commit made while it
+    /// waited: following each of them as it lands would cost every waiting process a
+    /// wake-up, a root load and an adoption per commit of the others (with several writer
+    /// processes taking turns, more CPU than the commits themselves). The turn's catch-up
+    /// tells observers of the same commits, in order.
+    private func watchFired() {
+        if !isReadOnly && turnHeldOrAwaited { return }
         catchUp()
     }
 
@@ -116,6 +132,7 @@ extension Store {
             defer { follower = nil }
             return follower
         }
+        watchPause.remove()
         stopped?.watch.cancel()
     }
 }

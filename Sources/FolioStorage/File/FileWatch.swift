@@ -6,6 +6,16 @@ public protocol FileWatch: AnyObject, Sendable {
     func cancel()
 }
 
+/// A watch whose notifications can be held back for a while: paused, its wake-ups for
+/// changes are not delivered (one may wait); resumed, a change that came meanwhile is
+/// reported once. For a writer that has no use for them during its turn or while it waits
+/// for one (Store+Following.swift).
+protocol PausableWatch: FileWatch {
+    /// Pauses (`true`) or resumes (`false`) the watch; setting the current state again, or
+    /// either after ``FileWatch/cancel()``, does nothing.
+    func setPaused(_ paused: Bool)
+}
+
 extension FileSystem {
     /// Polling, for file systems with no change notification (and for tests): calls
     /// `onChange` every `pollInterval`, and lets the caller find out what changed.

@@ -6,6 +6,7 @@ import Glibc
 import Musl
 #endif
 import Dispatch
+import Synchronization
 
 // Watching a store's root file for a writer's commits: inotify on Linux, a dispatch source
 // on Apple platforms; what a read-only store's follower waits on (Store+Following).
@@ -35,18 +36,56 @@ extension POSIXFileSystem {
     }
 }
 
-/// Several watches cancelled together.
-final class CombinedWatch: FileWatch {
+/// Several watches cancelled together; pausing pauses those that can be (the notifying
+/// one, not the safety poll, whose one look a second costs nothing).
+final class CombinedWatch: PausableWatch {
     private let watches: [any FileWatch]
     init(_ watches: [any FileWatch]) { self.watches = watches }
     func cancel() { for watch in watches { watch.cancel() } }
+    func setPaused(_ paused: Bool) {
+        for case let watch as any PausableWatch in watches { watch.setPaused(paused) }
+    }
+}
+
+/// Suspension of a dispatch source, kept balanced: a source must be resumed before it is
+/// cancelled and released, and never resumed more often than suspended.
+final class SourceSuspension: Sendable {
+    private struct State {
+        var paused = false
+        var cancelled = false
+    }
+    private let state = Mutex(State())
+
+    /// Suspends or resumes `sources` when `paused` differs from their state.
+    func set(_ paused: Bool, _ sources: [any DispatchSourceProtocol]) {
+        state.withLock { state in
+            guard !state.cancelled, state.paused != paused else { return }
+            state.paused = paused
+            for source in sources {
+                if paused { source.suspend() } else { source.resume() }
+            }
+        }
+    }
+
+    /// Cancels `sources`, resuming them first if they are suspended.
+    func cancel(_ sources: [any DispatchSourceProtocol]) {
+        state.withLock { state in
+            guard !state.cancelled else { return }
+            state.cancelled = true
+            for source in sources {
+                if state.paused { source.resume() }
+                source.cancel()
+            }
+        }
+    }
 }
 
 #if canImport(Glibc) || canImport(Musl)
 /// inotify on a directory, read by a dispatch read source.
 // @unchecked Sendable: see PollingWatch.
-final class InotifyWatch: FileWatch, @unchecked Sendable {
+final class InotifyWatch: PausableWatch, @unchecked Sendable {
     private let source: any DispatchSourceRead
+    private let suspension = SourceSuspension()
 
     init?(directory: String, onChange: @escaping @Sendable () -> Void) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -76,7 +115,12 @@ final class InotifyWatch: FileWatch, @unchecked Sendable {
 
     deinit { cancel() }
 
-    func cancel() { source.cancel() }
+    func cancel() { suspension.cancel([source]) }
+
+    // Paused, the source delivers nothing: the kernel keeps queueing inotify events, and the
+    // first one arms the source once, so a paused watch costs at most one wake-up of the
+    // dispatch thread; resumed, the handler runs once for everything queued meanwhile.
+    func setPaused(_ paused: Bool) { suspension.set(paused, [source]) }
 }
 #endif
 
@@ -84,8 +128,9 @@ final class InotifyWatch: FileWatch, @unchecked Sendable {
 /// Dispatch file-system object sources on a directory and on its root file (whose slots
 /// format version 2 writes in place, which the directory's source does not report).
 // @unchecked Sendable: see PollingWatch.
-final class DispatchSourceWatch: FileWatch, @unchecked Sendable {
+final class DispatchSourceWatch: PausableWatch, @unchecked Sendable {
     private var sources: [any DispatchSourceFileSystemObject] = []
+    private let suspension = SourceSuspension()
 
     init?(directory: String, onChange: @escaping @Sendable () -> Void) {
         let queue = DispatchQueue(label: "folio.watch")
@@ -107,6 +152,8 @@ final class DispatchSourceWatch: FileWatch, @unchecked Sendable {
 
     deinit { cancel() }
 
-    func cancel() { for source in sources { source.cancel() } }
+    func cancel() { suspension.cancel(sources) }
+
+    func setPaused(_ paused: Bool) { suspension.set(paused, sources) }
 }
 #endif

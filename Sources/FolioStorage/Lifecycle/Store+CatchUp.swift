@@ -28,6 +28,7 @@ extension Store {
                         if state.writer?.holdsLock == true {
                             writerLock?.release()
                             state.writer?.holdsLock = false
+                            if let writer = state.writer { pauseWatchIfTurnHeldOrAwaited(writer) }
                         }
                     }
                 }

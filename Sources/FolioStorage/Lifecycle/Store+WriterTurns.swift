@@ -101,7 +101,10 @@ extension Store {
             }
             let tip = state.withLock { state -> CommittedRoot in
                 state.writer?.holdsLock = true
-                if state.writer != nil { count(in: &state.writer!, user) }
+                if state.writer != nil {
+                    count(in: &state.writer!, user)
+                    pauseWatchIfTurnHeldOrAwaited(state.writer!)
+                }
                 return state.tip
             }
             endExclusive()
@@ -115,12 +118,40 @@ extension Store {
     /// as soon as `stop` is set (a compaction, which close waits for).
     func enterTurnWaiting(_ user: TurnUser, stop: CompactionStop? = nil) throws(StorageError) -> CommittedRoot {
         var wait = LockWait(timeout: options.busyTimeout)
+        var awaiting = false
+        defer { if awaiting { noteTurnAwaited(false) } }
         while true {
             if stop?.isStopped == true { throw .closed(path: path) }
             if let tip = try enterTurn(user) { return tip }
+            if !awaiting {
+                awaiting = true
+                noteTurnAwaited(true)
+            }
             guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
             LockWait.sleep(pause)
         }
+    }
+
+    /// Counts a caller that starts (`true`) or stops (`false`) waiting for another process's
+    /// turn to end (`WriterState.turnsAwaited`).
+    func noteTurnAwaited(_ waiting: Bool) {
+        state.withLock { state in
+            guard var writer = state.writer else { return }
+            writer.turnsAwaited += waiting ? 1 : -1
+            pauseWatchIfTurnHeldOrAwaited(writer)
+            state.writer = writer
+        }
+    }
+
+    /// Pauses the watch while `writer` holds its turn or waits for one (``WatchPause``),
+    /// resumes it otherwise. Caller holds `state`, `writer` as it will leave it.
+    func pauseWatchIfTurnHeldOrAwaited(_ writer: WriterState) {
+        watchPause.set(writer.holdsLock || writer.turnsAwaited > 0)
+    }
+
+    /// Whether a turn is held or awaited: the watch then leaves following to the turn.
+    var turnHeldOrAwaited: Bool {
+        state.withLock { state in state.writer.map { $0.holdsLock || $0.turnsAwaited > 0 } ?? false }
     }
 
     /// Ends a compaction's part of the turn; releases the lock if nothing else needs it.
@@ -149,6 +180,7 @@ extension Store {
         guard writer.poisoned != nil || (writer.ahead == nil && writer.pendingNotifications.isEmpty) else { return }
         writerLock?.release()
         writer.holdsLock = false
+        pauseWatchIfTurnHeldOrAwaited(writer)
     }
 
     /// Releases the lock if nothing needs it: after a flush made the last pending commits
@@ -160,6 +192,9 @@ extension Store {
             state.writer = writer
         }
     }
+
+    /// Whether this writer's watch is paused now (its turn held or awaited): for tests.
+    package var isWatchPaused: Bool { watchPause.isPaused }
 
     /// Whether this writer holds the store's lock now: for tests.
     package var holdsWriterLock: Bool {

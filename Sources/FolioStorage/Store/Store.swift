@@ -68,6 +68,8 @@ public final class Store: Sendable {
     let generationListener = Mutex<GenerationListener?>(nil)
     /// The store's follower, once started (``startFollowing(pollInterval:)``).
     let follower = Mutex<Follower?>(nil)
+    /// Pauses a writer's watch during its turns and its waits for one.
+    let watchPause = WatchPause()
     /// One compaction at a time, automatic ones in the background; close stops it and waits.
     let compactionTurn = CompactionTurn()
     /// A writer's lock file, open from the store's open to its close, locked only during a
@@ -134,6 +136,11 @@ public final class Store: Sendable {
         /// Flushes between taking the pending commits and their slot write (the turn holds
         /// the store's lock until none is left).
         var flushesInFlight = 0
+        /// Callers waiting for a turn another process holds (from their first failed try of
+        /// the lock until they enter or give up). While any waits, the watch does not follow
+        /// other writers (Store+Following.swift): the turn's catch-up adopts at once what
+        /// following would adopt commit by commit.
+        var turnsAwaited = 0
         /// Snapshot files replaced by compaction, oldest first: when each may be removed
         /// and its length.
         var retired: [RetiredSnapshot] = []
@@ -240,8 +247,14 @@ public final class Store: Sendable {
     /// the task sleeps between tries instead of blocking its thread.
     package func beginWriteSuspending() async throws(StorageError) -> WriteTransaction {
         var wait = LockWait(timeout: options.busyTimeout)
+        var awaiting = false
+        defer { if awaiting { noteTurnAwaited(false) } }
         while true {
             if let base = try enterTurn(.transaction) { return WriteTransaction(store: self, base: base) }
+            if !awaiting {
+                awaiting = true
+                noteTurnAwaited(true)
+            }
             guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
             // Cancellation does not end the wait early: the caller's turn is the caller's to
             // give up, after this returns or throws. A cancelled task's sleep returns at once,

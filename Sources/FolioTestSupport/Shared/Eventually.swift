@@ -1,3 +1,5 @@
+import Foundation
+
 /// How long a test waits for something that must happen by itself (a follower's catch-up,
 /// an observer's delivery, a queued commit) before it calls the wait a hang.
 ///
@@ -50,6 +52,22 @@ public func eventually(
         if try condition() { return true }
         if guardian.expired() { return false }
         try? await Task.sleep(for: interval)
+    }
+}
+
+/// ``eventually(every:within:_:)`` on the calling thread, sleeping it between looks: for a
+/// synchronous timeline, which holds its thread and so is never kept from looking by a
+/// cooperative pool busy with other tests.
+public func eventuallyOnThisThread(
+    every interval: Duration = .milliseconds(1), within bound: Duration = hangGuard,
+    _ condition: () throws -> Bool
+) rethrows -> Bool {
+    var guardian = HangGuard(bound)
+    while true {
+        if try condition() { return true }
+        if guardian.expired() { return false }
+        Thread.sleep(
+            forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
     }
 }
 

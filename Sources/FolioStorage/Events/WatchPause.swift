@@ -1,0 +1,42 @@
+import Synchronization
+
+/// Whether a writer's watch is paused: while this writer holds its turn or waits for one
+/// (`Store.WriterState.holdsLock`, `turnsAwaited`), commits of other processes need no
+/// following (none lands during the turn, and the awaited turn's catch-up adopts them all at
+/// once), and its own slot writes need no look at all. Pausing spares every writer process
+/// a wake-up per commit of each other one.
+///
+/// Lock order: taken under the store's `state`, and takes nothing of the store's itself.
+final class WatchPause: Sendable {
+    private struct State {
+        var watch: (any PausableWatch)?
+        var paused = false
+    }
+    private let state = Mutex(State())
+
+    /// The watch to pause, once following starts: paused at once if the writer's state
+    /// says so.
+    func install(_ watch: any FileWatch) {
+        state.withLock { state in
+            state.watch = watch as? any PausableWatch
+            if state.paused { state.watch?.setPaused(true) }
+        }
+    }
+
+    /// Forgets the watch, before it is cancelled (cancelling resumes it).
+    func remove() {
+        state.withLock { $0.watch = nil }
+    }
+
+    /// Whether the watch is (or, once installed, will be) paused.
+    var isPaused: Bool { state.withLock { $0.paused } }
+
+    /// Pauses or resumes the watch, if that changes anything.
+    func set(_ paused: Bool) {
+        state.withLock { state in
+            guard state.paused != paused else { return }
+            state.paused = paused
+            state.watch?.setPaused(paused)
+        }
+    }
+}
