@@ -31,6 +31,13 @@ final class WatchPause: Sendable {
     /// Whether the watch is (or, once installed, will be) paused.
     var isPaused: Bool { state.withLock { $0.paused } }
 
+    /// Drops what the watch has queued and not delivered: called at the end of a turn, before
+    /// the lock is let go, when everything queued is accounted for (see
+    /// `Store.releaseLockIfIdle`).
+    func discardPending() {
+        state.withLock { $0.watch?.discardPending() }
+    }
+
     /// Pauses or resumes the watch, if that changes anything.
     func set(_ paused: Bool) {
         state.withLock { state in

@@ -14,6 +14,10 @@ protocol PausableWatch: FileWatch {
     /// Pauses (`true`) or resumes (`false`) the watch; setting the current state again, or
     /// either after ``FileWatch/cancel()``, does nothing.
     func setPaused(_ paused: Bool)
+
+    /// Drops the notifications that came so far and were not yet delivered, if the watch
+    /// can tell them apart from later ones (inotify's queue); does nothing otherwise.
+    func discardPending()
 }
 
 extension FileSystem {

@@ -45,6 +45,9 @@ final class CombinedWatch: PausableWatch {
     func setPaused(_ paused: Bool) {
         for case let watch as any PausableWatch in watches { watch.setPaused(paused) }
     }
+    func discardPending() {
+        for case let watch as any PausableWatch in watches { watch.discardPending() }
+    }
 }
 
 /// Suspension of a dispatch source, kept balanced: a source must be resumed before it is
@@ -67,6 +70,12 @@ final class SourceSuspension: Sendable {
         }
     }
 
+    /// Runs `body` unless the sources were cancelled, which it keeps from happening
+    /// meanwhile (so a descriptor their cancel handler closes is still open in `body`).
+    func unlessCancelled(_ body: () -> Void) {
+        state.withLock { state in if !state.cancelled { body() } }
+    }
+
     /// Cancels `sources`, resuming them first if they are suspended.
     func cancel(_ sources: [any DispatchSourceProtocol]) {
         state.withLock { state in
@@ -86,10 +95,12 @@ final class SourceSuspension: Sendable {
 final class InotifyWatch: PausableWatch, @unchecked Sendable {
     private let source: any DispatchSourceRead
     private let suspension = SourceSuspension()
+    private let fd: Int32
 
     init?(directory: String, onChange: @escaping @Sendable () -> Void) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
+        self.fd = fd
         // IN_MODIFY: format version 2 writes root slots in place, with no close or rename.
         let mask = UInt32(IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MODIFY)
         guard inotify_add_watch(fd, directory, mask) >= 0 else {
@@ -100,14 +111,7 @@ final class InotifyWatch: PausableWatch, @unchecked Sendable {
         source.setEventHandler {
             // Drain the queue of events; which ones arrived does not matter: the caller
             // rereads the root file.
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var changed = false
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                changed = true
-            }
-            if changed { onChange() }
+            if Self.drain(fd) { onChange() }
         }
         source.setCancelHandler { close(fd) }
         source.resume()
@@ -121,6 +125,22 @@ final class InotifyWatch: PausableWatch, @unchecked Sendable {
     // first one arms the source once, so a paused watch costs at most one wake-up of the
     // dispatch thread; resumed, the handler runs once for everything queued meanwhile.
     func setPaused(_ paused: Bool) { suspension.set(paused, [source]) }
+
+    func discardPending() {
+        suspension.unlessCancelled { _ = Self.drain(fd) }
+    }
+
+    /// Reads every queued event (the descriptor does not block); returns whether there was
+    /// any.
+    private static func drain(_ fd: Int32) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var any = false
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return any }
+            any = true
+        }
+    }
 }
 #endif
 
@@ -155,5 +175,9 @@ final class DispatchSourceWatch: PausableWatch, @unchecked Sendable {
     func cancel() { suspension.cancel(sources) }
 
     func setPaused(_ paused: Bool) { suspension.set(paused, sources) }
+
+    // A vnode source keeps no queue to drop: a notification that came during a turn is
+    // delivered once the watch resumes, and finds the slots known.
+    func discardPending() {}
 }
 #endif

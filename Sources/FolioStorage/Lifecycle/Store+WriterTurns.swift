@@ -178,6 +178,11 @@ extension Store {
             writer.flushesInFlight == 0
         else { return }
         guard writer.poisoned != nil || (writer.ahead == nil && writer.pendingNotifications.isEmpty) else { return }
+        // What the paused watch queued during the turn is this writer's own slot writes, or
+        // commits of others from before the turn, which its catch-up adopted: dropped while
+        // the lock is still held, since after the release another process may commit, and
+        // its notification must be kept. Spares a look (and a wake-up) per turn.
+        watchPause.discardPending()
         writerLock?.release()
         writer.holdsLock = false
         pauseWatchIfTurnHeldOrAwaited(writer)
