@@ -69,6 +69,12 @@ import LibraryExample
 //                                            datastore of folio-writers and reads snapshots;
 //                                            prints "start T G", "tx G T W N", "reload G T",
 //                                            ..., "end T G S" at stdin EOF (FolioObserver.swift)
+//   folio-torture migrate-books STORE        migrateAndReindex of the example's books, to be
+//                                            killed; prints "evaluating", "working C T",
+//                                            "complete T", "done" (MigrationCommands.swift)
+//   folio-torture book-edits STORE COUNT [--seed S]   edits release-1 books and adds new ones,
+//                                            one perform a step, until stdin EOF; prints
+//                                            "edit s i G", "done S" (MigrationCommands.swift)
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -234,6 +240,10 @@ do {
         try await runFolioWriters(Array(arguments.dropFirst()))
     case "folio-observer":
         try await runFolioObserver(Array(arguments.dropFirst()))
+    case "migrate-books":
+        try await runMigrateBooks(Array(arguments.dropFirst()))
+    case "book-edits":
+        try await runBookEdits(Array(arguments.dropFirst()))
     case "library-writer":
         try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:
