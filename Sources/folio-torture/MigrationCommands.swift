@@ -4,18 +4,30 @@ import Folio
 import FolioTestSupport
 import LibraryExample
 
-/// `folio-torture migrate-books STORE`: opens the worked example's books as today's release
-/// declares them (`BookFormat`: a newer version and new indexes) and runs
-/// `migrateAndReindex`, to be killed part-way: prints "evaluating", "working C T" and
-/// "complete T" as it reports them (so the parent knows a batch has committed), then "done".
+/// `folio-torture migrate-books STORE [--stop-after-first-batch]`: opens the worked
+/// example's books as today's release declares them (`BookFormat`: a newer version and new
+/// indexes) and runs `migrateAndReindex`, to be killed part-way: prints "evaluating",
+/// "working C T" and "complete T" as it reports them (so the parent knows a batch has
+/// committed), then "done". With `--stop-after-first-batch` it stops in its first
+/// "working" report until its standard input ends, so that a kill lands after exactly one
+/// committed batch however slow the parent is to send it.
 func runMigrateBooks(_ arguments: [String]) async throws {
-    guard arguments.count == 1 else { fail("usage: folio-torture migrate-books STORE") }
+    let stops = arguments.count == 2 && arguments[1] == "--stop-after-first-batch"
+    guard arguments.count == 1 || stops else {
+        fail("usage: folio-torture migrate-books STORE [--stop-after-first-batch]")
+    }
     let persistence = try Persistence(at: arguments[0], options: PersistenceOptions(log: { _ in }))
     defer { persistence.close() }
+    var stopped = false
     try await persistence.datastore(for: BookFormat.self).migrateAndReindex { progress in
         switch progress {
         case .evaluating: say("evaluating")
-        case .working(let current, let total): say("working \(current) \(total)")
+        case .working(let current, let total):
+            say("working \(current) \(total)")
+            if stops && !stopped {
+                stopped = true
+                while readLine() != nil {}
+            }
         case .complete(let total): say("complete \(total)")
         }
     }

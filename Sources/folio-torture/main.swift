@@ -69,9 +69,10 @@ import LibraryExample
 //                                            datastore of folio-writers and reads snapshots;
 //                                            prints "start T G", "tx G T W N", "reload G T",
 //                                            ..., "end T G S" at stdin EOF (FolioObserver.swift)
-//   folio-torture migrate-books STORE        migrateAndReindex of the example's books, to be
-//                                            killed; prints "evaluating", "working C T",
-//                                            "complete T", "done" (MigrationCommands.swift)
+//   folio-torture migrate-books STORE [--stop-after-first-batch]   migrateAndReindex of the
+//                                            example's books, to be killed; prints "evaluating",
+//                                            "working C T", "complete T", "done"; the option
+//                                            stops it after one batch (MigrationCommands.swift)
 //   folio-torture book-edits STORE COUNT [--seed S]   edits release-1 books and adds new ones,
 //                                            one perform a step, until stdin EOF; prints
 //                                            "edit s i G", "done S" (MigrationCommands.swift)

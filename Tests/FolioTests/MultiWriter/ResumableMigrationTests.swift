@@ -103,12 +103,14 @@ import LibraryExample
         return expected
     }
 
-    /// Starts `migrate-books` and kills it once it reported its first batch; returns the
-    /// total work it reported and whether it was killed (rather than done already).
+    /// Starts `migrate-books`, which stops after its first committed batch, and kills it
+    /// there; returns the total work it reported and whether it was killed (rather than
+    /// done already).
     private func killMigrationAfterItsFirstBatch(
         _ path: String, started: inout [ChildProcess]
     ) async throws -> (total: Int, killed: Bool) {
-        let child = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["migrate-books", path])
+        let child = try ChildProcess(
+            try ProjectExecutable.path("folio-torture"), ["migrate-books", path, "--stop-after-first-batch"])
         started.append(child)
         let line = try await child.nextLine(timeout: 120) { $0.hasPrefix("working ") || $0 == "done" }
         child.kill()
