@@ -59,6 +59,23 @@ import LibraryExample
 //                                            spilling past BUDGET bytes, the change log capped
 //                                            at KEY_LIMIT keys (16,384); prints "rss B",
 //                                            "peak P", "count N"
+//   folio-torture folio-writers STORE WRITER N [--seed S] [--busy-timeout-ms M] [--compact-every K]
+//                                            Folio records, several writer processes at once:
+//                                            writer WRITER's transactions up to N over its own
+//                                            datastore and a shared one, resuming from the
+//                                            store; prints "open C G", "ack n G", "done C G"
+//                                            (FolioWriters.swift)
+//   folio-torture folio-observer STORE WRITERS [--seed S]   read-only: observes the shared
+//                                            datastore of folio-writers and reads snapshots;
+//                                            prints "start T G", "tx G T W N", "reload G T",
+//                                            ..., "end T G S" at stdin EOF (FolioObserver.swift)
+//   folio-torture migrate-books STORE [--stop-after-first-batch]   migrateAndReindex of the
+//                                            example's books, to be killed; prints "evaluating",
+//                                            "working C T", "complete T", "done"; the option
+//                                            stops it after one batch (MigrationCommands.swift)
+//   folio-torture book-edits STORE COUNT [--seed S]   edits release-1 books and adds new ones,
+//                                            one perform a step, until stdin EOF; prints
+//                                            "edit s i G", "done S" (MigrationCommands.swift)
 
 /// Writes a line straight to the standard output descriptor (unbuffered), so that it is out
 /// before the next instruction, even if the process is killed right after.
@@ -220,6 +237,14 @@ do {
             path: arguments[1], upTo: Int(arguments[2]) ?? 1_000, grouped: arguments.contains("--grouped"))
     case "author-steps":
         try await runAuthorSteps(Array(arguments.dropFirst()))
+    case "folio-writers":
+        try await runFolioWriters(Array(arguments.dropFirst()))
+    case "folio-observer":
+        try await runFolioObserver(Array(arguments.dropFirst()))
+    case "migrate-books":
+        try await runMigrateBooks(Array(arguments.dropFirst()))
+    case "book-edits":
+        try await runBookEdits(Array(arguments.dropFirst()))
     case "library-writer":
         try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
     default:

@@ -3,15 +3,6 @@ import Testing
 @_spi(Testing) import FolioStorage
 import FolioTestSupport
 
-/// Tier B (crash tests with real processes) runs a short version in every `swift test`, so
-/// CI exercises it, and the long one with `FOLIO_CRASH_TESTS=1` (Docs/Durability.md §8).
-enum CrashTestMode {
-    static var isLong: Bool { ProcessInfo.processInfo.environment["FOLIO_CRASH_TESTS"] == "1" }
-
-    /// `short` normally, `long` under `FOLIO_CRASH_TESTS=1`.
-    static func pick<T>(short: T, long: T) -> T { isLong ? long : short }
-}
-
 /// What one `folio-torture transfers` run printed (see its Transfers.swift).
 struct TransferTranscript {
     /// `open C G V`: the state the child opened at, after recovery.
