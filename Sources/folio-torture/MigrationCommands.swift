@@ -16,7 +16,7 @@ func runMigrateBooks(_ arguments: [String]) async throws {
     guard arguments.count == 1 || stops else {
         fail("usage: folio-torture migrate-books STORE [--stop-after-first-batch]")
     }
-    let persistence = try Persistence(at: arguments[0], options: PersistenceOptions(log: { _ in }))
+    let persistence = try Persistence(at: arguments[0], options: patient)
     defer { persistence.close() }
     var stopped = false
     try await persistence.datastore(for: BookFormat.self).migrateAndReindex { progress in
@@ -54,7 +54,7 @@ func runBookEdits(_ arguments: [String]) async throws {
         while readLine() != nil {}
         stop.store(true, ordering: .relaxed)
     }.start()
-    let persistence = try Persistence(at: arguments[0], options: PersistenceOptions(log: { _ in }))
+    let persistence = try Persistence(at: arguments[0], options: patient)
     defer { persistence.close() }
     let books = persistence.datastore(for: BookFormat.self)
     var random = SplitMix64(seed: seed)
@@ -76,3 +76,12 @@ func runBookEdits(_ arguments: [String]) async throws {
     }
     say("done \(step)")
 }
+
+/// Quiet, and waiting up to two minutes for the other process's turns (its migration's
+/// batches, or the writer's edits), where the default 5 s was seen to run out on a loaded
+/// machine.
+private let patient = {
+    var options = PersistenceOptions(log: { _ in })
+    options.busyTimeout = .seconds(120)
+    return options
+}()
