@@ -99,8 +99,10 @@ extension Store {
         // backoff's mark; a persistent fault (ENOSPC) costs one attempt per doubling margin,
         // not one per commit.
         if let backoff, dead < backoff.retryAtDeadBytes { return }
+        let file = record.snapshotFile
         _ = compactionTurn.startInBackground { [self] stop in
-            compactAutomatically(deadBytes: dead, backoff: backoff, step: auto.slackBytes, stop: stop)
+            compactAutomatically(
+                deadBytes: dead, file: file, backoff: backoff, step: auto.slackBytes, stop: stop)
         }
     }
 
@@ -123,18 +125,18 @@ extension Store {
     /// The automatic compaction, on its worker thread: on failure, back off (see
     /// ``CompactionBackoff``) and log once per run of failures.
     private func compactAutomatically(
-        deadBytes dead: UInt64, backoff: CompactionBackoff?, step: UInt64, stop: CompactionStop
+        deadBytes dead: UInt64, file: UInt64, backoff: CompactionBackoff?, step: UInt64, stop: CompactionStop
     ) {
         defer { deliverQueued() }
         do throws(StorageError) {
             // Skipped, not waited for, while another process compacts (its compaction takes
-            // the dead bytes away too), and skipped once caught up if that process just did.
+            // the dead bytes away too), and skipped once caught up if another process has
+            // compacted since the commit that started this one (the dead bytes are gone).
+            // Not the dead bytes themselves: the commit that crossed the limit may not be
+            // published yet when this catches up.
             let report = try compactAlongsideWriters(
                 progress: nil, stop: stop, waitingForOtherProcesses: nil,
-                stillNeeded: { [options] record in
-                    guard let auto = options.autoCompaction else { return false }
-                    return record.deadBytes > auto.deadBytesLimit(liveBytes: record.liveBytes)
-                })
+                stillNeeded: { $0.snapshotFile == file })
             if report != nil, let backoff {
                 options.log("automatic compaction of \(path) succeeded after \(backoff.failures) failed attempts")
             }
