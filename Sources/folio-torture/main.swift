@@ -18,6 +18,12 @@ import LibraryExample
 //   folio-torture hold-lock-file PATH        take the lock file's lock, print "held" (or "busy" and
 //                                            exit), keep it until stdin EOF, print "released"
 //   folio-torture writer STORE N             N commits, each putting key "k<i mod 100>" and "gen"
+//   folio-torture acked-writer STORE FIRST N [--busy-timeout-ms M]   N commits of keys "a<i>",
+//                                            i from FIRST, in tree "acks"; prints "open G",
+//                                            "ack i G" per commit, "done G" (CompactionCommands)
+//   folio-torture compact STORE [--busy-timeout-ms M] [--hold]   compacts; prints "compacted G"
+//                                            or "locked PATH"; with --hold prints "copied G"
+//                                            after the first pass and waits for a stdin line
 //   folio-torture concurrent-writers STORE THREADS N [--first-thread K] [--busy-timeout-ms M]
 //                                            THREADS threads committing at once, to be killed;
 //                                            threads numbered from K, so that several processes
@@ -178,6 +184,10 @@ do {
         try tryLockFile(arguments[1])
     case "hold-lock-file":
         try holdLockFile(arguments[1])
+    case "acked-writer":
+        try ackedWriter(arguments)
+    case "compact":
+        try compactCommand(arguments)
     case "writer":
         let store = try Store.open(at: arguments[1], options: quiet)
         let count = Int(arguments[2]) ?? 100

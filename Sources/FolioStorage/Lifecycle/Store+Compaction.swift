@@ -24,14 +24,19 @@ extension Store {
     /// Writes the live pages of the newest generation into a new snapshot file and switches
     /// the root to it; the old file is removed after the retention grace period.
     ///
-    /// Writers of this process go on meanwhile: the copy is made from a pinned generation
-    /// without the writer slot, and only the catch-up (copying what the commits made during
-    /// the copy changed, then switching the root) holds it, waiting for a transaction that
-    /// began during the copy to end and making ``beginWrite()`` wait while it runs
-    /// (Docs/Durability.md §1.3). Writers of other processes wait: the compaction holds the
-    /// store's lock for its whole run (its turn, Store+WriterTurns.swift), taking it first
-    /// as ``beginWrite()`` does (so it may throw `StorageError.lockedByAnotherWriter(path:)`
-    /// after the busy timeout).
+    /// Writers go on meanwhile, in this process and in others: the copy is made from a
+    /// pinned generation without the writer slot and without the store's lock, and only
+    /// the catch-up (copying what the commits made during the copy changed, then switching
+    /// the root) holds them, waiting for a transaction that began during the copy to end
+    /// and making ``beginWrite()`` wait while it runs (Docs/Durability.md §1.3). The store's
+    /// lock (a turn, Store+WriterTurns.swift) is taken twice, each time as ``beginWrite()``
+    /// takes it: briefly before the copy, to start from other processes' newest commit,
+    /// and for the catch-up and switch, so other processes' writes wait only for those
+    /// (either may throw `StorageError.lockedByAnotherWriter(path:)` after the busy timeout).
+    /// One process compacts a store at a time (the compaction lock, `compaction.lock`,
+    /// Docs/Durability.md §1.6): while another process compacts, this waits up to the busy
+    /// timeout, then throws `StorageError.lockedByAnotherWriter(path:)` naming
+    /// `compaction.lock` (an automatic compaction skips instead).
     /// Throws `StorageError.writeTransactionInProgress` if a write transaction is active
     /// when it is called: a caller holding one would otherwise wait for itself. If a
     /// compaction is already running (an automatic one), waits for it to finish first.
@@ -67,7 +72,11 @@ extension Store {
         }
         defer { deliverQueued() }
         return try compactionTurn.runHere(path: path) { (stop) throws(StorageError) -> CompactionReport in
-            try compactAlongsideWriters(progress: progress, stop: stop)
+            let report = try compactAlongsideWriters(
+                progress: progress, stop: stop, waitingForOtherProcesses: options.busyTimeout)
+            // Waiting, it returns a report or throws (nil only when told not to wait).
+            guard let report else { throw .lockedByAnotherWriter(path: layout.compactionLock) }
+            return report
         }
     }
 
@@ -90,8 +99,10 @@ extension Store {
         // backoff's mark; a persistent fault (ENOSPC) costs one attempt per doubling margin,
         // not one per commit.
         if let backoff, dead < backoff.retryAtDeadBytes { return }
+        let file = record.snapshotFile
         _ = compactionTurn.startInBackground { [self] stop in
-            compactAutomatically(deadBytes: dead, backoff: backoff, step: auto.slackBytes, stop: stop)
+            compactAutomatically(
+                deadBytes: dead, file: file, backoff: backoff, step: auto.slackBytes, stop: stop)
         }
     }
 
@@ -114,12 +125,19 @@ extension Store {
     /// The automatic compaction, on its worker thread: on failure, back off (see
     /// ``CompactionBackoff``) and log once per run of failures.
     private func compactAutomatically(
-        deadBytes dead: UInt64, backoff: CompactionBackoff?, step: UInt64, stop: CompactionStop
+        deadBytes dead: UInt64, file: UInt64, backoff: CompactionBackoff?, step: UInt64, stop: CompactionStop
     ) {
         defer { deliverQueued() }
         do throws(StorageError) {
-            _ = try compactAlongsideWriters(progress: nil, stop: stop)
-            if let backoff {
+            // Skipped, not waited for, while another process compacts (its compaction takes
+            // the dead bytes away too), and skipped once caught up if another process has
+            // compacted since the commit that started this one (the dead bytes are gone).
+            // Not the dead bytes themselves: the commit that crossed the limit may not be
+            // published yet when this catches up.
+            let report = try compactAlongsideWriters(
+                progress: nil, stop: stop, waitingForOtherProcesses: nil,
+                stillNeeded: { $0.snapshotFile == file })
+            if report != nil, let backoff {
                 options.log("automatic compaction of \(path) succeeded after \(backoff.failures) failed attempts")
             }
         } catch {

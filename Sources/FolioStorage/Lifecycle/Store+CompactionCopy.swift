@@ -10,34 +10,65 @@ extension Store {
     /// changed during it is short enough to do holding the writer slot.
     static let compactionSmallPass: UInt64 = 256 << 10
 
-    /// Compacts while writers go on; the caller has the compaction turn.
+    /// Compacts while writers go on, in this process and in others; the caller has this
+    /// process's compaction turn (`CompactionTurn`). Returns nil, having done nothing, if
+    /// `waitingForOtherProcesses` is nil and another process is compacting, or if
+    /// `stillNeeded` says no once this writer has caught up with the other processes' commits
+    /// (another process may just have compacted).
     ///
-    /// 1. **Copy** (no lock held): pin the published generation `p`, create file `m` with a
-    ///    header naming generation `p + 1`, copy every tree of `p` into it (pages of
-    ///    generation `p + 1`). Commits go on into the current file.
-    /// 2. **Copy again** (no lock held), while commits were made during the previous pass
-    ///    and it copied more than ``compactionSmallPass``, at most
-    ///    ``compactionBackgroundPasses`` passes in all: pin the newer published generation
-    ///    and copy its trees, reusing every subtree the previous pass copied that is still
-    ///    the same page (``IncrementalCopier``): only what changed is copied.
-    /// 3. **Catch up and switch** (writer slot, then `writeSection`): flush, take the tip
+    /// 0. **Exclusion** (the compaction lock, CompactionLock.swift, held to the end): taken
+    ///    once, or waiting up to `waitingForOtherProcesses`; then a turn of this writer
+    ///    (the store's lock) just long enough to catch up on other processes' commits, so
+    ///    the copy starts from the newest commit of any process.
+    /// 1. **Copy** (no store lock held): pin the published generation `p`, create file `m`
+    ///    with a header naming generation `p + 1`, copy every tree of `p` into it (pages of
+    ///    generation `p + 1`). Commits go on into the current file, from this process and
+    ///    from others.
+    /// 2. **Copy again** (no store lock held), while commits were made during the previous
+    ///    pass and it copied more than ``compactionSmallPass``, at most
+    ///    ``compactionBackgroundPasses`` passes in all: catch up on other processes' commits
+    ///    if the store's lock is free (one try), pin the newer published generation and copy
+    ///    its trees, reusing every subtree the previous pass copied that is still the same
+    ///    page (``IncrementalCopier``): only what changed is copied.
+    /// 3. **Catch up and switch** (a turn: the store's lock, which catches up on every other
+    ///    process's commit; then the writer slot and `writeSection`): flush, take the tip
     ///    `t`, copy its trees the same way as generation `t + 1`, write the catalog and the
     ///    compaction commit (previous: `t`'s commit), sync the file and switch the root as
     ///    a compaction always did (the copy was synced before the catch-up, so this sync
     ///    covers only the catch-up's pages). Its contents are exactly `t`'s: every page is
     ///    a copy of one of `t`'s pages, copied now or earlier from the same immutable page.
     ///
-    /// The whole compaction is a turn of this writer (Store+WriterTurns.swift): it holds the
-    /// store's lock from before it picks the new file's number until it has removed what it
-    /// retired, so no writer of another process compacts into the same number or commits
-    /// into the file being copied. Transactions of this process go on beside it.
+    /// Why copying without the store's lock is safe. (a) The pages a pass reads are below
+    /// its pinned generation's committed end, and every other writer commits (and spills,
+    /// and preallocates zeros) only past the end of the tip it caught up to, which is at or
+    /// past every published generation of this writer (this writer's turn, which published
+    /// them, ends only once they are durable and named in a slot); committed pages are never
+    /// written again. (b) The file they are in stays the current file: no other process can
+    /// compact (the compaction lock), so none retires it, and an unlink would not stop this
+    /// writer's reads through its open descriptor anyway. (c) File `m` is this process's
+    /// alone: every other compaction waits for the compaction lock, and an open acts on
+    /// files above the current one only holding it. (d) Reuse across passes compares
+    /// addresses in one file, valid only while the source is the same open file with one
+    /// history: if a catch-up adopted another file or history (the file object changes,
+    /// Store+CatchUp.swift), the earlier copies are not reused and the tip is copied whole.
     func compactAlongsideWriters(
-        progress: ((CompactionProgress) -> Void)?, stop: CompactionStop
-    ) throws(StorageError) -> CompactionReport {
+        progress: ((CompactionProgress) -> Void)?, stop: CompactionStop, waitingForOtherProcesses: Duration?,
+        stillNeeded: ((RootRecord) -> Bool)? = nil
+    ) throws(StorageError) -> CompactionReport? {
         try checkWritable()
+        guard let exclusion = try takeCompactionLock(waitingUpTo: waitingForOtherProcesses, stop: stop) else {
+            return nil
+        }
+        // Released after the file is switched to or removed (below), never before.
+        defer { exclusion.close() }
+        // A short turn: whatever other processes committed or compacted while this writer
+        // held no lock is adopted before the copy pins its first generation, so the passes
+        // copy the newest state, from the file that stays current until this compaction's
+        // own switch.
         _ = try enterTurnWaiting(.compaction, stop: stop)
-        defer { leaveCompactionTurn() }
+        leaveCompactionTurn()
         var base = state.withLock { $0.current }
+        if let stillNeeded, !stillNeeded(base.record) { return nil }
         let number = try newSnapshotNumber(above: base.record)
         let newPath = layout.snapshot(number)
         let copyGeneration = base.record.generation + 1
@@ -72,10 +103,13 @@ extension Store {
                 try appender.flush()
                 passes += 1
                 compactionTurn.passHook.withLock { $0 }?(passes)
+                try catchUpIfLockIsFree()
                 let newer = state.withLock { $0.current }
                 guard newer.record.generation != base.record.generation, passes < Self.compactionBackgroundPasses,
                     copier.copiedBytes >= Self.compactionSmallPass
                 else { break }
+                // Reuse compares addresses: only within one open file with one history.
+                if newer.file !== base.file { images = [:] }
                 base = newer
             }
             // The copy made durable, with its directory entry, before the catch-up: the
@@ -83,41 +117,60 @@ extension Store {
             try handle.sync()
             try fileSystem.syncDirectory(layout.snapshots)
             CrashPoint.compactBeforeCatchUp.reach()
-            let (copied, pagesBefore) = (images, appender.pageCount)
-            let report = try withWritersExcluded(stop: stop) { () throws(StorageError) -> CompactionReport in
-                try writeSection.withLock { _ throws(StorageError) -> CompactionReport in
-                    try checkWritable()
-                    try flushQueuingEvents()
-                    let tip = state.withLock { $0.current }
-                    var catchUp = PageAppender(
-                        file: newFile, generation: tip.record.generation + 1, start: appender.position,
-                        collectsCacheEntries: false, crashPoint: .compactMidCopy)
-                    var copier = IncrementalCopier(
-                        source: tip.pages, target: target, total: tip.record.liveBytes, progress: nil,
-                        checkpoint: checkpoint)
-                    let trees = try copyTrees(of: tip, earlier: copied, copier: &copier, into: &catchUp)
-                    let record = try writeCatalogAndCommit(
-                        trees.descriptors, after: tip, into: &catchUp, progress: progress)
-                    switching = true
-                    try switchRoot(to: record, replacing: tip)
-                    let pages = pagesBefore + catchUp.pageCount
-                    publishCompaction(record, file: newFile, replacing: tip, pagesWritten: pages)
-                    let report = CompactionReport(
-                        generation: record.generation, bytesBefore: tip.record.committedLength,
-                        bytesAfter: record.committedLength, pagesCopied: pages)
-                    return report
+            let (copiedFrom, pagesBefore) = (base.file, appender.pageCount)
+            let copied = images
+            let report: CompactionReport
+            do {
+                // The turn: the store's lock, and with it every commit another process made
+                // during the copy, adopted before the tip is taken; held until the replaced
+                // file's removal, which no other writer may do meanwhile.
+                _ = try enterTurnWaiting(.compaction, stop: stop)
+                defer { leaveCompactionTurn() }
+                report = try withWritersExcluded(stop: stop) { () throws(StorageError) -> CompactionReport in
+                    try writeSection.withLock { _ throws(StorageError) -> CompactionReport in
+                        try checkWritable()
+                        try flushQueuingEvents()
+                        let tip = state.withLock { $0.current }
+                        var catchUp = PageAppender(
+                            file: newFile, generation: tip.record.generation + 1, start: appender.position,
+                            collectsCacheEntries: false, crashPoint: .compactMidCopy)
+                        var copier = IncrementalCopier(
+                            source: tip.pages, target: target, total: tip.record.liveBytes, progress: nil,
+                            checkpoint: checkpoint)
+                        let earlier = tip.file === copiedFrom ? copied : [:]
+                        let trees = try copyTrees(of: tip, earlier: earlier, copier: &copier, into: &catchUp)
+                        let record = try writeCatalogAndCommit(
+                            trees.descriptors, after: tip, into: &catchUp, progress: progress)
+                        switching = true
+                        try switchRoot(to: record, replacing: tip)
+                        let pages = pagesBefore + catchUp.pageCount
+                        publishCompaction(record, file: newFile, replacing: tip, pagesWritten: pages)
+                        return CompactionReport(
+                            generation: record.generation, bytesBefore: tip.record.committedLength,
+                            bytesAfter: record.committedLength, pagesCopied: pages)
+                    }
                 }
+                // After the writer slot is given back (unlinking the replaced file, the
+                // whole store, takes the file system a while, and this process's writers need
+                // not wait for it), but within the turn.
+                removeExpiredSnapshots()
             }
-            // After the writer slot is given back: unlinking the replaced file (the whole
-            // store) takes the file system a while, and writers need not wait for it.
-            removeExpiredSnapshots()
             progress?(.complete(report))
             return report
         } catch {
-            // The old file and root are untouched; the half-written new file is abandoned.
+            // The old file and root are untouched; the half-written new file is abandoned
+            // (still holding the compaction lock: no other process uses its number yet).
             if !switching { try? fileSystem.remove(newPath) }
             throw error
         }
+    }
+
+    /// Between background passes: one try of a turn, which catches up on what other
+    /// processes committed since, so that the next pass copies their changes too rather
+    /// than leaving them all to the catch-up. If another process is in its turn, nothing:
+    /// the catch-up's turn will adopt them.
+    private func catchUpIfLockIsFree() throws(StorageError) {
+        if try enterTurn(.compaction) != nil { leaveCompactionTurn() }
     }
 
     /// A file number above every file on disk and every number this writer ever used, so a

@@ -19,17 +19,44 @@ extension Store {
     /// short-lived writers (a `folio compact`) do not leave replaced files behind. Readers
     /// pinned to a removed file keep reading it through their open descriptor; a reader
     /// opening a removed file re-reads the root.
+    ///
+    /// Files above the current one are handled only holding the compaction lock: while
+    /// another process holds it, one of them is its copy in progress, and all stay for the
+    /// next writer open. Older files are never a copy in progress: a compaction's number is
+    /// above every file on disk, and the current file cannot change while it copies (a
+    /// root switch needs the compaction lock too).
     func retireStaleSnapshots(
         current: UInt64, namedAtOpen: Set<UInt64>, openedFromPreviousSlot: Bool
     ) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [RetiredSnapshot] = []
-        let numbers = try fileSystem.contentsOfDirectory(layout.snapshots).compactMap(
-            StoreLayout.snapshotNumber(fromName:))
+        let list = { () throws(StorageError) -> [UInt64] in
+            try self.fileSystem.contentsOfDirectory(self.layout.snapshots).compactMap(
+                StoreLayout.snapshotNumber(fromName:))
+        }
+        var numbers = try list()
+        // A file above the current one may be another process's compaction copying now,
+        // without the store's lock (Durability.md §1.6): touched only holding the compaction
+        // lock (CompactionLock.swift), tried once (this holds the store's lock, which that
+        // compaction waits for at its catch-up: waiting here could deadlock). Listed again
+        // once held, so what is acted on is what the directory holds with no copy going on.
+        var exclusion: (any LockFile)?
+        if numbers.contains(where: { $0 > current }) {
+            exclusion = try takeCompactionLock(waitingUpTo: nil, stop: nil)
+            if exclusion != nil {
+                numbers = try list()
+            } else {
+                options.log(
+                    "leaving the snapshot files above \(StoreLayout.snapshotName(current)) to the next writer open: "
+                        + "another process is compacting into one of them")
+            }
+        }
+        defer { exclusion?.close() }
         let newestOlder = newestReplacedSnapshot(among: numbers, below: current)
         for number in numbers where number != current {
             let name = StoreLayout.snapshotName(number)
             if number > current {
+                guard exclusion != nil else { continue }
                 if namedAtOpen.contains(number) {
                     options.log(
                         "keeping \(name), newer than the current file \(StoreLayout.snapshotName(current)): "

@@ -30,9 +30,9 @@ import Dispatch
 // process believed it held.
 
 extension Store {
-    /// What needs a turn: a write transaction, or a compaction (for its whole run: it
-    /// creates a snapshot file and removes retired ones, which no other writer may do
-    /// meanwhile).
+    /// What needs a turn: a write transaction, or a compaction (briefly before its copy, to
+    /// catch up, and for its catch-up, root switch and removal of retired files; not while
+    /// it copies, which the compaction lock alone protects: CompactionLock.swift).
     enum TurnUser {
         case transaction
         case compaction

@@ -5,6 +5,9 @@
 ///     <store>/root.tmp                a root file being created or upgraded from version 1
 ///                                     (removed by the next writer)
 ///     <store>/lock                    the writer's advisory lock; never renamed or replaced
+///     <store>/compaction.lock         the compaction lock (CompactionLock.swift): held by the
+///                                     one process copying into a new snapshot file; created
+///                                     by the first compaction; never renamed or replaced
 ///     <store>/snapshots/<n>.folio     append-only snapshot files, n in 16 lower-case hex digits
 ///     <store>/snapshots/reclaim.tmp   the header-only file that replaces an interrupted
 ///                                     compaction's copy, before its rename (removed by the
@@ -23,6 +26,7 @@ struct StoreLayout: Sendable {
     var rootTemporary: String { StoragePath.join(directory, "root.tmp") }
     var infoTemporary: String { StoragePath.join(directory, "info.tmp") }
     var lock: String { StoragePath.join(directory, "lock") }
+    var compactionLock: String { StoragePath.join(directory, "compaction.lock") }
     var snapshots: String { StoragePath.join(directory, "snapshots") }
     var reclaimTemporary: String { StoragePath.join(snapshots, "reclaim.tmp") }
 
@@ -46,5 +50,7 @@ struct StoreLayout: Sendable {
     }
 
     /// Names a store directory may hold; anything else means it is not (only) a store.
-    static let knownNames: Set<String> = ["info", "info.tmp", "root", "root.tmp", "lock", "snapshots"]
+    static let knownNames: Set<String> = [
+        "info", "info.tmp", "root", "root.tmp", "lock", "compaction.lock", "snapshots",
+    ]
 }

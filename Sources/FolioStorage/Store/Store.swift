@@ -103,7 +103,8 @@ public final class Store: Sendable {
         /// its turn (the first active transaction, or a compaction) until nothing needs it
         /// (Store+WriterTurns.swift says when).
         var holdsLock: Bool
-        /// Set while a compaction holds the turn (from its start to its end, copy included).
+        /// Set while a compaction holds the turn: before its copy, to catch up, and from its
+        /// catch-up to the removal of what it retired (not during the copy).
         var compactionHoldsLock = false
         /// Whether `Store.writerIdentity` is registered for this writer (`WriterRegistry`):
         /// from open to close, unless a test let it go and another writer took it.

@@ -247,7 +247,8 @@ import FolioTestSupport
         store.close()
     }
 
-    /// §1.3: compaction. The copy is written and synced, and its directory entry synced,
+    /// §1.3: compaction. The compaction lock is taken first, and the store's lock only for
+    /// the turns before the copy, between passes and for the catch-up. The copy is written and synced, and its directory entry synced,
     /// before the catch-up; the catch-up's pages (at least the catalog and the commit page)
     /// are written and synced before the root switches: the root file synced (the last
     /// commit's slot becomes durable), the new root written into the other slot and synced,
@@ -264,13 +265,19 @@ import FolioTestSupport
         try store.compact()
         let after = try root(fileSystem)
         let steps = trace(recording)
-        let copyWrites = steps.dropFirst(2).prefix { $0 == "write \(Self.file2)" }.count
+        let copyWrites = steps.dropFirst(4).prefix { $0 == "write \(Self.file2)" }.count
         let catchUpWrites = snapshotWrites(recording, file: Self.file2).count - copyWrites
         #expect(copyWrites >= 2 && catchUpWrites >= 1, "the header and the trees, then the catalog and commit")
         #expect(
-            steps == ["tryLock lock", "open \(Self.file2) (truncate)"]
+            steps == [
+                // The compaction lock, then a turn's try to catch up before the copy.
+                "openLockFile compaction.lock", "tryLock compaction.lock", "tryLock lock",
+                "open \(Self.file2) (truncate)",
+            ]
                 + Array(repeating: "write \(Self.file2)", count: copyWrites) + [
-                    "sync \(Self.file2)", "syncdir snapshots",
+                    // A try between passes (no lock held while copying), then the copy
+                    // synced, then the catch-up's turn.
+                    "tryLock lock", "sync \(Self.file2)", "syncdir snapshots", "tryLock lock",
                 ] + Array(repeating: "write \(Self.file2)", count: catchUpWrites) + [
                     "sync \(Self.file2)",
                     "sync root", "write root", "sync root", "write root", "sync root",
@@ -316,7 +323,10 @@ import FolioTestSupport
         #expect(
             trace(recording) == ["openLockFile lock", "tryLock lock"] + Self.openTail + [
                 "remove root.tmp",
-                // A newer file goes only if it is provably no snapshot: its header is read first.
+                // A newer file is touched only holding the compaction lock (it could be
+                // another process's copy in progress), and goes only if it is provably no
+                // snapshot: its header is read first.
+                "openLockFile compaction.lock", "tryLock compaction.lock",
                 "open snapshots/0000000000000003.folio (readOnly)", "remove snapshots/0000000000000003.folio",
             ])
         #expect(fileSystem.contents(of: path)!.count == length + 5000, "nothing is truncated")
