@@ -21,13 +21,21 @@ import FolioTestSupport
         }
         defer { observation.cancel() }
         let done = Atomic<Bool>(false)
-        let flusher = Thread { while !done.load(ordering: .relaxed) { try? store.flush() } }
+        let flusherEnded = DispatchSemaphore(value: 0)
+        let flusher = Thread {
+            while !done.load(ordering: .relaxed) { try? store.flush() }
+            flusherEnded.signal()
+        }
         flusher.start()
         for i in 0..<commits {
             try store.write { try $0.put(bytes("v"), for: KeyEncoding.encode(Int64(i)), in: "t") }
             try store.flush()
         }
         done.store(true, ordering: .relaxed)
+        // The flusher may be the thread handing the last commit to observers (delivery
+        // runs on whichever thread finds none running, and this thread's flush then
+        // returns at once): once it has ended, every delivery it began is over.
+        flusherEnded.wait()
         store.close()
         let generations = seen.withLock { $0 }
         let expected = Array((first + 1)...(first + UInt64(commits)))
