@@ -67,15 +67,13 @@ extension Store {
         catchUp()
     }
 
-    /// What the watch calls: ``catchUp()``, except on a writer whose turn is held or awaited.
-    /// A held turn has nothing to follow (no other process commits during it), and an
-    /// awaited one catches up when it begins, in one adoption of every commit made while it
-    /// waited: following each of them as it lands would cost every waiting process a
-    /// wake-up, a root load and an adoption per commit of the others (with several writer
-    /// processes taking turns, more CPU than the commits themselves). The turn's catch-up
-    /// tells observers of the same commits, in order.
+    /// What the watch calls: ``catchUp()``, except on a writer whose turn is held: no other
+    /// process commits during it, and its catch-up adopted what came before. (While a turn
+    /// is only awaited the watch is paused, WatchPause.swift, so this rarely runs then; when
+    /// it does, it follows: the awaited turn may never come, if the wait gives up, and the
+    /// notification this consumed would not come again.)
     private func watchFired() {
-        if !isReadOnly && turnHeldOrAwaited { return }
+        if !isReadOnly && holdsWriterLock { return }
         catchUp()
     }
 

@@ -92,9 +92,14 @@ extension Store {
     func startCompactionIfNeeded() {
         defer { removeExpiredSnapshots() }
         guard let auto = options.autoCompaction else { return }
-        let (record, backoff) = state.withLock { ($0.tip.record, $0.writer?.compactionBackoff) }
+        let (record, backoff, skipped) = state.withLock {
+            ($0.tip.record, $0.writer?.compactionBackoff, $0.writer?.compactionSkipped)
+        }
         let dead = record.deadBytes
         guard dead > auto.deadBytesLimit(liveBytes: record.liveBytes) else { return }
+        // Another process was compacting this file at the last attempt: its compaction takes
+        // these dead bytes away, so no attempt per commit meanwhile.
+        if let skipped, skipped.file == record.snapshotFile, dead < skipped.retryAtDeadBytes { return }
         // Invariant: after a failure, no automatic attempt before the dead bytes reach the
         // backoff's mark; a persistent fault (ENOSPC) costs one attempt per doubling margin,
         // not one per commit.
@@ -139,6 +144,12 @@ extension Store {
                 stillNeeded: { $0.snapshotFile == file })
             if report != nil, let backoff {
                 options.log("automatic compaction of \(path) succeeded after \(backoff.failures) failed attempts")
+            }
+            let margin = max(step, 1 << 20)
+            let retry = dead.addingReportingOverflow(margin)
+            state.withLock { state in
+                state.writer?.compactionSkipped =
+                    report == nil ? (file, retry.overflow ? .max : retry.partialValue) : nil
             }
         } catch {
             if case .closed = error { return }  // closed meanwhile: nothing to reclaim now

@@ -149,11 +149,6 @@ extension Store {
         watchPause.set(writer.holdsLock || writer.turnsAwaited > 0)
     }
 
-    /// Whether a turn is held or awaited: the watch then leaves following to the turn.
-    var turnHeldOrAwaited: Bool {
-        state.withLock { state in state.writer.map { $0.holdsLock || $0.turnsAwaited > 0 } ?? false }
-    }
-
     /// Ends a compaction's part of the turn; releases the lock if nothing else needs it.
     func leaveCompactionTurn() {
         state.withLock { state in

@@ -147,6 +147,11 @@ public final class Store: Sendable {
         var retired: [RetiredSnapshot] = []
         /// Set while automatic compaction backs off after failures.
         var compactionBackoff: CompactionBackoff?
+        /// Set when an automatic compaction skipped because another process was compacting:
+        /// the file it was in, and the dead bytes before which no automatic attempt is made
+        /// in that file again (each attempt opens and closes the compaction lock's file,
+        /// which wakes every follower of the store).
+        var compactionSkipped: (file: UInt64, retryAtDeadBytes: UInt64)?
         /// The highest snapshot file number this writer created: never used again.
         var newestFileNumber: UInt64 = 0
         /// A compaction waiting for the active transactions to end: handed exclusive use by
