@@ -90,6 +90,9 @@ extension Store {
         defer { deliverQueued() }
         follower.delivered.withLock { delivered in
             do throws(StorageError) {
+                // The file of the root moved from, kept open for the replay: a compaction's
+                // retention may already have removed it.
+                let held = state.withLock { $0.current.file }
                 try refresh()
                 let newest = try read().root
                 let now = newest.record.generation
@@ -108,7 +111,7 @@ extension Store {
                         // Held until the lock is released: at most ReplayBounds' cap of
                         // commits (beyond it the replay refuses, and observers reload).
                         try replay(
-                            after: delivered.generation, continuing: delivered, upTo: newest,
+                            after: delivered.generation, continuing: delivered, upTo: newest, held: held,
                             bounds: options.replay
                         ) { batch in
                             enqueue(.committed(batch))

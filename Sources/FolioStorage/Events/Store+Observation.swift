@@ -97,13 +97,16 @@ extension Store {
     /// Replays in two passes so memory stays bounded: back along the chain keeping only each
     /// commit's location, then forward, reading `bounds.batch` commits at a time. With
     /// `continuing`, the commit of `generation` the chain reaches must be that one (its
-    /// location and its chain value), or the history is unavailable.
+    /// location and its chain value), or the history is unavailable. `held` is the file of
+    /// the root the caller moves from, which it still has open: read through that
+    /// descriptor, the replay survives the file's removal (a compaction elsewhere, whose
+    /// retention removed the replaced file at once), which a reopen by name would not.
     func replay(
         after generation: UInt64, continuing expected: DeliveredCommit? = nil, upTo newest: CommittedRoot,
-        bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void
+        held: SnapshotFile? = nil, bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void
     ) throws(StorageError) {
         guard newest.record.generation > generation else { return }
-        var history = HistoryReader(store: self, newest: newest, generation: generation)
+        var history = HistoryReader(store: self, newest: newest, generation: generation, held: held)
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
         // it needs is opened here and kept open, so pass 2 cannot lose one to retention.
         var chain: [(location: CommitLocation, previous: CommitLocation?)] = []
@@ -163,11 +166,16 @@ private struct HistoryReader {
     let generation: UInt64
     var files: [UInt64: SnapshotFile]
 
-    init(store: Store, newest: CommittedRoot, generation: UInt64) {
+    /// `held`: a file the caller has open, read through that descriptor rather than opened
+    /// again by name. A file number names one file for the store's life (a replaced file's
+    /// number is never used again: a new one is above every file on disk), so the open
+    /// file is the one the chain means.
+    init(store: Store, newest: CommittedRoot, generation: UInt64, held: SnapshotFile?) {
         self.store = store
         self.newest = newest
         self.generation = generation
         files = [newest.file.number: newest.file]
+        if let held, files[held.number] == nil { files[held.number] = held }
     }
 
     mutating func file(_ number: UInt64) throws(StorageError) -> SnapshotFile {

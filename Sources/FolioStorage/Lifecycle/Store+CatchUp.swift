@@ -180,7 +180,7 @@ extension Store {
             do throws(StorageError) {
                 try replay(
                     after: known.record.generation, continuing: try DeliveredCommit(known), upTo: newest,
-                    bounds: options.replay
+                    held: known.file, bounds: options.replay
                 ) { batch in
                     for notification in batch {
                         reportCreated(notification.generation, changes: notification.changes, byAnotherWriter: true)

@@ -205,4 +205,43 @@ func committedGenerations(_ events: [StoreEvent]) -> [UInt64] {
         reader.close()
         writer.close()
     }
+
+    /// A follower behind a compaction whose retention removed the replaced file at once (no
+    /// grace period) still replays the commits it had not delivered: it reads them through
+    /// the replaced file it has open, not by reopening it by name. Seen failing (a
+    /// `historyUnavailable`) while the replay reopened every file by name.
+    @Test func aFollowerReplaysThroughTheFileItHoldsOnceRetentionRemovedIt() throws {
+        let fileSystem = try memoryFileSystem()
+        let path = "/stores/s"
+        let writer = try Store.open(at: path, options: testOptions(fileSystem))
+        defer { writer.close() }
+        try writer.write { try $0.put(bytes("0"), for: bytes("k"), in: "t") }
+        let reader = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
+        defer { reader.close() }
+        // Polling only, and not within the test: this test says when the reader catches up.
+        try reader.startFollowing(pollInterval: .seconds(3600))
+        let before = reader.generation
+        let committed = Mutex<[UInt64]>([])
+        let unavailable = Mutex<[(UInt64, UInt64)]>([])
+        let observation = reader.observe { event in
+            switch event {
+            case .committed(let list): committed.withLock { $0 += list.map(\.generation) }
+            case .historyUnavailable(let from, let to): unavailable.withLock { $0.append((from, to)) }
+            }
+        }
+        defer { observation.cancel() }
+
+        for value in 1...3 { try writer.write { try $0.put(bytes("\(value)"), for: bytes("k"), in: "t") } }
+        let replaced = try writer.read().root.record.snapshotFile
+        try writer.compact()
+        let layout = StoreLayout(directory: path)
+        #expect(
+            !(try fileSystem.contentsOfDirectory(layout.snapshots)).contains(StoreLayout.snapshotName(replaced)),
+            "retention kept the replaced file: this test needs it removed")
+
+        reader.catchUp()
+        #expect(unavailable.withLock { $0.isEmpty }, "\(unavailable.withLock { $0 })")
+        #expect(committed.withLock { $0 } == Array((before + 1)...writer.generation))
+        #expect(try reader.read().get(bytes("k"), in: "t") == bytes("3"))
+    }
 }
