@@ -76,14 +76,17 @@ final class SourceSuspension: Sendable {
         state.withLock { state in if !state.cancelled { body() } }
     }
 
-    /// Cancels `sources`, resuming them first if they are suspended.
+    /// Cancels `sources`, then resumes those that are suspended (a suspended source must
+    /// be resumed before it is released). Cancelled first, so that an event queued while
+    /// paused is not handled during the close: a cancelled source delivers no more events,
+    /// only its cancel handler.
     func cancel(_ sources: [any DispatchSourceProtocol]) {
         state.withLock { state in
             guard !state.cancelled else { return }
             state.cancelled = true
             for source in sources {
-                if state.paused { source.resume() }
                 source.cancel()
+                if state.paused { source.resume() }
             }
         }
     }
