@@ -80,8 +80,12 @@ import FolioTestSupport
             try ProjectExecutable.path("folio-torture"),
             ["concurrent-writers", path, "1", "200", "--first-thread", "1", "--busy-timeout-ms", "60000"])
         try child.waitForLine { $0 == "open" }
-        for i in 0..<100 {
+        // Writing for as long as the child does (at least 100 commits), so that the two take
+        // turns whatever the machine's load makes of their start.
+        var i = 0
+        while i < 100 || (child.isRunning && i < 20_000) {
             try store.write { try $0.put(Array("\(i)".utf8), for: Array(String(format: "%08d", i).utf8), in: "w0") }
+            i += 1
         }
         #expect(try child.wait(timeout: 300) == 0, "\(child.errorOutput.suffix(600))")
         // The child's last commits may have landed after this writer's last turn: the watch
