@@ -22,6 +22,13 @@ private final class Shared<Value>: Sendable {
 
     /// A store of ``keys`` keys of 150 bytes (about 2.5 MiB), with the first half written
     /// twice (dead bytes to compact away).
+    /// Creates the store at `path` with ``fill(_:)``'s contents, and closes it.
+    static func createFilled(at path: String) throws {
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try fill(store)
+    }
+
     static func fill(_ store: Store) throws {
         for round in 0..<2 {
             for batch in stride(from: 0, to: round == 0 ? keys : keys / 2, by: 2_000) {
@@ -133,11 +140,7 @@ private final class Shared<Value>: Sendable {
         defer { directory.remove() }
         let path = directory.child("store")
         let tool = try ProjectExecutable.path("folio-torture")
-        do {
-            let store = try Store.open(at: path, options: testOptions())
-            defer { store.close() }
-            try Self.fill(store)
-        }
+        try Self.createFilled(at: path)
         let compactor = try ChildProcess(tool, ["compact", path, "--hold", "--busy-timeout-ms", "5000"])
         defer { if compactor.isRunning { compactor.kill() } }
         let copiedLine = try compactor.waitForLine(timeout: 60) { $0.hasPrefix("copied") || $0.hasPrefix("locked") }
@@ -241,11 +244,7 @@ private final class Shared<Value>: Sendable {
         defer { directory.remove() }
         let path = directory.child("store")
         let tool = try ProjectExecutable.path("folio-torture")
-        do {
-            let store = try Store.open(at: path, options: testOptions())
-            defer { store.close() }
-            try Self.fill(store)
-        }
+        try Self.createFilled(at: path)
         let compactor = try ChildProcess(tool, ["compact", path, "--hold"])
         let line = try compactor.waitForLine(timeout: 60) { $0.hasPrefix("copied") || $0.hasPrefix("locked") }
         #expect(line.hasPrefix("copied"))

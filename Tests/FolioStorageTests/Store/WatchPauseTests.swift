@@ -18,11 +18,8 @@ import FolioTestSupport
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.child("store")
-        var options = testOptions()
-        options.busyTimeout = .seconds(600)
-        let store = try Store.open(at: path, options: options)
+        let store = try Self.openFollowingWriter(at: path)
         defer { store.close() }
-        try store.startFollowing()
         #expect(!store.isWatchPaused)
 
         let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", path])
@@ -60,11 +57,8 @@ import FolioTestSupport
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.child("store")
-        var options = testOptions()
-        options.busyTimeout = .seconds(600)
-        let store = try Store.open(at: path, options: options)
+        let store = try Self.openFollowingWriter(at: path)
         defer { store.close() }
-        try store.startFollowing()
         let start = store.generation
         let heard = Mutex<[UInt64]>([])
         let unavailable = Mutex<[(UInt64, UInt64)]>([])
@@ -100,5 +94,20 @@ import FolioTestSupport
         #expect(store.failedLockTries > 0, "the two writers never waited for each other")
         #expect(!store.isWatchPaused)
         #expect(store.verify().isClean)
+    }
+
+    /// A writer of the store at `path` that follows other writers between its turns and
+    /// waits up to ten minutes for theirs (a hang guard, not a figure).
+    static func openFollowingWriter(at path: String) throws -> Store {
+        var options = testOptions()
+        options.busyTimeout = .seconds(600)
+        let store = try Store.open(at: path, options: options)
+        do {
+            try store.startFollowing()
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
     }
 }
