@@ -19,7 +19,7 @@ final class WatchPause: Sendable {
     func install(_ watch: any FileWatch) {
         state.withLock { state in
             state.watch = watch as? any PausableWatch
-            if state.paused { state.watch?.setPaused(true) }
+            if state.paused { state.watch?.pause() }
         }
     }
 
@@ -38,12 +38,19 @@ final class WatchPause: Sendable {
         state.withLock { $0.watch?.discardPending() }
     }
 
-    /// Pauses or resumes the watch, if that changes anything.
-    func set(_ paused: Bool) {
+    /// Pauses or resumes the watch, if that changes anything. `caughtUp` (for a resume):
+    /// whether the caller accounted for every commit made while the watch was paused, as a
+    /// turn's catch-up does; if not, the watch reports a change once on resuming (a paused
+    /// watch may have dropped the notifications).
+    func set(_ paused: Bool, caughtUp: Bool) {
         state.withLock { state in
             guard state.paused != paused else { return }
             state.paused = paused
-            state.watch?.setPaused(paused)
+            if paused {
+                state.watch?.pause()
+            } else {
+                state.watch?.resume(reportingMissed: !caughtUp)
+            }
         }
     }
 }

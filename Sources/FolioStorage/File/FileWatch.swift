@@ -6,14 +6,19 @@ public protocol FileWatch: AnyObject, Sendable {
     func cancel()
 }
 
-/// A watch whose notifications can be held back for a while: paused, its wake-ups for
-/// changes are not delivered (one may wait); resumed, a change that came meanwhile is
-/// reported once. For a writer that has no use for them during its turn or while it waits
+/// A watch whose notifications can be held back for a while: paused, it need not report
+/// changes; resumed, it reports later changes again, and once a change that came meanwhile
+/// when asked to. For a writer that has no use for them during its turn or while it waits
 /// for one (Store+Following.swift).
 protocol PausableWatch: FileWatch {
-    /// Pauses (`true`) or resumes (`false`) the watch; setting the current state again, or
-    /// either after ``FileWatch/cancel()``, does nothing.
-    func setPaused(_ paused: Bool)
+    /// Pauses the watch. Pausing a paused watch, or any call after ``FileWatch/cancel()``,
+    /// does nothing.
+    func pause()
+
+    /// Resumes a paused watch (does nothing otherwise). `reportingMissed`: whether the
+    /// caller may have missed changes that came while it was paused and needs them reported
+    /// once; `false` when it accounted for them itself (a turn's catch-up did).
+    func resume(reportingMissed: Bool)
 
     /// Drops the notifications that came so far and were not yet delivered, if the watch
     /// can tell them apart from later ones (inotify's queue); does nothing otherwise.

@@ -42,8 +42,11 @@ final class CombinedWatch: PausableWatch {
     private let watches: [any FileWatch]
     init(_ watches: [any FileWatch]) { self.watches = watches }
     func cancel() { for watch in watches { watch.cancel() } }
-    func setPaused(_ paused: Bool) {
-        for case let watch as any PausableWatch in watches { watch.setPaused(paused) }
+    func pause() {
+        for case let watch as any PausableWatch in watches { watch.pause() }
+    }
+    func resume(reportingMissed: Bool) {
+        for case let watch as any PausableWatch in watches { watch.resume(reportingMissed: reportingMissed) }
     }
     func discardPending() {
         for case let watch as any PausableWatch in watches { watch.discardPending() }
@@ -51,7 +54,8 @@ final class CombinedWatch: PausableWatch {
 }
 
 /// Suspension of a dispatch source, kept balanced: a source must be resumed before it is
-/// cancelled and released, and never resumed more often than suspended.
+/// cancelled and released, and never resumed more often than suspended. How the Apple
+/// platforms' watch pauses (built everywhere, so that it is compiled).
 final class SourceSuspension: Sendable {
     private struct State {
         var paused = false
@@ -68,12 +72,6 @@ final class SourceSuspension: Sendable {
                 if paused { source.suspend() } else { source.resume() }
             }
         }
-    }
-
-    /// Runs `body` unless the sources were cancelled, which it keeps from happening
-    /// meanwhile (so a descriptor their cancel handler closes is still open in `body`).
-    func unlessCancelled(_ body: () -> Void) {
-        state.withLock { state in if !state.cancelled { body() } }
     }
 
     /// Cancels `sources`, then resumes those that are suspended (a suspended source must
@@ -94,23 +92,42 @@ final class SourceSuspension: Sendable {
 
 #if canImport(Glibc) || canImport(Musl)
 /// inotify on a directory, read by a dispatch read source.
+///
+/// Paused, the watch narrows its mask to the directory's own removal instead of suspending
+/// the source: the kernel then queues nothing for the writes of a turn, so a paused watch
+/// costs no wake-up at all, where a suspended source is still armed by the first event and
+/// re-armed at its resume (two `epoll` calls, a `read` and a thread hand-off per turn).
+/// What the narrowed mask does not queue is reported on resume when the caller asks.
 // @unchecked Sendable: see PollingWatch.
 final class InotifyWatch: PausableWatch, @unchecked Sendable {
+    private struct State {
+        var paused = false
+        var cancelled = false
+    }
     private let source: any DispatchSourceRead
-    private let suspension = SourceSuspension()
+    private let queue: DispatchQueue
+    private let state = Mutex(State())
     private let fd: Int32
+    private let directory: String
+    private let onChange: @Sendable () -> Void
+
+    // IN_MODIFY: format version 2 writes root slots in place, with no close or rename.
+    private static let reporting = UInt32(IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MODIFY)
+    // Paused: only the directory's own removal, which no turn causes.
+    private static let quiet = UInt32(IN_DELETE_SELF)
 
     init?(directory: String, onChange: @escaping @Sendable () -> Void) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
         self.fd = fd
-        // IN_MODIFY: format version 2 writes root slots in place, with no close or rename.
-        let mask = UInt32(IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE | IN_DELETE | IN_MODIFY)
-        guard inotify_add_watch(fd, directory, mask) >= 0 else {
+        self.directory = directory
+        self.onChange = onChange
+        guard inotify_add_watch(fd, directory, Self.reporting) >= 0 else {
             close(fd)
             return nil
         }
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "folio.inotify"))
+        queue = DispatchQueue(label: "folio.inotify")
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
             // Drain the queue of events; which ones arrived does not matter: the caller
             // rereads the root file.
@@ -122,15 +139,38 @@ final class InotifyWatch: PausableWatch, @unchecked Sendable {
 
     deinit { cancel() }
 
-    func cancel() { suspension.cancel([source]) }
+    // The descriptor is closed by the cancel handler, which runs only after `cancelled`
+    // was set under `state`: every other use of it checks `cancelled` under `state` first.
+    func cancel() {
+        state.withLock { state in
+            guard !state.cancelled else { return }
+            state.cancelled = true
+            source.cancel()
+        }
+    }
 
-    // Paused, the source delivers nothing: the kernel keeps queueing inotify events, and the
-    // first one arms the source once, so a paused watch costs at most one wake-up of the
-    // dispatch thread; resumed, the handler runs once for everything queued meanwhile.
-    func setPaused(_ paused: Bool) { suspension.set(paused, [source]) }
+    func pause() {
+        state.withLock { state in
+            guard !state.cancelled, !state.paused else { return }
+            state.paused = true
+            // Same path, so the same watch: only its mask changes (no IN_IGNORED is queued).
+            _ = inotify_add_watch(fd, directory, Self.quiet)
+        }
+    }
+
+    func resume(reportingMissed: Bool) {
+        let report = state.withLock { state -> Bool in
+            guard !state.cancelled, state.paused else { return false }
+            state.paused = false
+            _ = inotify_add_watch(fd, directory, Self.reporting)
+            return reportingMissed
+        }
+        // Asynchronously, as the source reports: the caller may hold the store's state.
+        if report { queue.async { [onChange] in onChange() } }
+    }
 
     func discardPending() {
-        suspension.unlessCancelled { _ = Self.drain(fd) }
+        state.withLock { state in if !state.cancelled { _ = Self.drain(fd) } }
     }
 
     /// Reads every queued event (the descriptor does not block); returns whether there was
@@ -177,7 +217,11 @@ final class DispatchSourceWatch: PausableWatch, @unchecked Sendable {
 
     func cancel() { suspension.cancel(sources) }
 
-    func setPaused(_ paused: Bool) { suspension.set(paused, sources) }
+    func pause() { suspension.set(true, sources) }
+
+    // A suspended source keeps what came meanwhile and delivers it on resume, so nothing
+    // is missed whatever the caller asks.
+    func resume(reportingMissed: Bool) { suspension.set(false, sources) }
 
     // A vnode source keeps no queue to drop: a notification that came during a turn is
     // delivered once the watch resumes, and finds the slots known.

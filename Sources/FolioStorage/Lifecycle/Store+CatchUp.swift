@@ -26,9 +26,9 @@ extension Store {
                     state.withLock { state in
                         // Exclusive use keeps the flush from releasing it: released here.
                         if state.writer?.holdsLock == true {
-                            writerLock?.release()
                             state.writer?.holdsLock = false
-                            if let writer = state.writer { pauseWatchIfTurnHeldOrAwaited(writer) }
+                            if let writer = state.writer { pauseWatchIfTurnHeldOrAwaited(writer, caughtUp: true) }
+                            writerLock?.release()
                         }
                     }
                 }

@@ -103,7 +103,7 @@ extension Store {
                 state.writer?.holdsLock = true
                 if state.writer != nil {
                     count(in: &state.writer!, user)
-                    pauseWatchIfTurnHeldOrAwaited(state.writer!)
+                    pauseWatchIfTurnHeldOrAwaited(state.writer!, caughtUp: true)
                 }
                 return state.tip
             }
@@ -138,15 +138,20 @@ extension Store {
         state.withLock { state in
             guard var writer = state.writer else { return }
             writer.turnsAwaited += waiting ? 1 : -1
-            pauseWatchIfTurnHeldOrAwaited(writer)
+            // A wait that gave up adopted nothing: the watch reports what it may have missed.
+            pauseWatchIfTurnHeldOrAwaited(writer, caughtUp: false)
             state.writer = writer
         }
     }
 
     /// Pauses the watch while `writer` holds its turn or waits for one (``WatchPause``),
-    /// resumes it otherwise. Caller holds `state`, `writer` as it will leave it.
-    func pauseWatchIfTurnHeldOrAwaited(_ writer: WriterState) {
-        watchPause.set(writer.holdsLock || writer.turnsAwaited > 0)
+    /// resumes it otherwise. Caller holds `state`, `writer` as it will leave it; `caughtUp`
+    /// as ``WatchPause/set(_:caughtUp:)`` takes it.
+    ///
+    /// A resume at the end of a turn must come before the lock is released: a paused watch
+    /// may not queue the notifications of a commit another process makes once it can.
+    func pauseWatchIfTurnHeldOrAwaited(_ writer: WriterState, caughtUp: Bool) {
+        watchPause.set(writer.holdsLock || writer.turnsAwaited > 0, caughtUp: caughtUp)
     }
 
     /// Ends a compaction's part of the turn; releases the lock if nothing else needs it.
@@ -173,14 +178,15 @@ extension Store {
             writer.flushesInFlight == 0
         else { return }
         guard writer.poisoned != nil || (writer.ahead == nil && writer.pendingNotifications.isEmpty) else { return }
-        // What the paused watch queued during the turn is this writer's own slot writes, or
-        // commits of others from before the turn, which its catch-up adopted: dropped while
-        // the lock is still held, since after the release another process may commit, and
-        // its notification must be kept. Spares a look (and a wake-up) per turn.
+        // The watch resumes while the lock is still held (see pauseWatchIfTurnHeldOrAwaited).
+        // Then what it queued is dropped: commits of others from before the turn, which its
+        // catch-up adopted, or this writer's own writes (a paused inotify watch queues none).
+        // Dropped before the release, since afterwards another process may commit, and its
+        // notification must be kept. Spares a look (and a wake-up) per turn.
+        writer.holdsLock = false
+        pauseWatchIfTurnHeldOrAwaited(writer, caughtUp: true)
         watchPause.discardPending()
         writerLock?.release()
-        writer.holdsLock = false
-        pauseWatchIfTurnHeldOrAwaited(writer)
     }
 
     /// Releases the lock if nothing needs it: after a flush made the last pending commits

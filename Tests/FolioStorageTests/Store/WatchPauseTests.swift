@@ -1,7 +1,7 @@
 import Testing
 import Foundation
 import Synchronization
-import FolioStorage
+@testable import FolioStorage
 import FolioTestSupport
 
 /// A writer's watch pauses while its turn is held or awaited (``WatchPause``): other
@@ -96,6 +96,35 @@ import FolioTestSupport
         #expect(store.verify().isClean)
     }
 
+    /// Timeline: the child holds a turn → this writer's write waits for it and gives up at
+    /// its busy timeout → the child ends its turn → this writer writes in a turn of its own.
+    /// A recording watch stands in for the store's: a wait that gave up adopted nothing, so
+    /// its resume asks for a report (the inotify watch, paused, drops what others commit
+    /// meanwhile); a turn's end needs none (its catch-up adopted everything before it).
+    @Test func aWaitThatGivesUpAsksTheWatchToReportWhatItMissed() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        var options = testOptions()
+        options.busyTimeout = .milliseconds(50)
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        let watch = RecordingWatch()
+        store.watchPause.install(watch)
+        defer { store.watchPause.remove() }
+
+        let holder = try ChildProcess(try ProjectExecutable.path("folio-torture"), ["hold-writer", path])
+        try holder.waitForLine { $0 == "ready" }
+        #expect(throws: StorageError.self) { try store.write { try $0.put([1], for: [1], in: "t") } }
+        #expect(watch.calls == ["pause", "resume reporting"], "\(watch.calls)")
+        holder.closeInput()
+        #expect(try holder.wait() == 0)
+
+        try store.write { try $0.put([2], for: [2], in: "t") }
+        #expect(watch.calls == ["pause", "resume reporting", "pause", "resume", "discard"], "\(watch.calls)")
+        #expect(!store.isWatchPaused)
+    }
+
     /// A writer of the store at `path` that follows other writers between its turns and
     /// waits up to ten minutes for theirs (a hang guard, not a figure).
     static func openFollowingWriter(at path: String) throws -> Store {
@@ -110,4 +139,14 @@ import FolioTestSupport
         }
         return store
     }
+}
+
+/// A watch that records what is asked of it, in order.
+private final class RecordingWatch: PausableWatch {
+    private let log = Mutex<[String]>([])
+    var calls: [String] { log.withLock { $0 } }
+    func cancel() { log.withLock { $0.append("cancel") } }
+    func pause() { log.withLock { $0.append("pause") } }
+    func resume(reportingMissed: Bool) { log.withLock { $0.append(reportingMissed ? "resume reporting" : "resume") } }
+    func discardPending() { log.withLock { $0.append("discard") } }
 }
