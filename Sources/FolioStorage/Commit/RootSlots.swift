@@ -42,6 +42,10 @@ struct RootSlots {
     private(set) var anchor = 0
     /// What each slot holds, as far as this writer knows (nil: empty or unusable).
     private var contents: [RootRecord?] = [nil, nil]
+    /// Each slot's bytes as this writer last wrote or read them in a turn, which decode to
+    /// `contents` (nil: not known). While the file still holds them, ``reload()`` compares
+    /// instead of decoding: a turn of a writer that writes alone costs no slot decode.
+    private var knownBytes: [[UInt8]?] = [nil, nil]
     /// What the slots held when this writer last followed other writers between turns.
     private var followed: [RootRecord?]?
     /// Slot writes since the root file was last synced.
@@ -121,6 +125,7 @@ struct RootSlots {
         handle = try fileSystem.open(layout.root, mode: .readWrite)
         anchor = 0
         contents = [record, nil]
+        knownBytes = [nil, nil]
         unsyncedWrites = 0
         anchorGeneration = record.generation
         newestWritten = record.generation
@@ -162,9 +167,12 @@ struct RootSlots {
         var record = record
         record.formatVersion = max(record.formatVersion, formatVersion)
         // Invariant: never the anchor (see the type's comment).
-        try handle.write(record.encodedSlot(), at: UInt64(slot * RootRecord.slotStride))
+        let encoded = record.encodedSlot()
+        knownBytes[slot] = nil  // unknown if the write fails part way
+        try handle.write(encoded, at: UInt64(slot * RootRecord.slotStride))
         formatVersion = record.formatVersion
         contents[slot] = record
+        knownBytes[slot] = encoded
         unsyncedWrites += 1
         newestWritten = record.generation
     }
@@ -239,12 +247,16 @@ extension RootSlots {
             if RootRecord.isVersionOneLayout(fileLength: bytes.count) {
                 let current = try RootRecord.decodeSlot(bytes, slot: 0, file: layout.root)
                 contents = [current, try? RootRecord.decodeSlot(bytes, slot: 1, file: layout.root)]
+                knownBytes = [nil, nil]
                 return current
             }
             handle = try fileSystem.open(layout.root, mode: .readWrite)
         }
         guard let handle else { preconditionFailure("a version 2 root file has a handle") }
         let bytes = try handle.read(at: 0, count: RootRecord.fileSize)
+        // The slots hold the very bytes this writer last wrote or read: nothing to decode, and
+        // nothing changed (the same as the comparison of decoded slots below).
+        if let known = newestIfHoldingKnownBytes(bytes) { return known }
         let slots = (0..<2).map { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) }
         guard let newest = slots.compactMap({ $0 }).max(by: { $0.generation < $1.generation }) else {
             throw .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))
@@ -253,8 +265,16 @@ extension RootSlots {
         // and what this writer knows (a sync it made, so a newer anchor) still holds.
         // Re-deriving the anchor from the bytes would be right too, but would keep the next
         // writes on one slot until the lag bound.
-        if (0..<2).allSatisfy({ Self.sameRoot(slots[$0], contents[$0]) }) { return newest }
+        if (0..<2).allSatisfy({ Self.sameRoot(slots[$0], contents[$0]) }) {
+            // Known by its bytes only where it decodes to exactly what `contents` says (the
+            // version a slot says may differ from the store's, which `contents` keeps).
+            for slot in 0..<2 where slots[slot] == contents[slot] {
+                knownBytes[slot] = Array(Self.slotBytes(bytes, slot))
+            }
+            return newest
+        }
         contents = slots
+        knownBytes = (0..<2).map { Array(Self.slotBytes(bytes, $0)) }
         formatVersion = max(formatVersion, slots.compactMap { $0?.formatVersion }.max() ?? formatVersion)
         let newer = slots[1]?.generation == newest.generation && slots[0]?.generation != newest.generation ? 1 : 0
         if let older = slots[1 - newer], older.generation != newest.generation {
@@ -270,6 +290,22 @@ extension RootSlots {
             setAnchor(only, generation: newest.generation, newestWritten: newest.generation, unsynced: 0)
         }
         return newest
+    }
+
+    /// The newest root of `contents` if `bytes` (the whole root file) holds in both slots
+    /// the bytes they were known by; nil otherwise (a slot not known, or changed).
+    private func newestIfHoldingKnownBytes(_ bytes: [UInt8]) -> RootRecord? {
+        guard bytes.count == RootRecord.fileSize else { return nil }
+        for slot in 0..<2 {
+            guard let known = knownBytes[slot], Self.slotBytes(bytes, slot).elementsEqual(known) else { return nil }
+        }
+        return contents.compactMap { $0 }.max(by: { $0.generation < $1.generation })
+    }
+
+    /// Slot `slot`'s bytes in a version 2 root file's bytes.
+    private static func slotBytes(_ bytes: [UInt8], _ slot: Int) -> ArraySlice<UInt8> {
+        let base = slot * RootRecord.slotStride
+        return bytes[base..<(base + RootRecord.slotSize)]
     }
 
     /// What the slots hold now (nil: empty or unusable), with one read of the root file; nil
