@@ -105,6 +105,9 @@ func run() async throws -> Int {
     if let mebibytes = ProcessInfo.processInfo.environment["FOLIO_SPILL_MIB"].flatMap(Int.init) {
         options.transactionSpillBytes = mebibytes << 20
     }
+    // FOLIO_AUTO_COMPACTION=off: no automatic compaction, so that a profile of `commit`
+    // holds only what is on a commit's path (compaction runs on another thread).
+    if ProcessInfo.processInfo.environment["FOLIO_AUTO_COMPACTION"] == "off" { options.autoCompaction = nil }
     let persistence = try Persistence(at: directory, options: options)
     let records = persistence.datastore(for: CrudRecordFormat.self)
     if mode == "batches" {
