@@ -55,8 +55,9 @@ import LibraryExample
 //   folio-torture transfer-reader STORE SEED SECONDS [options of transfers] [--until-eof]
 //                                            read-only: every view must equal the transfer
 //                                            model after some count; prints "views V ..."
-//   folio-torture library-writer STORE MAX   Folio records: books of the worked example, one per
-//                                            commit, until MAX or stdin EOF; prints "commit G N"
+//   folio-torture library-writer STORE MAX [--step]   Folio records: books of the worked
+//                                            example, one per commit, until MAX or stdin EOF;
+//                                            prints "commit G N"; --step: one commit per stdin line
 //   folio-torture author-steps STORE SEED KEY_LIMIT   Folio records: one seeded step of the
 //                                            authors per stdin line, large ones recorded
 //                                            wholesale; prints "ready G", "step n G", "done G"
@@ -117,15 +118,18 @@ func tryWriter(_ path: String) {
 /// 10 authors, then persists book 0, 1, 2, ... each in its own durable transaction, and
 /// compacts after every 50th. After each commit it prints "commit G N" (the generation and
 /// the number of books), after each compaction "compact G N"; it stops after `maximum` books
-/// or when its standard input is closed, and prints "done G N". At every generation the
+/// or when its standard input is closed (with `step`, it commits once per line it reads), and
+/// prints "done G N". At every generation the
 /// books are exactly books 0 ..< N of `SampleData.books`.
-func libraryWriter(_ path: String, maximum: Int) async throws {
+func libraryWriter(_ path: String, maximum: Int, step: Bool) async throws {
     let stop = Atomic<Bool>(false)
-    let watcher = Thread {
-        while readLine() != nil {}
-        stop.store(true, ordering: .relaxed)
+    if !step {
+        let watcher = Thread {
+            while readLine() != nil {}
+            stop.store(true, ordering: .relaxed)
+        }
+        watcher.start()
     }
-    watcher.start()
     let library = try Library(at: path, options: PersistenceOptions(log: { _ in }))
     defer { library.persistence.close() }
     try await library.persistence.perform {
@@ -136,6 +140,7 @@ func libraryWriter(_ path: String, maximum: Int) async throws {
     let books = SampleData.books(maximum, authors: 10)
     var count = 0
     while count < maximum && !stop.load(ordering: .relaxed) {
+        if step && readLine() == nil { break }
         try await library.books.persist(books[count])
         count += 1
         say("commit \(store.generation) \(count)")
@@ -256,7 +261,7 @@ do {
     case "book-edits":
         try await runBookEdits(Array(arguments.dropFirst()))
     case "library-writer":
-        try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000)
+        try await libraryWriter(arguments[1], maximum: Int(arguments[2]) ?? 1_000, step: arguments.contains("--step"))
     default:
         fail("unknown command \(command)")
     }

@@ -184,9 +184,11 @@ extension Datastore {
     /// persistences only, open stores only (a closed one returns nil, and the read's usual
     /// path throws `closed`); nil on a miss or before the datastore is prepared.
     func cachedNewest(_ key: [UInt8]) -> Instance? {
-        guard let cache = schema.recordCache(core), !core.isReadOnly, schema.isKnownReady(in: core),
-            TransactionContext.current(for: core) == nil, let generation = core.store.openGeneration
+        guard let cache = schema.recordCache(core), !core.isReadOnly, TransactionContext.current(for: core) == nil
         else { return nil }
+        // Other processes' commits first: the newest generation is the one they may have made.
+        core.store.followIfRootFileChanged()
+        guard schema.isKnownReady(in: core), let generation = core.store.openGeneration else { return nil }
         return schema.cached(key, generation: generation, in: cache)
     }
 

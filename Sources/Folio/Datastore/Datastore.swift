@@ -31,6 +31,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
         _ body: (ReadSource, Set<String>?) throws(FolioError) -> R
     ) async throws(FolioError) -> R {
         let context = TransactionContext.current(for: core)
+        if context == nil { core.store.followIfRootFileChanged() }
         let availability = try await prepare(in: context)
         if let context {
             guard case .write(let transaction) = context.source else {
@@ -49,6 +50,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
     /// sequence) uses: the current transaction's, or a snapshot pinned now.
     nonisolated(nonsending) func readSource() async throws(FolioError) -> (ReadSource, Set<String>?) {
         let context = TransactionContext.current(for: core)
+        if context == nil { core.store.followIfRootFileChanged() }
         let availability = try await prepare(in: context)
         let source: ReadSource
         if let context {

@@ -70,6 +70,7 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
     public func keys(withPrefix prefix: String = "") throws(FolioError) -> [String] {
         let prefixKey = try KeyValueLayout.key(prefix)
         let context = TransactionContext.current(for: core)
+        if context == nil { core.store.followIfRootFileChanged() }
         // Bytes, not `String`s: two names Swift calls equal (a precomposed and a decomposed
         // "é") are two keys of the store.
         var keys: Set<HashedKey> = []
@@ -138,6 +139,7 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
                 return (try memory.committed(key, in: view), key, view.generation)
             }
         }
+        core.store.followIfRootFileChanged()
         if let pending = memory.pendingWrite(key, in: core.store) { return (pending, key, nil) }
         // A read-write persistence's cache knows every generation (they are all its own), so
         // the newest one is read without a snapshot, as `Datastore.cachedNewest` argues.

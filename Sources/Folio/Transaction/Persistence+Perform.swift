@@ -133,6 +133,7 @@ extension Persistence {
         _ body: nonisolated(nonsending) () async throws -> Result
     ) async throws -> Result {
         if TransactionContext.current(for: core) != nil { return try await body() }
+        core.store.followIfRootFileChanged()
         let view: ReadView
         let pending: KeyValueMemory.Pending?
         do throws(StorageError) {

@@ -10,13 +10,41 @@ extension Store {
     /// nothing: no other process can have committed since the turn's start.
     @discardableResult
     public func refresh() throws(StorageError) -> Bool {
-        guard isReadOnly else { return try followOtherWritersBetweenTurns() }
+        guard isReadOnly else { return try followOtherWritersBetweenTurns() == .adopted }
+        return try refreshReadOnly()
+    }
+
+    /// Adopts what other processes committed since this store last looked, if the root
+    /// file's slots changed since (``RootGlance``): a read that follows another process's
+    /// commit (once that commit returned) sees it, as the next read of an SQLite connection
+    /// does, instead of waiting for the follower's notification. When nothing changed it
+    /// costs a comparison of mapped bytes.
+    ///
+    /// For the layer above, at the start of each read outside a transaction, holding none of
+    /// its own locks: an adoption reports to the generation listener and, on a writer,
+    /// delivers to observers on this thread. Failures are left to the follower, which
+    /// reports them; the read goes on with the generation already adopted. So does a read
+    /// that finds this writer busy (another thread following, or a compaction catching up):
+    /// what they adopt, it sees from its next read.
+    package func followIfRootFileChanged() {
+        guard let glance = rootGlance, let slots = glance.changedSlots() else { return }
+        let looked: Bool
+        if isReadOnly {
+            looked = (try? refreshReadOnly()) != nil
+        } else {
+            looked = (try? followOtherWritersBetweenTurns()).map { $0 != .busy } ?? false
+        }
+        if looked { glance.noteSeen(slots) }
+    }
+
+    /// ``refresh()`` of a read-only store.
+    private func refreshReadOnly() throws(StorageError) -> Bool {
         // Refreshes are serialised, loading and adopting under one lock (a read-only store
         // writes no root file, so nothing else takes `rootFileLock` here). Two refreshes
         // interleaving (the follower's catch-up and a manual call) could otherwise adopt a
         // root read before the newest one after it, moving the store backwards and making
         // the follower report a spurious `historyUnavailable`.
-        return try rootFileLock.withLock { _ throws(StorageError) -> Bool in
+        try rootFileLock.withLock { _ throws(StorageError) -> Bool in
             let current = try state.withLock { (state) throws(StorageError) -> CommittedRoot in
                 if state.closed { throw .closed(path: path) }
                 return state.current
@@ -95,7 +123,7 @@ extension Store {
     /// writer's (a slot read while another writer rewrote it, or another history after
     /// damage that is still behind this writer) is left to that catch-up; another history
     /// ahead of it is adopted as replaced, as the catch-up adopts one.
-    private func followOtherWritersBetweenTurns() throws(StorageError) -> Bool {
+    private func followOtherWritersBetweenTurns() throws(StorageError) -> BetweenTurnsFollow {
         // First a look with the root file lock alone: the watch fires on this writer's own
         // slot writes too, and those must not make a beginning transaction wait for exclusive
         // mode. (A slot written after this look fires the watch again.)
@@ -104,7 +132,7 @@ extension Store {
             guard let roots = try slots!.currentRoots() else { return true }
             return slots!.areKnown(roots)
         }
-        if known { return false }
+        if known { return .nothingNew }
         let idle = try state.withLock { (state) throws(StorageError) -> Bool in
             if state.closed { throw .closed(path: path) }
             guard var writer = state.writer, writer.poisoned == nil, !writer.holdsLock, !writer.exclusive,
@@ -114,16 +142,16 @@ extension Store {
             state.writer = writer
             return true
         }
-        guard idle else { return false }
+        guard idle else { return .busy }
         defer {
             endExclusive()
             deliverQueued()
         }
-        return try writeSection.withLock { _ throws(StorageError) -> Bool in
-            try rootFileLock.withLock { (slots) throws(StorageError) -> Bool in
+        return try writeSection.withLock { _ throws(StorageError) -> BetweenTurnsFollow in
+            try rootFileLock.withLock { (slots) throws(StorageError) -> BetweenTurnsFollow in
                 guard slots != nil else { throw StorageError.closed(path: path) }
                 // A version 1 root file is left to the next turn.
-                guard let roots = try slots!.currentRoots(), !slots!.areKnown(roots) else { return false }
+                guard let roots = try slots!.currentRoots(), !slots!.areKnown(roots) else { return .nothingNew }
                 let known = state.withLock { $0.current }
                 let newest = try Store.loadRoot(
                     layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: true,
@@ -132,12 +160,23 @@ extension Store {
                     newest.record.generation > known.record.generation
                 else {
                     slots!.noteFollowed(roots)
-                    return false
+                    return .nothingNew
                 }
                 try adopt(newest, replacing: known)
                 slots!.noteFollowed(roots)
-                return true
+                return .adopted
             }
         }
+    }
+
+    /// What a writer's follow between turns did.
+    enum BetweenTurnsFollow {
+        /// It adopted a newer root.
+        case adopted
+        /// It looked, and there was nothing newer to adopt (or only a version 1 root file,
+        /// or a root this writer is ahead of, which its next turn settles).
+        case nothingNew
+        /// It did not look: a turn is held or the writer is otherwise busy (see above).
+        case busy
     }
 }

@@ -186,6 +186,8 @@ extension Store {
         writer.holdsLock = false
         pauseWatchIfTurnHeldOrAwaited(writer, caughtUp: true)
         watchPause.discardPending()
+        // The slots hold only what this writer adopted or wrote until the release.
+        rootGlance?.noteSeenNow()
         writerLock?.release()
     }
 

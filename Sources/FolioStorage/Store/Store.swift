@@ -70,6 +70,9 @@ public final class Store: Sendable {
     let follower = Mutex<Follower?>(nil)
     /// Pauses a writer's watch during its turns and its waits for one.
     let watchPause = WatchPause()
+    /// The look at the root file's slots that reads take first (nil where the file system
+    /// cannot map it, or for a version 1 root file).
+    let rootGlance: RootGlance?
     /// One compaction at a time, automatic ones in the background; close stops it and waits.
     let compactionTurn = CompactionTurn()
     /// A writer's lock file, open from the store's open to its close, locked only during a
@@ -115,6 +118,7 @@ public final class Store: Sendable {
         self.deliveries = Mutex(DeliveryQueue(delivered: state.current.record.generation))
         self.state = Mutex(state)
         self.syncQueue = SyncQueue(label: "folio.sync \(layout.directory)")
+        self.rootGlance = RootGlance(root: layout.root, fileSystem: options.fileSystem)
     }
 
     deinit {

@@ -1,0 +1,64 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A file system whose files can be mapped shared and read-only (``SharedMapping``).
+protocol SharedMappingFileSystem {
+    /// The first `length` bytes of the file at `path`, mapped; nil if the file is shorter,
+    /// cannot be opened, or cannot be mapped.
+    func mapShared(_ path: String, length: Int) -> SharedMapping?
+}
+
+/// The first bytes of a file, mapped shared and read-only: a look at them is a memory read,
+/// with no system call, and sees another process's `pwrite` to the file once it returned
+/// (the mapping and the writes share the operating system's page cache, on Linux and on
+/// Apple platforms alike). What a look copies can be torn by a write landing meanwhile.
+///
+/// Why the mapping cannot fault: it covers only bytes the file had when it was mapped, and
+/// Folio never shortens the file it maps (a store's root file keeps its length from its
+/// creation; it is only ever replaced by a rename, which leaves this mapping on the file it
+/// had). Another program that truncated a store's root file while it is open would make a
+/// look fault, as truncating SQLite's `-shm` file does to SQLite.
+// @unchecked Sendable: the mapping is immutable from this process's side and lives until
+// deinit; reads of it race only with other processes' writes, which a look tolerates.
+final class SharedMapping: @unchecked Sendable {
+    private let base: UnsafeRawPointer
+    /// The mapped length in bytes.
+    let length: Int
+
+    /// Maps `length` bytes of the file at `path`; nil as ``SharedMappingFileSystem/mapShared(_:length:)``.
+    init?(path: String, length: Int) {
+        guard length > 0 else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        // The descriptor is not needed once mapped: the mapping keeps the file.
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, Int(status.st_size) >= length else { return nil }
+        guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
+            return nil
+        }
+        base = UnsafeRawPointer(mapped)
+        self.length = length
+    }
+
+    deinit {
+        munmap(UnsafeMutableRawPointer(mutating: base), length)
+    }
+
+    /// Calls `body` with the mapped bytes `range`, which must lie within ``length``.
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        precondition(range.lowerBound >= 0 && range.upperBound <= length, "outside the mapping")
+        return body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    }
+}
+
+extension POSIXFileSystem: SharedMappingFileSystem {
+    func mapShared(_ path: String, length: Int) -> SharedMapping? {
+        SharedMapping(path: path, length: length)
+    }
+}
