@@ -5,7 +5,8 @@ import FolioStorage
 
 /// The shared, thread-safe part of a persistence: the engine store and
 /// what this process knows about each datastore. Reads use it directly, without hopping
-/// onto the ``Persistence`` actor (reads never wait for a writer).
+/// onto the ``Persistence`` actor (reads never wait for a writer's commit; a read that
+/// finds another process's commit adopts it first, `Store.followIfRootFileChanged()`).
 final class PersistenceCore: Sendable {
     let store: Store
     let isReadOnly: Bool
@@ -135,7 +136,8 @@ final class PersistenceCore: Sendable {
     /// caller frees the writer slot and then calls ``acknowledge(_:)``. Appending and
     /// syncing on the calling thread: a sync costs about 100-200 µs on the benchmark
     /// machine, and handing it to another thread and back cost more than that in
-    /// wake-ups. Reads never wait for it (they take no lock it holds).
+    /// wake-ups. Reads never wait for it (they take no lock it holds: a read's look at the
+    /// root slots finds this process's turn held and follows nothing).
     func append(
         _ transaction: WriteTransaction, generationAssigned: (UInt64) -> Void = { _ in }
     ) throws(FolioError) -> AppendedCommit {

@@ -56,6 +56,9 @@ extension Store {
                 try syncSnapshot(tip.file)
                 CrashPoint.commitAfterSnapshotSync.reach()
                 try writeRootSlot(tip.record, durable: durable, in: tip.file, slots: &slots)
+                // The turn holds the store's lock and its catch-up adopted every other
+                // process's commit: the slots hold nothing a read of this process must follow.
+                rootGlance?.noteSeenNow()
                 CrashPoint.commitAfterRootSlotWrite.reach()
             } catch {
                 // Not durable: keep the notifications for the flush that makes these commits

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A store's follower: the watch, and (for a read-only store) the last commit observers
@@ -72,9 +73,16 @@ extension Store {
     /// is only awaited the watch is paused, WatchPause.swift, so this rarely runs then; when
     /// it does, it follows: the awaited turn may never come, if the wait gives up, and the
     /// notification this consumed would not come again.)
+    ///
+    /// A writer busy in exclusive use (a read or another thread following, a turn starting)
+    /// looks again shortly: the notification this consumed would not come again, and what
+    /// that exclusive use adopts may stop short of the commit that sent it.
     private func watchFired() {
-        if !isReadOnly && holdsWriterLock { return }
-        catchUp()
+        guard !isReadOnly else { return catchUp() }
+        if holdsWriterLock { return }
+        if (try? followOtherWritersBetweenTurns()) == .busy {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(2)) { [weak self] in self?.watchFired() }
+        }
     }
 
     /// Moves the store to the newest committed generation and tells observers what changed

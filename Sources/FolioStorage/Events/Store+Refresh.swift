@@ -21,16 +21,25 @@ extension Store {
     /// costs a comparison of mapped bytes.
     ///
     /// For the layer above, at the start of each read outside a transaction, holding none of
-    /// its own locks: an adoption reports to the generation listener and, on a writer,
-    /// delivers to observers on this thread. Failures are left to the follower, which
-    /// reports them; the read goes on with the generation already adopted. So does a read
-    /// that finds this writer busy (another thread following, or a compaction catching up):
-    /// what they adopt, it sees from its next read.
+    /// its own locks: an adoption reports to the generation listener and delivers to
+    /// observers on this thread (a read-only store with a follower catches up as its
+    /// follower does, replaying through the file it moves from, which a compaction's
+    /// retention may have removed). Failures are left to the follower, which reports them;
+    /// the read goes on with the generation already adopted. So does a read that finds this
+    /// writer busy (another thread following, a transaction catching up at the start of its
+    /// turn, or a compaction catching up): what they adopt, it sees from its next read.
+    /// During this writer's own turn there is nothing to follow: its catch-up adopted every
+    /// other process's commit, and its own slot writes are noted as seen.
     package func followIfRootFileChanged() {
         guard let glance = rootGlance, let slots = glance.changedSlots() else { return }
         let looked: Bool
         if isReadOnly {
-            looked = (try? refreshReadOnly()) != nil
+            if follower.withLock({ $0 }) != nil {
+                catchUp()
+                looked = true
+            } else {
+                looked = (try? refreshReadOnly()) != nil
+            }
         } else {
             looked = (try? followOtherWritersBetweenTurns()).map { $0 != .busy } ?? false
         }
@@ -123,8 +132,16 @@ extension Store {
     /// writer's (a slot read while another writer rewrote it, or another history after
     /// damage that is still behind this writer) is left to that catch-up; another history
     /// ahead of it is adopted as replaced, as the catch-up adopts one.
-    private func followOtherWritersBetweenTurns() throws(StorageError) -> BetweenTurnsFollow {
-        // First a look with the root file lock alone: the watch fires on this writer's own
+    func followOtherWritersBetweenTurns() throws(StorageError) -> BetweenTurnsFollow {
+        // A poisoned writer adopts nothing more; a held turn adopted everything at its start.
+        // Checked before the root file lock, which a commit of the turn holds across its sync.
+        let settled = try state.withLock { (state) throws(StorageError) -> Bool in
+            if state.closed { throw .closed(path: path) }
+            guard let writer = state.writer else { return true }
+            return writer.poisoned != nil || writer.holdsLock
+        }
+        if settled { return .nothingNew }
+        // Then a look with the root file lock alone: the watch fires on this writer's own
         // slot writes too, and those must not make a beginning transaction wait for exclusive
         // mode. (A slot written after this look fires the watch again.)
         let known = try rootFileLock.withLock { (slots) throws(StorageError) -> Bool in
@@ -133,16 +150,16 @@ extension Store {
             return slots!.areKnown(roots)
         }
         if known { return .nothingNew }
-        let idle = try state.withLock { (state) throws(StorageError) -> Bool in
+        let idle = try state.withLock { (state) throws(StorageError) -> BetweenTurnsFollow? in
             if state.closed { throw .closed(path: path) }
-            guard var writer = state.writer, writer.poisoned == nil, !writer.holdsLock, !writer.exclusive,
-                writer.activeTransactions == 0
-            else { return false }
+            // A poisoned writer adopts nothing more; a held turn adopted everything at its start.
+            guard var writer = state.writer, writer.poisoned == nil, !writer.holdsLock else { return .nothingNew }
+            guard !writer.exclusive, writer.activeTransactions == 0 else { return .busy }
             writer.exclusive = true
             state.writer = writer
-            return true
+            return nil
         }
-        guard idle else { return .busy }
+        if let idle { return idle }
         defer {
             endExclusive()
             deliverQueued()
@@ -176,7 +193,8 @@ extension Store {
         /// It looked, and there was nothing newer to adopt (or only a version 1 root file,
         /// or a root this writer is ahead of, which its next turn settles).
         case nothingNew
-        /// It did not look: a turn is held or the writer is otherwise busy (see above).
+        /// It did not look: the writer is in exclusive use (another thread following, a turn
+        /// starting, a compaction catching up), or a transaction is open.
         case busy
     }
 }

@@ -23,7 +23,7 @@ final class WatchPause: Sendable {
         }
     }
 
-    /// Forgets the watch, before it is cancelled (cancelling resumes it).
+    /// Forgets the watch, before it is cancelled (a cancelled watch takes no more pauses).
     func remove() {
         state.withLock { $0.watch = nil }
     }

@@ -162,8 +162,10 @@ final class InotifyWatch: PausableWatch, @unchecked Sendable {
         let report = state.withLock { state -> Bool in
             guard !state.cancelled, state.paused else { return false }
             state.paused = false
-            _ = inotify_add_watch(fd, directory, Self.reporting)
-            return reportingMissed
+            // A mask that cannot be restored (the directory gone, or the kernel out of
+            // memory) leaves the watch narrowed: a report now, and the safety poll after.
+            let restored = inotify_add_watch(fd, directory, Self.reporting) >= 0
+            return reportingMissed || !restored
         }
         // Asynchronously, as the source reports: the caller may hold the store's state.
         if report { queue.async { [onChange] in onChange() } }

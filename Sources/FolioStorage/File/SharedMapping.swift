@@ -18,11 +18,14 @@ protocol SharedMappingFileSystem {
 /// (the mapping and the writes share the operating system's page cache, on Linux and on
 /// Apple platforms alike). What a look copies can be torn by a write landing meanwhile.
 ///
-/// Why the mapping cannot fault: it covers only bytes the file had when it was mapped, and
+/// Why the mapping does not fault: it covers only bytes the file had when it was mapped, and
 /// Folio never shortens the file it maps (a store's root file keeps its length from its
 /// creation; it is only ever replaced by a rename, which leaves this mapping on the file it
 /// had). Another program that truncated a store's root file while it is open would make a
-/// look fault, as truncating SQLite's `-shm` file does to SQLite.
+/// look fault, as truncating SQLite's `-shm` file does to SQLite. On a network file
+/// system a page the kernel cannot fetch (a server gone) would fault where a `pread`
+/// returns an error, and a mapping need not see other clients' writes: Apple platforms map
+/// only files on local volumes (`isLocal`).
 // @unchecked Sendable: the mapping is immutable from this process's side and lives until
 // deinit; reads of it race only with other processes' writes, which a look tolerates.
 final class SharedMapping: @unchecked Sendable {
@@ -38,7 +41,7 @@ final class SharedMapping: @unchecked Sendable {
         // The descriptor is not needed once mapped: the mapping keeps the file.
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, Int(status.st_size) >= length else { return nil }
+        guard fstat(fd, &status) == 0, Int(status.st_size) >= length, Self.isLocal(fd) else { return nil }
         guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
             return nil
         }
@@ -48,6 +51,19 @@ final class SharedMapping: @unchecked Sendable {
 
     deinit {
         munmap(UnsafeMutableRawPointer(mutating: base), length)
+    }
+
+    /// Whether the open file `fd` is on a local file system (see the type's comment). On
+    /// Linux, Glibc's Swift module offers no `statfs` (the file system's type): every file
+    /// system counts as local there, and a server's store should live on a local disk.
+    private static func isLocal(_ fd: Int32) -> Bool {
+        #if canImport(Darwin)
+        var info = statfs()
+        guard fstatfs(fd, &info) == 0 else { return false }
+        return info.f_flags & UInt32(MNT_LOCAL) != 0
+        #else
+        return true
+        #endif
     }
 
     /// Calls `body` with the mapped bytes `range`, which must lie within ``length``.
