@@ -122,8 +122,8 @@ extension Store {
             let report: CompactionReport
             do {
                 // The turn: the store's lock, and with it every commit another process made
-                // during the copy, adopted before the tip is taken; held until the replaced
-                // file's removal, which no other writer may do meanwhile.
+                // during the copy, adopted before the tip is taken; held until the root
+                // switch is published.
                 _ = try enterTurnWaiting(.compaction, stop: stop)
                 defer { leaveCompactionTurn() }
                 report = try withWritersExcluded(stop: stop) { () throws(StorageError) -> CompactionReport in
@@ -150,11 +150,15 @@ extension Store {
                             bytesAfter: record.committedLength, pagesCopied: pages)
                     }
                 }
-                // After the writer slot is given back (unlinking the replaced file, the
-                // whole store, takes the file system a while, and this process's writers need
-                // not wait for it), but within the turn.
-                removeExpiredSnapshots()
             }
+            // After the turn (unlinking the replaced file, the whole store, takes the file
+            // system a while, and no writer of any process need wait for it), still holding
+            // the compaction lock. Safe without the store's lock: the file is no longer
+            // current, so no commit of any process writes it; readers and writers that still
+            // hold it read through their open descriptors; the retired list it is taken
+            // from changes only under `state`, so a commit's own call removes nothing twice;
+            // and a removal another process makes of it too finds it gone, which is ignored.
+            removeExpiredSnapshots()
             progress?(.complete(report))
             return report
         } catch {

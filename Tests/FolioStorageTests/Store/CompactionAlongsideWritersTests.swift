@@ -230,6 +230,41 @@ import FolioTestSupport
 
     /// Close stops a compaction in its copy and returns once it is gone: its file removed,
     /// the store as the last commit left it, nothing written after close returned.
+    /// The replaced file is unlinked after the compaction's last turn has let the store's
+    /// lock go (unlinking a large file takes the file system a while, and no writer of any
+    /// process need wait for it), and before the compaction lock is let go. Read from the
+    /// order of the file system calls.
+    @Test func theReplacedFileIsRemovedAfterTheLastTurn() throws {
+        let recording = RecordingFileSystem(wrapping: try memoryFileSystem())
+        var options = testOptions(recording)
+        options.autoCompaction = nil
+        options.retention = SnapshotRetention(gracePeriod: .zero, maximumRetainedFiles: 1, maximumRetainedBytes: 0)
+        let store = try Store.open(at: "/s", options: options)
+        defer { store.close() }
+        for i in 0..<50 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i)], in: "t") } }
+        recording.reset()
+        try store.compact()
+        let calls = recording.operations
+        let removal = try #require(
+            calls.firstIndex {
+                if case .remove(let path) = $0 { path.hasSuffix("0000000000000001.folio") } else { false }
+            },
+            "the replaced file was not removed: \(calls)")
+        let storeLock = calls[..<removal].last { operation in
+            switch operation {
+            case .tryLock(let path), .unlock(let path): path == "/s/lock"
+            default: false
+            }
+        }
+        #expect(
+            storeLock.map { if case .unlock = $0 { true } else { false } } == true,
+            "last store lock call: \(String(describing: storeLock))")
+        let compactionUnlock = calls.firstIndex {
+            if case .unlock(let path) = $0 { path.hasSuffix("compaction.lock") } else { false }
+        }
+        #expect(compactionUnlock.map { $0 > removal } ?? true, "the compaction lock went before the removal")
+    }
+
     @Test func closeStopsARunningCompaction() throws {
         let fileSystem = WriteHookFileSystem(wrapping: try memoryFileSystem())
         let store = try Store.open(at: "/stores/s", options: testOptions(fileSystem))
