@@ -66,10 +66,12 @@ final class SharedMapping: @unchecked Sendable {
         #endif
     }
 
-    /// Calls `body` with the mapped bytes `range`, which must lie within ``length``.
-    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        precondition(range.lowerBound >= 0 && range.upperBound <= length, "outside the mapping")
-        return body(UnsafeRawBufferPointer(start: base + range.lowerBound, count: range.count))
+    /// The `T` at `offset`, which must lie within ``length``, loaded unaligned, in the
+    /// byte order of the machine.
+    @inline(__always)
+    func load<T: FixedWidthInteger>(at offset: Int, as type: T.Type) -> T {
+        assert(offset >= 0 && offset + MemoryLayout<T>.size <= length, "outside the mapping")
+        return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 }
 

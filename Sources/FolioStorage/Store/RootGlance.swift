@@ -48,11 +48,11 @@ final class RootGlance: Sendable {
     /// The slots now, if they differ from those last seen; nil if they do not.
     func changedSlots() -> Slots? {
         let now = slotsNow()
-        let same =
-            seenAny.load(ordering: .acquiring) && seenFirst.load(ordering: .relaxed) == now.generations.0
-            && seenSecond.load(ordering: .relaxed) == now.generations.1
-            && seenChecksums.load(ordering: .relaxed) == now.checksums
-        return same ? nil : now
+        guard seenAny.load(ordering: .acquiring), seenFirst.load(ordering: .relaxed) == now.generations.0,
+            seenSecond.load(ordering: .relaxed) == now.generations.1,
+            seenChecksums.load(ordering: .relaxed) == now.checksums
+        else { return now }
+        return nil
     }
 
     /// Records `slots` (from ``changedSlots()``, taken before the refresh that adopted what
@@ -72,17 +72,13 @@ final class RootGlance: Sendable {
     }
 
     private func slotsNow() -> Slots {
-        func load<T: FixedWidthInteger>(_ slot: Int, _ offset: Int, as type: T.Type) -> T {
-            let start = slot * RootRecord.slotStride + offset
-            return mapping.withBytes(start..<(start + MemoryLayout<T>.size)) {
-                T(littleEndian: $0.loadUnaligned(as: T.self))
-            }
-        }
-        return Slots(
-            generations: (
-                load(0, Self.generationOffset, as: UInt64.self), load(1, Self.generationOffset, as: UInt64.self)
-            ),
-            checksums: UInt64(load(0, Self.checksumOffset, as: UInt32.self)) << 32
-                | UInt64(load(1, Self.checksumOffset, as: UInt32.self)))
+        let second = RootRecord.slotStride
+        let generations = (
+            UInt64(littleEndian: mapping.load(at: Self.generationOffset, as: UInt64.self)),
+            UInt64(littleEndian: mapping.load(at: second + Self.generationOffset, as: UInt64.self))
+        )
+        let first = UInt32(littleEndian: mapping.load(at: Self.checksumOffset, as: UInt32.self))
+        let other = UInt32(littleEndian: mapping.load(at: second + Self.checksumOffset, as: UInt32.self))
+        return Slots(generations: generations, checksums: UInt64(first) << 32 | UInt64(other))
     }
 }
