@@ -12,7 +12,11 @@ import Synchronization
 /// writer.
 final class WriterLock: Sendable {
     /// The longest pause between two tries: a waiter notices a release within this time.
-    static let longestPause: Duration = .milliseconds(16)
+    /// Short, because `flock` does not queue: a process committing in a loop frees the lock
+    /// for microseconds between its turns, and a waiter gets a turn only if a try lands
+    /// then, so the more often it tries, the sooner it does. A try costs a wake-up and a
+    /// system call, a few microseconds: four times that every 4 ms is nothing.
+    static let longestPause: Duration = .milliseconds(4)
 
     private let file: any LockFile
     /// The failed tries so far, over every acquisition: how tests see a writer waiting.

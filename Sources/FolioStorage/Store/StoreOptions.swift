@@ -131,7 +131,7 @@ public struct StoreOptions: Sendable {
     /// How long ``Store/beginWrite()`` (and opening for writing, and a compaction) waits
     /// while a writer in another process holds the store's lock for its turn, before it
     /// throws `StorageError.lockedByAnotherWriter(path:)` (SQLite's busy timeout). The wait
-    /// sleeps between tries (never spins), noticing a release within 16 ms, and blocks the
+    /// sleeps between tries (never spins), noticing a release within 4 ms, and blocks the
     /// calling thread. Default zero (or less): one try, refused at once. A second open for
     /// writing in this process is refused at once whatever the timeout
     /// (`StorageError.alreadyOpenInThisProcess(path:)`).
