@@ -6,14 +6,24 @@ import Synchronization
 /// report what they adopt).
 final class Follower: Sendable {
     let watch: any FileWatch
-    /// The last commit delivered, by generation, by where its commit page is and by its
-    /// chain value: a writer that fell back to an older root (a damaged slot) and committed
-    /// past this generation wrote other commits with the same generations, so a generation
-    /// alone cannot tell a continuation from another history. Also serialises catching up,
-    /// so observers get events in order.
-    let delivered: Mutex<DeliveredCommit>
+    /// The last commit delivered, and the file its root is in. Also serialises catching
+    /// up, so observers get events in order.
+    let delivered: Mutex<Position>
 
-    init(watch: any FileWatch, delivered: DeliveredCommit) {
+    /// Where a follower's observers are.
+    struct Position: Sendable {
+        /// The last commit delivered, by generation, by where its commit page is and by its
+        /// chain value: a writer that fell back to an older root (a damaged slot) and
+        /// committed past this generation wrote other commits with the same generations, so
+        /// a generation alone cannot tell a continuation from another history.
+        var commit: DeliveredCommit
+        /// The snapshot file of that commit's root, kept open: the next replay starts in it,
+        /// and a compaction's retention may have removed it by name. Not the store's current
+        /// file, which a read may have moved past meanwhile (``Store/followIfRootFileChanged()``).
+        var file: SnapshotFile
+    }
+
+    init(watch: any FileWatch, delivered: Position) {
         self.watch = watch
         self.delivered = Mutex(delivered)
     }
@@ -51,7 +61,8 @@ extension Store {
     public func startFollowing(pollInterval: Duration = .milliseconds(100)) throws(StorageError) {
         let started = follower.withLock { $0 != nil }
         if started { return }
-        let start = try DeliveredCommit(state.withLock { $0.current })
+        let current = state.withLock { $0.current }
+        let start = Follower.Position(commit: try DeliveredCommit(current), file: current.file)
         let watch = try fileSystem.watch(layout.directory, pollInterval: pollInterval) { [weak self] in
             self?.watchFired()
         }
@@ -80,8 +91,14 @@ extension Store {
     private func watchFired() {
         guard !isReadOnly else { return catchUp() }
         if holdsWriterLock { return }
-        if (try? followOtherWritersBetweenTurns()) == .busy {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(2)) { [weak self] in self?.watchFired() }
+        if (try? followOtherWritersBetweenTurns()) == .busy,
+            followRetryScheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+                .exchanged
+        {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(2)) { [weak self] in
+                self?.followRetryScheduled.store(false, ordering: .releasing)
+                self?.watchFired()
+            }
         }
     }
 
@@ -96,11 +113,9 @@ extension Store {
         // Events are queued under the follower's lock (so in order) and handed to observers
         // after it is released: a handler may read the store or call catchUp() itself.
         defer { deliverQueued() }
-        follower.delivered.withLock { delivered in
+        follower.delivered.withLock { position in
             do throws(StorageError) {
-                // The file of the root moved from, kept open for the replay: a compaction's
-                // retention may already have removed it.
-                let held = state.withLock { $0.current.file }
+                let delivered = position.commit
                 try refresh()
                 let newest = try read().root
                 let now = newest.record.generation
@@ -119,7 +134,7 @@ extension Store {
                         // Held until the lock is released: at most ReplayBounds' cap of
                         // commits (beyond it the replay refuses, and observers reload).
                         try replay(
-                            after: delivered.generation, continuing: delivered, upTo: newest, held: held,
+                            after: delivered.generation, continuing: delivered, upTo: newest, held: position.file,
                             bounds: options.replay
                         ) { batch in
                             enqueue(.committed(batch))
@@ -129,7 +144,7 @@ extension Store {
                         enqueue(.historyUnavailable(from: reached, to: now))
                     }
                 }
-                delivered = reaching
+                position = Follower.Position(commit: reaching, file: newest.file)
             } catch {
                 options.log("following \(path) failed for now (will retry): \(error)")
             }

@@ -21,25 +21,20 @@ extension Store {
     /// costs a comparison of mapped bytes.
     ///
     /// For the layer above, at the start of each read outside a transaction, holding none of
-    /// its own locks: an adoption reports to the generation listener and delivers to
-    /// observers on this thread (a read-only store with a follower catches up as its
-    /// follower does, replaying through the file it moves from, which a compaction's
-    /// retention may have removed). Failures are left to the follower, which reports them;
-    /// the read goes on with the generation already adopted. So does a read that finds this
-    /// writer busy (another thread following, a transaction catching up at the start of its
-    /// turn, or a compaction catching up): what they adopt, it sees from its next read.
-    /// During this writer's own turn there is nothing to follow: its catch-up adopted every
-    /// other process's commit, and its own slot writes are noted as seen.
+    /// its own locks. A read-only store only adopts (its follower tells observers, replaying
+    /// from the file of the commit it last delivered, which it keeps open); a writer between
+    /// turns adopts and tells its observers on this thread. Failures are left to the
+    /// follower, which reports them; the read goes on with the generation already adopted.
+    /// So does a read that finds this writer busy (another thread following, a transaction
+    /// catching up at the start of its turn, or a compaction catching up): what they adopt,
+    /// it sees from its next read. During this writer's own turn there is nothing to follow:
+    /// its catch-up adopted every other process's commit, and its own slot writes are noted
+    /// as seen.
     package func followIfRootFileChanged() {
         guard let glance = rootGlance, let slots = glance.changedSlots() else { return }
         let looked: Bool
         if isReadOnly {
-            if follower.withLock({ $0 }) != nil {
-                catchUp()
-                looked = true
-            } else {
-                looked = (try? refreshReadOnly()) != nil
-            }
+            looked = (try? refreshReadOnly()) != nil
         } else {
             looked = (try? followOtherWritersBetweenTurns()).map { $0 != .busy } ?? false
         }
@@ -135,12 +130,15 @@ extension Store {
     func followOtherWritersBetweenTurns() throws(StorageError) -> BetweenTurnsFollow {
         // A poisoned writer adopts nothing more; a held turn adopted everything at its start.
         // Checked before the root file lock, which a commit of the turn holds across its sync.
-        let settled = try state.withLock { (state) throws(StorageError) -> Bool in
+        let settled = try state.withLock { (state) throws(StorageError) -> BetweenTurnsFollow? in
             if state.closed { throw .closed(path: path) }
-            guard let writer = state.writer else { return true }
-            return writer.poisoned != nil || writer.holdsLock
+            guard let writer = state.writer else { return .nothingNew }
+            if writer.poisoned != nil || writer.holdsLock { return .nothingNew }
+            // In exclusive use (a turn starting, another follow): it holds the root file lock
+            // across its syncs and replay, and what it adopts a later look sees.
+            return writer.exclusive ? .busy : nil
         }
-        if settled { return .nothingNew }
+        if let settled { return settled }
         // Then a look with the root file lock alone: the watch fires on this writer's own
         // slot writes too, and those must not make a beginning transaction wait for exclusive
         // mode. (A slot written after this look fires the watch again.)

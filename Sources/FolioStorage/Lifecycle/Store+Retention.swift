@@ -40,12 +40,17 @@ extension Store {
         // lock (CompactionLock.swift), tried once (this holds the store's lock, which that
         // compaction waits for at its catch-up: waiting here could deadlock). Listed again
         // once held, so what is acted on is what the directory holds with no copy going on.
+        // So are files below the current one beyond the newest of them: another process's
+        // compaction unlinks the file it replaced after its last turn, still holding the
+        // compaction lock, so the newest one listed here may be on its way out, and an older
+        // one still within its grace period must not go at once in its place.
         var exclusion: (any LockFile)?
-        if numbers.contains(where: { $0 > current }) {
+        let olderCount = numbers.filter { $0 < current }.count
+        if numbers.contains(where: { $0 > current }) || olderCount > 1 {
             exclusion = try takeCompactionLock(waitingUpTo: nil, stop: nil)
             if exclusion != nil {
                 numbers = try list()
-            } else {
+            } else if numbers.contains(where: { $0 > current }) {
                 options.log(
                     "leaving the snapshot files above \(StoreLayout.snapshotName(current)) to the next writer open: "
                         + "another process is compacting into one of them")
@@ -76,9 +81,10 @@ extension Store {
                     options.log("reclaiming \(name), an interrupted compaction's copy that no root slot names")
                     try reclaimNewerSnapshot(number, header: header.bytes)
                 }
-            } else if number == newestOlder {
+            } else if number == newestOlder || exclusion == nil {
                 // Its length is not known without opening it (no stat at open): it counts
-                // as 0 against the byte limit, and goes by time and by count.
+                // as 0 against the byte limit, and goes by time and by count. (Without the
+                // compaction lock, an older file is kept as well: see above.)
                 retired.append(RetiredSnapshot(number: number, removeAfter: deadline, bytes: 0))
             } else {
                 try fileSystem.remove(layout.snapshot(number))

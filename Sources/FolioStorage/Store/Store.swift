@@ -70,6 +70,9 @@ public final class Store: Sendable {
     let follower = Mutex<Follower?>(nil)
     /// Pauses a writer's watch during its turns and its waits for one.
     let watchPause = WatchPause()
+    /// A writer's follow is scheduled to run again (a notification found it busy): one at
+    /// a time, however many notifications find it so.
+    let followRetryScheduled = Atomic<Bool>(false)
     /// The look at the root file's slots that reads take first (nil where the file system
     /// cannot map it, or for a version 1 root file).
     let rootGlance: RootGlance?
