@@ -158,6 +158,7 @@ extension Store {
         var freed = UInt64(base.record.commitPage.length)
         var changed: [ChangeRecord.TreeChanges] = []
         var dropped: [String] = []
+        var entries: [(name: [UInt8], descriptor: TreeDescriptor?)] = []
 
         // If anything below throws, nothing references the bytes appended so far, and the
         // next commit writes over them (a run seeded by another chain value never validates
@@ -176,8 +177,10 @@ extension Store {
                     root: root, depth: depth, count: tree.count,
                     bytes: kept + written + tree.spilledLiveBytes)
                 _ = try editor.put(name, .inline(descriptor.encoded()[...]), in: catalog)
-            } else if tree.existedBefore {
-                _ = try editor.remove(name, in: catalog)
+                entries.append((name, descriptor))
+            } else {
+                if tree.existedBefore { _ = try editor.remove(name, in: catalog) }
+                entries.append((name, nil))
             }
             freed += tree.freedBytes
             // A tree dropped and not re-created is listed as dropped only.
@@ -208,6 +211,7 @@ extension Store {
             formatVersion: StorageFormat.version(after: base.record.formatVersion, recording: commit.changes))
         counters.recordPagesWritten(appender.pageCount, bytes: Int(clamping: appender.bytesAppended))
         let published = CommittedRoot(record: record, pages: base.pages)
+        published.prime(from: base, written: entries)
         let notification = CommitNotification(
             generation: generation, timestamp: now, location: record.location,
             previous: base.record.location,

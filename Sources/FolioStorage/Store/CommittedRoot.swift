@@ -61,6 +61,26 @@ final class CommittedRoot: Sendable {
         }
     }
 
+    /// Fills the trees looked up with what the commit that made this root knows without a
+    /// lookup: `written`, the catalog entries it wrote (nil: the tree was removed, or never
+    /// existed), and every entry `base` looked up for a tree it did not touch (its catalog
+    /// entry is unchanged: the commit edits the catalog for the trees it changed only). So
+    /// the next transaction, which begins on this root, looks none of its trees up again.
+    /// Called before the root is published.
+    func prime(from base: CommittedRoot, written: [(name: [UInt8], descriptor: TreeDescriptor?)]) {
+        var entries = base.descriptors.withLock { $0 }
+        for (name, descriptor) in written {
+            let anchor = descriptor.flatMap { $0.root.isNone ? nil : BranchNode.anchor(of: $0.root) }
+            let entry: Entry = (name, descriptor, anchor)
+            if let index = entries.firstIndex(where: { $0.name == name }) {
+                entries[index] = entry
+            } else {
+                entries.append(entry)
+            }
+        }
+        descriptors.withLock { $0 = entries }
+    }
+
     /// The entry already looked up for `tree` (its descriptor nil: the tree does not exist),
     /// or nil if it has not been.
     private func cachedEntry(of tree: String) -> Entry? {
