@@ -150,7 +150,7 @@ extension Store {
         if known { return .nothingNew }
         let idle = try state.withLock { (state) throws(StorageError) -> BetweenTurnsFollow? in
             if state.closed { throw .closed(path: path) }
-            // A poisoned writer adopts nothing more; a held turn adopted everything at its start.
+            // The first look's checks again: a turn or exclusive use may have begun since.
             guard var writer = state.writer, writer.poisoned == nil, !writer.holdsLock else { return .nothingNew }
             guard !writer.exclusive, writer.activeTransactions == 0 else { return .busy }
             writer.exclusive = true
