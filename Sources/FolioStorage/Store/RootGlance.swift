@@ -16,13 +16,9 @@ import Synchronization
 /// find a match the file does not hold, since a slot never returns to older contents.
 final class RootGlance: Sendable {
     /// What a look found: each slot's generation and checksum.
-    struct Slots: Equatable, Sendable {
+    struct Slots: Sendable {
         var generations: (UInt64, UInt64)
         var checksums: UInt64
-
-        static func == (a: Slots, b: Slots) -> Bool {
-            a.generations == b.generations && a.checksums == b.checksums
-        }
     }
 
     private let mapping: SharedMapping
