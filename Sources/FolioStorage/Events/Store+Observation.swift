@@ -107,6 +107,7 @@ extension Store {
     ) throws(StorageError) {
         guard newest.record.generation > generation else { return }
         var history = HistoryReader(store: self, newest: newest, generation: generation, held: held)
+        history.remembering = min(bounds.batch, bounds.limit)
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
         // it needs is opened here and kept open, so pass 2 cannot lose one to retention.
         var chain: [(location: CommitLocation, previous: CommitLocation?)] = []
@@ -137,6 +138,8 @@ extension Store {
             else { throw .historyUnavailable(from: generation) }
         }
         // Pass 2: oldest first, one batch of notifications (changes and views) at a time.
+        history.stopRemembering()
+        history.window.readsBackward = false
         var batch: [CommitNotification] = []
         batch.reserveCapacity(min(chain.count, bounds.batch))
         var before: ReadView?
@@ -165,6 +168,14 @@ private struct HistoryReader {
     let newest: CommittedRoot
     let generation: UInt64
     var files: [UInt64: SnapshotFile]
+    /// The commit pages along the chain, read in blocks.
+    var window = CommitPageWindow()
+    /// Commits decoded in the first pass, kept for the second: the oldest ones the first pass
+    /// reached, which are the first the second pass needs. Only while `remembers`.
+    private var remembered: [CommitLocation: CommitRecord] = [:]
+    private var rememberedOrder: [CommitLocation] = []
+    /// How many the first pass keeps (between this and twice this while it runs).
+    var remembering = 0
 
     /// `held`: a file the caller has open, read through that descriptor rather than opened
     /// again by name. A file number names one file for the store's life (a replaced file's
@@ -197,12 +208,38 @@ private struct HistoryReader {
             return (newest, try newest.pages.commit(at: newest.record.commitPage))
         }
         let pages = PageSource(file: try file(location.fileNumber), cache: store.cache, counters: store.counters)
-        let commit = try pages.commit(at: location.address)
+        let commit: CommitRecord
+        if let known = remembered[location] {
+            commit = known
+        } else {
+            commit = try CommitRecord.decode(
+                try window.bytes(of: location.address, in: pages.file, counters: store.counters),
+                address: location.address, file: pages.file.path)
+            remember(commit, at: location)
+        }
         let record = RootRecord(
             generation: commit.generation, snapshotFile: location.fileNumber,
             committedLength: location.address.end, commitPage: location.address,
             catalogRoot: commit.catalogRoot, liveBytes: commit.liveBytes,
             timestamp: commit.timestamp, previous: commit.previous)
         return (CommittedRoot(record: record, pages: pages), commit)
+    }
+
+    /// Keeps `commit` for the second pass if the first is running, dropping the newest kept
+    /// ones once twice `remembering` are kept: the second pass starts from the oldest.
+    private mutating func remember(_ commit: CommitRecord, at location: CommitLocation) {
+        guard remembering > 0 else { return }
+        remembered[location] = commit
+        rememberedOrder.append(location)
+        guard rememberedOrder.count - remembering >= remembering else { return }
+        let dropped = rememberedOrder.count - remembering
+        for location in rememberedOrder[..<dropped] { remembered[location] = nil }
+        rememberedOrder.removeFirst(dropped)
+    }
+
+    /// Ends the first pass: what is kept stays, nothing more is.
+    mutating func stopRemembering() {
+        remembering = 0
+        rememberedOrder = []
     }
 }

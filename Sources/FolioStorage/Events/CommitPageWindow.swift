@@ -1,0 +1,69 @@
+/// The bytes of a snapshot file around the commit pages a replay reads, read in blocks.
+///
+/// A replay reads one commit page per generation, in file order: backward along the chain
+/// in its first pass, forward in its second. The pages are small and lie close together
+/// (each at the end of its run), so reading each with a system call of its own cost more
+/// than decoding it: a writer that took its turn after three other processes had made a
+/// thousand commits each spent more time in those reads than in its own commit. One read
+/// of up to ``size`` bytes serves every page that lies inside it.
+///
+/// Why the bytes are right: a replay asks only for pages the commit chain of a committed
+/// root names, and every such page was durable (so readable) before that root's commit,
+/// before the replay began. Committed pages are never rewritten (Docs/Format.md §3), and a
+/// file number names one file for the store's life, so a block read during the replay holds
+/// exactly what a read of the page alone would return. Bytes past the committed end may be
+/// part of another writer's run in progress; the window holds them but never serves them,
+/// because no page the chain names lies there. A page the window does not cover entirely
+/// (the file ends first, or the page is larger than the block) is read alone, as before.
+struct CommitPageWindow {
+    /// The most bytes read at once: with commit runs of a few KiB, some fifty commit pages.
+    static let size = 256 << 10
+    /// The first read's size. Each further read in the same direction doubles it, up to
+    /// ``size``: most replays cover a few commits, for which one large read would copy
+    /// more than the pages it saves reading one by one.
+    static let firstSize = 16 << 10
+
+    private var fileIdentity: UInt64?
+    private var start: UInt64 = 0
+    private var bytes: [UInt8] = []
+
+    /// Reads ahead of the pages asked for: toward the file's start while true (the chain's
+    /// first pass, newest first), toward its end while false.
+    var readsBackward = true {
+        didSet { if readsBackward != oldValue { nextSize = Self.firstSize } }
+    }
+    private var nextSize = Self.firstSize
+
+    /// The bytes of the page at `address` in `file`.
+    mutating func bytes(
+        of address: PageAddress, in file: SnapshotFile, counters: IOCounters
+    ) throws(StorageError) -> [UInt8] {
+        let count = try address.byteCount(file: file.path)
+        if let covered = cached(address, count, file) { return covered }
+        let size = nextSize
+        guard count < size else { return try readAlone(address, count, file, counters) }
+        nextSize = min(size * 2, Self.size)
+        let blockStart = readsBackward ? (address.end > UInt64(size) ? address.end - UInt64(size) : 0) : address.offset
+        bytes = try file.handle.read(at: blockStart, count: size)
+        counters.recordPageRead(bytes: bytes.count)
+        (fileIdentity, start) = (file.cacheIdentity, blockStart)
+        if let covered = cached(address, count, file) { return covered }
+        return try readAlone(address, count, file, counters)
+    }
+
+    private func cached(_ address: PageAddress, _ count: Int, _ file: SnapshotFile) -> [UInt8]? {
+        guard fileIdentity == file.cacheIdentity, address.offset >= start else { return nil }
+        let from = address.offset - start
+        guard from <= UInt64(bytes.count), UInt64(count) <= UInt64(bytes.count) - from else { return nil }
+        let lower = Int(from)
+        return Array(bytes[lower..<lower + count])
+    }
+
+    private func readAlone(
+        _ address: PageAddress, _ count: Int, _ file: SnapshotFile, _ counters: IOCounters
+    ) throws(StorageError) -> [UInt8] {
+        let read = try file.handle.read(at: address.offset, count: count)
+        counters.recordPageRead(bytes: read.count)
+        return read
+    }
+}

@@ -1,0 +1,107 @@
+import Testing
+import Foundation
+import Synchronization
+@testable import FolioStorage
+import FolioTestSupport
+
+/// A replay reads the commit pages along the chain in blocks (`CommitPageWindow`) and keeps
+/// the first pass's oldest commits for the second: every commit still comes back once, in
+/// order, with its changes and its views, whatever the page sizes and batch bounds.
+@Suite struct ReplayReadsTests {
+    let path = "/stores/s"
+
+    /// Commits `count` transactions of one new key each into `store`; returns the keys.
+    func commitOneKeyEach(_ count: Int, into store: Store) throws -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        for i in 0..<count {
+            let key: [UInt8] = [UInt8(i >> 8), UInt8(i & 0xFF)]
+            try store.write { try $0.put(Array("value \(i)".utf8), for: key, in: "t") }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    /// Each notification is the next generation, changes exactly its key, and its views see
+    /// the store before and after it.
+    func expectEachCommitOnce(
+        _ notifications: [CommitNotification], after start: UInt64, keys: [[UInt8]]
+    ) throws {
+        #expect(notifications.map(\.generation) == Array((start + 1)...(start + UInt64(keys.count))))
+        for (notification, key) in zip(notifications, keys) {
+            let changed = notification.changes.trees.flatMap { $0.entries.map(\.key) }
+            #expect(changed == [key], "generation \(notification.generation)")
+            let i = Int(key[0]) << 8 | Int(key[1])
+            #expect(try notification.after?.get(key, in: "t") == Array("value \(i)".utf8))
+            #expect(try notification.before?.get(key, in: "t") == nil)
+        }
+    }
+
+    /// 700 commits replayed at once read their commit pages a block at a time: far fewer
+    /// reads than commits (one read per page, as before, would be 1,400: one per pass).
+    @Test func aLongReplayReadsItsCommitPagesInBlocks() throws {
+        let store = try Store.open(at: path, options: testOptions(try memoryFileSystem()))
+        defer { store.close() }
+        let start = store.generation
+        let keys = try commitOneKeyEach(700, into: store)
+        let before = store.ioStatistics
+        let notifications = try store.commits(after: start)
+        let reads = store.ioStatistics.since(before).pagesRead
+        try expectEachCommitOnce(notifications, after: start, keys: keys)
+        // The views' first reads of tree pages come on top; the bound leaves room for them.
+        #expect(reads < 100, "\(reads) reads for 700 commit pages")
+    }
+
+    /// A reader that catches up after many commits replays them in batches of its bound, the
+    /// first ones from what the first pass kept, the rest read again: every commit once, in
+    /// order.
+    @Test(arguments: [1, 8, 300])
+    func aReaderCatchingUpGetsEveryCommitInBatchesOfItsBound(batch: Int) throws {
+        let fileSystem = try memoryFileSystem()
+        let writer = try Store.open(at: path, options: testOptions(fileSystem))
+        defer { writer.close() }
+        var readerOptions = testOptions(fileSystem)
+        readerOptions.replay = ReplayBounds(batch: batch, limit: .max)
+        let reader = try Store.openReadOnly(at: path, options: readerOptions)
+        defer { reader.close() }
+        let events = Mutex<[StoreEvent]>([])
+        let observation = reader.observe { event in events.withLock { $0.append(event) } }
+        defer { observation.cancel() }
+        try reader.startFollowing(pollInterval: .seconds(600))
+        let start = reader.generation
+        let keys = try commitOneKeyEach(600, into: writer)
+        reader.catchUp()
+        let batches = events.withLock { $0 }.map { event -> [CommitNotification] in
+            guard case .committed(let list) = event else { return [] }
+            return list
+        }
+        #expect(batches.allSatisfy { !$0.isEmpty && $0.count <= batch })
+        try expectEachCommitOnce(batches.flatMap { $0 }, after: start, keys: keys)
+    }
+
+    /// Commit pages larger than a block (a transaction that changed thousands of keys lists
+    /// them all) between small ones: each is read alone, and the replay is the same.
+    @Test func commitPagesLargerThanABlockAreReadAlone() throws {
+        let store = try Store.open(at: path, options: testOptions(try memoryFileSystem()))
+        defer { store.close() }
+        let start = store.generation
+        var expected: [[[UInt8]]] = []
+        for round in 0..<3 {
+            let wide = (0..<3_000).map { i -> [UInt8] in [UInt8(round), UInt8(i >> 8), UInt8(i & 0xFF), 0x77] }
+            try store.write { transaction in
+                for key in wide { try transaction.put([1], for: key, in: "t") }
+            }
+            expected.append(wide)
+            let small: [UInt8] = [0xFF, UInt8(round)]
+            try store.write { try $0.put([2], for: small, in: "t") }
+            expected.append([small])
+        }
+        let notifications = try store.commits(after: start)
+        #expect(notifications.map(\.generation) == Array((start + 1)...(start + 6)))
+        for (notification, keys) in zip(notifications, expected) {
+            let changed = notification.changes.trees.flatMap { $0.entries.map(\.key) }
+            #expect(
+                changed.sorted { $0.lexicographicallyPrecedes($1) } == keys.sorted { $0.lexicographicallyPrecedes($1) })
+        }
+        #expect(notifications.count == 6)
+    }
+}
