@@ -239,7 +239,10 @@ extension RootSlots {
     /// A root file that another writer rewrote from the version 1 layout is opened here.
     ///
     /// A writer runs it at the start of each turn (Store+CatchUp.swift).
-    mutating func reload() throws(StorageError) -> RootRecord {
+    ///
+    /// With `glance` (the store's mapping of the root file), slots that still hold the bytes
+    /// this writer knows are found so without a read.
+    mutating func reload(glance: RootGlance? = nil) throws(StorageError) -> RootRecord {
         if isVersionOneLayout {
             let file = try fileSystem.open(layout.root, mode: .readOnly)
             defer { file.close() }
@@ -253,6 +256,7 @@ extension RootSlots {
             handle = try fileSystem.open(layout.root, mode: .readWrite)
         }
         guard let handle else { preconditionFailure("a version 2 root file has a handle") }
+        if let glance, let known = newestIfMappedSlotsHoldKnownBytes(glance) { return known }
         let bytes = try handle.read(at: 0, count: RootRecord.fileSize)
         // The slots hold the very bytes this writer last wrote or read: nothing to decode, and
         // nothing changed (the same as the comparison of decoded slots below).
@@ -298,6 +302,15 @@ extension RootSlots {
         guard bytes.count == RootRecord.fileSize else { return nil }
         for slot in 0..<2 {
             guard let known = knownBytes[slot], Self.slotBytes(bytes, slot).elementsEqual(known) else { return nil }
+        }
+        return contents.compactMap { $0 }.max(by: { $0.generation < $1.generation })
+    }
+
+    /// ``newestIfHoldingKnownBytes(_:)`` for the slots as `glance` maps them. The caller holds
+    /// the store's lock, so no writer is writing a slot while they are compared.
+    private func newestIfMappedSlotsHoldKnownBytes(_ glance: RootGlance) -> RootRecord? {
+        for slot in 0..<2 {
+            guard let known = knownBytes[slot], glance.slot(slot, holds: known) else { return nil }
         }
         return contents.compactMap { $0 }.max(by: { $0.generation < $1.generation })
     }

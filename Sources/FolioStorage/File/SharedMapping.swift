@@ -73,6 +73,12 @@ final class SharedMapping: @unchecked Sendable {
         assert(offset >= 0 && offset + MemoryLayout<T>.size <= length, "outside the mapping")
         return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
+
+    /// Whether the mapped bytes at `offset` are `bytes`, which must lie within ``length``.
+    func holds(_ bytes: [UInt8], at offset: Int) -> Bool {
+        assert(offset >= 0 && offset + bytes.count <= length, "outside the mapping")
+        return bytes.withUnsafeBytes { memcmp(base + offset, $0.baseAddress!, $0.count) == 0 }
+    }
 }
 
 extension POSIXFileSystem: SharedMappingFileSystem {

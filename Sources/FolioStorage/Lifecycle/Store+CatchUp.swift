@@ -88,7 +88,8 @@ extension Store {
     /// byte another writer committed is written over.
     ///
     /// When nothing changed (the common case of a process that writes alone), this costs
-    /// one read of the root file's slots and one of the header after the committed end.
+    /// one look at the root file's slots (through the store's mapping of the root file, or
+    /// a read where there is none) and one read of the header after the committed end.
     ///
     /// Caller holds `writeSection`. A failure after the slots were read again poisons the
     /// store: its tip may be behind the slots, and a commit on it would be written over the
@@ -118,7 +119,7 @@ extension Store {
                 else { throw .writeTransactionInProgress }
                 return state.current
             }
-            let newestSlot = try slots!.reload()
+            let newestSlot = try slots!.reload(glance: rootGlance)
             var newest = known
             if !Self.sameCommit(newestSlot, known.record) {
                 newest = try Store.loadRoot(

@@ -67,6 +67,12 @@ final class RootGlance: Sendable {
         noteSeen(slotsNow())
     }
 
+    /// Whether slot `slot` holds exactly `bytes` (a whole slot) now: what a read of the root
+    /// file would return, since the mapping and the reads share the page cache.
+    func slot(_ slot: Int, holds bytes: [UInt8]) -> Bool {
+        mapping.holds(bytes, at: slot * RootRecord.slotStride)
+    }
+
     private func slotsNow() -> Slots {
         let second = RootRecord.slotStride
         let generations = (

@@ -10,10 +10,26 @@ import FolioTestSupport
 @Suite struct WriterCatchUpTests {
     static let path = "/stores/s"
 
+    /// A store's place: in memory, or on disk, where the store maps its root file and a
+    /// turn's catch-up compares the slots through that mapping instead of reading them.
+    /// Calls `body` with the file system and the store's path; removes what it made.
+    func inPlace<Result>(
+        onDisk: Bool, _ body: (any FileSystem, String) throws -> Result
+    ) throws -> Result {
+        guard onDisk else { return try body(try memoryFileSystem(), Self.path) }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        return try body(POSIXFileSystem(), directory.child("s"))
+    }
+
     /// A writer whose store nobody else wrote finds its tip unchanged: nothing is reported.
-    @Test func aWriterThatWroteAloneStaysWhereItIs() throws {
-        let fileSystem = try memoryFileSystem()
-        let store = try Store.open(at: Self.path, options: testOptions(fileSystem))
+    @Test(arguments: [false, true])
+    func aWriterThatWroteAloneStaysWhereItIs(onDisk: Bool) throws {
+        try inPlace(onDisk: onDisk) { fileSystem, path in try writerAlone(fileSystem, path) }
+    }
+
+    func writerAlone(_ fileSystem: any FileSystem, _ path: String) throws {
+        let store = try Store.open(at: path, options: testOptions(fileSystem))
         defer { store.close() }
         try store.write { try $0.put([1], for: [1], in: "t") }
         let events = Mutex<[StoreEvent]>([])
@@ -30,10 +46,13 @@ import FolioTestSupport
     /// commits (reporting each to its generation listener and its observers, in order) and
     /// its next commit follows them. Without the catch-up, that commit would be written over
     /// the other writer's runs and lose them.
-    @Test(arguments: [Durability.full, .grouped(window: .seconds(60))])
-    func aWriterAdoptsWhatAnotherCommittedAndBuildsOnIt(durability: Durability) throws {
-        let fileSystem = try memoryFileSystem()
-        let first = try Store.open(at: Self.path, options: testOptions(fileSystem, durability: durability))
+    @Test(arguments: [Durability.full, .grouped(window: .seconds(60))], [false, true])
+    func aWriterAdoptsWhatAnotherCommittedAndBuildsOnIt(durability: Durability, onDisk: Bool) throws {
+        try inPlace(onDisk: onDisk) { fileSystem, path in try adoptAndBuild(durability, fileSystem, path) }
+    }
+
+    func adoptAndBuild(_ durability: Durability, _ fileSystem: any FileSystem, _ path: String) throws {
+        let first = try Store.open(at: path, options: testOptions(fileSystem, durability: durability))
         defer { first.close() }
         let reported = Mutex<[UInt64]>([])
         first.onGenerationCreated { created in reported.withLock { $0.append(created.generation) } }
@@ -45,7 +64,7 @@ import FolioTestSupport
         let readBefore = try first.read()
 
         let otherGenerations = try first.withWriterLockReleased { () throws -> [UInt64] in
-            let other = try Store.open(at: Self.path, options: testOptions(fileSystem, durability: durability))
+            let other = try Store.open(at: path, options: testOptions(fileSystem, durability: durability))
             defer { other.close() }
             var generations: [UInt64] = []
             for key: UInt8 in 2...4 {
@@ -62,7 +81,7 @@ import FolioTestSupport
 
         try first.write { try $0.put(Array("first again".utf8), for: [5], in: "t") }
         first.close()
-        let reopened = try Store.openReadOnly(at: Self.path, options: testOptions(fileSystem))
+        let reopened = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
         defer { reopened.close() }
         #expect(reopened.generation == before + 4)
         let view = try reopened.read()
@@ -73,14 +92,18 @@ import FolioTestSupport
 
     /// Another writer compacts into a new snapshot file and commits after: the first opens
     /// that file, adopts its root, and commits into it.
-    @Test func aWriterAdoptsAnotherWritersCompaction() throws {
-        let fileSystem = try memoryFileSystem()
-        let first = try Store.open(at: Self.path, options: testOptions(fileSystem))
+    @Test(arguments: [false, true])
+    func aWriterAdoptsAnotherWritersCompaction(onDisk: Bool) throws {
+        try inPlace(onDisk: onDisk) { fileSystem, path in try adoptCompaction(fileSystem, path) }
+    }
+
+    func adoptCompaction(_ fileSystem: any FileSystem, _ path: String) throws {
+        let first = try Store.open(at: path, options: testOptions(fileSystem))
         defer { first.close() }
         for key: UInt8 in 0..<20 { try first.write { try $0.put([key], for: [key], in: "t") } }
         let fileBefore = first.statisticsFileNumber
         try first.withWriterLockReleased { () throws in
-            let other = try Store.open(at: Self.path, options: testOptions(fileSystem))
+            let other = try Store.open(at: path, options: testOptions(fileSystem))
             defer { other.close() }
             try other.write { try $0.remove([0], from: "t") }
             try other.compact()
