@@ -106,6 +106,12 @@ extension Store {
         held: SnapshotFile? = nil, bounds: ReplayBounds, _ body: ([CommitNotification]) -> Void
     ) throws(StorageError) {
         guard newest.record.generation > generation else { return }
+        // Generations along the chain are consecutive (checked below), so a history longer
+        // than the bound is known without walking it, and the walk would only find the same
+        // after reading `bounds.limit` commit pages.
+        guard newest.record.generation - generation <= UInt64(bounds.limit) else {
+            throw .historyUnavailable(from: generation)
+        }
         var history = HistoryReader(store: self, newest: newest, generation: generation, held: held)
         history.remembering = min(bounds.batch, bounds.limit)
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file

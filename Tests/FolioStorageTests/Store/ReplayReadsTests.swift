@@ -104,4 +104,27 @@ import FolioTestSupport
         }
         #expect(notifications.count == 6)
     }
+
+    /// A history longer than the bound is refused from the generations alone: no commit page
+    /// is read (the walk used to read the bound's worth of them before giving up).
+    @Test func aHistoryLongerThanTheBoundIsRefusedWithoutReadingIt() throws {
+        var options = testOptions(try memoryFileSystem())
+        options.replay = ReplayBounds(batch: 4, limit: 10)
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        let start = store.generation
+        _ = try commitOneKeyEach(11, into: store)
+        let view = try store.read()
+        let before = store.ioStatistics
+        var batches = 0
+        #expect(throws: StorageError.historyUnavailable(from: start)) {
+            try store.replayCommits(after: start, upTo: view) { _ in batches += 1 }
+        }
+        #expect(store.ioStatistics.since(before).pagesRead == 0)
+        #expect(batches == 0)
+        // Within the bound, the same call replays.
+        var replayed: [UInt64] = []
+        try store.replayCommits(after: start + 1, upTo: view) { replayed += $0.map(\.generation) }
+        #expect(replayed == Array((start + 2)...(start + 11)))
+    }
 }
