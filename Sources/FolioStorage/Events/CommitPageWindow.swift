@@ -18,9 +18,10 @@
 struct CommitPageWindow {
     /// The most bytes read at once: with commit runs of a few KiB, some fifty commit pages.
     static let size = 256 << 10
-    /// The first read's size. Each further read in the same direction doubles it, up to
-    /// ``size``: most replays cover a few commits, for which one large read would copy
-    /// more than the pages it saves reading one by one.
+    /// The first read's size. A read that served more than one page doubles the next one, up
+    /// to ``size``; one that served a single page halves it, down to this: most replays
+    /// cover a few commits, and the runs of large transactions lie far apart, and for both
+    /// a large read would copy more than the reads it saves.
     static let firstSize = 16 << 10
 
     private var fileIdentity: UInt64?
@@ -30,9 +31,11 @@ struct CommitPageWindow {
     /// Reads ahead of the pages asked for: toward the file's start while true (the chain's
     /// first pass, newest first), toward its end while false.
     var readsBackward = true {
-        didSet { if readsBackward != oldValue { nextSize = Self.firstSize } }
+        didSet { if readsBackward != oldValue { (nextSize, served) = (Self.firstSize, nil) } }
     }
     private var nextSize = Self.firstSize
+    /// Pages served from the block in `bytes`; nil before the first block in this direction.
+    private var served: Int?
 
     /// The bytes of the page at `address` in `file`.
     mutating func bytes(
@@ -40,22 +43,25 @@ struct CommitPageWindow {
     ) throws(StorageError) -> [UInt8] {
         let count = try address.byteCount(file: file.path)
         if let covered = cached(address, count, file) { return covered }
+        if let served {
+            nextSize = served > 1 ? min(nextSize * 2, Self.size) : max(nextSize / 2, Self.firstSize)
+        }
         let size = nextSize
         guard count < size else { return try readAlone(address, count, file, counters) }
-        nextSize = min(size * 2, Self.size)
         let blockStart = readsBackward ? (address.end > UInt64(size) ? address.end - UInt64(size) : 0) : address.offset
         bytes = try file.handle.read(at: blockStart, count: size)
         counters.recordPageRead(bytes: bytes.count)
-        (fileIdentity, start) = (file.cacheIdentity, blockStart)
+        (fileIdentity, start, served) = (file.cacheIdentity, blockStart, 0)
         if let covered = cached(address, count, file) { return covered }
         return try readAlone(address, count, file, counters)
     }
 
-    private func cached(_ address: PageAddress, _ count: Int, _ file: SnapshotFile) -> [UInt8]? {
+    private mutating func cached(_ address: PageAddress, _ count: Int, _ file: SnapshotFile) -> [UInt8]? {
         guard fileIdentity == file.cacheIdentity, address.offset >= start else { return nil }
         let from = address.offset - start
         guard from <= UInt64(bytes.count), UInt64(count) <= UInt64(bytes.count) - from else { return nil }
         let lower = Int(from)
+        served = (served ?? 0) + 1
         return Array(bytes[lower..<lower + count])
     }
 

@@ -113,7 +113,7 @@ extension Store {
             throw .historyUnavailable(from: generation)
         }
         var history = HistoryReader(store: self, newest: newest, generation: generation, held: held)
-        history.remembering = min(bounds.batch, bounds.limit)
+        history.remembering = true
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
         // it needs is opened here and kept open, so pass 2 cannot lose one to retention.
         var chain: [(location: CommitLocation, previous: CommitLocation?)] = []
@@ -177,11 +177,18 @@ private struct HistoryReader {
     /// The commit pages along the chain, read in blocks.
     var window = CommitPageWindow()
     /// Commits decoded in the first pass, kept for the second: the oldest ones the first pass
-    /// reached, which are the first the second pass needs. Only while `remembers`.
+    /// reached, which are the first the second pass needs, within ``rememberedBytes`` of
+    /// commit pages. Only while `remembering`.
     private var remembered: [CommitLocation: CommitRecord] = [:]
-    private var rememberedOrder: [CommitLocation] = []
-    /// How many the first pass keeps (between this and twice this while it runs).
-    var remembering = 0
+    /// The kept locations, newest first from `firstKept` on, and their pages' bytes in all.
+    private var rememberedOrder: [(location: CommitLocation, bytes: Int)] = []
+    private var firstKept = 0
+    private var keptBytes = 0
+    var remembering = false
+    /// Commit pages kept decoded between the passes, in bytes: some three thousand commits of
+    /// a few changed keys each, so that most replays read each page once. A commit that
+    /// changed many keys has a page as large, and its decoded record some times larger.
+    static let rememberedBytes = 1 << 20
 
     /// `held`: a file the caller has open, read through that descriptor rather than opened
     /// again by name. A file number names one file for the store's life (a replaced file's
@@ -232,20 +239,28 @@ private struct HistoryReader {
     }
 
     /// Keeps `commit` for the second pass if the first is running, dropping the newest kept
-    /// ones once twice `remembering` are kept: the second pass starts from the oldest.
+    /// ones past ``rememberedBytes``: the second pass starts from the oldest.
     private mutating func remember(_ commit: CommitRecord, at location: CommitLocation) {
-        guard remembering > 0 else { return }
+        guard remembering else { return }
         remembered[location] = commit
-        rememberedOrder.append(location)
-        guard rememberedOrder.count - remembering >= remembering else { return }
-        let dropped = rememberedOrder.count - remembering
-        for location in rememberedOrder[..<dropped] { remembered[location] = nil }
-        rememberedOrder.removeFirst(dropped)
+        rememberedOrder.append((location, Int(location.address.length)))
+        keptBytes += Int(location.address.length)
+        while keptBytes > Self.rememberedBytes, firstKept < rememberedOrder.count {
+            let dropped = rememberedOrder[firstKept]
+            remembered[dropped.location] = nil
+            keptBytes -= dropped.bytes
+            firstKept += 1
+        }
+        if firstKept > 1024 && firstKept * 2 > rememberedOrder.count {
+            rememberedOrder.removeFirst(firstKept)
+            firstKept = 0
+        }
     }
 
     /// Ends the first pass: what is kept stays, nothing more is.
     mutating func stopRemembering() {
-        remembering = 0
+        remembering = false
         rememberedOrder = []
+        firstKept = 0
     }
 }
