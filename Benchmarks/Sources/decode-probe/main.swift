@@ -13,6 +13,8 @@ import FolioStorage
 //   decode-probe range DIR K        K queries of `fetch(where: (4000..<5000).contains(priority))`
 //   decode-probe point DIR K        K passes of `first(where: id == x)` over every id
 //   decode-probe commit DIR K       K durable single-record commits (`persist` of a changed tag)
+//   decode-probe first DIR K        K durable single-record commits, each timed (a fresh
+//                                   process's first writes: mp-first-write-beside-idle)
 //   decode-probe icommit DIR K      the same, each also changing the indexed priority
 //   decode-probe batches DIR K      K transactions of 100 new records into a fresh store
 //                                   (folio-bench's mt-insert work for one writer)
@@ -144,6 +146,19 @@ func run() async throws -> Int {
                 var record = CrudRecord.make(id: id, n: n)
                 record.tag = "tag-commit"
                 try await records.persist(record)
+                sum &+= 1
+            }
+            break
+        } else if mode == "first" {
+            // A fresh process's first writes (folio-bench's mp-first-write-beside-idle): each
+            // of the `count` single-record commits timed, in microseconds, on standard error.
+            for id in Int64(1)...Int64(count) {
+                var record = CrudRecord.make(id: id, n: n)
+                record.tag = "tag-first"
+                let start = DispatchTime.now().uptimeNanoseconds
+                try await records.persist(record)
+                let micros = (DispatchTime.now().uptimeNanoseconds - start) / 1000
+                FileHandle.standardError.write(Data("commit \(id): \(micros) µs\n".utf8))
                 sum &+= 1
             }
             break
