@@ -47,7 +47,11 @@ struct CommitPageWindow {
             nextSize = served > 1 ? min(nextSize * 2, Self.size) : max(nextSize / 2, Self.firstSize)
         }
         let size = nextSize
-        guard count < size else { return try readAlone(address, count, file, counters) }
+        // A page that would end past the last offset (a damaged link names any) is read alone:
+        // the read finds nothing there, and decoding reports the damage.
+        guard count < size, address.offset <= UInt64.max - UInt64(address.length) else {
+            return try readAlone(address, count, file, counters)
+        }
         let blockStart = readsBackward ? (address.end > UInt64(size) ? address.end - UInt64(size) : 0) : address.offset
         bytes = try file.handle.read(at: blockStart, count: size)
         counters.recordPageRead(bytes: bytes.count)

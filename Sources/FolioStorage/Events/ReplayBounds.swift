@@ -6,10 +6,16 @@
 /// get `historyUnavailable` and reload (cheaper than replaying that many commits, and it
 /// bounds what the observers' queues can hold: events are queued faster than observers may
 /// consume them). Finding the chain costs a commit location per commit (24 bytes), read
-/// back along the commit pages one at a time.
+/// back along the commit pages in blocks (`CommitPageWindow`); the oldest commits it decodes,
+/// within `rememberedBytes` of commit pages, are kept for the replay's second pass.
 struct ReplayBounds: Sendable {
     /// Commits per replayed event.
     var batch = 256
     /// The longest history replayed; past it, observers reload.
     var limit = 4096
+    /// Commit pages kept decoded between the replay's passes, in bytes: some three thousand
+    /// commits of a few changed keys each, so that most replays read each page once. A
+    /// commit that changed many keys has a page as large, and its decoded record some times
+    /// larger.
+    var rememberedBytes = 1 << 20
 }

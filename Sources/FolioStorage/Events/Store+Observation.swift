@@ -108,12 +108,14 @@ extension Store {
         guard newest.record.generation > generation else { return }
         // Generations along the chain are consecutive (checked below), so a history longer
         // than the bound is known without walking it, and the walk would only find the same
-        // after reading `bounds.limit` commit pages.
-        guard newest.record.generation - generation <= UInt64(bounds.limit) else {
+        // after reading `bounds.limit` commit pages. Not from generation 0: a store's first
+        // commit may carry a later generation (a backup's does), so the chain can be shorter.
+        guard generation == 0 || newest.record.generation - generation <= UInt64(max(0, bounds.limit)) else {
             throw .historyUnavailable(from: generation)
         }
         var history = HistoryReader(store: self, newest: newest, generation: generation, held: held)
         history.remembering = true
+        history.rememberedBytes = bounds.rememberedBytes
         // Pass 1: the chain, newest first, as (commit, its predecessor) locations. Every file
         // it needs is opened here and kept open, so pass 2 cannot lose one to retention.
         var chain: [(location: CommitLocation, previous: CommitLocation?)] = []
@@ -177,18 +179,16 @@ private struct HistoryReader {
     /// The commit pages along the chain, read in blocks.
     var window = CommitPageWindow()
     /// Commits decoded in the first pass, kept for the second: the oldest ones the first pass
-    /// reached, which are the first the second pass needs, within ``rememberedBytes`` of
-    /// commit pages. Only while `remembering`.
+    /// reached, which are the first the second pass needs, within `rememberedBytes` of
+    /// commit pages. Only while `remembering`; each is let go once the second pass took it.
     private var remembered: [CommitLocation: CommitRecord] = [:]
     /// The kept locations, newest first from `firstKept` on, and their pages' bytes in all.
     private var rememberedOrder: [(location: CommitLocation, bytes: Int)] = []
     private var firstKept = 0
     private var keptBytes = 0
     var remembering = false
-    /// Commit pages kept decoded between the passes, in bytes: some three thousand commits of
-    /// a few changed keys each, so that most replays read each page once. A commit that
-    /// changed many keys has a page as large, and its decoded record some times larger.
-    static let rememberedBytes = 1 << 20
+    /// The bound on the kept commits' pages, in bytes (``ReplayBounds/rememberedBytes``).
+    var rememberedBytes = 0
 
     /// `held`: a file the caller has open, read through that descriptor rather than opened
     /// again by name. A file number names one file for the store's life (a replaced file's
@@ -222,7 +222,7 @@ private struct HistoryReader {
         }
         let pages = PageSource(file: try file(location.fileNumber), cache: store.cache, counters: store.counters)
         let commit: CommitRecord
-        if let known = remembered[location] {
+        if let known = remembered.removeValue(forKey: location) {
             commit = known
         } else {
             commit = try CommitRecord.decode(
@@ -239,13 +239,13 @@ private struct HistoryReader {
     }
 
     /// Keeps `commit` for the second pass if the first is running, dropping the newest kept
-    /// ones past ``rememberedBytes``: the second pass starts from the oldest.
+    /// ones past `rememberedBytes`: the second pass starts from the oldest.
     private mutating func remember(_ commit: CommitRecord, at location: CommitLocation) {
         guard remembering else { return }
         remembered[location] = commit
         rememberedOrder.append((location, Int(location.address.length)))
         keptBytes += Int(location.address.length)
-        while keptBytes > Self.rememberedBytes, firstKept < rememberedOrder.count {
+        while keptBytes > rememberedBytes, firstKept < rememberedOrder.count {
             let dropped = rememberedOrder[firstKept]
             remembered[dropped.location] = nil
             keptBytes -= dropped.bytes

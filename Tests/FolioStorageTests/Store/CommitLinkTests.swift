@@ -71,4 +71,26 @@ import FolioTestSupport
         #expect(commits.map(\.generation) == [1])
         #expect(commits.first?.previous == nil)
     }
+
+    /// A link whose page would end past the last file offset is damage the replay reports:
+    /// reading ahead of it (the replay reads commit pages in blocks) must not trap.
+    @Test func aLinkPastTheLastOffsetIsCorruptNotATrap() throws {
+        let fileSystem = try memoryFileSystem()
+        let store = try Store.open(at: path, options: testOptions(fileSystem))
+        try store.write { try $0.put([1], for: [1], in: "t") }
+        try store.write { try $0.put([2], for: [2], in: "t") }
+        let newest = try store.read().commitLocation
+        store.close()
+        setPreviousLink(offset: UInt64.max - 50, length: 104, ofCommitAt: newest.address, in: fileSystem)
+
+        let reader = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
+        defer { reader.close() }
+        #expect {
+            _ = try reader.commits(after: 1)
+        } throws: { error in
+            if case StorageError.corruption = error { return true }
+            if case StorageError.historyUnavailable = error { return true }
+            return false
+        }
+    }
 }

@@ -78,9 +78,9 @@ import FolioTestSupport
         try expectEachCommitOnce(batches.flatMap { $0 }, after: start, keys: keys)
     }
 
-    /// Commit pages larger than a block (a transaction that changed thousands of keys lists
-    /// them all) between small ones: each is read alone, and the replay is the same.
-    @Test func commitPagesLargerThanABlockAreReadAlone() throws {
+    /// Commit pages larger than the first block (a transaction that changed thousands of keys
+    /// lists them all) between small ones: each is read alone, and the replay is the same.
+    @Test func commitPagesLargerThanTheFirstBlockAreReadAlone() throws {
         let store = try Store.open(at: path, options: testOptions(try memoryFileSystem()))
         defer { store.close() }
         let start = store.generation
@@ -126,5 +126,43 @@ import FolioTestSupport
         var replayed: [UInt64] = []
         try store.replayCommits(after: start + 1, upTo: view) { replayed += $0.map(\.generation) }
         #expect(replayed == Array((start + 2)...(start + 11)))
+    }
+
+    /// With little room to keep decoded commits between the passes, the first pass keeps only
+    /// the oldest few and the second reads the rest again, forward, in blocks: every commit
+    /// still comes back once, in order, in batches of the bound.
+    @Test func aReplayBeyondWhatItKeepsReadsTheRestAgain() throws {
+        var options = testOptions(try memoryFileSystem())
+        options.replay = ReplayBounds(batch: 8, limit: .max, rememberedBytes: 2 << 10)
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        let start = store.generation
+        let keys = try commitOneKeyEach(600, into: store)
+        let view = try store.read()
+        var batches: [[CommitNotification]] = []
+        let before = store.ioStatistics
+        try store.replayCommits(after: start, upTo: view) { batches.append($0) }
+        let reads = store.ioStatistics.since(before).pagesRead
+        #expect(batches.allSatisfy { !$0.isEmpty && $0.count <= 8 })
+        try expectEachCommitOnce(batches.flatMap { $0 }, after: start, keys: keys)
+        // Both passes in blocks: still far fewer reads than pages (1,200, one a page a pass).
+        #expect(reads < 200, "\(reads) reads")
+    }
+
+    /// A store whose first commit carries a later generation (a backup's) replays from
+    /// generation 0 whatever the gap: the chain is one commit long, within any bound.
+    @Test func aBackupReplaysFromGenerationZeroWhateverItsGeneration() throws {
+        let fileSystem = try memoryFileSystem()
+        let store = try Store.open(at: path, options: testOptions(fileSystem))
+        _ = try commitOneKeyEach(30, into: store)
+        _ = try store.backup(to: "/stores/backup")
+        store.close()
+        var options = testOptions(fileSystem)
+        options.replay = ReplayBounds(batch: 4, limit: 10)
+        let backup = try Store.open(at: "/stores/backup", options: options)
+        defer { backup.close() }
+        #expect(backup.generation > 10)
+        let replayed = try backup.commits(after: 0)
+        #expect(replayed.map(\.generation) == [backup.generation])
     }
 }
