@@ -6,11 +6,15 @@ import Glibc
 import Musl
 #endif
 
-/// A file system whose files can be mapped shared and read-only (``SharedMapping``).
+/// A file system whose files can be mapped shared (``SharedMapping``).
 protocol SharedMappingFileSystem {
-    /// The first `length` bytes of the file at `path`, mapped; nil if the file is shorter,
-    /// cannot be opened, or cannot be mapped.
+    /// The first `length` bytes of the file at `path`, mapped read-only; nil if the file is
+    /// shorter, cannot be opened, or cannot be mapped.
     func mapShared(_ path: String, length: Int) -> SharedMapping?
+    /// The first `length` bytes of the file at `path`, mapped for reading and writing; the
+    /// file is created if missing and extended with zeros to `length` if shorter. Nil if it
+    /// cannot be opened, extended or mapped.
+    func mapSharedWritable(_ path: String, length: Int) -> SharedMapping?
 }
 
 /// The first bytes of a file, mapped shared and read-only: a look at them is a memory read,
@@ -28,29 +32,39 @@ protocol SharedMappingFileSystem {
 /// only files on local volumes (`isLocal`).
 // @unchecked Sendable: the mapping is immutable from this process's side and lives until
 // deinit; reads of it race only with other processes' writes, which a look tolerates.
+///
+/// A writable mapping (``init(path:length:writable:)``) is for a file no reader of the
+/// store's format needs (the `turns` file): its stores race other processes' loads, so
+/// what it holds must be a hint whose torn or stale reading is harmless.
 final class SharedMapping: @unchecked Sendable {
-    private let base: UnsafeRawPointer
+    private let base: UnsafeMutableRawPointer
     /// The mapped length in bytes.
     let length: Int
 
-    /// Maps `length` bytes of the file at `path`; nil as ``SharedMappingFileSystem/mapShared(_:length:)``.
-    init?(path: String, length: Int) {
+    /// Maps `length` bytes of the file at `path`; nil as ``SharedMappingFileSystem/mapShared(_:length:)``,
+    /// or, `writable`, as ``SharedMappingFileSystem/mapSharedWritable(_:length:)``.
+    init?(path: String, length: Int, writable: Bool = false) {
         guard length > 0 else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = writable ? open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         // The descriptor is not needed once mapped: the mapping keeps the file.
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, Int(status.st_size) >= length, Self.isLocal(fd) else { return nil }
-        guard let mapped = mmap(nil, length, PROT_READ, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
+        guard fstat(fd, &status) == 0, Self.isLocal(fd) else { return nil }
+        if Int(status.st_size) < length {
+            // Extending only ever adds zeros, so two processes doing it at once agree.
+            guard writable, ftruncate(fd, off_t(length)) == 0 else { return nil }
+        }
+        let protection = writable ? PROT_READ | PROT_WRITE : PROT_READ
+        guard let mapped = mmap(nil, length, protection, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
             return nil
         }
-        base = UnsafeRawPointer(mapped)
+        base = mapped
         self.length = length
     }
 
     deinit {
-        munmap(UnsafeMutableRawPointer(mutating: base), length)
+        munmap(base, length)
     }
 
     /// Whether the open file `fd` is on a local file system (see the type's comment). On
@@ -74,6 +88,14 @@ final class SharedMapping: @unchecked Sendable {
         return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 
+    /// Stores `value` at `offset` (within ``length``, aligned for `T`) in the byte order of
+    /// the machine. Only on a writable mapping.
+    @inline(__always)
+    func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        assert(offset >= 0 && offset + MemoryLayout<T>.size <= length, "outside the mapping")
+        base.storeBytes(of: value, toByteOffset: offset, as: T.self)
+    }
+
     /// Whether the mapped bytes at `offset` are `bytes`, which must lie within ``length``.
     func holds(_ bytes: [UInt8], at offset: Int) -> Bool {
         assert(offset >= 0 && offset + bytes.count <= length, "outside the mapping")
@@ -84,5 +106,9 @@ final class SharedMapping: @unchecked Sendable {
 extension POSIXFileSystem: SharedMappingFileSystem {
     func mapShared(_ path: String, length: Int) -> SharedMapping? {
         SharedMapping(path: path, length: length)
+    }
+
+    func mapSharedWritable(_ path: String, length: Int) -> SharedMapping? {
+        SharedMapping(path: path, length: length, writable: true)
     }
 }

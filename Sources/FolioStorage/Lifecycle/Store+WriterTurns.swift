@@ -55,6 +55,15 @@ extension Store {
     /// commits other processes made since this writer last held it; a catch-up that fails
     /// poisons the store and throws.
     func enterTurn(_ user: TurnUser) throws(StorageError) -> CommittedRoot? {
+        var yielded = false
+        return try enterTurn(user, yielded: &yielded)
+    }
+
+    /// ``enterTurn(_:)``; `yielded` is set when it returned nil because it gave the try up to
+    /// another process's request (``TurnRequest``), the lock being free: a caller that waits
+    /// tries again after ``TurnRequest/yieldPause`` whatever its timeout, since a yield
+    /// must never make a write fail that the lock alone would have let through.
+    func enterTurn(_ user: TurnUser, yielded: inout Bool) throws(StorageError) -> CommittedRoot? {
         guard let writerLock else { throw .readOnly(path: path) }
         while true {
             let entry = try state.withLock { (state) throws(StorageError) -> TurnEntry in
@@ -84,7 +93,17 @@ extension Store {
             defer { deliverQueued() }
             let locked: Bool
             do throws(StorageError) {
-                locked = try writerLock.tryAcquire()
+                // Another process asks for the lock, no waiter of this one does, and this one
+                // has had it for a while: this try fails, so that the asker's next one finds
+                // the lock free (TurnRequest).
+                if let turnRequest, turnRequest.yields(asking: askingWaiters.load(ordering: .relaxed) > 0) {
+                    yieldedTries.add(1, ordering: .relaxed)
+                    yielded = true
+                    locked = false
+                } else {
+                    locked = try writerLock.tryAcquire()
+                    if locked { turnRequest?.noteAcquired() }
+                }
                 if locked {
                     _ = try writeSection.withLock { _ throws(StorageError) in try catchUpHoldingWriteSection() }
                 }
@@ -119,17 +138,48 @@ extension Store {
     func enterTurnWaiting(_ user: TurnUser, stop: CompactionStop? = nil) throws(StorageError) -> CommittedRoot {
         var wait = LockWait(timeout: options.busyTimeout)
         var awaiting = false
-        defer { if awaiting { noteTurnAwaited(false) } }
+        var asking = false
+        defer {
+            if asking { stopAsking() }
+            if awaiting { noteTurnAwaited(false) }
+        }
         while true {
             if stop?.isStopped == true { throw .closed(path: path) }
-            if let tip = try enterTurn(user) { return tip }
+            var yielded = false
+            if let tip = try enterTurn(user, yielded: &yielded) { return tip }
+            if yielded {
+                LockWait.sleep(TurnRequest.yieldPause)
+                continue
+            }
             if !awaiting {
                 awaiting = true
                 noteTurnAwaited(true)
             }
-            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
+            guard let pause = nextPause(&wait, asking: &asking) else { throw .lockedByAnotherWriter(path: layout.lock) }
             LockWait.sleep(pause)
         }
+    }
+
+    /// The pause before a waiter's next try of the lock, or nil once its timeout has passed.
+    /// A waiter that has waited ``TurnRequest/askAfter`` asks for the lock, renews its
+    /// request before each pause, and pauses at most ``TurnRequest/askingPause``; `asking`
+    /// says whether it does (the caller calls ``stopAsking()`` once it stops waiting).
+    func nextPause(_ wait: inout LockWait, asking: inout Bool) -> Duration? {
+        guard let pause = wait.nextPause() else { return nil }
+        guard let turnRequest, wait.waited >= TurnRequest.askAfter else { return pause }
+        if !asking {
+            asking = true
+            askingWaiters.add(1, ordering: .relaxed)
+        }
+        turnRequest.ask()
+        return min(pause, TurnRequest.askingPause)
+    }
+
+    /// Ends a wait that asked for the lock: its request is withdrawn once no other waiter of
+    /// this process asks (another process's request, cleared with it, is renewed at its
+    /// next try).
+    func stopAsking() {
+        if askingWaiters.subtract(1, ordering: .relaxed).newValue == 0 { turnRequest?.withdraw() }
     }
 
     /// Counts a caller that starts (`true`) or stops (`false`) waiting for another process's
@@ -189,6 +239,7 @@ extension Store {
         // The slots hold only what this writer adopted or wrote until the release.
         rootGlance?.noteSeenNow()
         writerLock?.release()
+        turnRequest?.noteReleased()
     }
 
     /// Releases the lock if nothing needs it: after a flush made the last pending commits
@@ -212,4 +263,8 @@ extension Store {
     /// Failed tries of the store's lock so far (another process held it): for tests of a
     /// writer that waits.
     package var failedLockTries: Int { writerLock?.failedTryCount ?? 0 }
+
+    /// Tries of the store's lock this writer gave up to another process's request
+    /// (``TurnRequest``): for tests.
+    package var yieldedLockTries: Int { yieldedTries.load(ordering: .relaxed) }
 }

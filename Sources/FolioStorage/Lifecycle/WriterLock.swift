@@ -62,13 +62,17 @@ final class WriterLock: Sendable {
 /// first failed try, twice as long after each further one up to
 /// ``WriterLock/longestPause``, until the timeout has passed.
 struct LockWait {
+    private let started = ContinuousClock.now
     private let deadline: ContinuousClock.Instant
     private var pause: Duration = .milliseconds(1)
 
     /// A wait that gives up `timeout` from now (zero or less: after the first try).
     init(timeout: Duration) {
-        deadline = ContinuousClock.now + timeout
+        deadline = started + timeout
     }
+
+    /// How long this wait has lasted.
+    var waited: Duration { ContinuousClock.now - started }
 
     /// The pause before the next try, or nil once the timeout has passed.
     mutating func nextPause() -> Duration? {

@@ -8,6 +8,8 @@
 ///     <store>/compaction.lock         the compaction lock (CompactionLock.swift): held by the
 ///                                     one process copying into a new snapshot file; created
 ///                                     by the first compaction; never renamed or replaced
+///     <store>/turns                   waiting writers' requests for the lock (TurnRequest.swift):
+///                                     created by writers where files can be mapped; a hint
 ///     <store>/snapshots/<n>.folio     append-only snapshot files, n in 16 lower-case hex digits
 ///     <store>/snapshots/reclaim.tmp   the header-only file that replaces an interrupted
 ///                                     compaction's copy, before its rename (removed by the
@@ -27,6 +29,7 @@ struct StoreLayout: Sendable {
     var infoTemporary: String { StoragePath.join(directory, "info.tmp") }
     var lock: String { StoragePath.join(directory, "lock") }
     var compactionLock: String { StoragePath.join(directory, "compaction.lock") }
+    var turns: String { StoragePath.join(directory, "turns") }
     var snapshots: String { StoragePath.join(directory, "snapshots") }
     var reclaimTemporary: String { StoragePath.join(snapshots, "reclaim.tmp") }
 
@@ -51,6 +54,6 @@ struct StoreLayout: Sendable {
 
     /// Names a store directory may hold; anything else means it is not (only) a store.
     static let knownNames: Set<String> = [
-        "info", "info.tmp", "root", "root.tmp", "lock", "compaction.lock", "snapshots",
+        "info", "info.tmp", "root", "root.tmp", "lock", "compaction.lock", "turns", "snapshots",
     ]
 }

@@ -81,6 +81,14 @@ public final class Store: Sendable {
     /// A writer's lock file, open from the store's open to its close, locked only during a
     /// turn of writing (`WriterState.holdsLock`); nil for a read-only store.
     let writerLock: WriterLock?
+    /// Waiters' requests for the lock, shared with the other writer processes (nil for a
+    /// read-only store, or where the file system cannot map files).
+    let turnRequest: TurnRequest?
+    /// Waiters of this process asking for the lock now: while there is one, this process
+    /// does not yield to requests (the request may be its own).
+    let askingWaiters = Atomic<Int>(0)
+    /// Tries of the lock this process gave up to another process's request: for tests.
+    let yieldedTries = Atomic<Int>(0)
     /// The lock file's identity, registered for this process (`WriterRegistry`) from open to
     /// close; nil for a read-only store.
     let writerIdentity: FileIdentity?
@@ -111,6 +119,7 @@ public final class Store: Sendable {
     ) {
         self.rootFileLock = Mutex(slots)
         self.writerLock = writerLock?.0
+        self.turnRequest = writerLock == nil ? nil : TurnRequest(path: layout.turns, fileSystem: options.fileSystem)
         self.writerIdentity = writerLock?.1
         self.path = layout.directory
         self.isReadOnly = readOnly
@@ -199,13 +208,27 @@ public final class Store: Sendable {
         var wait = LockWait(timeout: options.busyTimeout)
         var awaiting = false
         defer { if awaiting { noteTurnAwaited(false) } }
+        var asking = false
+        defer { if asking { stopAsking() } }
         while true {
-            if let base = try enterTurn(.transaction) { return WriteTransaction(store: self, base: base) }
+            var yielded = false
+            if let base = try enterTurn(.transaction, yielded: &yielded) {
+                return WriteTransaction(store: self, base: base)
+            }
+            if yielded {
+                // Not counted against the timeout (enterTurn(_:yielded:)).
+                do {
+                    try await Task.sleep(for: TurnRequest.yieldPause)
+                } catch {
+                    LockWait.sleep(TurnRequest.yieldPause)
+                }
+                continue
+            }
             if !awaiting {
                 awaiting = true
                 noteTurnAwaited(true)
             }
-            guard let pause = wait.nextPause() else { throw .lockedByAnotherWriter(path: layout.lock) }
+            guard let pause = nextPause(&wait, asking: &asking) else { throw .lockedByAnotherWriter(path: layout.lock) }
             // Cancellation does not end the wait early: the caller's turn is the caller's to
             // give up, after this returns or throws. A cancelled task's sleep returns at once,
             // so it pauses on its thread instead (never a spin).
