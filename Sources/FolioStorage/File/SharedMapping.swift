@@ -30,8 +30,9 @@ protocol SharedMappingFileSystem {
 /// system a page the kernel cannot fetch (a server gone) would fault where a `pread`
 /// returns an error, and a mapping need not see other clients' writes: Apple platforms map
 /// only files on local volumes (`isLocal`).
-// @unchecked Sendable: the mapping is immutable from this process's side and lives until
-// deinit; reads of it race only with other processes' writes, which a look tolerates.
+// @unchecked Sendable: the mapping lives until deinit. A read-only mapping's loads race only
+// with other processes' writes, which a look tolerates; a writable one's stores race loads
+// and stores of other processes and threads, which its user makes harmless (TurnRequest).
 ///
 /// A writable mapping (``init(path:length:writable:)``) is for a file no reader of the
 /// store's format needs (the `turns` file): its stores race other processes' loads, so

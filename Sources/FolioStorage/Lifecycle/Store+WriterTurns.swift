@@ -93,10 +93,12 @@ extension Store {
             defer { deliverQueued() }
             let locked: Bool
             do throws(StorageError) {
-                // Another process asks for the lock, no waiter of this one does, and this one
-                // has had it for a while: this try fails, so that the asker's next one finds
-                // the lock free (TurnRequest).
-                if let turnRequest, turnRequest.yields(asking: askingWaiters.load(ordering: .relaxed) > 0) {
+                // Another process asks for the lock, no waiter of this one does, this one has
+                // had it for a while, and its callers wait long enough to get it back: this try
+                // fails, so that the asker's next one finds the lock free (TurnRequest).
+                if let turnRequest, options.busyTimeout >= TurnRequest.shortestYieldingTimeout,
+                    turnRequest.yields(asking: askingWaiters.load(ordering: .relaxed) > 0)
+                {
                     yieldedTries.add(1, ordering: .relaxed)
                     yielded = true
                     locked = false

@@ -24,13 +24,22 @@ import Musl
 /// passing costing the taker a catch-up and leaving the lock free until the asker's try.
 /// So turns pass between busy processes about every ``askAfter``.
 ///
+/// A process yields only if its busy timeout is at least ``shortestYieldingTimeout`` (a
+/// `Persistence`'s is 5 s by default; a bare `Store`'s is zero): after a yield it must wait
+/// for its turn back, and a yielded try is not counted against that wait.
+///
 /// Why it cannot do harm: it is a hint; the lock alone decides who writes. A request lapses
 /// ``lifetime`` after its last renewal (a waiter renews it at each try), so one of a process
 /// that was killed or suspended holds nobody up for longer. The u64 is loaded and stored
 /// without atomicity across processes (it is aligned, so the hardware does not tear it,
 /// but nothing promises it): a value further ahead than ``lifetime`` is taken for none, so
 /// no reading can make a writer yield for longer than that. A cleared request of another
-/// waiter (a withdrawal clears whatever is there) is renewed at that waiter's next try.
+/// waiter (a withdrawal clears whatever is there) is renewed at that waiter's next try. Two
+/// threads of one process may store at once (a renewal and a withdrawal): as between
+/// processes, either value is a valid hint.
+///
+/// The mapping faults (`SIGBUS`) if another program truncates the file while it is mapped,
+/// as for the root file's mapping (`SharedMapping`); Folio never shortens it.
 final class TurnRequest: Sendable {
     /// A waiter asks once it has waited this long. Each passing of the lock leaves it free
     /// until the asker's next try (half of ``askingPause`` on average) and costs the taker a
@@ -56,6 +65,10 @@ final class TurnRequest: Sendable {
     /// that try does not yield again (its streak has ended), and long enough for the asker,
     /// which tries every ``askingPause``, to take the lock first.
     static let yieldPause: Duration = .microseconds(1_500)
+    /// The shortest busy timeout of a process that yields: after a yield it waits for the
+    /// asker's turn (up to the asker's own streak, then asks in its turn), so a caller that
+    /// waits less would fail where the lock alone would have let it write.
+    static let shortestYieldingTimeout: Duration = .seconds(1)
 
     /// The `turns` file at `path`, mapped (created if missing); nil where the file system
     /// cannot map files or the file cannot be made.
@@ -66,9 +79,9 @@ final class TurnRequest: Sendable {
         self.mapping = mapping
     }
 
-    /// Asks for the lock, or renews this process's request, for ``lifetime`` from now.
-    func ask() {
-        mapping.store(UInt64(Self.now() + Self.nanoseconds(Self.lifetime)).littleEndian, at: 0)
+    /// Asks for the lock, or renews this process's request, for ``lifetime`` from `now`.
+    func ask(at now: UInt64 = TurnRequest.now()) {
+        mapping.store(UInt64(now + Self.nanoseconds(Self.lifetime)).littleEndian, at: 0)
     }
 
     /// Withdraws the request there is (this process's or another's, which renews it).
@@ -76,47 +89,48 @@ final class TurnRequest: Sendable {
         mapping.store(UInt64(0), at: 0)
     }
 
-    /// Whether some process asks for the lock now.
-    var isAsked: Bool {
+    /// Whether some process asks for the lock at `now`.
+    func isAsked(now: UInt64 = TurnRequest.now()) -> Bool {
         let until = UInt64(littleEndian: mapping.load(at: 0, as: UInt64.self))
-        let now = Self.now()
         return until > now && until - now <= Self.nanoseconds(Self.lifetime)
     }
 
-    /// Whether this process, about to take the lock, yields it to a request instead: some
-    /// other process asks (no waiter of this process does: `asking` is false), and this
-    /// process's streak of turns has lasted ``askAfter``.
-    func yields(asking: Bool) -> Bool {
-        guard !asking, isAsked else { return false }
-        let now = Self.now()
-        let last = lastRelease.load(ordering: .relaxed)
-        // A turn after a pause begins a new streak: it does not yield.
-        guard now - min(now, last) <= Self.nanoseconds(Self.streakGap) else { return false }
-        return now - min(now, streakStart.load(ordering: .relaxed)) >= Self.nanoseconds(Self.askAfter)
+    /// Whether this process, about to take the lock at `now`, yields it to a request
+    /// instead: its streak of turns has lasted ``askAfter``, no waiter of this process asks
+    /// (`asking` is false), and another process does. The request is looked at last, so
+    /// a process that writes now and then never reads the mapping.
+    func yields(asking: Bool, now: UInt64 = TurnRequest.now()) -> Bool {
+        guard !asking else { return false }
+        let start = streakStart.load(ordering: .relaxed)
+        // No streak yet (nothing taken since the open), or a turn after a pause, which
+        // begins a new one: no yield.
+        guard start != 0, now - min(now, lastRelease.load(ordering: .relaxed)) <= Self.nanoseconds(Self.streakGap)
+        else { return false }
+        return now - min(now, start) >= Self.nanoseconds(Self.askAfter) && isAsked(now: now)
     }
 
-    /// Records that this process took the lock: a new streak unless the lock was released
-    /// within ``streakGap``.
-    func noteAcquired() {
-        let now = Self.now()
-        if now - min(now, lastRelease.load(ordering: .relaxed)) > Self.nanoseconds(Self.streakGap) {
+    /// Records that this process took the lock at `now`: a new streak unless the lock was
+    /// released within ``streakGap`` during one.
+    func noteAcquired(at now: UInt64 = TurnRequest.now()) {
+        let start = streakStart.load(ordering: .relaxed)
+        if start == 0 || now - min(now, lastRelease.load(ordering: .relaxed)) > Self.nanoseconds(Self.streakGap) {
             streakStart.store(now, ordering: .relaxed)
         }
     }
 
-    /// Records that this process released the lock.
-    func noteReleased() {
-        lastRelease.store(Self.now(), ordering: .relaxed)
+    /// Records that this process released the lock at `now`.
+    func noteReleased(at now: UInt64 = TurnRequest.now()) {
+        lastRelease.store(now, ordering: .relaxed)
     }
 
     /// `CLOCK_MONOTONIC` in nanoseconds: one clock for every process of the machine.
-    private static func now() -> UInt64 {
+    static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
         UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
     }
 }

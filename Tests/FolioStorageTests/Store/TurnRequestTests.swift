@@ -1,19 +1,24 @@
 import Testing
 import Foundation
+import Synchronization
 @testable import FolioStorage
 
 /// A waiter's request for the store's lock (`TurnRequest`, the `turns` file): a hint that a
 /// process about to take the lock again yields to once its streak of turns has lasted
 /// `TurnRequest.askAfter`, and that lapses unless renewed. Two instances on one file stand
-/// for two processes.
+/// for two processes; the streak is driven with given instants, not the clock.
 @Suite struct TurnRequestTests {
-    /// Takes and releases the lock as a process committing in a loop does, for `duration`.
-    func holdInALoop(_ holder: TurnRequest, for duration: Duration) {
-        let end = ContinuousClock.now + duration
-        while ContinuousClock.now < end {
-            holder.noteAcquired()
-            holder.noteReleased()
+    static let millisecond: UInt64 = 1_000_000
+
+    /// Turns taken and released every 100 µs from `start` for `milliseconds`; returns the end.
+    func streak(of holder: TurnRequest, from start: UInt64, milliseconds: UInt64) -> UInt64 {
+        var now = start
+        while now < start + milliseconds * Self.millisecond {
+            holder.noteAcquired(at: now)
+            holder.noteReleased(at: now + 50_000)
+            now += 100_000
         }
+        return now
     }
 
     @Test func aRequestIsSeenUntilWithdrawnOrLapsed() throws {
@@ -22,14 +27,14 @@ import Foundation
         let path = directory.child("turns")
         let asker = try #require(TurnRequest(path: path, fileSystem: POSIXFileSystem()))
         let holder = try #require(TurnRequest(path: path, fileSystem: POSIXFileSystem()))
-        #expect(!holder.isAsked)
+        #expect(!holder.isAsked())
         asker.ask()
-        #expect(holder.isAsked)
+        #expect(holder.isAsked())
         asker.withdraw()
-        #expect(!holder.isAsked)
+        #expect(!holder.isAsked())
         asker.ask()
-        Thread.sleep(forTimeInterval: 0.03)  // past the 20 ms lifetime, not renewed
-        #expect(!holder.isAsked, "a request nobody renews lapses")
+        let lifetime = TurnRequest.nanoseconds(TurnRequest.lifetime)
+        #expect(!holder.isAsked(now: TurnRequest.now() + lifetime + Self.millisecond), "a request nobody renews lapses")
     }
 
     /// A value further ahead than a request's lifetime (garbage, or a torn store) is no
@@ -42,60 +47,120 @@ import Foundation
         let handle = try #require(FileHandle(forWritingAtPath: path))
         handle.write(Data(withUnsafeBytes(of: (UInt64.max / 2).littleEndian) { Array($0) }))
         try handle.close()
-        #expect(!holder.isAsked)
+        #expect(!holder.isAsked())
     }
 
-    /// The holder yields only once its streak of turns has lasted `askAfter`, never to a
-    /// request while a waiter of its own asks, and a turn after a pause (its yield's) begins
-    /// a new streak.
+    /// The holder yields only once its streak of turns has lasted `askAfter`, never while a
+    /// waiter of its own asks, never with no request, and a turn after a pause (its yield's)
+    /// begins a new streak. A process that took nothing since its open has no streak.
     @Test func aHolderYieldsOnlyAfterAStreakOfTurns() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.child("turns")
         let asker = try #require(TurnRequest(path: path, fileSystem: POSIXFileSystem()))
         let holder = try #require(TurnRequest(path: path, fileSystem: POSIXFileSystem()))
-        holder.noteAcquired()
-        holder.noteReleased()
-        asker.ask()
-        #expect(!holder.yields(asking: false), "a streak that just began does not yield")
-        holdInALoop(holder, for: TurnRequest.askAfter + .milliseconds(5))
-        asker.ask()
-        #expect(!holder.yields(asking: true), "a process whose own waiter asks does not yield")
-        #expect(holder.yields(asking: false))
-        // The yield's pause ends the streak: the next try takes the lock.
-        Thread.sleep(forTimeInterval: 0.003)
-        asker.ask()
-        #expect(!holder.yields(asking: false))
+        let start = TurnRequest.now()
+        asker.ask(at: start)
+        holder.noteReleased(at: start)
+        #expect(!holder.yields(asking: false, now: start + 100_000), "no streak before a first turn")
+        let askAfter = TurnRequest.nanoseconds(TurnRequest.askAfter) / Self.millisecond
+        var now = streak(of: holder, from: start, milliseconds: askAfter / 2)
+        asker.ask(at: now)
+        #expect(!holder.yields(asking: false, now: now), "a streak of half the time does not yield")
+        now = streak(of: holder, from: now, milliseconds: askAfter)
+        asker.ask(at: now)
+        #expect(!holder.yields(asking: true, now: now), "a process whose own waiter asks does not yield")
+        #expect(holder.yields(asking: false, now: now))
+        // The yield's pause ends the streak: the next try does not yield, and starts anew.
+        now += TurnRequest.nanoseconds(TurnRequest.yieldPause)
+        asker.ask(at: now)
+        #expect(!holder.yields(asking: false, now: now))
+        holder.noteAcquired(at: now)
+        holder.noteReleased(at: now + 50_000)
+        #expect(!holder.yields(asking: false, now: now + 100_000))
+        // No request, no yield, however long the streak.
         asker.withdraw()
-        holdInALoop(holder, for: TurnRequest.askAfter + .milliseconds(5))
-        #expect(!holder.yields(asking: false), "no request, no yield")
+        now = streak(of: holder, from: now + 100_000, milliseconds: askAfter * 2)
+        #expect(!holder.yields(asking: false, now: now))
     }
 
-    /// A writer committing in a loop while another process asks gives up a try of the lock
-    /// and still commits everything; once the request is withdrawn it never yields. Read-only
-    /// stores and stores on a file system that cannot map have no `turns` file.
-    @Test func aWriterCommittingInALoopYieldsToARequest() throws {
+    /// A store whose streak has lasted gives up one try to a request and still writes (the
+    /// yielded try is not counted against its timeout), while a store whose busy timeout is
+    /// shorter than `shortestYieldingTimeout` never yields: after a yield it could fail.
+    @Test(arguments: [Duration.seconds(5), .zero])
+    func aWriterAfterALongStreakYieldsOnceAndStillWrites(busyTimeout: Duration) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.child("s")
-        let store = try Store.open(at: path, options: testOptions())
+        var options = testOptions()
+        options.busyTimeout = busyTimeout
+        let store = try Store.open(at: path, options: options)
         defer { store.close() }
-        #expect(FileManager.default.fileExists(atPath: StoreLayout(directory: path).turns))
-        let asker = try #require(TurnRequest(path: StoreLayout(directory: path).turns, fileSystem: POSIXFileSystem()))
-        let end = ContinuousClock.now + TurnRequest.askAfter * 3
-        var commits = 0
-        while ContinuousClock.now < end || store.yieldedLockTries == 0 && commits < 100_000 {
+        let turns = StoreLayout(directory: path).turns
+        #expect(FileManager.default.fileExists(atPath: turns))
+        let holder = try #require(store.turnRequest)
+        let asker = try #require(TurnRequest(path: turns, fileSystem: POSIXFileSystem()))
+        // A streak is a matter of microseconds between turns: a preempted test thread can
+        // break one, so a few attempts.
+        for attempt in 0..<200 where store.yieldedLockTries == 0 {
+            try store.write { try $0.put([UInt8(attempt & 0xFF)], for: [1], in: "t") }
+            holder.noteAcquired(at: TurnRequest.now() - TurnRequest.nanoseconds(TurnRequest.askAfter) * 2)
+            holder.noteReleased()
             asker.ask()
-            try store.write { try $0.put([UInt8(commits & 0xFF)], for: [UInt8(commits & 0xFF)], in: "t") }
-            commits += 1
+            try store.write { try $0.put([UInt8(attempt & 0xFF)], for: [2], in: "t") }
+            if busyTimeout == .zero && attempt == 20 { break }
         }
-        #expect(store.yieldedLockTries >= 1, "\(commits) commits without a yield")
+        #expect((store.yieldedLockTries >= 1) == (busyTimeout >= TurnRequest.shortestYieldingTimeout))
         asker.withdraw()
-        let yielded = store.yieldedLockTries
-        for i in 0..<200 { try store.write { try $0.put([UInt8(i)], for: [UInt8(i)], in: "t") } }
-        #expect(store.yieldedLockTries == yielded)
         #expect(store.verify().isClean)
+    }
 
+    /// A write that waits for another process's lock asks for it after `askAfter`, and
+    /// withdraws once it has the lock; its process counts no asking waiter afterwards.
+    @Test func aWaiterAsksAfterAWhileAndWithdrawsOnceItWrites() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("s")
+        var options = testOptions()
+        options.busyTimeout = .seconds(30)
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        let layout = StoreLayout(directory: path)
+        let observer = try #require(TurnRequest(path: layout.turns, fileSystem: POSIXFileSystem()))
+        // Another open file description of the lock file stands for another process's turn.
+        let other = try POSIXFileSystem().openLockFile(layout.lock)
+        defer { other.close() }
+        #expect(try other.tryLock())
+        let wrote = Atomic<Bool>(false)
+        let writer = Thread {
+            try? store.write { try $0.put([1], for: [1], in: "t") }
+            wrote.store(true, ordering: .relaxed)
+        }
+        writer.start()
+        var asked = false
+        for _ in 0..<3_000 where !asked {
+            asked = observer.isAsked()
+            if !asked { Thread.sleep(forTimeInterval: 0.001) }
+        }
+        #expect(asked, "the waiting write never asked")
+        let wroteWhileHeld = wrote.load(ordering: .relaxed)
+        #expect(!wroteWhileHeld)
+        other.unlock()
+        for _ in 0..<10_000 where !wrote.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
+        let wroteOnceFree = wrote.load(ordering: .relaxed)
+        #expect(wroteOnceFree)
+        #expect(!observer.isAsked(), "the request was not withdrawn")
+        let asking = store.askingWaiters.load(ordering: .relaxed)
+        #expect(asking == 0)
+        #expect(try store.read().get([1], in: "t") == [1])
+    }
+
+    /// Read-only stores and stores on a file system that cannot map have no `turns` file.
+    @Test func onlyWritersThatCanMapHaveTurns() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("s")
+        try Store.open(at: path, options: testOptions()).close()
         let reader = try Store.openReadOnly(at: path, options: testOptions())
         defer { reader.close() }
         #expect(reader.turnRequest == nil)
