@@ -26,8 +26,9 @@ import FolioTestSupport
         fileSystem.setContents(bytes, of: file)
     }
 
-    @Test(arguments: [(UInt64(0), UInt32(0)), (0, 104), (40, 104), (63, 104), (64, 0), (64, 23)])
-    func aLinkIntoTheHeaderIsCorruptAndNotFollowed(offset: UInt64, length: UInt32) throws {
+    /// A store of two commits whose newest's `previous` link is set to `offset` and `length`;
+    /// returns its file system and the newest commit's location.
+    func storeWithPreviousLink(offset: UInt64, length: UInt32) throws -> (MemoryFileSystem, CommitLocation) {
         let fileSystem = try memoryFileSystem()
         let store = try Store.open(at: path, options: testOptions(fileSystem))
         try store.write { try $0.put([1], for: [1], in: "t") }
@@ -35,6 +36,12 @@ import FolioTestSupport
         let newest = try store.read().commitLocation
         store.close()
         setPreviousLink(offset: offset, length: length, ofCommitAt: newest.address, in: fileSystem)
+        return (fileSystem, newest)
+    }
+
+    @Test(arguments: [(UInt64(0), UInt32(0)), (0, 104), (40, 104), (63, 104), (64, 0), (64, 23)])
+    func aLinkIntoTheHeaderIsCorruptAndNotFollowed(offset: UInt64, length: UInt32) throws {
+        let (fileSystem, newest) = try storeWithPreviousLink(offset: offset, length: length)
 
         let reader = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
         defer { reader.close() }
@@ -75,13 +82,7 @@ import FolioTestSupport
     /// A link whose page would end past the last file offset is damage the replay reports:
     /// reading ahead of it (the replay reads commit pages in blocks) must not trap.
     @Test func aLinkPastTheLastOffsetIsCorruptNotATrap() throws {
-        let fileSystem = try memoryFileSystem()
-        let store = try Store.open(at: path, options: testOptions(fileSystem))
-        try store.write { try $0.put([1], for: [1], in: "t") }
-        try store.write { try $0.put([2], for: [2], in: "t") }
-        let newest = try store.read().commitLocation
-        store.close()
-        setPreviousLink(offset: UInt64.max - 50, length: 104, ofCommitAt: newest.address, in: fileSystem)
+        let (fileSystem, _) = try storeWithPreviousLink(offset: UInt64.max - 50, length: 104)
 
         let reader = try Store.openReadOnly(at: path, options: testOptions(fileSystem))
         defer { reader.close() }
