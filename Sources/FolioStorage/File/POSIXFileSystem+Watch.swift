@@ -178,12 +178,11 @@ final class InotifyWatch: PausableWatch, @unchecked Sendable {
     /// Reads every queued event (the descriptor does not block); returns whether there was
     /// any.
     private static func drain(_ fd: Int32) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var any = false
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { return any }
-            any = true
+        // On the stack and not zero-filled: every turn's end drains, and mostly finds nothing.
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+            var any = false
+            while read(fd, buffer.baseAddress, buffer.count) > 0 { any = true }
+            return any
         }
     }
 }
