@@ -141,6 +141,7 @@ extension Store {
         var wait = LockWait(timeout: options.busyTimeout)
         var awaiting = false
         var asking = false
+        var stored: UInt64 = 0
         defer {
             if asking { stopAsking() }
             if awaiting { noteTurnAwaited(false) }
@@ -157,23 +158,29 @@ extension Store {
                 awaiting = true
                 noteTurnAwaited(true)
             }
-            guard let pause = nextPause(&wait, asking: &asking) else { throw .lockedByAnotherWriter(path: layout.lock) }
+            guard let pause = nextPause(&wait, asking: &asking, stored: &stored) else {
+                throw .lockedByAnotherWriter(path: layout.lock)
+            }
             LockWait.sleep(pause)
         }
     }
 
     /// The pause before a waiter's next try of the lock, or nil once its timeout has passed.
-    /// A waiter that has waited ``TurnRequest/askAfter`` asks for the lock, renews its
-    /// request before each pause, and pauses at most ``TurnRequest/askingPause``; `asking`
-    /// says whether it does (the caller calls ``stopAsking()`` once it stops waiting).
-    func nextPause(_ wait: inout LockWait, asking: inout Bool) -> Duration? {
+    /// A waiter that has waited ``TurnRequest/askAfter`` asks for the lock: it renews its
+    /// request before each pause and pauses at most ``TurnRequest/askingPause``, unless
+    /// another waiter's request is live, which it leaves be (pausing as usual). `asking` says
+    /// whether it counts as asking (the caller calls ``stopAsking()`` once it stops waiting);
+    /// `stored` is the deadline it stored last (0: none).
+    func nextPause(_ wait: inout LockWait, asking: inout Bool, stored: inout UInt64) -> Duration? {
         guard let pause = wait.nextPause() else { return nil }
         guard let turnRequest, wait.waited >= TurnRequest.askAfter else { return pause }
         if !asking {
             asking = true
             askingWaiters.add(1, ordering: .relaxed)
         }
-        turnRequest.ask()
+        let now = TurnRequest.now()
+        if let live = turnRequest.liveRequest(now: now), live != stored { return pause }
+        stored = turnRequest.ask(at: now)
         return min(pause, TurnRequest.askingPause)
     }
 

@@ -18,7 +18,11 @@ import Musl
 /// one of its tries lands in such a gap, so its wait was bounded by its busy timeout alone.
 /// A waiter that has waited ``askAfter`` asks; a process that is about to take the lock,
 /// and has no waiter asking itself, lets that try fail instead, so the asker's next try
-/// (at most ``askingPause`` later) finds the lock free. It yields only once it has held the
+/// (at most ``askingPause`` later) finds the lock free. One asker at a time tries that
+/// often: a waiter that finds another waiter's request live (not the one it stored last)
+/// leaves it be and tries at the usual pace, since the holder yields to whoever's request
+/// is stored, and several processes each trying every ``askingPause`` cost the machine's
+/// cores more than the passing gains. It yields only once it has held the
 /// lock for ``askAfter`` (its turns following each other closely): with several waiters, each
 /// asking all along, yielding at every turn would pass the lock at every commit, each
 /// passing costing the taker a catch-up and leaving the lock free until the asker's try.
@@ -79,9 +83,13 @@ final class TurnRequest: Sendable {
         self.mapping = mapping
     }
 
-    /// Asks for the lock, or renews this process's request, for ``lifetime`` from `now`.
-    func ask(at now: UInt64 = TurnRequest.now()) {
-        mapping.store(UInt64(now + Self.nanoseconds(Self.lifetime)).littleEndian, at: 0)
+    /// Asks for the lock, or renews this process's request, for ``lifetime`` from `now`;
+    /// returns the deadline stored.
+    @discardableResult
+    func ask(at now: UInt64 = TurnRequest.now()) -> UInt64 {
+        let until = now + Self.nanoseconds(Self.lifetime)
+        mapping.store(until.littleEndian, at: 0)
+        return until
     }
 
     /// Withdraws the request there is (this process's or another's, which renews it).
@@ -91,8 +99,13 @@ final class TurnRequest: Sendable {
 
     /// Whether some process asks for the lock at `now`.
     func isAsked(now: UInt64 = TurnRequest.now()) -> Bool {
+        liveRequest(now: now) != nil
+    }
+
+    /// The deadline of the request that holds at `now`, if one does.
+    func liveRequest(now: UInt64 = TurnRequest.now()) -> UInt64? {
         let until = UInt64(littleEndian: mapping.load(at: 0, as: UInt64.self))
-        return until > now && until - now <= Self.nanoseconds(Self.lifetime)
+        return until > now && until - now <= Self.nanoseconds(Self.lifetime) ? until : nil
     }
 
     /// Whether this process, about to take the lock at `now`, yields it to a request

@@ -209,6 +209,7 @@ public final class Store: Sendable {
         var awaiting = false
         defer { if awaiting { noteTurnAwaited(false) } }
         var asking = false
+        var stored: UInt64 = 0
         defer { if asking { stopAsking() } }
         while true {
             var yielded = false
@@ -228,7 +229,9 @@ public final class Store: Sendable {
                 awaiting = true
                 noteTurnAwaited(true)
             }
-            guard let pause = nextPause(&wait, asking: &asking) else { throw .lockedByAnotherWriter(path: layout.lock) }
+            guard let pause = nextPause(&wait, asking: &asking, stored: &stored) else {
+                throw .lockedByAnotherWriter(path: layout.lock)
+            }
             // Cancellation does not end the wait early: the caller's turn is the caller's to
             // give up, after this returns or throws. A cancelled task's sleep returns at once,
             // so it pauses on its thread instead (never a spin).

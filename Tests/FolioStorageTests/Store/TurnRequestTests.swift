@@ -155,6 +155,51 @@ import Synchronization
         #expect(try store.read().get([1], in: "t") == [1])
     }
 
+    /// A waiter that finds another waiter's request live leaves it be: one asker at a time
+    /// tries fast. Once that request is gone, the waiter asks in its turn.
+    @Test func aWaiterLeavesAnotherWaitersRequestBe() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("s")
+        var options = testOptions()
+        options.busyTimeout = .seconds(30)
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        let layout = StoreLayout(directory: path)
+        let otherAsker = try #require(TurnRequest(path: layout.turns, fileSystem: POSIXFileSystem()))
+        let other = try POSIXFileSystem().openLockFile(layout.lock)
+        defer { other.close() }
+        #expect(try other.tryLock())
+        let wrote = Atomic<Bool>(false)
+        let writer = Thread {
+            try? store.write { try $0.put([1], for: [1], in: "t") }
+            wrote.store(true, ordering: .relaxed)
+        }
+        writer.start()
+        // Another process's waiter asks all along, through the store's waiter's own wait.
+        var overwritten = 0
+        var last = otherAsker.ask()
+        let end = ContinuousClock.now + TurnRequest.askAfter * 4
+        while ContinuousClock.now < end {
+            Thread.sleep(forTimeInterval: 0.001)
+            if otherAsker.liveRequest() != last { overwritten += 1 }
+            last = otherAsker.ask()
+        }
+        #expect(overwritten == 0, "the waiter wrote over a live request \(overwritten) times")
+        // The other waiter stops asking: this one asks in its turn.
+        otherAsker.withdraw()
+        var asked = false
+        for _ in 0..<3_000 where !asked {
+            asked = otherAsker.isAsked()
+            if !asked { Thread.sleep(forTimeInterval: 0.001) }
+        }
+        #expect(asked)
+        other.unlock()
+        for _ in 0..<10_000 where !wrote.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
+        let done = wrote.load(ordering: .relaxed)
+        #expect(done)
+    }
+
     /// Read-only stores and stores on a file system that cannot map have no `turns` file.
     @Test func onlyWritersThatCanMapHaveTurns() throws {
         let directory = TemporaryDirectory()
