@@ -118,86 +118,36 @@ import Synchronization
     /// A write that waits for another process's lock asks for it after `askAfter`, and
     /// withdraws once it has the lock; its process counts no asking waiter afterwards.
     @Test func aWaiterAsksAfterAWhileAndWithdrawsOnceItWrites() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.child("s")
-        var options = testOptions()
-        options.busyTimeout = .seconds(30)
-        let store = try Store.open(at: path, options: options)
-        defer { store.close() }
-        let layout = StoreLayout(directory: path)
-        let observer = try #require(TurnRequest(path: layout.turns, fileSystem: POSIXFileSystem()))
-        // Another open file description of the lock file stands for another process's turn.
-        let other = try POSIXFileSystem().openLockFile(layout.lock)
-        defer { other.close() }
-        #expect(try other.tryLock())
-        let wrote = Atomic<Bool>(false)
-        let writer = Thread {
-            try? store.write { try $0.put([1], for: [1], in: "t") }
-            wrote.store(true, ordering: .relaxed)
-        }
-        writer.start()
-        var asked = false
-        for _ in 0..<3_000 where !asked {
-            asked = observer.isAsked()
-            if !asked { Thread.sleep(forTimeInterval: 0.001) }
-        }
-        #expect(asked, "the waiting write never asked")
-        let wroteWhileHeld = wrote.load(ordering: .relaxed)
-        #expect(!wroteWhileHeld)
-        other.unlock()
-        for _ in 0..<10_000 where !wrote.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
-        let wroteOnceFree = wrote.load(ordering: .relaxed)
-        #expect(wroteOnceFree)
-        #expect(!observer.isAsked(), "the request was not withdrawn")
-        let asking = store.askingWaiters.load(ordering: .relaxed)
+        let waiting = try WaitingWrite()
+        defer { waiting.close() }
+        #expect(waiting.requestShows(), "the waiting write never asked")
+        #expect(!waiting.hasWritten)
+        #expect(waiting.releaseAndWait())
+        #expect(!waiting.asker.isAsked(), "the request was not withdrawn")
+        let asking = waiting.store.askingWaiters.load(ordering: .relaxed)
         #expect(asking == 0)
-        #expect(try store.read().get([1], in: "t") == [1])
+        #expect(try waiting.store.read().get([1], in: "t") == [1])
     }
 
     /// A waiter that finds another waiter's request live leaves it be: one asker at a time
     /// tries fast. Once that request is gone, the waiter asks in its turn.
     @Test func aWaiterLeavesAnotherWaitersRequestBe() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.child("s")
-        var options = testOptions()
-        options.busyTimeout = .seconds(30)
-        let store = try Store.open(at: path, options: options)
-        defer { store.close() }
-        let layout = StoreLayout(directory: path)
-        let otherAsker = try #require(TurnRequest(path: layout.turns, fileSystem: POSIXFileSystem()))
-        let other = try POSIXFileSystem().openLockFile(layout.lock)
-        defer { other.close() }
-        #expect(try other.tryLock())
-        let wrote = Atomic<Bool>(false)
-        let writer = Thread {
-            try? store.write { try $0.put([1], for: [1], in: "t") }
-            wrote.store(true, ordering: .relaxed)
-        }
-        writer.start()
+        let waiting = try WaitingWrite()
+        defer { waiting.close() }
         // Another process's waiter asks all along, through the store's waiter's own wait.
         var overwritten = 0
-        var last = otherAsker.ask()
+        var last = waiting.asker.ask()
         let end = ContinuousClock.now + TurnRequest.askAfter * 4
         while ContinuousClock.now < end {
             Thread.sleep(forTimeInterval: 0.001)
-            if otherAsker.liveRequest() != last { overwritten += 1 }
-            last = otherAsker.ask()
+            if waiting.asker.liveRequest() != last { overwritten += 1 }
+            last = waiting.asker.ask()
         }
         #expect(overwritten == 0, "the waiter wrote over a live request \(overwritten) times")
         // The other waiter stops asking: this one asks in its turn.
-        otherAsker.withdraw()
-        var asked = false
-        for _ in 0..<3_000 where !asked {
-            asked = otherAsker.isAsked()
-            if !asked { Thread.sleep(forTimeInterval: 0.001) }
-        }
-        #expect(asked)
-        other.unlock()
-        for _ in 0..<10_000 where !wrote.load(ordering: .relaxed) { Thread.sleep(forTimeInterval: 0.001) }
-        let done = wrote.load(ordering: .relaxed)
-        #expect(done)
+        waiting.asker.withdraw()
+        #expect(waiting.requestShows())
+        #expect(waiting.releaseAndWait())
     }
 
     /// Read-only stores and stores on a file system that cannot map have no `turns` file.
@@ -212,5 +162,56 @@ import Synchronization
         let memory = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem()))
         defer { memory.close() }
         #expect(memory.turnRequest == nil)
+    }
+}
+
+/// A write that waits for another process's turn: a store on disk with a long busy timeout,
+/// another open file description of its lock file holding the lock (standing for that
+/// process), and a thread whose write waits. `asker` is a request of "another process" on the
+/// store's `turns` file.
+final class WaitingWrite: Sendable {
+    let directory = TemporaryDirectory()
+    let store: Store
+    let asker: TurnRequest
+    private let other: any LockFile
+    private let wrote = Atomic<Bool>(false)
+
+    init() throws {
+        let path = directory.child("s")
+        var options = testOptions()
+        options.busyTimeout = .seconds(30)
+        store = try Store.open(at: path, options: options)
+        let layout = StoreLayout(directory: path)
+        asker = try #require(TurnRequest(path: layout.turns, fileSystem: POSIXFileSystem()))
+        other = try POSIXFileSystem().openLockFile(layout.lock)
+        #expect(try other.tryLock())
+        Thread { [self] in
+            try? store.write { try $0.put([1], for: [1], in: "t") }
+            wrote.store(true, ordering: .relaxed)
+        }.start()
+    }
+
+    var hasWritten: Bool { wrote.load(ordering: .relaxed) }
+
+    /// Whether some process's request shows within 3 s.
+    func requestShows() -> Bool {
+        for _ in 0..<3_000 {
+            if asker.isAsked() { return true }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return false
+    }
+
+    /// Lets the lock go; returns whether the write then returned within 10 s.
+    func releaseAndWait() -> Bool {
+        other.unlock()
+        for _ in 0..<10_000 where !hasWritten { Thread.sleep(forTimeInterval: 0.001) }
+        return hasWritten
+    }
+
+    func close() {
+        other.close()
+        store.close()
+        directory.remove()
     }
 }
