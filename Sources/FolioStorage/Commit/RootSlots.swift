@@ -256,11 +256,17 @@ extension RootSlots {
             handle = try fileSystem.open(layout.root, mode: .readWrite)
         }
         guard let handle else { preconditionFailure("a version 2 root file has a handle") }
-        if let glance, let known = newestIfMappedSlotsHoldKnownBytes(glance) { return known }
+        // Through the mapping: the caller holds the store's lock, so no writer is writing a
+        // slot while they are compared.
+        if let glance, let known = newestIfSlotsHoldKnownBytes({ glance.slot($0, holds: $1) }) { return known }
         let bytes = try handle.read(at: 0, count: RootRecord.fileSize)
         // The slots hold the very bytes this writer last wrote or read: nothing to decode, and
         // nothing changed (the same as the comparison of decoded slots below).
-        if let known = newestIfHoldingKnownBytes(bytes) { return known }
+        if bytes.count == RootRecord.fileSize,
+            let known = newestIfSlotsHoldKnownBytes({ Self.slotBytes(bytes, $0).elementsEqual($1) })
+        {
+            return known
+        }
         let slots = (0..<2).map { try? RootRecord.decodeSlot(bytes, slot: $0, file: layout.root) }
         guard let newest = slots.compactMap({ $0 }).max(by: { $0.generation < $1.generation }) else {
             throw .corruption(Corruption(file: layout.root, offset: 0, detail: "no usable root slot"))
@@ -296,21 +302,11 @@ extension RootSlots {
         return newest
     }
 
-    /// The newest root of `contents` if `bytes` (the whole root file) holds in both slots
-    /// the bytes they were known by; nil otherwise (a slot not known, or changed).
-    private func newestIfHoldingKnownBytes(_ bytes: [UInt8]) -> RootRecord? {
-        guard bytes.count == RootRecord.fileSize else { return nil }
+    /// The newest root of `contents` if both slots hold the bytes they were known by, as
+    /// `holds(slot, known)` says; nil otherwise (a slot not known, or changed).
+    private func newestIfSlotsHoldKnownBytes(_ holds: (Int, [UInt8]) -> Bool) -> RootRecord? {
         for slot in 0..<2 {
-            guard let known = knownBytes[slot], Self.slotBytes(bytes, slot).elementsEqual(known) else { return nil }
-        }
-        return contents.compactMap { $0 }.max(by: { $0.generation < $1.generation })
-    }
-
-    /// ``newestIfHoldingKnownBytes(_:)`` for the slots as `glance` maps them. The caller holds
-    /// the store's lock, so no writer is writing a slot while they are compared.
-    private func newestIfMappedSlotsHoldKnownBytes(_ glance: RootGlance) -> RootRecord? {
-        for slot in 0..<2 {
-            guard let known = knownBytes[slot], glance.slot(slot, holds: known) else { return nil }
+            guard let known = knownBytes[slot], holds(slot, known) else { return nil }
         }
         return contents.compactMap { $0 }.max(by: { $0.generation < $1.generation })
     }
