@@ -17,6 +17,7 @@ public enum GuideTour {
         public var plan: QueryPlan?
         public var mergedBooks = 0
         public var afterMerge: (duplicateBooks: Int, keptBooks: Int, authors: Int) = (0, 0, 0)
+        public var authorsBeforeMerge: (then: [Int], now: [Int])?
         public var rejectedPublish: LibraryError?
         public var refusedImports: [FolioError] = []
         public var helperCount = 0
@@ -96,7 +97,15 @@ public enum GuideTour {
 
         // Changing by predicate: author 39 turns out to be author 38 (after the upgrade, whose
         // count of release-1 records the test checks).
+        let beforeMerge = library.persistence.currentToken
+        let moved = try await library.books(by: 39).first
         report.mergedBooks = try await library.merge(author: 39, into: 38)
+        // The past stays readable: the book as it was before the merge.
+        if let moved, let then = try await library.book(moved.id, asOf: beforeMerge),
+            let now = try await library.books.load(moved.id)
+        {
+            report.authorsBeforeMerge = (then.authorIDs, now.authorIDs)
+        }
         report.afterMerge = (
             try await library.books(by: 39).count, try await library.books(by: 38).count,
             try await library.authors.count()

@@ -79,6 +79,13 @@ public struct Library: Sendable {
         }
     }
 
+    /// The book as it was at `token`, a past commit (nil if it did not exist then).
+    public func book(_ id: Book.ID, asOf token: ObservationToken) async throws -> Book? {
+        try await persistence.read(at: token) {
+            try await books.load(id)
+        }
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

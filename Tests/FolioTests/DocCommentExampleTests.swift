@@ -78,6 +78,11 @@ import FolioTestSupport
         try await Examples.deletingWithoutDecoding(books: books, id: book.id)
         #expect(try await books.load(book.id) == book, "a record that decodes is not deleted")
         try await Examples.migrating(books: books)
+        let original = try #require(try await books.load(makeBook(7).id))
+        var revised = original
+        revised.title += ", revised"
+        #expect(try await Examples.readingThePast(persistence: persistence, books: books, revised: revised) == original)
+        #expect(try await books.load(original.id) == revised)
 
         let messages = persistence.datastore(for: Examples.Declaring.MessageFormat.self)
         for id in 0..<4 { try await messages.persist(.init(id: id, threadID: id % 2, read: false)) }

@@ -138,6 +138,17 @@ enum DocCommentExamples {
         return (replaced, deleted)
     }
 
+    static func readingThePast(
+        persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>, revised: Book
+    ) async throws -> Book? {
+        let before = persistence.currentToken
+        try await books.persist(revised)
+        let old = try await persistence.read(at: before) {
+            try await books.load(revised.id)  // the book as it was before
+        }
+        return old
+    }
+
     static func deletingWithoutDecoding(books: Datastore<BookFormat, ReadWrite>, id: Book.ID) async throws {
         do {
             _ = try await books.load(id)

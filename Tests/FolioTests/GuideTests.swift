@@ -53,6 +53,9 @@ import LibraryExample
         #expect(
             report.plan?.description
                 == "index authors (authorIDs contains 3), then filter by the predicate, then sort by title")
+        // read(at:) before the merge sees author 39; the book now names 38 instead.
+        let authors = try #require(report.authorsBeforeMerge)
+        #expect(authors.then.contains(39) && !authors.now.contains(39) && authors.now.contains(38))
         // update(where:) in a transaction: every book of author 39 now names author 38.
         let old = SampleData.oldBooks(300, offset: 10_000, authors: 40)
         let today = SampleData.books(2_000, authors: 40).dropFirst()

@@ -13,6 +13,13 @@ extension Datastore {
     /// the catalog of their snapshot says are built, and refuse the others.
     nonisolated(nonsending) func prepare(in context: TransactionContext?) async throws(FolioError) -> IndexAvailability
     {
+        if let context, context.readsThePast {
+            // A past generation's catalog decides what it holds: preparing applies to the newest.
+            if let problem = schema.declarationProblem {
+                throw .incompatibleDeclaration(datastore: key, reason: problem)
+            }
+            return .fromCatalog
+        }
         if schema.isKnownReady(in: core) { return .all }
         if let problem = schema.declarationProblem { throw .incompatibleDeclaration(datastore: key, reason: problem) }
         // Taken before the catalog is read; the view compared must also include every
@@ -138,7 +145,9 @@ extension Datastore {
         }) {
             return cached
         }
-        guard let bytes else { return [] }
+        // A datastore the snapshot does not hold has no records: every index of it is
+        // complete (empty), and a read through one finds nothing rather than failing.
+        guard let bytes else { return Set(schema.indexes.map(\.name)) }
         let entry = try CatalogEntry.decode(bytes, datastore: key)
         if entry.identifierType != schema.signature.identifierType {
             throw .incompatibleDeclaration(

@@ -34,6 +34,9 @@ final class TransactionContext: Sendable {
     /// For a `read { }` scope: this process's key-value writes not yet published, taken
     /// with the snapshot (nil if there were none): the scope reads them as set.
     let pendingValues: KeyValueMemory.Pending?
+    /// For `read(at:)`: the snapshot is of a past generation, whose catalog (indexes built,
+    /// datastores present) may differ from what this process prepared.
+    let readsThePast: Bool
 
     /// Set when the `read { }` that made this context returns. A task created inside it
     /// with `Task { }` inherits the task-local, and may run after `read` returned: such a
@@ -50,11 +53,12 @@ final class TransactionContext: Sendable {
 
     init(
         core: PersistenceCore, source: Source, pendingValues: KeyValueMemory.Pending? = nil,
-        isExclusive: Bool = false
+        isExclusive: Bool = false, readsThePast: Bool = false
     ) {
         self.core = core
         self.source = source
         self.pendingValues = pendingValues
+        self.readsThePast = readsThePast
         self.isExclusive = isExclusive
         catalogChangesAtBegin = core.catalogChanges.count
     }

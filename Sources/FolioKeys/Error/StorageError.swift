@@ -60,6 +60,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The changes after this generation cannot be replayed: the snapshot file holding
     /// them is gone (compaction replaced it and its retention period is over).
     case historyUnavailable(from: UInt64)
+    /// A read of a past generation asked for one the store does not hold: older than
+    /// `oldest`, the oldest its history still reaches (compaction's retention removed the
+    /// rest), or newer than `newest`, the newest committed.
+    case generationUnavailable(requested: UInt64, oldest: UInt64, newest: UInt64)
     /// A value cannot be encoded as an order-preserving key (for example an unpaired
     /// surrogate in a string would be, but Swift strings cannot hold one).
     case invalidKey(reason: String)
@@ -100,6 +104,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path) exists and is not an empty directory; refusing to overwrite it"
         case .historyUnavailable(let generation):
             return "the changes after generation \(generation) are no longer in the store's files"
+        case .generationUnavailable(let requested, let oldest, let newest):
+            return "generation \(requested) is not in the store's history, which holds generations \(oldest) "
+                + "through \(newest)"
         case .invalidKey(let reason): return "invalid key: \(reason)"
         }
     }

@@ -66,6 +66,9 @@ public final class Store: Sendable {
     let observers = Mutex<StoreObservers>(StoreObservers())
     /// Told of each generation this object creates before it is visible (Store+Generations).
     let generationListener = Mutex<GenerationListener?>(nil)
+    /// Where past generations' commit pages are, as far as reads of them walked the chain
+    /// (``read(at:)``).
+    let past = Mutex(PastGenerations())
     /// The store's follower, once started (``startFollowing(pollInterval:)``).
     let follower = Mutex<Follower?>(nil)
     /// Pauses a writer's watch during its turns and its waits for one.
