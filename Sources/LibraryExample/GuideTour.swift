@@ -18,6 +18,7 @@ public enum GuideTour {
         public var mergedBooks = 0
         public var afterMerge: (duplicateBooks: Int, keptBooks: Int, authors: Int) = (0, 0, 0)
         public var authorsBeforeMerge: (then: [Int], now: [Int])?
+        public var changedByMerge: [Change<Book, UUID>] = []
         public var rejectedPublish: LibraryError?
         public var refusedImports: [FolioError] = []
         public var helperCount = 0
@@ -106,6 +107,7 @@ public enum GuideTour {
         {
             report.authorsBeforeMerge = (then.authorIDs, now.authorIDs)
         }
+        report.changedByMerge = try await library.bookChanges(since: beforeMerge)
         report.afterMerge = (
             try await library.books(by: 39).count, try await library.books(by: 38).count,
             try await library.authors.count()

@@ -86,6 +86,11 @@ public struct Library: Sendable {
         }
     }
 
+    /// Every book that changed since `token`, as it was then and as it is now.
+    public func bookChanges(since token: ObservationToken) async throws -> [Change<Book, Book.ID>] {
+        try await books.changes(from: token).collect()
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

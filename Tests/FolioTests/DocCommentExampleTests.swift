@@ -83,6 +83,11 @@ import FolioTestSupport
         revised.title += ", revised"
         #expect(try await Examples.readingThePast(persistence: persistence, books: books, revised: revised) == original)
         #expect(try await books.load(original.id) == revised)
+        var again = revised
+        again.title += " again"
+        let changes = try await Examples.changesSince(persistence: persistence, books: books, revised: again)
+        #expect(
+            changes.map(\.kind) == [.updated] && changes.first?.oldValue == revised && changes.first?.newValue == again)
 
         let messages = persistence.datastore(for: Examples.Declaring.MessageFormat.self)
         for id in 0..<4 { try await messages.persist(.init(id: id, threadID: id % 2, read: false)) }

@@ -149,6 +149,17 @@ enum DocCommentExamples {
         return old
     }
 
+    static func changesSince(
+        persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>, revised: Book
+    ) async throws -> [Change<Book, Book.ID>] {
+        let since = persistence.currentToken
+        try await books.persist(revised)
+        for try await change in books.changes(from: since) {
+            print(change.kind, change.identifier, change.oldValue?.title ?? "-", change.newValue?.title ?? "-")
+        }
+        return try await books.changes(from: since).collect()
+    }
+
     static func deletingWithoutDecoding(books: Datastore<BookFormat, ReadWrite>, id: Book.ID) async throws {
         do {
             _ = try await books.load(id)

@@ -56,6 +56,12 @@ import LibraryExample
         // read(at:) before the merge sees author 39; the book now names 38 instead.
         let authors = try #require(report.authorsBeforeMerge)
         #expect(authors.then.contains(39) && !authors.now.contains(39) && authors.now.contains(38))
+        // changes(from:) names exactly the books the merge rewrote, as they were and are.
+        #expect(report.changedByMerge.count == report.mergedBooks && report.mergedBooks > 0)
+        #expect(
+            report.changedByMerge.allSatisfy {
+                $0.kind == .updated && $0.oldValue!.authorIDs.contains(39) && !$0.newValue!.authorIDs.contains(39)
+            })
         // update(where:) in a transaction: every book of author 39 now names author 38.
         let old = SampleData.oldBooks(300, offset: 10_000, authors: 40)
         let today = SampleData.books(2_000, authors: 40).dropFirst()
