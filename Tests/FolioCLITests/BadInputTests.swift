@@ -102,7 +102,10 @@ import FolioStorage
 
     @Test func usageErrors() throws {
         let cases: [([String], String)] = [
-            ([], "missing command; the commands are demo, info, verify, dump, compact, backup, restore, help"),
+            (
+                [],
+                "missing command; the commands are demo, info, verify, dump, log, diff, compact, backup, restore, help"
+            ),
             (["frobnicate"], "unknown command 'frobnicate'"),
             (["--frobnicate"], "unknown option --frobnicate"),
             (["info"], "info: missing STORE (see 'folio info --help')"),

@@ -76,6 +76,7 @@ func main(_ arguments: Arguments) async throws {
         case LocksSuite.name: try await LocksSuite.run(context)
         case KeyValueSuite.name: try await KeyValueSuite.run(context)
         case MultiProcessSuite.name: try await MultiProcessSuite.run(context)
+        case HistorySuite.name: try await HistorySuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }

@@ -7,9 +7,12 @@ import FolioStorage
 
 extension ReadSource {
     /// The generation the record cache may serve this read from: a read view's. Nil for a
-    /// write transaction and its snapshots.
+    /// write transaction and its snapshots, and for a view of a past generation
+    /// (`read(at:)`): the cache holds what it learned of the newest generations, and a past
+    /// one's read would make it catch up to a generation older than the newest and keep
+    /// values of it as current (Docs/Cache.md §7.1).
     var cacheGeneration: UInt64? {
-        if case .view(let view) = self { return view.generation }
+        if case .view(let view) = self, !view.isPast { return view.generation }
         return nil
     }
 }

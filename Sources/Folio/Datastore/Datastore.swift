@@ -35,7 +35,7 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
         let availability = try await prepare(in: context)
         if let context {
             guard case .write(let transaction) = context.source else {
-                return try body(context.readSource, try availability.resolve(context.readSource, self))
+                return try body(context.readSource, try resolve(availability, in: context))
             }
             // Whole statements only: tasks sharing the transaction never see one half-done.
             return try transaction.exclusively { () throws(FolioError) -> R in
@@ -54,11 +54,25 @@ public struct Datastore<Format: DatastoreFormat, Access: AccessMode>: Sendable {
         let availability = try await prepare(in: context)
         let source: ReadSource
         if let context {
+            if case .read = context.source { return (context.readSource, try resolve(availability, in: context)) }
             source = try FolioError.wrap { () throws(StorageError) in try context.readSource.pinned() }
         } else {
             source = .view(try FolioError.wrap { () throws(StorageError) in try core.store.read() })
         }
         return (source, try availability.resolve(source, self))
+    }
+}
+
+extension Datastore {
+    /// `availability` resolved for a read scope's snapshot, looked up once per scope: a
+    /// catalog read and a comparison with the registered declaration per call cost a past
+    /// generation's point reads a quarter of their time.
+    func resolve(_ availability: IndexAvailability, in context: TransactionContext) throws(FolioError) -> Set<String>? {
+        guard case .fromCatalog = availability else { return nil }
+        if let known = context.usableIndexes.withLock({ $0[key] }) { return known }
+        let usable = try usableIndexes(in: context.readSource)
+        context.usableIndexes.withLock { $0[key] = usable }
+        return usable
     }
 }
 

@@ -20,6 +20,20 @@ extension StoredRecord {
         return (version, reader.position)
     }
 
+    /// Whether two stored records hold the same instance: the same version tag and the same
+    /// JSON, whatever index keys their headers carry (an index build rewrites every record's
+    /// header and leaves its JSON as it was). False if either is malformed.
+    static func sameInstance(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard let left = header(a[...]), let right = header(b[...]), left.version == right.version else { return false }
+        return a[left.payloadStart...].elementsEqual(b[right.payloadStart...])
+    }
+
+    /// ``sameInstance(_:_:)`` of two sides of a difference, nil for a side without a record.
+    static func sameStoredInstance(_ a: [UInt8]?, _ b: [UInt8]?) -> Bool {
+        guard let a, let b else { return false }
+        return sameInstance(a, b)
+    }
+
     /// Where the JSON starts: the length of the header (layout, version tag, index keys).
     /// Nil if the bytes are not a well-formed record.
     static func headerLength(_ bytes: [UInt8]) -> Int? {

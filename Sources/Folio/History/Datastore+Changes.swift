@@ -18,7 +18,8 @@ extension Datastore {
     ///
     /// `start` may be the later of the two: the changes then lead back to it (what was
     /// created between the two is `deleted`). An instance written and then restored to the
-    /// same stored value in between, or created and deleted in between, is no change.
+    /// same stored value in between, or created and deleted in between, is no change; so is
+    /// a record an index build or removal rewrote (its index keys) with the same JSON.
     ///
     /// The commits between the two name what they changed, and only those identifiers are
     /// read, at both commits; where they do not name every change (a commit that changed
@@ -45,11 +46,11 @@ extension Datastore {
             // The views stay open with the differences, which read both as they go.
             let position = DifferencesPosition(differences)
             return RecordStream { () throws(FolioError) -> Change<Instance, Identifier>? in
-                guard
-                    let difference = try FolioError.wrap({ () throws(StorageError) in
-                        try position.differences.next()
-                    })
-                else { return nil }
+                var next: KeyDifference?
+                repeat {
+                    next = try FolioError.wrap { () throws(StorageError) in try position.differences.next() }
+                } while next.map { StoredRecord.sameStoredInstance($0.before, $0.after) } == true
+                guard let difference = next else { return nil }
                 guard let identifier = schema.identifier(from: difference.key) else {
                     throw .corruptRecord(
                         datastore: schema.key, detail: "a record's key is not an identifier of the format")

@@ -164,7 +164,7 @@ import FolioStorage
         }
     }
 
-    private func entry(_ key: String, in view: ReadView) throws(FolioError) -> CatalogEntry {
+    func entry(_ key: String, in view: ReadView) throws(FolioError) -> CatalogEntry {
         guard
             let bytes = try FolioError.wrap({ () throws(StorageError) in
                 try view.get(Array(key.utf8), in: DatastoreLayout.catalogTree)

@@ -8,6 +8,13 @@ extension KeyValueMemory {
     /// (and then cached).
     func committed(_ key: [UInt8], in view: ReadView) throws(FolioError) -> ValueSlot {
         let generation = view.generation
+        // A past generation's value is read from the store: the cache serves and learns the
+        // newest generations only (its catch-up to an older one would keep old values).
+        if view.isPast {
+            return ValueSlot(
+                bytes: try FolioError.wrap { () throws(StorageError) in try view.get(key, in: KeyValueLayout.tree) },
+                decoded: nil, type: nil)
+        }
         if let cache,
             let slot: ValueSlot = cache.instance(
                 key, in: KeyValueLayout.tree, generation: generation, format: Self.slotFormat)

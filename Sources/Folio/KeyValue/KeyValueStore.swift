@@ -136,7 +136,7 @@ public struct KeyValueStore<Access: AccessMode>: Sendable {
                 // The snapshot: this process's writes and the view, taken together when
                 // `read { }` began.
                 if let pending = context.pendingValues?.write(HashedKey(key)) { return (pending, key, nil) }
-                return (try memory.committed(key, in: view), key, view.generation)
+                return (try memory.committed(key, in: view), key, view.isPast ? nil : view.generation)
             }
         }
         core.store.followIfRootFileChanged()

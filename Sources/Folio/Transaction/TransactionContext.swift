@@ -37,6 +37,9 @@ final class TransactionContext: Sendable {
     /// For `read(at:)`: the snapshot is of a past generation, whose catalog (indexes built,
     /// datastores present) may differ from what this process prepared.
     let readsThePast: Bool
+    /// For a read scope, each datastore's indexes usable in its snapshot, once looked up: its
+    /// catalog cannot change within the scope (IndexAvailability.fromCatalog).
+    let usableIndexes = Mutex<[String: Set<String>]>([:])
 
     /// Set when the `read { }` that made this context returns. A task created inside it
     /// with `Task { }` inherits the task-local, and may run after `read` returned: such a

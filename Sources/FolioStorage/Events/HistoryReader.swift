@@ -40,9 +40,23 @@ struct HistoryReader {
                 number, layout: store.layout, fileSystem: store.fileSystem, writable: false)
             files[number] = opened
             return opened
+        } catch .io(let operation, let path, let code) where code != SystemError.notFound {
+            // Not a file retention removed: a failure to report (descriptors exhausted, no
+            // permission, the disk), which must not read as history that is gone.
+            throw .io(operation: operation, path: path, code: code)
         } catch {
             throw .historyUnavailable(from: generation)
         }
+    }
+
+    /// The commit page at `location`, read and decoded afresh (never from the first pass's
+    /// memory), and its chain value (the page's stored checksum, Docs/Format.md §7).
+    mutating func commitPage(at location: CommitLocation) throws(StorageError) -> (commit: CommitRecord, chain: UInt32)
+    {
+        let file = try file(location.fileNumber)
+        let bytes = try window.bytes(of: location.address, in: file, counters: store.counters)
+        let commit = try CommitRecord.decode(bytes, address: location.address, file: file.path)
+        return (commit, bytes.littleEndianUInt32(at: 0))
     }
 
     /// The store as the commit at `location` left it, and that commit.

@@ -28,8 +28,8 @@ struct PastGenerations: Sendable {
     /// generation again reuses its open file and its looked-up trees.
     private var recent: [CommittedRoot] = []
 
-    /// The most commits kept: 48 MiB of them. Past it, the oldest are let go (a read of
-    /// one walks to it again).
+    /// The most commits kept: 52 MiB of them. Past it, those farthest from the generation
+    /// last walked to are let go (a read of one walks to it again).
     static let capacity = 1 << 20
     /// Past roots kept for reuse.
     static let recentCapacity = 8
@@ -65,14 +65,22 @@ struct PastGenerations: Sendable {
         if locations.count > Self.capacity { dropOldest(locations.count - Self.capacity) }
     }
 
-    /// Adds the commits a walk down from ``first`` found, newest first, ending just below it;
-    /// `below` is the predecessor of the oldest of them.
-    mutating func prepend(newestFirst walked: [PastCommit], below: CommitLocation?) {
-        guard !walked.isEmpty, locations.count < Self.capacity else { return }
-        let kept = walked.prefix(Self.capacity - locations.count)
-        locations.insert(contentsOf: kept.reversed(), at: 0)
-        first -= UInt64(kept.count)
-        belowFirst = kept.count == walked.count ? below : walked[kept.count].location
+    /// Adds the commits a walk down from ``first`` found, newest first (`newest` the
+    /// generation of the first), ending just below it; `below` is the predecessor of the
+    /// oldest of them. Past the capacity, the newest entries make room: the walk went down
+    /// for an older generation, which the next reads are likely to want again.
+    mutating func prepend(newestFirst walked: [PastCommit], newest: UInt64, below: CommitLocation?) {
+        guard !walked.isEmpty else { return }
+        guard newest + 1 == first, walked.count < Self.capacity else {
+            // Not joined to what was found (the walk kept only its oldest commits): instead.
+            (first, locations, belowFirst) = (newest - UInt64(walked.count - 1), walked.reversed(), below)
+            return
+        }
+        let overflow = locations.count + walked.count - Self.capacity
+        if overflow > 0 { locations.removeLast(overflow) }
+        locations.insert(contentsOf: walked.reversed(), at: 0)
+        first -= UInt64(walked.count)
+        belowFirst = below
     }
 
     private mutating func dropOldest(_ count: Int) {
@@ -88,6 +96,11 @@ struct PastGenerations: Sendable {
         dropOldest(locations.firstIndex { $0.location.fileNumber >= file } ?? locations.count)
         oldest = locations.isEmpty ? nil : first
         recent.removeAll { $0.file.number < file }
+    }
+
+    /// Forgets the root of `generation` read lately (its file is gone).
+    mutating func forgetRecentRoot(of generation: UInt64) {
+        recent.removeAll { $0.record.generation == generation }
     }
 
     /// The root of `generation` read lately, if any.
@@ -129,19 +142,25 @@ struct PastCommit: Sendable, Equatable {
     var catalogRoot: PageAddress
     var liveBytes: UInt64
     var timestamp: UInt64
+    /// The commit page's chain value (its stored checksum): which commit of its generation
+    /// this is, should another history have written one at the same place.
+    var chain: UInt32
 
-    init(_ commit: CommitRecord, at location: CommitLocation) {
+    init(_ commit: CommitRecord, at location: CommitLocation, chain: UInt32) {
         self.location = location
         catalogRoot = commit.catalogRoot
         liveBytes = commit.liveBytes
         timestamp = commit.timestamp
+        self.chain = chain
     }
 
     /// The root of this generation, whose commit followed the one at `previous`.
     func record(generation: UInt64, previous: CommitLocation?) -> RootRecord {
-        RootRecord(
+        var record = RootRecord(
             generation: generation, snapshotFile: location.fileNumber, committedLength: location.address.end,
             commitPage: location.address, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
             previous: previous)
+        record.chain = chain
+        return record
     }
 }

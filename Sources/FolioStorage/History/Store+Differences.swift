@@ -25,6 +25,20 @@ extension Store {
     /// generation, up to the newer view's, name, in key order; nil when they may not name
     /// every key that differs.
     func keysNamed(for tree: String, between a: ReadView, and b: ReadView) throws(StorageError) -> [[UInt8]]? {
+        do throws(StorageError) {
+            return try changeRecordKeys(for: tree, between: a, and: b)
+        } catch .corruption {
+            // A damaged commit page costs its change record only (Docs/Format.md §14): both
+            // generations are still readable, side by side.
+            return nil
+        }
+    }
+
+    private func changeRecordKeys(
+        for tree: String, between a: ReadView, and b: ReadView
+    ) throws(StorageError)
+        -> [[UInt8]]?
+    {
         let (older, newer) = a.generation <= b.generation ? (a.root, b.root) : (b.root, a.root)
         // Walking more commits than the tree has keys costs more than reading it whole.
         let budget = max(64, Int(min(max(try a.count(in: tree), try b.count(in: tree)), UInt64(Int.max / 2))))

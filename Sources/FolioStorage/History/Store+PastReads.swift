@@ -19,6 +19,9 @@ extension Store {
     /// let old = try before.get(key, in: "books")
     /// ```
     ///
+    /// Walks hold one lock of the store's: reads of past generations wait for a walk in
+    /// progress (reads of the newest generation do not).
+    ///
     /// - Throws: `StorageError.generationUnavailable(requested:oldest:newest:)` when the store
     ///   does not hold `generation` (older than the oldest it holds, or newer than the
     ///   newest); `StorageError.corruption` if a commit page on the way is damaged.
@@ -28,12 +31,25 @@ extension Store {
         if generation == now { return ReadView(root: newest) }
         return try past.withLock { (past) throws(StorageError) -> ReadView in
             past.follow(newest)
-            if generation < now, let root = past.recentRoot(of: generation) { return ReadView(root: root) }
             var history = HistoryReader(store: self, newest: newest, generation: generation, held: nil)
-            guard generation < now, let commit = try find(generation, in: &past, newest: newest, reading: &history)
-            else {
-                throw .generationUnavailable(
-                    requested: generation, oldest: try oldest(&past, newest: newest, reading: &history), newest: now)
+            let unavailable = { (past: inout PastGenerations) throws(StorageError) -> StorageError in
+                .generationUnavailable(
+                    requested: generation, oldest: try self.oldest(&past, newest: newest, reading: &history),
+                    newest: now)
+            }
+            guard generation < now else { throw try unavailable(&past) }
+            if let root = past.recentRoot(of: generation) {
+                // Retention may have removed its file since (the open file still reads, but
+                // the store no longer holds the generation).
+                guard root.file.number != newest.file.number, !snapshotExists(root.file.number) else {
+                    return ReadView(root: root, isPast: true)
+                }
+                past.forgetRecentRoot(of: generation)
+                past.forgetFiles(below: root.file.number + 1)
+                throw try unavailable(&past)
+            }
+            guard let commit = try find(generation, in: &past, newest: newest, reading: &history) else {
+                throw try unavailable(&past)
             }
             let file: SnapshotFile
             do throws(StorageError) {
@@ -41,20 +57,20 @@ extension Store {
             } catch .historyUnavailable {
                 // Its file was removed since the walk found it (retention).
                 past.forgetFiles(below: commit.location.fileNumber + 1)
-                throw .generationUnavailable(
-                    requested: generation, oldest: try oldest(&past, newest: newest, reading: &history), newest: now)
+                throw try unavailable(&past)
             }
             let root = CommittedRoot(
                 record: commit.record(generation: generation, previous: past.previous(of: generation)),
                 pages: PageSource(file: file, cache: cache, counters: counters))
             past.remember(root)
-            return ReadView(root: root)
+            return ReadView(root: root, isPast: true)
         }
     }
 
     /// The oldest generation ``read(at:)`` can read now: the store's first commit, or the
     /// oldest the commit chain still reaches (compaction's retention removes the files of
-    /// older ones). Walks the whole chain the first time; what it found is remembered.
+    /// older ones). Walks the whole chain the first time; what it found is remembered, and
+    /// checked again against the files on disk each time.
     public func oldestReadableGeneration() throws(StorageError) -> UInt64 {
         let newest = try read().root
         return try past.withLock { (past) throws(StorageError) -> UInt64 in
@@ -68,9 +84,21 @@ extension Store {
     private func oldest(
         _ past: inout PastGenerations, newest: CommittedRoot, reading history: inout HistoryReader
     ) throws(StorageError) -> UInt64 {
+        // What a walk found may have lost its file since: retention removes replaced files
+        // after commits, and the commits after a compaction keep the file the store reads.
+        if let oldest = past.oldest, let commit = past.location(of: oldest),
+            commit.location.fileNumber != newest.file.number, !snapshotExists(commit.location.fileNumber)
+        {
+            past.forgetFiles(below: commit.location.fileNumber + 1)
+        }
         if let oldest = past.oldest { return oldest }
         if try find(1, in: &past, newest: newest, reading: &history) != nil { past.oldest = 1 }
         return past.oldest ?? newest.record.generation
+    }
+
+    /// Whether snapshot file `number` is still on disk.
+    private func snapshotExists(_ number: UInt64) -> Bool {
+        fileSystem.itemKind(at: layout.snapshot(number)) != nil
     }
 
     /// The commit of past `generation` (below `newest`'s), walking the chain as far as
@@ -82,52 +110,88 @@ extension Store {
         let now = newest.record.generation
         if let oldest = past.oldest, generation < oldest { return nil }
         if let known = past.location(of: generation) { return known }
+        let walk: Walk
         if past.last.map({ generation > $0 }) ?? true {
             // Newer than every generation found (or nothing found yet): walk down from the
             // newest commit to just above what was found, or to `generation`.
             let target = past.last.map { min($0 + 1, generation) } ?? generation
-            let walk = try walkDown(from: newest.record.previous, below: now, to: target, history: &history)
-            if let last = past.last, walk.bottom != nil || walk.continues != past.location(of: last)?.location {
-                // What was found before is not reachable along this chain any more: start over.
+            walk = try walkDown(from: newest.record.previous, below: now, to: target, history: &history)
+            if let last = past.last,
+                walk.bottom != nil || walk.newest != now - 1 || walk.continues != past.location(of: last)?.location
+            {
+                // What was found before is not joined to this walk: start over from it.
                 past.forget()
             }
-            past.append(newestFirst: walk.walked, newest: now - 1, below: walk.continues)
-            if let bottom = walk.bottom { past.oldest = bottom }
-            return past.location(of: generation)
+            past.append(newestFirst: walk.walked, newest: walk.newest, below: walk.continues)
+        } else {
+            // Older than every generation found: walk on down from the oldest found.
+            walk = try walkDown(from: past.belowFirst, below: past.first, to: generation, history: &history)
+            past.prepend(newestFirst: walk.walked, newest: walk.newest, below: walk.continues)
         }
-        // Older than every generation found: walk on down from the oldest found.
-        let walk = try walkDown(from: past.belowFirst, below: past.first, to: generation, history: &history)
-        past.prepend(newestFirst: walk.walked, below: walk.continues)
         if let bottom = walk.bottom { past.oldest = bottom }
-        return past.location(of: generation)
+        // From the walk itself: what is kept of it may not hold the generation (capacity).
+        guard generation <= walk.newest, walk.newest - generation < UInt64(walk.walked.count) else { return nil }
+        return walk.walked[Int(walk.newest - generation)]
+    }
+
+    /// What ``walkDown(from:below:to:history:)`` found.
+    private struct Walk {
+        /// The commits found, newest first: at most ``PastGenerations/capacity``, the oldest
+        /// the walk reached.
+        var walked: [PastCommit] = []
+        /// The generation of `walked[0]`.
+        var newest: UInt64
+        /// The predecessor of the oldest commit found (nil if the walk stopped there).
+        var continues: CommitLocation?
+        /// The oldest generation the chain reaches, when the walk found the chain's end
+        /// before its target.
+        var bottom: UInt64?
     }
 
     /// Walks the chain from `start`, the commit page of generation `above - 1`, down to the
-    /// commit of `target` or as far as the chain goes. Returns the commits found, newest
-    /// first; the predecessor of the oldest found (nil if the walk stopped there); and the
-    /// oldest generation the chain reaches, when the walk found the chain's end before
-    /// `target`: no predecessor, a gap in generations (not a consecutive predecessor), or a
-    /// predecessor whose file is gone.
+    /// commit of `target` or as far as the chain goes: it ends early at no predecessor, a
+    /// gap in generations (not a consecutive predecessor), or a predecessor whose file is
+    /// gone. A damaged commit page on the way throws.
     private func walkDown(
         from start: CommitLocation?, below above: UInt64, to target: UInt64, history: inout HistoryReader
-    ) throws(StorageError) -> (walked: [PastCommit], continues: CommitLocation?, bottom: UInt64?) {
-        var walked: [PastCommit] = []
-        var next = start
+    ) throws(StorageError) -> Walk {
+        var walk = Walk(newest: above - 1, continues: start)
         var expected = above - 1
+        // Bounded: past the capacity, the newest commits found are let go (the target is the
+        // oldest), so that a walk of any length holds at most that many.
+        let bound = PastGenerations.capacity
         while expected >= max(target, 1) {
-            guard let location = next else { return (walked, nil, expected + 1) }
-            let commit: CommitRecord
-            do throws(StorageError) {
-                commit = try history.root(at: location).commit
-            } catch .historyUnavailable {
-                return (walked, nil, expected + 1)
+            guard let location = walk.continues else {
+                walk.bottom = expected + 1
+                return walk
             }
-            guard commit.generation == expected else { return (walked, nil, expected + 1) }
-            walked.append(PastCommit(commit, at: location))
-            next = commit.previous
+            let page: (commit: CommitRecord, chain: UInt32)
+            do throws(StorageError) {
+                page = try history.commitPage(at: location)
+            } catch .historyUnavailable {
+                walk.bottom = expected + 1
+                walk.continues = nil
+                return walk
+            }
+            guard page.commit.generation == expected else {
+                walk.bottom = expected + 1
+                walk.continues = nil
+                return walk
+            }
+            if walk.walked.count == 2 * bound {
+                walk.walked.removeFirst(bound)
+                walk.newest -= UInt64(bound)
+            }
+            walk.walked.append(PastCommit(page.commit, at: location, chain: page.chain))
+            walk.continues = page.commit.previous
             expected -= 1
         }
+        if walk.walked.count > bound {
+            walk.newest -= UInt64(walk.walked.count - bound)
+            walk.walked.removeFirst(walk.walked.count - bound)
+        }
         // Generation 1 is a store's first; nothing is below it.
-        return (walked, next, expected == 0 ? 1 : nil)
+        if expected == 0 { walk.bottom = 1 }
+        return walk
     }
 }

@@ -6,8 +6,15 @@
 /// cheap (no I/O to take one), immutable and safe to share between threads.
 public final class ReadView: Sendable {
     let root: CommittedRoot
+    /// True for a view of a generation older than the store's newest when it was taken
+    /// (``Store/read(at:)``): caches that know the newest generations must not serve it or
+    /// learn from it.
+    package let isPast: Bool
 
-    init(root: CommittedRoot) { self.root = root }
+    init(root: CommittedRoot, isPast: Bool = false) {
+        self.root = root
+        self.isPast = isPast
+    }
 
     /// The generation the view sees.
     public var generation: UInt64 { root.record.generation }

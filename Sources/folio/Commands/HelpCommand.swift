@@ -57,8 +57,8 @@ enum HelpCommand: Command {
 /// Every command, in the order `--help` lists them.
 enum Commands {
     @MainActor static let all: [any Command.Type] = [
-        DemoCommand.self, InfoCommand.self, VerifyCommand.self, DumpCommand.self,
-        CompactCommand.self, BackupCommand.self, RestoreCommand.self, HelpCommand.self,
+        DemoCommand.self, InfoCommand.self, VerifyCommand.self, DumpCommand.self, LogCommand.self,
+        DiffCommand.self, CompactCommand.self, BackupCommand.self, RestoreCommand.self, HelpCommand.self,
     ]
 
     @MainActor static func named(_ name: String) -> (any Command.Type)? {

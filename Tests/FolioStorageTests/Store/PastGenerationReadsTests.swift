@@ -139,4 +139,52 @@ import FolioTestSupport
         #expect(try past.get([0, 6], in: "t") == nil, "the first history's key")
         #expect(try past.get([0xFF, UInt8(followed - 2)], in: "t") == [9])
     }
+
+    /// Retention removes the replaced file on a later commit: the oldest generation reported
+    /// follows, and a read of it works.
+    @Test func theOldestFollowsTheRemovalOfTheReplacedFile() throws {
+        var options = testOptions(try memoryFileSystem())
+        options.retention = SnapshotRetention(gracePeriod: .milliseconds(200))
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        try commit(0..<5, into: store)
+        try store.compact()
+        let compaction = store.generation
+        try commit(5..<7, into: store)
+        #expect(try store.oldestReadableGeneration() == 1)
+        _ = try store.read(at: 3)  // kept among the recent roots
+        Thread.sleep(forTimeInterval: 0.5)
+        try commit(7..<8, into: store)  // retention removes the replaced file
+        let oldest = try store.oldestReadableGeneration()
+        #expect(oldest == compaction)
+        try expectKeys(try store.read(at: oldest), 5)
+        #expect(throws: StorageError.generationUnavailable(requested: 3, oldest: compaction, newest: store.generation))
+        {
+            try store.read(at: 3)
+        }
+    }
+
+    static func pastCommit(_ generation: UInt64) -> PastCommit {
+        PastCommit(
+            CommitRecord(
+                generation: generation, timestamp: 0, kind: .transaction, catalogRoot: .none, liveBytes: 0,
+                previous: nil, changes: ChangeRecord(trees: [], droppedTrees: [])),
+            at: CommitLocation(fileNumber: 1, address: PageAddress(offset: generation * 128, length: 104)),
+            chain: UInt32(truncatingIfNeeded: generation))
+    }
+
+    /// A full window still takes the older commits a walk down found: its newest go.
+    @Test func aFullWindowTakesOlderCommitsInPlaceOfItsNewest() {
+        let top = UInt64(PastGenerations.capacity) + 1000
+        var past = PastGenerations()
+        past.append(newestFirst: (1000..<top).reversed().map(Self.pastCommit), newest: top - 1, below: nil)
+        #expect(past.location(of: 1000) != nil && past.location(of: top - 1) != nil)
+        past.prepend(newestFirst: [Self.pastCommit(999), Self.pastCommit(998)], newest: 999, below: nil)
+        #expect(past.location(of: 998) == Self.pastCommit(998) && past.location(of: 999) == Self.pastCommit(999))
+        #expect(past.location(of: top - 1) == nil && past.location(of: top - 3) != nil)
+        #expect(past.previous(of: 999) == Self.pastCommit(998).location)
+        // A walk not joined to the window replaces it.
+        past.prepend(newestFirst: [Self.pastCommit(10)], newest: 10, below: nil)
+        #expect(past.location(of: 10) != nil && past.location(of: 998) == nil)
+    }
 }

@@ -119,4 +119,32 @@ import FolioTestSupport
         }
         #expect(try await notes.changes(from: compacted).collect().map(\.identifier) == [2, 3])
     }
+
+    /// An index build rewrites every record's index keys, not the records: no change.
+    @Test func anIndexBuildIsNoChange() async throws {
+        struct Plain: DatastoreFormat {
+            enum Version: Int, CaseIterable { case one = 1 }
+            static let key = "notes"
+            static let currentVersion = Version.one
+            typealias Instance = Note
+        }
+        let directory = PastReadsTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let token: ObservationToken
+        do {
+            let persistence = try Persistence(at: directory)
+            let plain = persistence.datastore(for: Plain.self)
+            for id in 0..<4 { try await plain.persist(Note(id: id, topic: id % 2, code: "c\(id)")) }
+            token = persistence.currentToken
+            persistence.close()
+        }
+        let persistence = try Persistence(at: directory)
+        defer { persistence.close() }
+        let notes = persistence.datastore(for: NoteFormat.self)
+        _ = try await notes.count(where: #Predicate { $0.topic == 1 })  // builds the indexes
+        #expect(persistence.currentToken != token, "the build committed")
+        #expect(try await notes.changes(from: token).collect().isEmpty)
+        try await notes.persist(Note(id: 9, topic: 1, code: "c9"))
+        #expect(try await notes.changes(from: token).collect().map(\.identifier) == [9])
+    }
 }

@@ -188,4 +188,55 @@ import FolioTestSupport
         }
         persistence.close()
     }
+
+    static let word = ValueKey<String?>("word")
+    static let other = ValueKey<Int?>("other")
+
+    static func directory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("past-\(UUID())").path
+    }
+
+    /// A fresh process's caches start at the generation it opened; a past read must neither
+    /// move them back to its generation nor leave its values in them as current.
+    @Test func aPastReadLeavesTheRecordCacheExact() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let token: ObservationToken
+        do {
+            let persistence = try Persistence(at: directory)
+            let notes = persistence.datastore(for: NoteFormat.self)
+            try await notes.persist(Note(id: 1, topic: 1, code: "old"))
+            token = persistence.currentToken
+            try await notes.persist(Note(id: 1, topic: 2, code: "new"))
+            persistence.close()
+        }
+        let persistence = try Persistence(at: directory)
+        defer { persistence.close() }
+        let notes = persistence.datastore(for: NoteFormat.self)
+        #expect(try await persistence.read(at: token) { try await notes.load(1) }?.code == "old")
+        try await notes.persist(Note(id: 2, topic: 1, code: "other"))
+        #expect(try await notes.load(1)?.code == "new")
+        #expect(try await persistence.read(at: token) { try await notes.load(1) }?.code == "old")
+    }
+
+    @Test func aPastReadLeavesTheValueCacheExact() async throws {
+        let directory = Self.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let token: ObservationToken
+        do {
+            let persistence = try Persistence(at: directory)
+            try persistence.values.set("old", for: Self.word)
+            try await persistence.values.flush()
+            token = persistence.currentToken
+            try persistence.values.set("new", for: Self.word)
+            try await persistence.values.flush()
+            persistence.close()
+        }
+        let persistence = try Persistence(at: directory)
+        defer { persistence.close() }
+        #expect(try await persistence.read(at: token) { try persistence.values.value(for: Self.word) } == "old")
+        try persistence.values.set(1, for: Self.other)
+        try await persistence.values.flush()
+        #expect(try persistence.values.value(for: Self.word) == "new")
+    }
 }

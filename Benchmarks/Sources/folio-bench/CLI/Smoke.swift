@@ -62,6 +62,8 @@ enum Smoke {
                         rows.append((suite, name, entry.name, sizes.crudN, entry.type != nil))
                     }
                 }
+            case HistorySuite.name:
+                for name in HistorySuite.workloadNames { rows.append((suite, name, "folio", sizes.crudN, true)) }
             default:
                 break
             }
