@@ -52,6 +52,13 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `name` is the parameter's name, `reason` what is wrong with its value. Nothing was
     /// read or written.
     case invalidArgument(name: String, reason: String)
+    /// `undo()` or `redo()` would revert the commit `generation`, but later commits changed
+    /// what it changed, in the records (and values) named: reverting it would lose their
+    /// changes. Nothing was written.
+    case undoConflict(generation: UInt64, changedSince: [String])
+    /// The commit `generation` cannot be reverted: `reason` says why (it changed a
+    /// datastore's declaration, or its history is no longer in the store).
+    case cannotUndo(generation: UInt64, reason: String)
     /// An error of the storage engine (I/O, corruption, locks, format version).
     case storage(StorageError)
 
@@ -95,6 +102,11 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
             return "key beginning \"\(key)\" is \(length) bytes of UTF-8; keys are at most \(maximum)"
         case .invalidArgument(let name, let reason):
             return "invalid \(name): \(reason)"
+        case .undoConflict(let generation, let changed):
+            return "cannot revert generation \(generation): later commits changed "
+                + changed.joined(separator: ", ")
+        case .cannotUndo(let generation, let reason):
+            return "cannot revert generation \(generation): \(reason)"
         case .storage(let error):
             return error.description
         }

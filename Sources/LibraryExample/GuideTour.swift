@@ -19,6 +19,8 @@ public enum GuideTour {
         public var afterMerge: (duplicateBooks: Int, keptBooks: Int, authors: Int) = (0, 0, 0)
         public var authorsBeforeMerge: (then: [Int], now: [Int])?
         public var changedByMerge: [Change<Book, UUID>] = []
+        public var undoneAction: String?
+        public var afterUndo: (before: Int, during: Int, after: Int) = (0, 0, 0)
         public var rejectedPublish: LibraryError?
         public var refusedImports: [FolioError] = []
         public var helperCount = 0
@@ -108,6 +110,15 @@ public enum GuideTour {
             report.authorsBeforeMerge = (then.authorIDs, now.authorIDs)
         }
         report.changedByMerge = try await library.bookChanges(since: beforeMerge)
+
+        // Undo: a named action reverted as a new transaction.
+        let countBefore = try await library.books.count()
+        var extra = SampleData.books(2_002, authors: 40)[2_001]
+        extra.title = "Undoable"
+        try await library.add(extra)
+        let countDuring = try await library.books.count()
+        report.undoneAction = try await library.undo()
+        report.afterUndo = (countBefore, countDuring, try await library.books.count())
         report.afterMerge = (
             try await library.books(by: 39).count, try await library.books(by: 38).count,
             try await library.authors.count()

@@ -91,6 +91,18 @@ public struct Library: Sendable {
         try await books.changes(from: token).collect()
     }
 
+    /// Adds `book` as an action the app's Edit menu can undo ("Add “Title”").
+    public func add(_ book: Book) async throws {
+        try await persistence.perform(named: "Add “\(book.title)”") {
+            try await books.persist(book)
+        }
+    }
+
+    /// Undoes the newest action not undone; returns its name for the menu ("Undo Add …").
+    public func undo() async throws -> String? {
+        try await persistence.undo()?.name
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

@@ -80,4 +80,33 @@ import LibraryExample
                 "generation \(after + 10) is not in the store's history, which holds generations 1 through \(after)"))
         #expect(try folio("diff", path, "x").status == 2)
     }
+
+    @Test func logShowsNamesUndosAndRedos() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let named: UInt64
+        do {
+            let persistence = try Persistence(at: path)
+            defer { persistence.close() }
+            let authors = persistence.datastore(for: AuthorFormat.self)
+            _ = try await authors.count()
+            try await persistence.perform(named: "Add Ann") {
+                try await authors.persist(Author(id: 1, name: "Ann", born: 1990))
+            }
+            named = persistence.currentToken.generation
+            try await persistence.undo()
+            try await persistence.redo()
+        }
+        let run = try folio("log", path, "--limit", "3")
+        #expect(run.status == 0, "\(run)")
+        let headers = run.lines.filter { $0.hasPrefix("generation ") }
+        #expect(headers.count == 3)
+        #expect(headers[2].hasPrefix("generation \(named) ") && headers[2].hasSuffix("transaction  \"Add Ann\""))
+        #expect(headers[1].hasSuffix("transaction  undo of \(named)  \"Add Ann\""))
+        #expect(headers[0].hasSuffix("transaction  redo (reverts \(named + 1))  \"Add Ann\""))
+        #expect(run.lines.filter { $0 == "  authors: 1 created" }.count == 2)
+        #expect(run.lines.contains("  authors: 1 deleted"))
+        #expect(try folio("verify", path).status == 0)
+    }
 }

@@ -88,6 +88,11 @@ import FolioTestSupport
         let changes = try await Examples.changesSince(persistence: persistence, books: books, revised: again)
         #expect(
             changes.map(\.kind) == [.updated] && changes.first?.oldValue == revised && changes.first?.newValue == again)
+        let imported = (900..<920).map { makeBook($0) }
+        let countBefore = try await books.count()
+        let undone = try await Examples.namedActions(persistence: persistence, books: books, imported: imported)
+        #expect(undone?.name == "Import 20 books")
+        #expect(try await books.count() == countBefore)
 
         let messages = persistence.datastore(for: Examples.Declaring.MessageFormat.self)
         for id in 0..<4 { try await messages.persist(.init(id: id, threadID: id % 2, read: false)) }

@@ -160,6 +160,16 @@ enum DocCommentExamples {
         return try await books.changes(from: since).collect()
     }
 
+    static func namedActions(
+        persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>, imported: [Book]
+    ) async throws -> HistoryAction? {
+        try await persistence.perform(named: "Import 20 books") {
+            for book in imported { try await books.persist(book) }
+        }
+        let action = try await persistence.undo()  // action?.name == "Import 20 books"
+        return action
+    }
+
     static func deletingWithoutDecoding(books: Datastore<BookFormat, ReadWrite>, id: Book.ID) async throws {
         do {
             _ = try await books.load(id)

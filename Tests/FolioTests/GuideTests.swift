@@ -62,6 +62,10 @@ import LibraryExample
             report.changedByMerge.allSatisfy {
                 $0.kind == .updated && $0.oldValue!.authorIDs.contains(39) && !$0.newValue!.authorIDs.contains(39)
             })
+        // A named action, undone: the book is gone again.
+        #expect(report.undoneAction == "Add “Undoable”")
+        #expect(report.afterUndo.during == report.afterUndo.before + 1)
+        #expect(report.afterUndo.after == report.afterUndo.before)
         // update(where:) in a transaction: every book of author 39 now names author 38.
         let old = SampleData.oldBooks(300, offset: 10_000, authors: 40)
         let today = SampleData.books(2_000, authors: 40).dropFirst()

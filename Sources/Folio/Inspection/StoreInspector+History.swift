@@ -11,6 +11,12 @@ import FolioStorage
     public var timestamp: UInt64
     /// "transaction", "creation" or "compaction".
     public var kind: String
+    /// The name it was performed with (`perform(named:)`), or of the action it undid or redid.
+    public var name: String?
+    /// The generation whose commit it reverted, for an undo.
+    public var undoes: UInt64?
+    /// The generation of the undo commit it reverted, for a redo.
+    public var redoes: UInt64?
     /// What it changed, one entry per datastore (and the key-value store, `values`, and any
     /// engine tree of neither), in name order.
     public var changes: [ChangeCount]
@@ -49,7 +55,8 @@ import FolioStorage
 @_spi(Engine) extension StoreInspector {
     /// The newest `limit` commits, newest first, ending early where the store's history ends.
     public func log(limit: Int) throws(FolioError) -> [CommitSummary] {
-        try FolioError.wrap { () throws(StorageError) in try store.log(limit: limit) }.map { commit in
+        var result: [CommitSummary] = []
+        for commit in try FolioError.wrap({ () throws(StorageError) in try store.log(limit: limit) }) {
             var counts: [String: ChangeCount] = [:]
             for dropped in commit.changes.droppedTrees {
                 guard let name = Self.shownName(of: dropped) else { continue }
@@ -74,10 +81,22 @@ import FolioStorage
             case .creation: kind = "creation"
             case .compaction: kind = "compaction"
             }
-            return CommitSummary(
+            var summary = CommitSummary(
                 generation: commit.generation, timestamp: commit.timestamp, kind: kind,
                 changes: counts.values.sorted { $0.name < $1.name })
+            if commit.changes.trees.contains(where: { $0.tree == HistoryLayout.tree }) {
+                let view = try FolioError.wrap { () throws(StorageError) in try store.read(at: commit.generation) }
+                let value = { (key: [UInt8]) throws(FolioError) -> [UInt8]? in
+                    guard commit.changed(key, in: HistoryLayout.tree) else { return nil }
+                    return try FolioError.wrap { () throws(StorageError) in try view.get(key, in: HistoryLayout.tree) }
+                }
+                summary.name = try value(HistoryLayout.name).map { String(decoding: $0, as: UTF8.self) }
+                summary.undoes = HistoryLayout.decode(try value(HistoryLayout.undo))
+                summary.redoes = HistoryLayout.decode(try value(HistoryLayout.redo))
+            }
+            result.append(summary)
         }
+        return result
     }
 
     /// The name a tree's changes are shown under, or nil for trees shown through another
@@ -85,7 +104,7 @@ import FolioStorage
     static func shownName(of tree: String) -> String? {
         if DatastoreLayout.isRecordsTree(tree) { return String(tree.dropFirst("records/".count)) }
         if tree == KeyValueLayout.tree { return "values" }
-        if tree == DatastoreLayout.catalogTree || tree.hasPrefix("index/") { return nil }
+        if tree == DatastoreLayout.catalogTree || tree == HistoryLayout.tree || tree.hasPrefix("index/") { return nil }
         return "tree \(tree)"
     }
 

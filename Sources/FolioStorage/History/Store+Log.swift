@@ -1,6 +1,7 @@
-// The commits along the chain, newest first, as `folio log` lists them.
+// The commits along the chain, newest first, as `folio log` lists them and undo looks for
+// the action to revert.
 
-/// One commit as ``Store/log(limit:)`` lists it.
+/// One commit as ``Store/forEachCommit(_:)`` finds it.
 package struct LoggedCommit: Sendable {
     /// The generation the commit created.
     package var generation: UInt64
@@ -10,30 +11,43 @@ package struct LoggedCommit: Sendable {
     package var kind: CommitKind
     /// What it changed.
     package var changes: ChangeRecord
+
+    /// Whether the commit changed `key` of `tree`.
+    package func changed(_ key: [UInt8], in tree: String) -> Bool {
+        changes.trees.contains { $0.tree == tree && ($0.isChangedWholesale || $0.entries.contains { $0.key == key }) }
+    }
 }
 
 extension Store {
-    /// The newest `limit` commits along the chain, newest first, ending early where the chain
-    /// ends (the store's first commit, or a file retention removed).
-    package func log(limit: Int) throws(StorageError) -> [LoggedCommit] {
+    /// Calls `body` with the commits along the chain, newest first, until it returns false
+    /// or the chain ends (the store's first commit, or a file retention removed).
+    package func forEachCommit(_ body: (LoggedCommit) throws(StorageError) -> Bool) throws(StorageError) {
         let newest = try read().root
         var history = HistoryReader(store: self, newest: newest, generation: 0, held: nil)
-        var result: [LoggedCommit] = []
         var commit = try newest.pages.commit(at: newest.record.commitPage)
-        while result.count < limit {
-            result.append(
-                LoggedCommit(
-                    generation: commit.generation, timestamp: commit.timestamp, kind: commit.kind,
-                    changes: commit.changes))
-            guard let previous = commit.previous else { break }
+        while true {
+            let logged = LoggedCommit(
+                generation: commit.generation, timestamp: commit.timestamp, kind: commit.kind, changes: commit.changes)
+            guard try body(logged), let previous = commit.previous else { return }
             let older: CommitRecord
             do throws(StorageError) {
-                older = try history.root(at: previous).commit
+                older = try history.commitPage(at: previous).commit
             } catch .historyUnavailable {
-                break
+                return
             }
-            guard older.generation + 1 == commit.generation else { break }
+            guard older.generation + 1 == commit.generation else { return }
             commit = older
+        }
+    }
+
+    /// The newest `limit` commits along the chain, newest first, ending early where the chain
+    /// ends.
+    package func log(limit: Int) throws(StorageError) -> [LoggedCommit] {
+        var result: [LoggedCommit] = []
+        guard limit > 0 else { return result }
+        try forEachCommit { commit in
+            result.append(commit)
+            return result.count < limit
         }
         return result
     }

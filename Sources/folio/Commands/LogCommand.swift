@@ -14,7 +14,8 @@ enum LogCommand: Command {
         """
         Opens the store read-only and follows its chain of commits back from the newest: one \
         line per commit with its generation, its time (UTC, ISO 8601), and its kind \
-        (transaction, creation or compaction), then one indented line per datastore it \
+        (transaction, creation or compaction), for an undo or redo the commit it reverted, \
+        and the name it was performed with, in quotes; then one indented line per datastore it \
         changed: created, updated and deleted records, "changed wholesale" for a commit that \
         changed more records than it lists (their count is not recorded), or "dropped". \
         Index entries change with their records and are not listed; the key-value store is \
@@ -31,8 +32,12 @@ enum LogCommand: Command {
         defer { store.close() }
         let out = OutputStream.standardOutput
         for commit in try StoreInspector(store: store).log(limit: limit) {
-            out.line(
-                "generation \(commit.generation)  \(Format.timestamp(microseconds: commit.timestamp))  \(commit.kind)")
+            var line =
+                "generation \(commit.generation)  \(Format.timestamp(microseconds: commit.timestamp))  \(commit.kind)"
+            if let undone = commit.undoes { line += "  undo of \(undone)" }
+            if let redone = commit.redoes { line += "  redo (reverts \(redone))" }
+            if let name = commit.name { line += "  \"\(name)\"" }
+            out.line(line)
             for change in commit.changes {
                 var parts: [String] = []
                 if change.dropped { parts.append("dropped") }
