@@ -170,6 +170,15 @@ enum DocCommentExamples {
         return action
     }
 
+    @MainActor static func connectingUndo(
+        persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>, dune: Book,
+        undoManager: some UndoRegistrar
+    ) async throws {
+        let undo = UndoConnection(persistence: persistence, registrar: undoManager)
+        try await undo.perform(named: "Add “Dune”") { try await books.persist(dune) }
+        // Edit > Undo Add “Dune” now reverts it in the store; Edit > Redo re-applies it.
+    }
+
     static func deletingWithoutDecoding(books: Datastore<BookFormat, ReadWrite>, id: Book.ID) async throws {
         do {
             _ = try await books.load(id)

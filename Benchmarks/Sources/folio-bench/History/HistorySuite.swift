@@ -14,13 +14,16 @@ import Folio
 /// - `scope-current` / `scope-past`: n/10 scopes of one load each (what a scope costs);
 /// - `range-current` / `range-past`: 20 queries of a tenth of the priority range (its index);
 /// - `first-past-read`: the first `read(at:)` of a persistence opened afresh, 1,000 commits
-///   back (the walk along the chain), per commit walked.
+///   back (the walk along the chain), per commit walked;
+/// - `transaction-1000` / `undo-1000`: a named transaction changing 1,000 records (their
+///   tag, one indexed field untouched), and `undo()` of such a transaction: one commit
+///   that writes back what it changed.
 enum HistorySuite {
     static let name = "history"
     static let commitsBack = 1_000
     static let workloadNames = [
         "point-current", "point-past", "scope-current", "scope-past", "range-current", "range-past",
-        "first-past-read",
+        "first-past-read", "transaction-1000", "undo-1000",
     ]
 
     static func run(_ context: BenchContext) async throws {
@@ -91,6 +94,37 @@ enum HistorySuite {
                     return found
                 }
             })
+        let changed = Array(dataset.records.prefix(1_000))
+        var round = 0
+        let update = { (label: String) async throws in
+            round += 1
+            let tag = "\(label)-\(round)"
+            try await persistence.perform(named: "update 1,000") {
+                for var record in changed {
+                    record.tag = tag
+                    try await records.persist(record)
+                }
+            }
+        }
+        try await context.measureInterleaved([
+            Workload(
+                suite: Self.name, name: "transaction-1000", system: "folio", n: n,
+                durability: .flag(context.durability),
+                operations: 1, notes: ["perform(named:) of 1,000 records updated (tag)"]
+            ) { run in
+                try await run.measure { try await update("do") }
+            },
+            Workload(
+                suite: Self.name, name: "undo-1000", system: "folio", n: n, durability: .flag(context.durability),
+                operations: 1, notes: ["undo() of such a transaction"]
+            ) { run in
+                try await update("undone")
+                let undone = try await run.measure { try await persistence.undo() }
+                guard undone?.name == "update 1,000" else {
+                    throw BenchError.wrongResult("undo reverted \(String(describing: undone))")
+                }
+            },
+        ])
         try await shared.close()
         try await context.measure(
             Workload(
