@@ -53,11 +53,12 @@ public enum FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// read or written.
     case invalidArgument(name: String, reason: String)
     /// `undo()` or `redo()` would revert the commit `generation`, but later commits changed
-    /// what it changed, in the records (and values) named: reverting it would lose their
-    /// changes. Nothing was written.
+    /// what it changed, in the records (`DATASTORE IDENTIFIER`), values (`value NAME`) or
+    /// index entries named: reverting it would lose their changes. Nothing was written.
     case undoConflict(generation: UInt64, changedSince: [String])
-    /// The commit `generation` cannot be reverted: `reason` says why (it changed a
-    /// datastore's declaration, or its history is no longer in the store).
+    /// `undo()` or `redo()` cannot revert the commit `generation`: `reason` says why (a
+    /// datastore was prepared since it, or the commit before it is no longer in the
+    /// store's history).
     case cannotUndo(generation: UInt64, reason: String)
     /// An error of the storage engine (I/O, corruption, locks, format version).
     case storage(StorageError)

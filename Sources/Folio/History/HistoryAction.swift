@@ -30,7 +30,7 @@ enum ActionHistory {
         case other
     }
 
-    static func role(of commit: LoggedCommit, in store: Store) throws(StorageError) -> Role {
+    static func role(of commit: LoggedCommit, in store: Store, from view: ReadView?) throws(StorageError) -> Role {
         guard commit.kind == .transaction else { return .other }
         if commit.changes.trees.contains(where: { $0.tree == DatastoreLayout.catalogTree })
             || !commit.changes.droppedTrees.isEmpty
@@ -39,17 +39,29 @@ enum ActionHistory {
         }
         for (key, role) in [(HistoryLayout.undo, Role.undo), (HistoryLayout.redo, Role.redo)]
         where commit.changed(key, in: HistoryLayout.tree) {
-            let view = try store.read(at: commit.generation)
-            if let target = HistoryLayout.decode(try view.get(key, in: HistoryLayout.tree)) { return role(target) }
+            let past = try Self.generation(commit.generation, in: store, from: view)
+            if let target = HistoryLayout.decode(try past.get(key, in: HistoryLayout.tree)) { return role(target) }
         }
         return .action
     }
 
+    /// Generation `generation` along the chain of `view` (the newest published if nil).
+    static func generation(_ generation: UInt64, in store: Store, from view: ReadView?) throws(StorageError) -> ReadView
+    {
+        if let view { return try store.read(at: generation, in: view) }
+        return try store.read(at: generation)
+    }
+
     /// The action `commit` made, with its name.
-    static func action(_ commit: LoggedCommit, in store: Store) throws(StorageError) -> HistoryAction {
+    static func action(
+        _ commit: LoggedCommit, in store: Store, from view: ReadView?
+    ) throws(StorageError)
+        -> HistoryAction
+    {
         var name: String?
         if commit.changed(HistoryLayout.name, in: HistoryLayout.tree),
-            let bytes = try store.read(at: commit.generation).get(HistoryLayout.name, in: HistoryLayout.tree)
+            let bytes = try Self.generation(commit.generation, in: store, from: view).get(
+                HistoryLayout.name, in: HistoryLayout.tree)
         {
             name = String(decoding: bytes, as: UTF8.self)
         }
@@ -62,17 +74,18 @@ enum ActionHistory {
     /// history the store holds; `blockedBy` is the preparation commit found first, if any
     /// (the action cannot be reverted past it).
     static func undoable(
-        in store: Store, scope: UndoScope
+        in store: Store, from view: ReadView? = nil, scope: UndoScope
     ) throws(StorageError) -> (
         action: HistoryAction, blockedBy: UInt64?
     )? {
         var undone = Set<UInt64>()
         var found: LoggedCommit?
         var preparation: UInt64?
-        try store.forEachCommit { (commit) throws(StorageError) -> Bool in
-            switch try role(of: commit, in: store) {
+        try store.forEachCommit(from: view) { (commit) throws(StorageError) -> Bool in
+            switch try role(of: commit, in: store, from: view) {
             case .undo(let target): undone.insert(target)
-            case .action where scope == .namedActions && !commit.changed(HistoryLayout.name, in: HistoryLayout.tree):
+            case .action where scope == .namedActions && !commit.changed(HistoryLayout.name, in: HistoryLayout.tree),
+                .redo where scope == .namedActions && !commit.changed(HistoryLayout.name, in: HistoryLayout.tree):
                 break  // not an action of this scope: it stays, and may conflict
             case .action, .redo:
                 if !undone.contains(commit.generation) {
@@ -85,21 +98,21 @@ enum ActionHistory {
             return true
         }
         guard let found else { return nil }
-        return (try action(found, in: store), preparation)
+        return (try action(found, in: store, from: view), preparation)
     }
 
     /// The newest undo not redone, if no action came after it: what `redo()` reverts (the
     /// undo commit; its name is the undone action's). `blockedBy` as in ``undoable(in:)``.
     static func redoable(
-        in store: Store, scope: UndoScope
+        in store: Store, from view: ReadView? = nil, scope: UndoScope
     ) throws(StorageError) -> (
         action: HistoryAction, blockedBy: UInt64?
     )? {
         var redone = Set<UInt64>()
         var found: LoggedCommit?
         var preparation: UInt64?
-        try store.forEachCommit { (commit) throws(StorageError) -> Bool in
-            switch try role(of: commit, in: store) {
+        try store.forEachCommit(from: view) { (commit) throws(StorageError) -> Bool in
+            switch try role(of: commit, in: store, from: view) {
             case .redo(let undo): redone.insert(undo)
             case .undo:
                 if !redone.contains(commit.generation) {
@@ -115,7 +128,7 @@ enum ActionHistory {
             return true
         }
         guard let found else { return nil }
-        return (try action(found, in: store), preparation)
+        return (try action(found, in: store, from: view), preparation)
     }
 }
 

@@ -37,21 +37,17 @@ extension Persistence where Access == ReadWrite {
     /// computed from the records as they were): use a datastore once before the actions
     /// that should be undoable.
     ///
-    /// - Throws: ``FolioError/undoConflict(generation:changedSince:)``, naming the records,
-    ///   if a later commit (a transaction not of `scope`) changed one that the action changed
-    ///   (nothing is written);
+    /// Values set outside transactions and not committed yet are committed first. Refused
+    /// inside a write transaction (`StorageError.writeTransactionInProgress`).
+    ///
+    /// - Throws: ``FolioError/undoConflict(generation:changedSince:)``, naming the records
+    ///   (or index entries), if a later commit (a transaction not of `scope`) changed one
+    ///   that the action changed (nothing is written);
     ///   ``FolioError/cannotUndo(generation:reason:)`` if the commit before the action is no
     ///   longer in the store's history, or a datastore was prepared since the action.
     @discardableResult
     public nonisolated(nonsending) func undo(_ scope: UndoScope = .namedActions) async throws -> HistoryAction? {
-        let store = core.store
-        guard
-            let found = try FolioError.wrap({ () throws(StorageError) in
-                try ActionHistory.undoable(in: store, scope: scope)
-            })
-        else { return nil }
-        try await revert(found, marking: HistoryLayout.undo)
-        return found.action
+        try await revertNewest(redo: false, scope: scope)
     }
 
     /// Re-applies the action the newest undo reverted, if no action of `scope` came after
@@ -60,27 +56,28 @@ extension Persistence where Access == ReadWrite {
     /// ``undo(_:)`` does.
     @discardableResult
     public nonisolated(nonsending) func redo(_ scope: UndoScope = .namedActions) async throws -> HistoryAction? {
-        let store = core.store
-        guard
-            let found = try FolioError.wrap({ () throws(StorageError) in
-                try ActionHistory.redoable(in: store, scope: scope)
-            })
-        else { return nil }
-        try await revert(found, marking: HistoryLayout.redo)
-        return found.action
+        try await revertNewest(redo: true, scope: scope)
     }
 
-    /// The action ``undo(_:)`` would revert now, if any (for an Edit menu's title).
+    /// The action ``undo(_:)`` would revert now, if any and if it can be (for an Edit menu's
+    /// title): nil also when a datastore was prepared since it (undo would throw
+    /// ``FolioError/cannotUndo(generation:reason:)``).
     public nonisolated func undoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
-        try FolioError.wrap { () throws(StorageError) in
-            try ActionHistory.undoable(in: core.store, scope: scope)?.action
+        core.store.followIfRootFileChanged()
+        return try FolioError.wrap { () throws(StorageError) in
+            guard let found = try ActionHistory.undoable(in: core.store, scope: scope), found.blockedBy == nil
+            else { return nil }
+            return found.action
         }
     }
 
-    /// The undo ``redo(_:)`` would revert now, if any.
+    /// The undo ``redo(_:)`` would revert now, if any and if it can be.
     public nonisolated func redoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
-        try FolioError.wrap { () throws(StorageError) in
-            try ActionHistory.redoable(in: core.store, scope: scope)?.action
+        core.store.followIfRootFileChanged()
+        return try FolioError.wrap { () throws(StorageError) in
+            guard let found = try ActionHistory.redoable(in: core.store, scope: scope), found.blockedBy == nil
+            else { return nil }
+            return found.action
         }
     }
 
@@ -96,39 +93,76 @@ extension Persistence where Access == ReadWrite {
         }
     }
 
-    /// Reverts the commit of `action` in a new transaction that records it under `marker`.
-    private nonisolated(nonsending) func revert(
-        _ found: (action: HistoryAction, blockedBy: UInt64?), marking marker: [UInt8]
-    ) async throws {
+    /// Undo's or redo's work: finds the commit to revert and reverts it, in one transaction.
+    ///
+    /// The commit is found inside the transaction that reverts it, which reads the history
+    /// tree: a named action, undo or redo that commits meanwhile changes that tree, so this
+    /// transaction conflicts and runs again, alone, finding the commit anew (two undos at
+    /// once revert the two newest actions, one each). Values set outside transactions and
+    /// not yet committed are committed first: they are transactions older than this one.
+    private nonisolated(nonsending) func revertNewest(redo: Bool, scope: UndoScope) async throws -> HistoryAction? {
+        if let context = TransactionContext.current(for: core), case .write = context.source {
+            // Inside a transaction, its own writes would be reverted with the action, or
+            // become part of the undo commit.
+            throw FolioError.storage(.writeTransactionInProgress)
+        }
+        core.store.followIfRootFileChanged()
+        try await values.flush()
+        let store = core.store
+        let find = { (view: ReadView?) throws(FolioError) -> (action: HistoryAction, blockedBy: UInt64?)? in
+            try FolioError.wrap { () throws(StorageError) in
+                redo
+                    ? try ActionHistory.redoable(in: store, from: view, scope: scope)
+                    : try ActionHistory.undoable(in: store, from: view, scope: scope)
+            }
+        }
+        guard try find(nil) != nil else { return nil }
+        let marker = redo ? HistoryLayout.redo : HistoryLayout.undo
+        return try await perform { () async throws -> HistoryAction? in
+            guard let context = TransactionContext.current(for: core), case .write(let transaction) = context.source
+            else { return nil }
+            return try context.statement(transaction) { () throws(FolioError) -> HistoryAction? in
+                // Read, not written blindly: see above.
+                _ = try FolioError.wrap { () throws(StorageError) in try transaction.get(marker, in: HistoryLayout.tree)
+                }
+                // From the transaction's base: in full durability it may be a commit not
+                // published yet (another undo's, whose sync is pending).
+                let base = transaction.baseView
+                guard let found = try find(base) else { return nil }
+                try revert(found, in: transaction, base: base, marking: marker)
+                return found.action
+            }
+        }
+    }
+
+    /// Reverts the commit of `found` in `transaction` and records it under `marker`.
+    private nonisolated func revert(
+        _ found: (action: HistoryAction, blockedBy: UInt64?), in transaction: WriteTransaction, base: ReadView,
+        marking marker: [UInt8]
+    ) throws(FolioError) {
         let action = found.action
         let generation = action.token.generation
         if let preparation = found.blockedBy {
             throw FolioError.cannotUndo(
                 generation: generation,
-                reason: "a datastore was prepared since, at generation \(preparation) (its indexes or versions "
-                    + "changed): records written back as they were would not match them")
+                reason: "a datastore was prepared since, at generation \(preparation) (its declaration recorded, "
+                    + "or its indexes built or dropped): what it built was computed from the records as they are")
         }
         let store = core.store
         let before: ReadView, after: ReadView
         do throws(StorageError) {
-            (before, after) = (try store.read(at: generation - 1), try store.read(at: generation))
+            (before, after) = (try store.read(at: generation - 1, in: base), try store.read(at: generation, in: base))
         } catch .generationUnavailable {
             throw FolioError.cannotUndo(
                 generation: generation, reason: "the commit before it is no longer in the store's history")
         } catch {
             throw FolioError.storage(error)
         }
-        try await perform {
-            guard let context = TransactionContext.current(for: core), case .write(let transaction) = context.source
-            else { return }
-            try context.statement(transaction) { () throws(FolioError) in
-                try Reversion.revert(generation, from: after, to: before, in: transaction, store: store)
-                try FolioError.wrap { () throws(StorageError) in
-                    try transaction.putBlind(HistoryLayout.encode(generation), for: marker, in: HistoryLayout.tree)
-                    if let name = action.name {
-                        try transaction.putBlind(Array(name.utf8), for: HistoryLayout.name, in: HistoryLayout.tree)
-                    }
-                }
+        try Reversion.revert(generation, from: after, to: before, in: transaction, store: store)
+        try FolioError.wrap { () throws(StorageError) in
+            try transaction.putBlind(HistoryLayout.encode(generation), for: marker, in: HistoryLayout.tree)
+            if let name = action.name {
+                try transaction.putBlind(Array(name.utf8), for: HistoryLayout.name, in: HistoryLayout.tree)
             }
         }
     }

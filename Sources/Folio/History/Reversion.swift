@@ -41,6 +41,10 @@ enum Reversion {
             }
             for key in keys {
                 let then = try after.get(key, in: tree.tree)
+                let old = try before.get(key, in: tree.tree)
+                // Written with the value it had (a record persisted unchanged): nothing to
+                // revert, and no conflict whatever came after.
+                if then == old { continue }
                 guard try transaction.get(key, in: tree.tree) == then else {
                     if tree.tree.hasPrefix("index/") {
                         entryConflicts.append("an entry of \(tree.tree)")
@@ -49,7 +53,7 @@ enum Reversion {
                     }
                     continue
                 }
-                writes.append((tree.tree, key, try before.get(key, in: tree.tree)))
+                writes.append((tree.tree, key, old))
             }
         }
         // A changed record's index entries changed with it: the records name the conflict.

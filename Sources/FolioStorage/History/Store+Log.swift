@@ -19,10 +19,14 @@ package struct LoggedCommit: Sendable {
 }
 
 extension Store {
-    /// Calls `body` with the commits along the chain, newest first, until it returns false
-    /// or the chain ends (the store's first commit, or a file retention removed).
-    package func forEachCommit(_ body: (LoggedCommit) throws(StorageError) -> Bool) throws(StorageError) {
-        let newest = try read().root
+    /// Calls `body` with the commits along the chain from `view`'s generation (the newest
+    /// published if nil), newest first, until it returns false or the chain ends (the
+    /// store's first commit, or a file retention removed).
+    package func forEachCommit(
+        from view: ReadView? = nil, _ body: (LoggedCommit) throws(StorageError) -> Bool
+    ) throws(StorageError) {
+        let newest: CommittedRoot
+        if let view { newest = view.root } else { newest = try read().root }
         var history = HistoryReader(store: self, newest: newest, generation: 0, held: nil)
         var commit = try newest.pages.commit(at: newest.record.commitPage)
         while true {

@@ -26,7 +26,16 @@ extension Store {
     ///   does not hold `generation` (older than the oldest it holds, or newer than the
     ///   newest); `StorageError.corruption` if a commit page on the way is damaged.
     public func read(at generation: UInt64) throws(StorageError) -> ReadView {
-        let newest = try read().root
+        try read(at: generation, below: try read().root)
+    }
+
+    /// ``read(at:)`` along the chain of `view`'s generation instead of the newest published
+    /// one: for a write transaction, whose base may be a commit not yet published.
+    package func read(at generation: UInt64, in view: ReadView) throws(StorageError) -> ReadView {
+        try read(at: generation, below: view.root)
+    }
+
+    private func read(at generation: UInt64, below newest: CommittedRoot) throws(StorageError) -> ReadView {
         let now = newest.record.generation
         if generation == now { return ReadView(root: newest) }
         return try past.withLock { (past) throws(StorageError) -> ReadView in

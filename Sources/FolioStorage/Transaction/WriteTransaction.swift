@@ -63,6 +63,10 @@ public final class WriteTransaction: @unchecked Sendable {
     /// The generation this transaction began on: what its reads see, apart from its writes.
     public var baseGeneration: UInt64 { guarded.withLock { _ in base.record.generation } }
 
+    /// A view of the generation the transaction began on (its tip, which in full durability
+    /// may be newer than the store's published generation while its sync is pending).
+    package var baseView: ReadView { guarded.withLock { _ in ReadView(root: base) } }
+
     /// Whether a spill found the end of the file held by another transaction: this one can
     /// only be rolled back, and its work retried (`StorageError.writeConflict(trees:)`).
     package var hasConflicted: Bool { guarded.withLock { _ in contents.conflicted } }
