@@ -63,20 +63,23 @@ extension Persistence where Access == ReadWrite {
     /// title): nil also when a datastore was prepared since it (undo would throw
     /// ``FolioError/cannotUndo(generation:reason:)``).
     public nonisolated func undoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
-        core.store.followIfRootFileChanged()
-        return try FolioError.wrap { () throws(StorageError) in
-            guard let found = try ActionHistory.undoable(in: core.store, scope: scope), found.blockedBy == nil
-            else { return nil }
-            return found.action
-        }
+        try revertible(redo: false, scope: scope)
     }
 
     /// The undo ``redo(_:)`` would revert now, if any and if it can be.
     public nonisolated func redoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
+        try revertible(redo: true, scope: scope)
+    }
+
+    private nonisolated func revertible(redo: Bool, scope: UndoScope) throws(FolioError) -> HistoryAction? {
         core.store.followIfRootFileChanged()
+        let store = core.store
         return try FolioError.wrap { () throws(StorageError) in
-            guard let found = try ActionHistory.redoable(in: core.store, scope: scope), found.blockedBy == nil
-            else { return nil }
+            let found =
+                redo
+                ? try ActionHistory.redoable(in: store, scope: scope)
+                : try ActionHistory.undoable(in: store, scope: scope)
+            guard let found, found.blockedBy == nil else { return nil }
             return found.action
         }
     }

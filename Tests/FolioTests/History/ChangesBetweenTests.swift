@@ -122,18 +122,12 @@ import FolioTestSupport
 
     /// An index build rewrites every record's index keys, not the records: no change.
     @Test func anIndexBuildIsNoChange() async throws {
-        struct Plain: DatastoreFormat {
-            enum Version: Int, CaseIterable { case one = 1 }
-            static let key = "notes"
-            static let currentVersion = Version.one
-            typealias Instance = Note
-        }
         let directory = PastReadsTests.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let token: ObservationToken
         do {
             let persistence = try Persistence(at: directory)
-            let plain = persistence.datastore(for: Plain.self)
+            let plain = persistence.datastore(for: PastReadsTests.PlainNoteFormat.self)
             for id in 0..<4 { try await plain.persist(Note(id: id, topic: id % 2, code: "c\(id)")) }
             token = persistence.currentToken
             persistence.close()

@@ -23,6 +23,14 @@ import FolioTestSupport
         let code = OneToOneIndex(\Note.code)
     }
 
+    /// The notes' datastore as an earlier release declared it: no indexes.
+    struct PlainNoteFormat: DatastoreFormat {
+        enum Version: Int, CaseIterable { case one = 1 }
+        static let key = "notes"
+        static let currentVersion = Version.one
+        typealias Instance = Note
+    }
+
     struct Tag: Codable, Identifiable, Sendable, Equatable {
         var id: String
         var uses: Int
@@ -159,18 +167,12 @@ import FolioTestSupport
     /// A generation from before an index existed reads through a scan: the index's tree is
     /// not in that generation's catalog, and the planner sees so.
     @Test func anIndexAddedLaterIsNotUsedBeforeItWasBuilt() async throws {
-        struct Plain: DatastoreFormat {
-            enum Version: Int, CaseIterable { case one = 1 }
-            static let key = "notes"
-            static let currentVersion = Version.one
-            typealias Instance = Note
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("past-\(UUID())").path
+        let directory = Self.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var tokens: [ObservationToken] = []
         do {
             let persistence = try Persistence(at: directory)
-            let plain = persistence.datastore(for: Plain.self)
+            let plain = persistence.datastore(for: PastReadsTests.PlainNoteFormat.self)
             for id in 0..<6 {
                 try await plain.persist(Note(id: id, topic: id % 2, code: "c\(id)"))
                 tokens.append(persistence.currentToken)

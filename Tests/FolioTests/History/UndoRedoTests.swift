@@ -131,17 +131,11 @@ import FolioTestSupport
     }
 
     @Test func anActionBeforeAPreparationCannotBeUndone() async throws {
-        struct Plain: DatastoreFormat {
-            enum Version: Int, CaseIterable { case one = 1 }
-            static let key = "notes"
-            static let currentVersion = Version.one
-            typealias Instance = Note
-        }
         let directory = PastReadsTests.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
             let persistence = try Persistence(at: directory)
-            let plain = persistence.datastore(for: Plain.self)
+            let plain = persistence.datastore(for: PastReadsTests.PlainNoteFormat.self)
             _ = try await plain.count()
             try await persistence.perform(named: "add") { try await plain.persist(Note(id: 1, topic: 1, code: "a")) }
             #expect(try persistence.undoableAction()?.name == "add")
