@@ -49,7 +49,8 @@ import FolioTestSupport
         #expect(chain.bounds.acknowledged > 0)
         print(
             "durability B1: \(chain.kills) kills survived on one store (\(chain.cleanExits) clean exits), "
-                + "\(chain.bounds.acknowledged) transactions at the end; by point: "
+                + "\(chain.bounds.acknowledged) transactions at the end, \(chain.pastGenerationsChecked) past generations read "
+                + "back; by point: "
                 + byPoint.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 

@@ -51,6 +51,8 @@ struct KillChain {
     var seenGeneration: UInt64 = 0
     var kills = 0
     var cleanExits = 0
+    /// Past generations read back after the deaths (``checkHistory(_:_:)``).
+    var pastGenerationsChecked = 0
     /// The store's format version when last seen read-only (0: not yet seen).
     var formatVersion: UInt32 = 0
     /// Times the store was seen at version 3 after being seen at version 2.
@@ -111,11 +113,35 @@ struct KillChain {
             // writer left after its last slot (format version 2, Docs/Durability.md §3).
             bounds.acknowledged = count
             if let first = workload.firstWholesale { checkFormatVersion(reader, count: count, first: first, context) }
+            try checkHistory(reader, context)
         } catch {
             Issue.record("D2/D3: \(context): \(error)")
         }
         let report = reader.verify()
         #expect(report.isClean, "D3: \(context): \(report.problems.prefix(3))")
+    }
+
+    /// The past generations the store still holds after the death (the newest 30 of them)
+    /// read as the model at their counts, one more transaction at each transaction commit:
+    /// `read(at:)` follows the chain a recovery left, and no killed commit left a generation
+    /// in it that is not one the model knows.
+    private mutating func checkHistory(_ reader: Store, _ context: String) throws {
+        let newest = reader.generation
+        let oldest = max(try reader.oldestReadableGeneration(), newest > 30 ? newest - 30 : 1)
+        var previous: Int?
+        for generation in oldest...newest {
+            let view = try reader.read(at: generation)
+            let count = try workload.check(view)
+            // Each transaction is one commit that counts itself; a compaction changes nothing.
+            if let previous {
+                let expected = previous + (try view.changes().trees.isEmpty ? 0 : 1)
+                #expect(
+                    count == expected,
+                    "\(context): generation \(generation) holds \(count) transactions, the one before \(previous)")
+            }
+            previous = count
+            pastGenerationsChecked += 1
+        }
     }
 
     /// A store holding a commit recorded wholesale (transaction `first` or later) is format
