@@ -39,37 +39,36 @@ extension Store {
     ) throws(StorageError)
         -> [[UInt8]]?
     {
-        let (older, newer) = a.generation <= b.generation ? (a.root, b.root) : (b.root, a.root)
+        let (older, newer) = a.generation <= b.generation ? (a, b) : (b, a)
+        let target = older.root.record
         // Walking more commits than the tree has keys costs more than reading it whole.
         let budget = max(64, Int(min(max(try a.count(in: tree), try b.count(in: tree)), UInt64(Int.max / 2))))
-        var history = HistoryReader(store: self, newest: newer, generation: older.record.generation, held: older.file)
         var keys = Set<[UInt8]>()
-        var (location, commit) = (newer.record.location, try newer.pages.commit(at: newer.record.commitPage))
         var walked = 0
-        while commit.generation > older.record.generation {
-            if commit.changes.droppedTrees.contains(tree) { return nil }
+        var reached: LoggedCommit?
+        try forEachCommit(from: newer, holding: older.root.file) { (commit) throws(StorageError) -> Bool in
+            if commit.generation <= target.generation {
+                reached = commit
+                return false
+            }
+            if commit.changes.droppedTrees.contains(tree) { return false }
             if let changes = commit.changes.trees.first(where: { $0.tree == tree }) {
-                if changes.isChangedWholesale { return nil }
+                if changes.isChangedWholesale { return false }
                 for entry in changes.entries { keys.insert(entry.key) }
             }
             walked += 1
-            guard walked <= budget, keys.count <= budget, let previous = commit.previous else { return nil }
-            let previousCommit: CommitRecord
-            do throws(StorageError) {
-                previousCommit = try history.root(at: previous).commit
-            } catch .historyUnavailable {
-                return nil
-            }
-            guard previousCommit.generation + 1 == commit.generation else { return nil }
-            (location, commit) = (previous, previousCommit)
+            return walked <= budget && keys.count <= budget
         }
-        // The chain must have reached the older view's own commit, not a commit of the same
-        // generation in another history (a writer that fell back to an older root after
-        // damage): its place and its chain value.
-        guard commit.generation == older.record.generation, location == older.record.location,
-            try history.file(location.fileNumber).storedChecksum(at: location.address)
-                == (try older.file.chainValue(of: older.record))
-        else { return nil }
+        // The walk must have reached the older view's own commit (not stopped at a tree
+        // changed wholesale or dropped, the budget or the chain's end), and not a commit of
+        // the same generation in another history (a writer that fell back to an older root
+        // after damage): its place and its chain value.
+        guard let reached, reached.generation == target.generation, reached.location == target.location else {
+            return nil
+        }
+        var chain = reached.chain
+        if chain == nil { chain = try newer.root.file.chainValue(of: newer.root.record) }
+        guard chain == (try older.root.file.chainValue(of: target)) else { return nil }
         return keys.sorted { $0.lexicographicallyPrecedes($1) }
     }
 }

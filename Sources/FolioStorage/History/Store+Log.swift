@@ -11,6 +11,11 @@ package struct LoggedCommit: Sendable {
     package var kind: CommitKind
     /// What it changed.
     package var changes: ChangeRecord
+    /// Where its commit page is.
+    package var location: CommitLocation
+    /// Its commit page's chain value (stored checksum), when the walk read the page; nil
+    /// for the commit the walk began at.
+    package var chain: UInt32?
 
     /// Whether the commit changed `key` of `tree`.
     package func changed(_ key: [UInt8], in tree: String) -> Bool {
@@ -25,22 +30,32 @@ extension Store {
     package func forEachCommit(
         from view: ReadView? = nil, _ body: (LoggedCommit) throws(StorageError) -> Bool
     ) throws(StorageError) {
+        try forEachCommit(from: view, holding: nil, body)
+    }
+
+    /// ``forEachCommit(from:_:)``, reading `held`, a snapshot file the caller has open,
+    /// through that descriptor (it survives its removal by retention).
+    func forEachCommit(
+        from view: ReadView?, holding held: SnapshotFile?, _ body: (LoggedCommit) throws(StorageError) -> Bool
+    ) throws(StorageError) {
         let newest: CommittedRoot
         if let view { newest = view.root } else { newest = try read().root }
-        var history = HistoryReader(store: self, newest: newest, generation: 0, held: nil)
+        var history = HistoryReader(store: self, newest: newest, generation: 0, held: held)
         var commit = try newest.pages.commit(at: newest.record.commitPage)
+        var (location, chain): (CommitLocation, UInt32?) = (newest.record.location, nil)
         while true {
             let logged = LoggedCommit(
-                generation: commit.generation, timestamp: commit.timestamp, kind: commit.kind, changes: commit.changes)
+                generation: commit.generation, timestamp: commit.timestamp, kind: commit.kind, changes: commit.changes,
+                location: location, chain: chain)
             guard try body(logged), let previous = commit.previous else { return }
-            let older: CommitRecord
+            let older: (commit: CommitRecord, chain: UInt32)
             do throws(StorageError) {
-                older = try history.commitPage(at: previous).commit
+                older = try history.commitPage(at: previous)
             } catch .historyUnavailable {
                 return
             }
-            guard older.generation + 1 == commit.generation else { return }
-            commit = older
+            guard older.commit.generation + 1 == commit.generation else { return }
+            (commit, location, chain) = (older.commit, previous, older.chain)
         }
     }
 

@@ -121,13 +121,17 @@ struct KillChain {
         #expect(report.isClean, "D3: \(context): \(report.problems.prefix(3))")
     }
 
-    /// The past generations the store still holds after the death (the newest 30 of them)
+    /// The past generations the store still holds after the death (the newest 30 of them, 4
+    /// in the long mode)
     /// read as the model at their counts, one more transaction at each transaction commit:
     /// `read(at:)` follows the chain a recovery left, and no killed commit left a generation
     /// in it that is not one the model knows.
     private mutating func checkHistory(_ reader: Store, _ context: String) throws {
         let newest = reader.generation
-        let oldest = max(try reader.oldestReadableGeneration(), newest > 30 ? newest - 30 : 1)
+        // The long mode's hundreds of deaths each read back a few: the parent reads every
+        // generation whole.
+        let depth = UInt64(CrashTestMode.pick(short: 30, long: 4))
+        let oldest = max(try reader.oldestReadableGeneration(), newest > depth ? newest - depth : 1)
         var previous: Int?
         for generation in oldest...newest {
             let view = try reader.read(at: generation)
