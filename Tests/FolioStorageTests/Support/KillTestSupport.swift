@@ -53,6 +53,8 @@ struct KillChain {
     var cleanExits = 0
     /// Past generations read back after the deaths (``checkHistory(_:_:)``).
     var pastGenerationsChecked = 0
+    /// Deaths whose store ``checkHistory(_:_:)`` was shown.
+    private var deathsSeen = 0
     /// The store's format version when last seen read-only (0: not yet seen).
     var formatVersion: UInt32 = 0
     /// Times the store was seen at version 3 after being seen at version 2.
@@ -121,16 +123,18 @@ struct KillChain {
         #expect(report.isClean, "D3: \(context): \(report.problems.prefix(3))")
     }
 
-    /// The past generations the store still holds after the death (the newest 30 of them, 4
-    /// in the long mode)
+    /// The past generations the store still holds after the death (the newest 30 of them;
+    /// in the long mode after every 20th death)
     /// read as the model at their counts, one more transaction at each transaction commit:
     /// `read(at:)` follows the chain a recovery left, and no killed commit left a generation
     /// in it that is not one the model knows.
     private mutating func checkHistory(_ reader: Store, _ context: String) throws {
         let newest = reader.generation
-        // The long mode's hundreds of deaths each read back a few: the parent reads every
-        // generation whole.
-        let depth = UInt64(CrashTestMode.pick(short: 30, long: 4))
+        // The parent reads every generation whole, against a model it replays: the long
+        // mode's hundreds of deaths read back the newest 30 after every 20th.
+        deathsSeen += 1
+        guard !CrashTestMode.isLong || deathsSeen % 20 == 0 else { return }
+        let depth: UInt64 = 30
         let oldest = max(try reader.oldestReadableGeneration(), newest > depth ? newest - depth : 1)
         var previous: Int?
         for generation in oldest...newest {
