@@ -124,17 +124,17 @@ struct KillChain {
     }
 
     /// The past generations the store still holds after the death (the newest 30 of them;
-    /// in the long mode after every 20th death)
+    /// in the long mode the newest 10, after every 20th death)
     /// read as the model at their counts, one more transaction at each transaction commit:
     /// `read(at:)` follows the chain a recovery left, and no killed commit left a generation
     /// in it that is not one the model knows.
     private mutating func checkHistory(_ reader: Store, _ context: String) throws {
         let newest = reader.generation
         // The parent reads every generation whole, against a model it replays: the long
-        // mode's hundreds of deaths read back the newest 30 after every 20th.
+        // mode's hundreds of deaths read back the newest 10 after every 20th.
         deathsSeen += 1
         guard !CrashTestMode.isLong || deathsSeen % 20 == 0 else { return }
-        let depth: UInt64 = 30
+        let depth = UInt64(CrashTestMode.pick(short: 30, long: 10))
         let oldest = max(try reader.oldestReadableGeneration(), newest > depth ? newest - depth : 1)
         var previous: Int?
         for generation in oldest...newest {
