@@ -37,6 +37,12 @@ enum ActionHistory {
         {
             return .preparation
         }
+        // Declaring history or a checkpoint changes no data: nothing to undo.
+        if commit.changes.trees.contains(where: { $0.tree == RetentionLayout.tree }),
+            commit.changes.trees.allSatisfy({ $0.tree == RetentionLayout.tree || $0.tree == HistoryLayout.tree })
+        {
+            return .other
+        }
         for (key, role) in [(HistoryLayout.undo, Role.undo), (HistoryLayout.redo, Role.redo)]
         where commit.changed(key, in: HistoryLayout.tree) {
             let past = try Self.generation(commit.generation, in: store, from: view)

@@ -42,4 +42,21 @@ extension HistoryLayout {
             }
         }
     }
+
+    /// Adds a problem for every entry of `folio/retention` in `view` that §17.1 does not
+    /// allow.
+    static func checkRetention(
+        in view: ReadView, into report: inout PersistenceVerificationReport
+    )
+        throws(StorageError)
+    {
+        var entries = try view.cursor(in: RetentionLayout.tree)
+        while let entry = try entries.next() {
+            if let problem = RetentionLayout.problem(key: entry.key, value: entry.value) {
+                let key = String(decoding: entry.key, as: UTF8.self)
+                report.problems.append(
+                    DatastoreProblem(datastore: RetentionLayout.tree, detail: "key \"\(key)\": \(problem)"))
+            }
+        }
+    }
 }

@@ -32,7 +32,8 @@ enum Reversion {
         var writes: [(tree: String, key: [UInt8], value: [UInt8]?)] = []
         var conflicts: [String] = []
         var entryConflicts: [String] = []
-        for tree in changes.trees where tree.tree != HistoryLayout.tree {
+        // What history says of itself (names, markers, the declared retention) is not undone.
+        for tree in changes.trees where tree.tree != HistoryLayout.tree && tree.tree != RetentionLayout.tree {
             var keys: [[UInt8]] = tree.entries.map(\.key)
             if tree.isChangedWholesale {
                 keys = []

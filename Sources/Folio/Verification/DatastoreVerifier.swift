@@ -77,7 +77,9 @@ enum DatastoreVerifier {
                 return report
             }
             var catalog = try view.cursor(in: DatastoreLayout.catalogTree)
-            var known = Set<String>([DatastoreLayout.catalogTree, KeyValueLayout.tree, HistoryLayout.tree])
+            var known = Set<String>([
+                DatastoreLayout.catalogTree, KeyValueLayout.tree, HistoryLayout.tree, RetentionLayout.tree,
+            ])
             while let item = try catalog.next() {
                 let key = String(decoding: item.key, as: UTF8.self)
                 known.insert(DatastoreLayout.recordsTree(key))
@@ -90,6 +92,7 @@ enum DatastoreVerifier {
             }
             try KeyValueVerifier.check(in: view, into: &report)
             try HistoryLayout.check(in: view, into: &report)
+            try HistoryLayout.checkRetention(in: view, into: &report)
             for tree in trees where !known.contains(tree) {
                 report.problems.append(
                     DatastoreProblem(datastore: tree, detail: "tree \(tree) belongs to no datastore in the catalog"))

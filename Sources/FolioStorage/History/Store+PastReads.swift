@@ -57,7 +57,13 @@ extension Store {
                 past.forgetFiles(below: root.file.number + 1)
                 throw try unavailable(&past)
             }
-            guard let commit = try find(generation, in: &past, newest: newest, reading: &history) else {
+            var previous: CommitLocation?
+            let commit: PastCommit
+            if let found = try find(generation, in: &past, newest: newest, reading: &history) {
+                (commit, previous) = (found, past.previous(of: generation))
+            } else if let found = try checkpointed(generation, newest: newest, reading: &history) {
+                (commit, previous) = found
+            } else {
                 throw try unavailable(&past)
             }
             let file: SnapshotFile
@@ -69,10 +75,29 @@ extension Store {
                 throw try unavailable(&past)
             }
             let root = CommittedRoot(
-                record: commit.record(generation: generation, previous: past.previous(of: generation)),
+                record: commit.record(generation: generation, previous: previous),
                 pages: PageSource(file: file, cache: cache, counters: counters))
             past.remember(root)
             return ReadView(root: root, isPast: true)
+        }
+    }
+
+    /// The commit of `generation` if a checkpoint of `newest`'s declared history names it
+    /// and its page is still there (Docs/Format.md §17.1): the chain may not reach it any
+    /// more, the files between it and the newest having been let go. The page read must be
+    /// a commit page of that generation, its checksum intact; nil if it is not, or if its
+    /// file is gone.
+    private func checkpointed(
+        _ generation: UInt64, newest: CommittedRoot, reading history: inout HistoryReader
+    ) throws(StorageError) -> (commit: PastCommit, previous: CommitLocation?)? {
+        let declared = try RetentionLayout.read(in: ReadView(root: newest))
+        guard let checkpoint = declared.checkpoints.first(where: { $0.generation == generation }) else { return nil }
+        do throws(StorageError) {
+            let page = try history.commitPage(at: checkpoint.location)
+            guard page.commit.generation == generation else { return nil }
+            return (PastCommit(page.commit, at: checkpoint.location, chain: page.chain), page.commit.previous)
+        } catch .historyUnavailable {
+            return nil
         }
     }
 
@@ -90,12 +115,14 @@ extension Store {
     }
 
     /// The oldest generation the chain reaches from `newest`, walking to it if no walk has.
-    private func oldest(
+    func oldest(
         _ past: inout PastGenerations, newest: CommittedRoot, reading history: inout HistoryReader
     ) throws(StorageError) -> UInt64 {
         // What a walk found may have lost its file since: retention removes replaced files
         // after commits, and the commits after a compaction keep the file the store reads.
-        if let oldest = past.oldest, let commit = past.location(of: oldest),
+        // Several files may be gone (a declared history released): each step forgets a file
+        // and everything below it, and the files along the chain only grow.
+        while let oldest = past.oldest, let commit = past.location(of: oldest),
             commit.location.fileNumber != newest.file.number, !snapshotExists(commit.location.fileNumber)
         {
             past.forgetFiles(below: commit.location.fileNumber + 1)
@@ -112,7 +139,7 @@ extension Store {
 
     /// The commit of past `generation` (below `newest`'s), walking the chain as far as
     /// needed; nil if the chain does not reach it (then `past.oldest` says how far it does).
-    private func find(
+    func find(
         _ generation: UInt64, in past: inout PastGenerations, newest: CommittedRoot,
         reading history: inout HistoryReader
     ) throws(StorageError) -> PastCommit? {

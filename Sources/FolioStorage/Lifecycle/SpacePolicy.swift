@@ -6,6 +6,9 @@ struct RetiredSnapshot: Sendable {
     var removeAfter: ContinuousClock.Instant
     /// Its length when it was retired (it is never written again).
     var bytes: UInt64
+    /// Kept because the store's declared history keeps it (then `removeAfter` is its next
+    /// check), not for the grace period.
+    var keptForHistory = false
 }
 
 /// Automatic compaction's state after failures: the next attempt waits until the dead

@@ -30,6 +30,7 @@ extension Store {
     ) throws(StorageError) {
         let deadline = ContinuousClock.now + options.retention.gracePeriod
         var retired: [RetiredSnapshot] = []
+        var older: [UInt64] = []
         let list = { () throws(StorageError) -> [UInt64] in
             try self.fileSystem.contentsOfDirectory(self.layout.snapshots).compactMap(
                 StoreLayout.snapshotNumber(fromName:))
@@ -87,11 +88,48 @@ extension Store {
                 // compaction lock, an older file is kept as well: see above.)
                 retired.append(RetiredSnapshot(number: number, removeAfter: deadline, bytes: 0))
             } else {
-                try fileSystem.remove(layout.snapshot(number))
+                older.append(number)
             }
         }
+        // The older files go at once unless the store's declared history keeps them
+        // (Store+HistoryRetention.swift); their lengths count against its byte budget.
+        var removable = older
+        if !older.isEmpty {
+            let candidates = older.map { number in
+                RetiredSnapshot(
+                    number: number, removeAfter: ContinuousClock.now, bytes: newerSnapshotHeader(number)?.length ?? 0)
+            }
+            let kept = filesKeptForHistory(candidates + retired, now: Clock.microsecondsSince1970())
+            let recheck = ContinuousClock.now + historyRecheckInterval
+            for var file in candidates where kept.contains(file.number) {
+                (file.keptForHistory, file.removeAfter) = (true, recheck)
+                retired.append(file)
+            }
+            retired.sort { $0.number < $1.number }
+            removable.removeAll { kept.contains($0) }
+        }
+        for number in removable { try fileSystem.remove(layout.snapshot(number)) }
         state.withLock { $0.writer?.retired = retired }
         removeExpiredSnapshots()
+    }
+
+    /// How long a file the declared history keeps stays before it is checked again: the
+    /// grace period, at least a second, so that a commit does not read the declaration and
+    /// walk the chain each time. A commit that changes the declaration checks at once.
+    var historyRecheckInterval: Duration { max(options.retention.gracePeriod, .seconds(1)) }
+
+    /// Makes the next removal check decide again about every file the declared history
+    /// keeps: the declaration changed (a checkpoint released, a shorter retention).
+    func recheckHistoryRetention() {
+        let now = ContinuousClock.now
+        state.withLock { state in
+            guard let retired = state.writer?.retired else { return }
+            state.writer?.retired = retired.map { file in
+                var file = file
+                if file.keptForHistory { file.removeAfter = now }
+                return file
+            }
+        }
     }
 
     /// Replaces snapshot file `number`, newer than the current one and named by no root
@@ -152,39 +190,43 @@ extension Store {
     }
 
     /// Removes retired snapshot files whose grace period has passed, then the oldest beyond
-    /// the retention's file limit and beyond its byte limit. `retired` is in retirement
-    /// order, so the newest (the file a version 1 store's slot 1 may name) is the last to
-    /// go: see Docs/Format.md §17.
+    /// the retention's file limit and beyond its byte limit, except those the store's
+    /// declared history keeps (Store+HistoryRetention.swift), which stay until their next
+    /// check and count against neither limit. `retired` is in retirement order, so the
+    /// newest (the file a version 1 store's slot 1 may name) is the last to go: see
+    /// Docs/Format.md §17.
     func removeExpiredSnapshots() {
         let now = ContinuousClock.now
         let retention = options.retention
         // Every commit calls this while it holds the writer slot: when nothing is due (no
-        // retired file, or none past its grace period or the limits) it returns without the
-        // root file lock, which a sync in flight holds. Waiting for it would keep the next
-        // transaction from appending while the previous one's sync runs (group commit,
-        // Docs/Durability.md §1.4). `retired` changes only under `state`, so two calls at
-        // once (a commit's and a compaction's after its catch-up) never remove a file twice.
+        // retired file, or none past its grace period, its next check or the limits) it
+        // returns without the root file lock, which a sync in flight holds. Waiting for it
+        // would keep the next transaction from appending while the previous one's sync runs
+        // (group commit, Docs/Durability.md §1.4). `retired` changes only under `state`, so
+        // two calls at once (a commit's and a compaction's after its catch-up) never remove
+        // a file twice: what one takes out of the list, the other does not see.
         let due = state.withLock { state -> Bool in
             guard let writer = state.writer, !writer.retired.isEmpty else { return false }
-            let waiting = writer.retired.filter { $0.removeAfter > now }
+            if writer.retired.contains(where: { $0.removeAfter <= now }) { return true }
+            let waiting = writer.retired.filter { !$0.keptForHistory }
             let bytes = waiting.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
-            return waiting.count < writer.retired.count || waiting.count > retention.maximumRetainedFiles
-                || bytes > retention.maximumRetainedBytes
+            return waiting.count > retention.maximumRetainedFiles || bytes > retention.maximumRetainedBytes
         }
         guard due else { return }
         // Taken before `state` (lock order: rootFileLock, then state).
         let namedBySlots = rootFileLock.withLock { $0?.namedFiles ?? [] }
-        let expired = state.withLock { state -> [UInt64] in
-            guard var writer = state.writer else { return [] }
-            var expired = writer.retired.filter { $0.removeAfter <= now }.map(\.number)
+        let (expired, all) = state.withLock { state -> ([RetiredSnapshot], [RetiredSnapshot]) in
+            guard var writer = state.writer else { return ([], []) }
+            let all = writer.retired
+            var expired = writer.retired.filter { $0.removeAfter <= now }
             writer.retired.removeAll { $0.removeAfter <= now }
             // Beyond the count limit, the oldest go, except a file a root slot names (below).
-            var excess = writer.retired.count - retention.maximumRetainedFiles
+            var excess = writer.retired.filter { !$0.keptForHistory }.count - retention.maximumRetainedFiles
             if excess > 0 {
                 writer.retired.removeAll { file in
-                    guard excess > 0, !namedBySlots.contains(file.number) else { return false }
+                    guard excess > 0, !file.keptForHistory, !namedBySlots.contains(file.number) else { return false }
                     excess -= 1
-                    expired.append(file.number)
+                    expired.append(file)
                     return true
                 }
             }
@@ -193,21 +235,40 @@ extension Store {
             // opens it). Format version 2 compaction writes its root into both slots, so this
             // protects a version 1 store's slot 1 and a compaction interrupted between its two
             // slot writes.
-            var total = writer.retired.reduce(UInt64(0)) { $0.addingReportingOverflow($1.bytes).partialValue }
+            var total = writer.retired.filter { !$0.keptForHistory }.reduce(UInt64(0)) {
+                $0.addingReportingOverflow($1.bytes).partialValue
+            }
             var kept: [RetiredSnapshot] = []
             for file in writer.retired {  // oldest first
-                if total > retention.maximumRetainedBytes && !namedBySlots.contains(file.number) {
+                if !file.keptForHistory && total > retention.maximumRetainedBytes
+                    && !namedBySlots.contains(file.number)
+                {
                     total -= file.bytes
-                    expired.append(file.number)
+                    expired.append(file)
                 } else {
                     kept.append(file)
                 }
             }
             writer.retired = kept
             state.writer = writer
-            return expired
+            return (expired, all)
         }
-        removeRetiredSnapshots(expired)
+        guard !expired.isEmpty else { return }
+        // Decided over every retired file, so that the byte budget counts the kept ones too.
+        let history = filesKeptForHistory(all, now: Clock.microsecondsSince1970())
+        let keptForHistory = expired.filter { history.contains($0.number) }
+        if !keptForHistory.isEmpty {
+            let recheck = now + historyRecheckInterval
+            state.withLock { state in
+                guard state.writer != nil else { return }
+                for var file in keptForHistory {
+                    (file.keptForHistory, file.removeAfter) = (true, recheck)
+                    state.writer?.retired.append(file)
+                }
+                state.writer?.retired.sort { $0.number < $1.number }
+            }
+        }
+        removeRetiredSnapshots(expired.filter { !history.contains($0.number) }.map(\.number))
     }
 
     func removeRetiredSnapshots(_ numbers: [UInt64]) {

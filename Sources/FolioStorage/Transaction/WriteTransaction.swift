@@ -200,6 +200,7 @@ public final class WriteTransaction: @unchecked Sendable {
         generationAssigned: (UInt64) -> Void = { _ in }
     ) throws(StorageError) -> AppendedCommit {
         let notification: CommitNotification
+        var changesRetention = false
         do throws(StorageError) {
             // The statement lock first: a statement of another task sharing this transaction
             // is never committed half-done.
@@ -207,6 +208,7 @@ public final class WriteTransaction: @unchecked Sendable {
                 try withContents { (contents) throws(StorageError) -> CommitNotification in
                     contents.finished = true
                     TreeState.checkInvariants(of: contents.trees.values)
+                    changesRetention = contents.trees[Self.retentionTree] != nil
                     return try store.commit(
                         trees: Array(contents.trees.values), base: base, reads: reads,
                         transaction: ObjectIdentifier(self), spill: contents.spill,
@@ -223,10 +225,16 @@ public final class WriteTransaction: @unchecked Sendable {
             store.endTransaction(ObjectIdentifier(self), abandoningSpill: spilled)
             throw error
         }
+        // A commit that changed the declared history decides again which replaced files
+        // it keeps (in startCompactionIfNeeded's removal check).
+        if changesRetention { store.recheckHistoryRetention() }
         store.startCompactionIfNeeded()
         store.endTransaction(ObjectIdentifier(self))
         return AppendedCommit(store: store, notification: notification)
     }
+
+    /// The tree that declares the store's history, as `contents.trees` names it.
+    private static let retentionTree = Array(RetentionLayout.tree.utf8)
 
     /// Discards every change. Rolling back a finished transaction does nothing.
     public func rollback() {

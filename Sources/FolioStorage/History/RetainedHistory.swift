@@ -1,0 +1,133 @@
+// The history a store declares it keeps: stored in the store, in the tree `folio/retention`
+// (Docs/Format.md §17.1), so that every writer process removes replaced files by the same
+// rule. A rule held in each process's options would let the process declaring the least
+// history remove what the others keep.
+
+/// How much of its past a store keeps beyond what compaction leaves (every generation since
+/// the last compaction, and the replaced file for the grace period of ``SnapshotRetention``).
+///
+/// A past generation is kept while any rule keeps it: it is one of the newest
+/// ``generations``, it was committed within ``duration``, it is in the newest replaced
+/// files that fit in ``bytes``, or a checkpoint names it. Keeping a generation keeps the
+/// snapshot file that holds it, so whole files are kept: a little more than declared.
+package struct RetainedHistory: Sendable, Equatable {
+    /// Keep the newest this many generations (nil: no such rule).
+    package var generations: UInt64?
+    /// Keep the generations committed within this many microseconds (nil: no such rule).
+    package var duration: UInt64?
+    /// Keep replaced files, newest first, while their bytes add up to at most this (nil: no
+    /// such rule).
+    package var bytes: UInt64?
+    /// The checkpoints: generations kept until released.
+    package var checkpoints: [StoredCheckpoint]
+
+    package init(
+        generations: UInt64? = nil, duration: UInt64? = nil, bytes: UInt64? = nil,
+        checkpoints: [StoredCheckpoint] = []
+    ) {
+        self.generations = generations
+        self.duration = duration
+        self.bytes = bytes
+        self.checkpoints = checkpoints
+    }
+
+    /// Whether any rule keeps past generations.
+    package var keepsAnything: Bool {
+        generations != nil || duration != nil || bytes != nil || !checkpoints.isEmpty
+    }
+}
+
+/// A named generation kept until released.
+package struct StoredCheckpoint: Sendable, Equatable {
+    /// The name it was made with.
+    package var name: String
+    /// The generation it keeps.
+    package var generation: UInt64
+    /// When that generation was committed, in microseconds since 1970.
+    package var timestamp: UInt64
+    /// Where that generation's commit page is: a past read finds it there when the commit
+    /// chain no longer reaches it (the files between it and the newest were let go).
+    package var location: CommitLocation
+
+    package init(name: String, generation: UInt64, timestamp: UInt64, location: CommitLocation) {
+        self.name = name
+        self.generation = generation
+        self.timestamp = timestamp
+        self.location = location
+    }
+}
+
+/// The tree that declares a store's history (Docs/Format.md §17.1):
+///
+///     policy              24 bytes: u64 LE generations, u64 LE duration in µs,
+///                         u64 LE bytes; 0 in a field: no such rule
+///     checkpoint/<name>   36 bytes: u64 LE generation, u64 LE its commit time in µs, and
+///                         its commit page: u64 LE file number, u64 LE offset, u32 LE length
+package enum RetentionLayout {
+    package static let tree = "folio/retention"
+    package static let policy = Array("policy".utf8)
+    package static let checkpointPrefix = Array("checkpoint/".utf8)
+
+    /// The key of checkpoint `name`.
+    package static func checkpointKey(_ name: String) -> [UInt8] { checkpointPrefix + Array(name.utf8) }
+
+    /// The value of the `policy` key for `history`'s rules.
+    package static func encodePolicy(_ history: RetainedHistory) -> [UInt8] {
+        [history.generations, history.duration, history.bytes].flatMap { encode($0 ?? 0) }
+    }
+
+    /// The value of a checkpoint's key.
+    package static func encodeCheckpoint(_ checkpoint: StoredCheckpoint) -> [UInt8] {
+        let location = checkpoint.location
+        return encode(checkpoint.generation) + encode(checkpoint.timestamp) + encode(location.fileNumber)
+            + encode(location.address.offset) + encode(UInt64(location.address.length)).prefix(4)
+    }
+
+    /// The history `view`'s generation declares (none if the tree is absent).
+    /// - Throws: `StorageError.corruption` for a value of the wrong length.
+    package static func read(in view: ReadView) throws(StorageError) -> RetainedHistory {
+        var history = RetainedHistory()
+        var entries = try view.cursor(in: tree)
+        while let entry = try entries.next() {
+            if let problem = problem(key: entry.key, value: entry.value) {
+                throw .corruption(
+                    Corruption(
+                        file: view.root.file.path, offset: 0,
+                        detail: "tree \(tree), key \"\(String(decoding: entry.key, as: UTF8.self))\": \(problem)"))
+            }
+            let fields = stride(from: 0, to: entry.value.count, by: 8).map {
+                decode(entry.value[$0..<min($0 + 8, entry.value.count)])
+            }
+            if entry.key == policy {
+                let declared = fields.map { $0 == 0 ? nil : $0 }
+                (history.generations, history.duration, history.bytes) = (declared[0], declared[1], declared[2])
+            } else {
+                let name = String(decoding: entry.key.dropFirst(checkpointPrefix.count), as: UTF8.self)
+                let address = PageAddress(offset: fields[3], length: UInt32(truncatingIfNeeded: fields[4]))
+                history.checkpoints.append(
+                    StoredCheckpoint(
+                        name: name, generation: fields[0], timestamp: fields[1],
+                        location: CommitLocation(fileNumber: fields[2], address: address)))
+            }
+        }
+        return history
+    }
+
+    /// What Docs/Format.md §17.1 does not allow in an entry of the tree, if anything.
+    package static func problem(key: [UInt8], value: [UInt8]) -> String? {
+        if key == policy { return value.count == 24 ? nil : "the policy is not 24 bytes" }
+        guard key.starts(with: checkpointPrefix) else { return "it is not a key of the retention tree" }
+        if key.count == checkpointPrefix.count { return "a checkpoint has no name" }
+        if value.count != 36 { return "a checkpoint is not 36 bytes" }
+        if decode(value[0..<8]) == 0 { return "a checkpoint names generation 0" }
+        return nil
+    }
+
+    private static func encode(_ value: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
+
+    private static func decode(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+}
