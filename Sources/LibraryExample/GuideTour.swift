@@ -21,6 +21,9 @@ public enum GuideTour {
         public var changedByMerge: [Change<Book, UUID>] = []
         public var undoneAction: String?
         public var afterUndo: (before: Int, during: Int, after: Int) = (0, 0, 0)
+        public var retention: HistoryRetention?
+        public var undoneImport: String?
+        public var booksAtCheckpoint: (then: Int, now: Int, afterCompaction: Int) = (0, 0, 0)
         public var rejectedPublish: LibraryError?
         public var refusedImports: [FolioError] = []
         public var helperCount = 0
@@ -123,6 +126,27 @@ public enum GuideTour {
             try await library.books(by: 39).count, try await library.books(by: 38).count,
             try await library.authors.count()
         )
+
+        // Keeping history: a declared retention, and a checkpoint before an import that
+        // stays readable after compaction replaced its file.
+        try await library.keepAMonthOfHistory()
+        report.retention = try library.persistence.historyRetention()
+        let imported = SampleData.books(2_010, authors: 40).suffix(5).map { book in
+            var book = book
+            book.title += " (imported)"
+            return book
+        }
+        let checkpoint = try await library.importBooksAfterCheckpoint(imported)
+        try await library.persistence.compact()
+        let atCheckpoint = try await library.persistence.read(at: checkpoint.token) { try await library.books.count() }
+        report.booksAtCheckpoint = (atCheckpoint, try await library.books.count(), 0)
+        try await library.persistence.compact()
+        report.booksAtCheckpoint.afterCompaction = try await library.persistence.read(at: checkpoint.token) {
+            try await library.books.count()
+        }
+        // Undo reaches back past the compactions: the retention keeps the commit before the import.
+        report.undoneImport = try await library.undo()
+        try await library.persistence.releaseCheckpoint("before import")
 
         // Values by key: counted with the books, set at once, durable after flush.
         report.publishedCount = library.persistence.values[.publishedCount]

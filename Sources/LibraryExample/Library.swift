@@ -103,6 +103,21 @@ public struct Library: Sendable {
         try await persistence.undo()?.name
     }
 
+    /// Keeps a month of the library's history, in every process that opens it.
+    public func keepAMonthOfHistory() async throws {
+        try await persistence.setHistoryRetention(.duration(.seconds(30 * 86_400)))
+    }
+
+    /// Imports `imported` after a checkpoint, which keeps the library as it was before
+    /// until the checkpoint is released.
+    public func importBooksAfterCheckpoint(_ imported: [Book]) async throws -> HistoryCheckpoint {
+        let checkpoint = try await persistence.checkpoint("before import")
+        try await persistence.perform(named: "Import \(imported.count) books") {
+            for book in imported { try await books.persist(book) }
+        }
+        return checkpoint
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

@@ -93,6 +93,12 @@ import FolioTestSupport
         let undone = try await Examples.namedActions(persistence: persistence, books: books, imported: imported)
         #expect(undone?.name == "Import 20 books")
         #expect(try await books.count() == countBefore)
+        let beforeImport = try await Examples.keepingHistory(persistence: persistence, books: books) {
+            try await books.persist(makeBook(9_000))
+        }
+        #expect(beforeImport == countBefore)
+        #expect(try await books.count() == countBefore + 1)
+        #expect(try persistence.checkpoints().isEmpty)
 
         let messages = persistence.datastore(for: Examples.Declaring.MessageFormat.self)
         for id in 0..<4 { try await messages.persist(.init(id: id, threadID: id % 2, read: false)) }

@@ -170,6 +170,23 @@ enum DocCommentExamples {
         return action
     }
 
+    static func keepingHistory(
+        persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>,
+        importBooks: () async throws -> Void
+    ) async throws -> Int {
+        try await persistence.setHistoryRetention(.generations(10_000))
+        try await persistence.setHistoryRetention(HistoryRetention(duration: .seconds(7 * 86_400), bytes: 1 << 30))
+
+        let checkpoint = try await persistence.checkpoint("before import")
+        try await importBooks()
+        let before = try await persistence.read(at: checkpoint.token) { try await books.count() }
+
+        for checkpoint in try persistence.checkpoints() { print(checkpoint.name, checkpoint.token) }
+
+        try await persistence.releaseCheckpoint("before import")
+        return before
+    }
+
     @MainActor static func connectingUndo(
         persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>, dune: Book,
         undoManager: some UndoRegistrar

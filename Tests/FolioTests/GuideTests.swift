@@ -64,6 +64,10 @@ import LibraryExample
             })
         // A named action, undone: the book is gone again.
         #expect(report.undoneAction == "Add “Undoable”")
+        #expect(report.retention == .duration(.seconds(30 * 86_400)))
+        #expect(report.booksAtCheckpoint.now == report.booksAtCheckpoint.then + 5)
+        #expect(report.booksAtCheckpoint.afterCompaction == report.booksAtCheckpoint.then)
+        #expect(report.undoneImport == "Import 5 books")
         #expect(report.afterUndo.during == report.afterUndo.before + 1)
         #expect(report.afterUndo.after == report.afterUndo.before)
         // update(where:) in a transaction: every book of author 39 now names author 38.
