@@ -17,13 +17,18 @@ import Folio
 ///   back (the walk along the chain), per commit walked;
 /// - `transaction-1000` / `undo-1000`: a named transaction changing 1,000 records (their
 ///   tag, one indexed field untouched), and `undo()` of such a transaction: one commit
-///   that writes back what it changed.
+///   that writes back what it changed;
+/// - `update-individual` / `update-individual-retained`: the crud suite's update-individual
+///   (n durable single-record updates in a random order) on a fresh store of n records,
+///   without and with a declared retention of the newest n generations
+///   (`setHistoryRetention(.generations(n))`): the time, and the bytes on disk after it,
+///   whose difference divided by n is what keeping the history costs per changed record.
 enum HistorySuite {
     static let name = "history"
     static let commitsBack = 1_000
     static let workloadNames = [
         "point-current", "point-past", "scope-current", "scope-past", "range-current", "range-past",
-        "first-past-read", "transaction-1000", "undo-1000",
+        "first-past-read", "transaction-1000", "undo-1000", "update-individual", "update-individual-retained",
     ]
 
     static func run(_ context: BenchContext) async throws {
@@ -153,5 +158,51 @@ enum HistorySuite {
             try await undoing.close()
         }
         context.scratch.remove(directory)
+        try await measureRetention(context)
+    }
+
+    /// `update-individual` without and with a declared retention of n generations.
+    static func measureRetention(_ context: BenchContext) async throws {
+        let n = context.sizes.crudN
+        let dataset = context.datasets.dataset(n)
+        let updated = dataset.shuffledIDs(seed: 11).map { id -> CrudRecord in
+            var record = dataset.records[Int(id) - 1]
+            record.title = "updated-\(id)"
+            record.tag = "tag-updated"
+            return record
+        }
+        func workload(_ name: String, retention: HistoryRetention?) -> Workload {
+            let notes =
+                retention == nil
+                ? ["n updates, one durable transaction each; bytes on disk after closing"]
+                : ["the same with setHistoryRetention(.generations(n)) declared first"]
+            return Workload(
+                suite: Self.name, name: name, system: "folio", n: n, durability: .flag(context.durability),
+                operations: n, notes: notes
+            ) { run in
+                let path = try context.scratch.makeDirectory(name)
+                defer { context.scratch.remove(path) }
+                let system = try await FolioCrudSystem.open(directory: path, durability: context.durability)
+                try await system.insert(dataset.records)
+                let persistence = system.persistence
+                if let retention { try await persistence.setHistoryRetention(retention) }
+                let records = persistence.datastore(for: CrudRecordFormat.self)
+                try await run.measure { for record in updated { try await records.persist(record) } }
+                if retention != nil {
+                    // Every update is still readable: the one before the first is the
+                    // generation n commits back.
+                    let oldest = try persistence.oldestReadableToken()
+                    guard oldest.generation + UInt64(n) <= persistence.currentToken.generation else {
+                        throw BenchError.wrongResult("retention kept only back to \(oldest)")
+                    }
+                }
+                try await system.close()
+                run.bytesOnDisk = Scratch.bytesOnDisk(path)
+            }
+        }
+        try await context.measureInterleaved([
+            workload("update-individual", retention: nil),
+            workload("update-individual-retained", retention: .generations(n)),
+        ])
     }
 }
