@@ -45,6 +45,29 @@ import LibraryExample
         #expect(all.count == Int(after))
     }
 
+    /// A checkpoint shows on its commit's line, or after the list when it is older than
+    /// the commits listed; declaring a retention shows as a change of "history retention".
+    @Test func logShowsCheckpointsAndTheRetention() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let (_, after) = try await Self.makeStore(at: path)
+        do {
+            let persistence = try Persistence(at: path)
+            defer { persistence.close() }
+            try await persistence.checkpoint("before more")
+            try await persistence.setHistoryRetention(.generations(100))
+            try await persistence.datastore(for: AuthorFormat.self).persist(Author(id: 5, name: "Fifth", born: 1))
+        }
+        let run = try folio("log", path, "--limit", "3")
+        #expect(run.status == 0, "\(run)")
+        #expect(run.lines.contains("  history retention: 1 created"))
+        #expect(run.lines.last?.hasPrefix("checkpoint \"before more\"  generation \(after)  ") == true)
+        let all = try folio("log", path, "--limit", "100").lines
+        #expect(
+            all.contains { $0.hasPrefix("generation \(after)  ") && $0.hasSuffix("  checkpoint \"before more\"") })
+    }
+
     @Test func diffPrintsTheRecordsThatDifferBetweenTwoGenerations() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -20,6 +20,8 @@ import FolioStorage
     /// What it changed, one entry per datastore (and the key-value store, `values`, and any
     /// engine tree of neither), in name order.
     public var changes: [ChangeCount]
+    /// The checkpoints that keep this generation (Persistence.checkpoint(_:)).
+    public var checkpoints: [String] = []
 }
 
 /// What one commit changed in one datastore (its records, not its index entries).
@@ -56,6 +58,7 @@ import FolioStorage
     /// The newest `limit` commits, newest first, ending early where the store's history ends.
     public func log(limit: Int) throws(FolioError) -> [CommitSummary] {
         var result: [CommitSummary] = []
+        let checkpoints = try self.checkpoints()
         for commit in try FolioError.wrap({ () throws(StorageError) in try store.log(limit: limit) }) {
             var counts: [String: ChangeCount] = [:]
             for dropped in commit.changes.droppedTrees {
@@ -94,9 +97,16 @@ import FolioStorage
                 summary.undoes = HistoryLayout.decode(try value(HistoryLayout.undo))
                 summary.redoes = HistoryLayout.decode(try value(HistoryLayout.redo))
             }
+            summary.checkpoints = checkpoints.filter { $0.generation == commit.generation }.map(\.name)
             result.append(summary)
         }
         return result
+    }
+
+    /// The store's checkpoints, oldest generation first: name, generation and its time.
+    public func checkpoints() throws(FolioError) -> [(name: String, generation: UInt64, timestamp: UInt64)] {
+        try FolioError.wrap { () throws(StorageError) in try RetentionLayout.read(in: try store.read()) }
+            .checkpoints.map { ($0.name, $0.generation, $0.timestamp) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
     }
 
     /// The name a tree's changes are shown under, or nil for trees shown through another
@@ -104,6 +114,7 @@ import FolioStorage
     static func shownName(of tree: String) -> String? {
         if DatastoreLayout.isRecordsTree(tree) { return String(tree.dropFirst("records/".count)) }
         if tree == KeyValueLayout.tree { return "values" }
+        if tree == RetentionLayout.tree { return "history retention" }
         if tree == DatastoreLayout.catalogTree || tree == HistoryLayout.tree || tree.hasPrefix("index/") { return nil }
         return "tree \(tree)"
     }

@@ -69,7 +69,7 @@ extension Store {
                             + "a root slot names it, but it could not be used")
                     continue
                 }
-                guard let header = newerSnapshotHeader(number) else {
+                guard let header = snapshotHeader(number) else {
                     options.log("removing \(name), left by an interrupted compaction before its header")
                     try fileSystem.remove(layout.snapshot(number))
                     continue
@@ -97,7 +97,7 @@ extension Store {
         if !older.isEmpty {
             let candidates = older.map { number in
                 RetiredSnapshot(
-                    number: number, removeAfter: ContinuousClock.now, bytes: newerSnapshotHeader(number)?.length ?? 0)
+                    number: number, removeAfter: ContinuousClock.now, bytes: snapshotHeader(number)?.length ?? 0)
             }
             let kept = filesKeptForHistory(candidates + retired, now: Clock.microsecondsSince1970())
             let recheck = ContinuousClock.now + historyRecheckInterval
@@ -168,7 +168,7 @@ extension Store {
     /// older files newest first until one holds pages: usually one.
     private func newestReplacedSnapshot(among numbers: [UInt64], below current: UInt64) -> UInt64? {
         for number in numbers.filter({ $0 < current }).sorted(by: >) {
-            guard let header = newerSnapshotHeader(number), header.length == UInt64(SnapshotHeader.size) else {
+            guard let header = snapshotHeader(number), header.length == UInt64(SnapshotHeader.size) else {
                 return number
             }
         }
@@ -178,7 +178,7 @@ extension Store {
     /// The header bytes and length of snapshot file `number`, if it starts with a valid
     /// header naming it. I/O errors count as a header of unknown length (kept): only a file
     /// read and found wrong is provably no snapshot.
-    private func newerSnapshotHeader(_ number: UInt64) -> (bytes: [UInt8], length: UInt64)? {
+    func snapshotHeader(_ number: UInt64) -> (bytes: [UInt8], length: UInt64)? {
         do throws(StorageError) {
             let file = try Store.openSnapshot(number, layout: layout, fileSystem: fileSystem, writable: false)
             defer { file.handle.close() }
@@ -254,14 +254,21 @@ extension Store {
             return (expired, all)
         }
         guard !expired.isEmpty else { return }
-        // Decided over every retired file, so that the byte budget counts the kept ones too.
-        let history = filesKeptForHistory(all, now: Clock.microsecondsSince1970())
+        // Decided over every retired file, so that the byte budget counts the kept ones too;
+        // a file retired at open has no length yet (no stat then), so it is read now.
+        let sized = all.map { file in
+            var file = file
+            if file.bytes == 0 { file.bytes = snapshotHeader(file.number)?.length ?? 0 }
+            return file
+        }
+        let history = filesKeptForHistory(sized, now: Clock.microsecondsSince1970())
         let keptForHistory = expired.filter { history.contains($0.number) }
         if !keptForHistory.isEmpty {
             let recheck = now + historyRecheckInterval
             state.withLock { state in
                 guard state.writer != nil else { return }
                 for var file in keptForHistory {
+                    file.bytes = sized.first { $0.number == file.number }?.bytes ?? file.bytes
                     (file.keptForHistory, file.removeAfter) = (true, recheck)
                     state.writer?.retired.append(file)
                 }

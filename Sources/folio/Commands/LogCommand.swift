@@ -21,7 +21,10 @@ enum LogCommand: Command {
         Index entries change with their records and are not listed; the key-value store is \
         "values". The list ends at the oldest commit the store still holds (a compaction \
         keeps the commits before it only while the file it replaced is kept): that \
-        generation and every one listed can be read with 'folio diff' and read(at:).
+        generation and every one listed can be read with 'folio diff' and read(at:). A \
+        generation a checkpoint keeps shows its name ("checkpoint NAME"); checkpoints older \
+        than the commits listed follow them, one line each, readable whether or not the chain \
+        still reaches them.
         """
     ]
     static let examples = ["folio log ~/Library.folio", "folio log ~/Library.folio --limit 100"]
@@ -31,12 +34,15 @@ enum LogCommand: Command {
         let store = try StoreAccess.openForReading(arguments.positionals[0])
         defer { store.close() }
         let out = OutputStream.standardOutput
-        for commit in try StoreInspector(store: store).log(limit: limit) {
+        let inspector = StoreInspector(store: store)
+        let commits = try inspector.log(limit: limit)
+        for commit in commits {
             var line =
                 "generation \(commit.generation)  \(Format.timestamp(microseconds: commit.timestamp))  \(commit.kind)"
             if let undone = commit.undoes { line += "  undo of \(undone)" }
             if let redone = commit.redoes { line += "  redo (reverts \(redone))" }
             if let name = commit.name { line += "  \"\(name)\"" }
+            for checkpoint in commit.checkpoints { line += "  checkpoint \"\(checkpoint)\"" }
             out.line(line)
             for change in commit.changes {
                 var parts: [String] = []
@@ -47,6 +53,12 @@ enum LogCommand: Command {
                 if change.deleted > 0 { parts.append("\(Format.count(change.deleted)) deleted") }
                 out.line("  \(change.name): \(parts.joined(separator: ", "))")
             }
+        }
+        let oldestListed = commits.last?.generation ?? .max
+        for checkpoint in try inspector.checkpoints() where checkpoint.generation < oldestListed {
+            out.line(
+                "checkpoint \"\(checkpoint.name)\"  generation \(checkpoint.generation)  "
+                    + Format.timestamp(microseconds: checkpoint.timestamp))
         }
         out.flush()
         return .success
