@@ -170,6 +170,14 @@ enum DocCommentExamples {
         return action
     }
 
+    static func forcingAnUndo(persistence: Persistence<ReadWrite>, userConfirms: ([String]) -> Bool) async throws {
+        do {
+            try await persistence.undo()
+        } catch FolioError.undoConflict(_, let changed) {
+            if userConfirms(changed) { try await persistence.undo(force: true) }
+        }
+    }
+
     static func keepingHistory(
         persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>,
         importBooks: () async throws -> Void

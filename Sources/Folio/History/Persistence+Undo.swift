@@ -40,33 +40,51 @@ extension Persistence where Access == ReadWrite {
     /// Values set outside transactions and not committed yet are committed first. Refused
     /// inside a write transaction (`StorageError.writeTransactionInProgress`).
     ///
+    /// With `force`, records and values a later commit changed are written back too, over
+    /// what that commit wrote, and their index entries follow them (a later commit's change
+    /// to such a record is lost; its other changes stay):
+    ///
+    /// ```swift
+    /// do {
+    ///     try await persistence.undo()
+    /// } catch FolioError.undoConflict(_, let changed) {
+    ///     if userConfirms(changed) { try await persistence.undo(force: true) }
+    /// }
+    /// ```
+    ///
     /// - Throws: ``FolioError/undoConflict(generation:changedSince:)``, naming the records
     ///   (or index entries), if a later commit (a transaction not of `scope`) changed one
-    ///   that the action changed (nothing is written);
+    ///   that the action changed and `force` is not set (nothing is written);
     ///   ``FolioError/cannotUndo(generation:reason:)`` if the commit before the action is no
-    ///   longer in the store's history, or a datastore was prepared since the action.
+    ///   longer in the store's history, or a datastore was prepared since the action, or (with
+    ///   `force`) if a value of a one-to-one index that a reverted record had belongs to
+    ///   another record now.
     @discardableResult
-    public nonisolated(nonsending) func undo(_ scope: UndoScope = .namedActions) async throws -> HistoryAction? {
-        try await revertNewest(redo: false, scope: scope)
+    public nonisolated(nonsending) func undo(
+        _ scope: UndoScope = .namedActions, force: Bool = false
+    ) async throws -> HistoryAction? {
+        try await revertNewest(redo: false, scope: scope, force: force)
     }
 
     /// Re-applies the action the newest undo reverted, if no action of `scope` came after
     /// that undo: reverts the undo commit. Returns the action (its token is the undo
-    /// commit's, its name the action's), or nil if there is nothing to redo. Throws as
-    /// ``undo(_:)`` does.
+    /// commit's, its name the action's), or nil if there is nothing to redo. Throws, and
+    /// forces, as ``undo(_:force:)`` does.
     @discardableResult
-    public nonisolated(nonsending) func redo(_ scope: UndoScope = .namedActions) async throws -> HistoryAction? {
-        try await revertNewest(redo: true, scope: scope)
+    public nonisolated(nonsending) func redo(
+        _ scope: UndoScope = .namedActions, force: Bool = false
+    ) async throws -> HistoryAction? {
+        try await revertNewest(redo: true, scope: scope, force: force)
     }
 
-    /// The action ``undo(_:)`` would revert now, if any and if it can be (for an Edit menu's
+    /// The action ``undo(_:force:)`` would revert now, if any and if it can be (for an Edit menu's
     /// title): nil also when a datastore was prepared since it (undo would throw
     /// ``FolioError/cannotUndo(generation:reason:)``).
     public nonisolated func undoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
         try revertible(redo: false, scope: scope)
     }
 
-    /// The undo ``redo(_:)`` would revert now, if any and if it can be.
+    /// The undo ``redo(_:force:)`` would revert now, if any and if it can be.
     public nonisolated func redoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
         try revertible(redo: true, scope: scope)
     }
@@ -103,7 +121,9 @@ extension Persistence where Access == ReadWrite {
     /// transaction conflicts and runs again, alone, finding the commit anew (two undos at
     /// once revert the two newest actions, one each). Values set outside transactions and
     /// not yet committed are committed first: they are transactions older than this one.
-    private nonisolated(nonsending) func revertNewest(redo: Bool, scope: UndoScope) async throws -> HistoryAction? {
+    private nonisolated(nonsending) func revertNewest(
+        redo: Bool, scope: UndoScope, force: Bool
+    ) async throws -> HistoryAction? {
         if let context = TransactionContext.current(for: core), case .write = context.source {
             // Inside a transaction, its own writes would be reverted with the action, or
             // become part of the undo commit.
@@ -132,7 +152,7 @@ extension Persistence where Access == ReadWrite {
                 // published yet (another undo's, whose sync is pending).
                 let base = transaction.baseView
                 guard let found = try find(base) else { return nil }
-                try revert(found, in: transaction, base: base, marking: marker)
+                try revert(found, in: transaction, base: base, marking: marker, force: force)
                 return found.action
             }
         }
@@ -141,7 +161,7 @@ extension Persistence where Access == ReadWrite {
     /// Reverts the commit of `found` in `transaction` and records it under `marker`.
     private nonisolated func revert(
         _ found: (action: HistoryAction, blockedBy: UInt64?), in transaction: WriteTransaction, base: ReadView,
-        marking marker: [UInt8]
+        marking marker: [UInt8], force: Bool
     ) throws(FolioError) {
         let action = found.action
         let generation = action.token.generation
@@ -161,7 +181,8 @@ extension Persistence where Access == ReadWrite {
         } catch {
             throw FolioError.storage(error)
         }
-        try Reversion.revert(generation, from: after, to: before, in: transaction, store: store)
+        try Reversion.revert(
+            generation, from: after, to: before, current: base, force: force, in: transaction, store: store)
         try FolioError.wrap { () throws(StorageError) in
             try transaction.putBlind(HistoryLayout.encode(generation), for: marker, in: HistoryLayout.tree)
             if let name = action.name {

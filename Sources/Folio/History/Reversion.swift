@@ -5,10 +5,13 @@ enum Reversion {
     /// In `transaction`, gives every key the commit of `generation` changed (its records,
     /// index entries and values; `after` is that generation, `before` the one before it)
     /// its value in `before`. Every such key must still hold its value of `after`: a key a
-    /// later commit changed is a conflict, and nothing is written.
+    /// later commit changed is a conflict, and nothing is written; unless `force` is set:
+    /// then every record and value is written back whatever came after, and the index
+    /// entries of those records follow them (Reversion+Force.swift; `current` is the
+    /// transaction's base).
     static func revert(
-        _ generation: UInt64, from after: ReadView, to before: ReadView, in transaction: WriteTransaction,
-        store: Store
+        _ generation: UInt64, from after: ReadView, to before: ReadView, current: ReadView, force: Bool,
+        in transaction: WriteTransaction, store: Store
     ) throws(FolioError) {
         let changes = try FolioError.wrap { () throws(StorageError) in try after.changes() }
         if changes.trees.contains(where: { $0.tree == DatastoreLayout.catalogTree }) || !changes.droppedTrees.isEmpty {
@@ -16,6 +19,11 @@ enum Reversion {
                 generation: generation,
                 reason:
                     "it also prepared a datastore (its catalog changed): its writes cannot be reverted apart from that")
+        }
+        if force {
+            try forceRevert(
+                generation, changes, from: after, to: before, current: current, in: transaction, store: store)
+            return
         }
         let conflicts = try FolioError.wrap { () throws(StorageError) in
             try write(changes, from: after, to: before, in: transaction, store: store)
@@ -34,13 +42,7 @@ enum Reversion {
         var entryConflicts: [String] = []
         // What history says of itself (names, markers, the declared retention) is not undone.
         for tree in changes.trees where tree.tree != HistoryLayout.tree && tree.tree != RetentionLayout.tree {
-            var keys: [[UInt8]] = tree.entries.map(\.key)
-            if tree.isChangedWholesale {
-                keys = []
-                var differences = try store.differences(in: tree.tree, from: before, to: after)
-                while let difference = try differences.next() { keys.append(difference.key) }
-            }
-            for key in keys {
+            for key in try changedKeys(tree, from: before, to: after, store: store) {
                 let then = try after.get(key, in: tree.tree)
                 let old = try before.get(key, in: tree.tree)
                 // Written with the value it had (a record persisted unchanged): nothing to
