@@ -187,7 +187,12 @@ enum HistorySuite {
                 let persistence = system.persistence
                 if let retention { try await persistence.setHistoryRetention(retention) }
                 let records = persistence.datastore(for: CrudRecordFormat.self)
+                let written = persistence.ioStatistics.bytesWritten
                 try await run.measure { for record in updated { try await records.persist(record) } }
+                // Where the bytes go: what each commit appends, and the files kept.
+                let perCommit = (persistence.ioStatistics.bytesWritten - written) / n
+                let files = (try? FileManager.default.contentsOfDirectory(atPath: path + "/snapshots"))?.count ?? 0
+                run.notes = ["last run: \(perCommit) bytes written per commit, \(files) snapshot files at the end"]
                 if retention != nil {
                     // Every update is still readable: the one before the first is the
                     // generation n commits back.
