@@ -11,7 +11,8 @@ import FolioStorage
 /// newest replaced snapshot files whose sizes add up to at most ``bytes``, or a
 /// ``HistoryCheckpoint`` names it. Without any rule (``compactionOnly``, the default) the
 /// store holds what compaction leaves: every generation since the last compaction, and the
-/// older ones for 30 seconds after it.
+/// older ones for the grace period of ``SnapshotRetention`` (30 seconds by default) after it.
+/// A duration is kept in whole microseconds, rounded up.
 ///
 /// ```swift
 /// try await persistence.setHistoryRetention(.generations(10_000))
@@ -83,10 +84,12 @@ extension HistoryRetention {
             guard seconds >= 0, duration > .zero else {
                 throw .invalidArgument(name: "duration", reason: "must be positive, or nil")
             }
+            // Whole microseconds, rounded up (at least one); longer than the store can say,
+            // the longest it can.
             let product = seconds.multipliedReportingOverflow(by: 1_000_000)
-            microseconds =
-                product.overflow ? Int(Int64.max) : Int(product.partialValue + attoseconds / 1_000_000_000_000)
-            microseconds = max(microseconds ?? 1, 1)
+            let fraction = (attoseconds + 999_999_999_999) / 1_000_000_000_000
+            let sum = product.partialValue.addingReportingOverflow(Int64(fraction))
+            microseconds = product.overflow || sum.overflow ? Int(Int64.max) : Int(max(sum.partialValue, 1))
         }
         return RetainedHistory(
             generations: try positive(generations, "generations"), duration: try positive(microseconds, "duration"),

@@ -39,8 +39,9 @@ extension Persistence {
         return try await TransactionScope.$current.withValue(context) { try await body() }
     }
 
-    /// The oldest commit ``read(at:_:)`` can read now. Walks the store's commit chain the
-    /// first time it is asked; later calls answer from what that walk found.
+    /// The oldest commit ``read(at:_:)`` can read now along the chain of commits; a
+    /// ``HistoryCheckpoint`` may keep an older one readable apart from it. Walks the store's
+    /// commit chain the first time it is asked; later calls answer from what that walk found.
     public nonisolated func oldestReadableToken() throws(FolioError) -> ObservationToken {
         ObservationToken(
             generation: try FolioError.wrap { () throws(StorageError) in try core.store.oldestReadableGeneration() })

@@ -69,11 +69,15 @@ extension Persistence where Access == ReadWrite {
                 }
             }
             guard let marked else { throw FolioError.storage(.writeTransactionInProgress) }
-            // A compaction may have replaced the file of the marked generation between the
-            // transaction's start and its commit, and another process's removal, which read
-            // the declaration before this commit, may have taken it: then mark again.
+            // The marked generation must be in the file the checkpoint's commit went into:
+            // that file is current, so any removal of it comes after a compaction, whose
+            // check reads a declaration that holds the checkpoint. A compaction may have
+            // replaced the marked generation's file between the transaction's start and its
+            // commit, and another process's removal, which read the declaration before this
+            // commit, may take that file: then mark again, from the newer file.
             do throws(StorageError) {
                 _ = try store.read(at: marked.generation)
+                guard try store.read().commitLocation.fileNumber == marked.location.fileNumber else { continue }
                 return HistoryCheckpoint(marked)
             } catch .generationUnavailable {
                 continue

@@ -83,12 +83,15 @@ package enum RetentionLayout {
             + encode(location.address.offset) + encode(UInt64(location.address.length)).prefix(4)
     }
 
-    /// The history `view`'s generation declares (none if the tree is absent).
-    /// - Throws: `StorageError.corruption` for a value of the wrong length.
+    /// The history `view`'s generation declares (none if the tree is absent). Keys this
+    /// build does not know are passed by (a later build may add some; a checker reports
+    /// them).
+    /// - Throws: `StorageError.corruption` for a known key whose value is malformed.
     package static func read(in view: ReadView) throws(StorageError) -> RetainedHistory {
         var history = RetainedHistory()
         var entries = try view.cursor(in: tree)
         while let entry = try entries.next() {
+            guard entry.key == policy || entry.key.starts(with: checkpointPrefix) else { continue }
             if let problem = problem(key: entry.key, value: entry.value) {
                 throw .corruption(
                     Corruption(

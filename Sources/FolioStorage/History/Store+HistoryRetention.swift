@@ -7,15 +7,25 @@
 // the oldest of them on.
 
 extension Store {
+    /// Whether the newest generation declares any history kept (unreadable: yes).
+    func declaresHistory() -> Bool {
+        let newest = state.withLock { $0.tip }
+        return (try? RetentionLayout.read(in: ReadView(root: newest)).keepsAnything) ?? true
+    }
+
     /// The numbers of the files among `files` (replaced snapshot files, which the caller
     /// would otherwise remove, and their lengths) that the history declared in the newest
-    /// generation keeps at `now` (microseconds since 1970).
+    /// generation keeps at `now` (microseconds since 1970); and, for a byte budget, the
+    /// lengths of the files whose length was not known (0: retired at open, which reads no
+    /// file's length), read from the files.
     ///
     /// If the declaration cannot be read or the chain cannot be walked, every file is kept
     /// and the failure logged: history removed by mistake does not come back, while a file
     /// kept by mistake goes at a later check.
-    func filesKeptForHistory(_ files: [RetiredSnapshot], now: UInt64) -> Set<UInt64> {
-        guard !files.isEmpty else { return [] }
+    func filesKeptForHistory(
+        _ files: [RetiredSnapshot], now: UInt64
+    ) -> (kept: Set<UInt64>, sizes: [UInt64: UInt64]) {
+        guard !files.isEmpty else { return ([], [:]) }
         // The tip: this writer's newest commit, durable or about to be (full durability
         // publishes after the sync), so that the commit that changed the declaration acts
         // on it. Should that commit never become durable, what its declaration let go was
@@ -23,7 +33,7 @@ extension Store {
         let newest = state.withLock { $0.tip }
         do throws(StorageError) {
             let history = try RetentionLayout.read(in: ReadView(root: newest))
-            guard history.keepsAnything else { return [] }
+            guard history.keepsAnything else { return ([], [:]) }
             let numbers = Set(files.map(\.number))
             var kept = try past.withLock { (past) throws(StorageError) -> Set<UInt64> in
                 past.follow(newest)
@@ -45,21 +55,23 @@ extension Store {
             // A checkpoint names its commit page, which past reads find there however much of
             // the chain between it and the newest is gone.
             kept.formUnion(history.checkpoints.map(\.location.fileNumber))
+            var sizes: [UInt64: UInt64] = [:]
             if let budget = history.bytes {
+                for file in files where file.bytes == 0 { sizes[file.number] = snapshotHeader(file.number)?.length }
                 // Newest first, while they fit: the budget keeps the most recent past.
                 var total: UInt64 = 0
                 for file in files.sorted(by: { $0.number > $1.number }) {
-                    let sum = total.addingReportingOverflow(file.bytes)
+                    let sum = total.addingReportingOverflow(sizes[file.number] ?? file.bytes)
                     guard !sum.overflow, sum.partialValue <= budget else { break }
                     total = sum.partialValue
                     kept.insert(file.number)
                 }
             }
-            return kept.intersection(numbers)
+            return (kept.intersection(numbers), sizes)
         } catch {
             let names = files.map { StoreLayout.snapshotName($0.number) }.joined(separator: ", ")
             options.log("keeping \(names): could not find which the store's declared history keeps: \(error)")
-            return Set(files.map(\.number))
+            return (Set(files.map(\.number)), [:])
         }
     }
 }
@@ -135,7 +147,9 @@ private struct HistoryWalk {
         }
         while above - below > 1 {
             let middle = below + (above - below) / 2
-            guard let time = try timestamp(of: middle, &past) else { return above }
+            // Not found although the chain reaches it (a walk keeps at most
+            // PastGenerations.capacity commits): the older end, which keeps more.
+            guard let time = try timestamp(of: middle, &past) else { return below }
             if time >= cutoff { above = middle } else { below = middle }
         }
         return above

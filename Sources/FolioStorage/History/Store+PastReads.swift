@@ -84,9 +84,9 @@ extension Store {
 
     /// The commit of `generation` if a checkpoint of `newest`'s declared history names it
     /// and its page is still there (Docs/Format.md §17.1): the chain may not reach it any
-    /// more, the files between it and the newest having been let go. The page read must be
-    /// a commit page of that generation, its checksum intact; nil if it is not, or if its
-    /// file is gone.
+    /// more, the files between it and the newest having been let go. Nil if its file is
+    /// gone or the page is the commit page of another generation; a damaged page throws
+    /// `StorageError.corruption`.
     private func checkpointed(
         _ generation: UInt64, newest: CommittedRoot, reading history: inout HistoryReader
     ) throws(StorageError) -> (commit: PastCommit, previous: CommitLocation?)? {
@@ -103,7 +103,8 @@ extension Store {
 
     /// The oldest generation ``read(at:)`` can read now: the store's first commit, or the
     /// oldest the commit chain still reaches (compaction's retention removes the files of
-    /// older ones). Walks the whole chain the first time; what it found is remembered, and
+    /// older ones). A checkpoint may keep an older generation readable apart from the
+    /// chain: it is not counted here. Walks the whole chain the first time; what it found is remembered, and
     /// checked again against the files on disk each time.
     public func oldestReadableGeneration() throws(StorageError) -> UInt64 {
         let newest = try read().root

@@ -9,6 +9,13 @@ struct RetiredSnapshot: Sendable {
     /// Kept because the store's declared history keeps it (then `removeAfter` is its next
     /// check), not for the grace period.
     var keptForHistory = false
+
+    init(number: UInt64, removeAfter: ContinuousClock.Instant, bytes: UInt64, keptForHistory: Bool = false) {
+        self.number = number
+        self.removeAfter = removeAfter
+        self.bytes = bytes
+        self.keptForHistory = keptForHistory
+    }
 }
 
 /// Automatic compaction's state after failures: the next attempt waits until the dead

@@ -91,24 +91,17 @@ extension Store {
                 older.append(number)
             }
         }
-        // The older files go at once unless the store's declared history keeps them
-        // (Store+HistoryRetention.swift); their lengths count against its byte budget.
-        var removable = older
-        if !older.isEmpty {
-            let candidates = older.map { number in
-                RetiredSnapshot(
-                    number: number, removeAfter: ContinuousClock.now, bytes: snapshotHeader(number)?.length ?? 0)
-            }
-            let kept = filesKeptForHistory(candidates + retired, now: Clock.microsecondsSince1970())
-            let recheck = ContinuousClock.now + historyRecheckInterval
-            for var file in candidates where kept.contains(file.number) {
-                (file.keptForHistory, file.removeAfter) = (true, recheck)
-                retired.append(file)
-            }
+        // The older files go at once unless the store declares history: then all stay until
+        // the first removal check, which decides which it keeps (Store+HistoryRetention.swift).
+        // Not here: that may walk the chain, and an open holds the store's lock, which every
+        // other process's writes wait for.
+        if !older.isEmpty && declaresHistory() {
+            let now = ContinuousClock.now
+            retired += older.map { RetiredSnapshot(number: $0, removeAfter: now, bytes: 0, keptForHistory: true) }
             retired.sort { $0.number < $1.number }
-            removable.removeAll { kept.contains($0) }
+        } else {
+            for number in older { try fileSystem.remove(layout.snapshot(number)) }
         }
-        for number in removable { try fileSystem.remove(layout.snapshot(number)) }
         state.withLock { $0.writer?.retired = retired }
         removeExpiredSnapshots()
     }
@@ -254,21 +247,16 @@ extension Store {
             return (expired, all)
         }
         guard !expired.isEmpty else { return }
-        // Decided over every retired file, so that the byte budget counts the kept ones too;
-        // a file retired at open has no length yet (no stat then), so it is read now.
-        let sized = all.map { file in
-            var file = file
-            if file.bytes == 0 { file.bytes = snapshotHeader(file.number)?.length ?? 0 }
-            return file
-        }
-        let history = filesKeptForHistory(sized, now: Clock.microsecondsSince1970())
+        // Decided over every retired file, so that the byte budget counts the kept ones too.
+        let (history, sized) = filesKeptForHistory(all, now: Clock.microsecondsSince1970())
         let keptForHistory = expired.filter { history.contains($0.number) }
         if !keptForHistory.isEmpty {
-            let recheck = now + historyRecheckInterval
+            // From now, not from before the decision: a long walk must not leave them due.
+            let recheck = ContinuousClock.now + historyRecheckInterval
             state.withLock { state in
                 guard state.writer != nil else { return }
                 for var file in keptForHistory {
-                    file.bytes = sized.first { $0.number == file.number }?.bytes ?? file.bytes
+                    file.bytes = sized[file.number] ?? file.bytes
                     (file.keptForHistory, file.removeAfter) = (true, recheck)
                     state.writer?.retired.append(file)
                 }

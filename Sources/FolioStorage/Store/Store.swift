@@ -362,8 +362,12 @@ public final class Store: Sendable {
             // holding the lock (taken here with one try if the last turn has ended; not while
             // another thread tries it): without it, another writer may be compacting, or
             // have gone back to one of them (a fallback to an older root slot after damage).
+            // None while the store declares history (Store+HistoryRetention.swift): deciding
+            // which it keeps may walk the chain, which a close does not wait for; the next
+            // writer open keeps them all until its first check.
             let now = ContinuousClock.now
-            let expired = released.retired.filter { $0.removeAfter <= now }.map(\.number)
+            var expired = released.retired.filter { $0.removeAfter <= now && !$0.keptForHistory }.map(\.number)
+            if !expired.isEmpty && declaresHistory() { expired = [] }
             if !expired.isEmpty
                 && (released.holdsLock || (!released.exclusive && (try? writerLock?.tryAcquire()) == true))
             {

@@ -241,4 +241,102 @@ import FolioTestSupport
         #expect(try reader.historyRetention() == retention)
         #expect(try reader.checkpoints().map(\.name) == ["one"])
     }
+
+    /// A writer that closes long after its last removal check leaves what the declaration
+    /// keeps: the next writer's open keeps it too.
+    @Test func closeKeepsWhatTheDeclarationKeeps() async throws {
+        let directory = PastReadsTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let options = RetentionTests.options  // grace 0, at most 1 file for readers
+        var persistence = try Persistence(at: directory, options: options)
+        var notes = persistence.datastore(for: NoteFormat.self)
+        try await persistence.setHistoryRetention(.generations(1_000))
+        try await notes.persist(Note(id: 1, topic: 1, code: "early"))
+        let early = persistence.currentToken
+        let checkpoint = try await persistence.checkpoint("cp")
+        for round in 0..<3 {
+            try await notes.persist(Note(id: 10 + round, topic: 0, code: "r\(round)"))
+            try await persistence.compact()
+        }
+        try await notes.persist(Note(id: 99, topic: 0, code: "last"))
+        let readBefore = try await persistence.read(at: early) { try await notes.load(...).collect() }
+        #expect(readBefore == [Note(id: 1, topic: 1, code: "early")])
+        let before = try RetentionTests.snapshotFiles(directory)
+        try await Task.sleep(for: .milliseconds(1_500))  // past historyRecheckInterval (1 s)
+        persistence.close()
+        let after = try RetentionTests.snapshotFiles(directory)
+        #expect(after == before, "close removed files the declaration keeps")
+        persistence = try Persistence(at: directory, options: options)
+        defer { persistence.close() }
+        notes = persistence.datastore(for: NoteFormat.self)
+        #expect(try persistence.historyRetention() == .generations(1_000))
+        await #expect(throws: Never.self) {
+            _ = try await persistence.read(at: early) { try await notes.load(...).collect() }
+        }
+        await #expect(throws: Never.self) {
+            _ = try await persistence.read(at: checkpoint.token) { try await notes.load(...).collect() }
+        }
+    }
+
+    /// The same with a grace period: the file the last compaction replaced stays at close
+    /// after its grace period when the declaration keeps it.
+    @Test func closeAfterTheGracePeriodKeepsWhatTheDeclarationKeeps() async throws {
+        let directory = PastReadsTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let options = PersistenceOptions(
+            autoCompaction: nil, retention: SnapshotRetention(gracePeriod: .seconds(1), maximumRetainedFiles: 10))
+        var persistence = try Persistence(at: directory, options: options)
+        var notes = persistence.datastore(for: NoteFormat.self)
+        try await persistence.setHistoryRetention(.generations(1_000))
+        try await notes.persist(Note(id: 1, topic: 1, code: "early"))
+        let early = persistence.currentToken
+        try await persistence.compact()
+        try await notes.persist(Note(id: 2, topic: 1, code: "later"))
+        try await Task.sleep(for: .milliseconds(1_500))
+        persistence.close()
+        persistence = try Persistence(at: directory, options: options)
+        defer { persistence.close() }
+        notes = persistence.datastore(for: NoteFormat.self)
+        await #expect(throws: Never.self) {
+            _ = try await persistence.read(at: early) { try await notes.load(...).collect() }
+        }
+    }
+
+    /// `.bytes(1)` keeps no replaced file (every file is larger than a byte), including the
+    /// ones a writer's open retires without knowing their lengths.
+    @Test(arguments: [HistoryRetention.bytes(1), .compactionOnly])
+    func aBudgetOfOneByteKeepsNoReplacedFileAfterReopen(retention: HistoryRetention) async throws {
+        let directory = PastReadsTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let options = RetentionTests.options
+        // The first writer has the default 30 s grace period: the file its compaction
+        // replaced is still there when it closes.
+        var persistence = try Persistence(at: directory, options: PersistenceOptions(autoCompaction: nil))
+        var notes = persistence.datastore(for: NoteFormat.self)
+        try await persistence.setHistoryRetention(retention)
+        for round in 0..<1 {
+            try await notes.persist(Note(id: round, topic: 0, code: "\(round)-" + String(repeating: "x", count: 200)))
+            try await persistence.compact()
+        }
+        try await notes.persist(Note(id: 50, topic: 0, code: "a"))
+        let beforeReopen = try RetentionTests.snapshotFiles(directory)
+        persistence.close()
+        persistence = try Persistence(at: directory, options: options)
+        defer { persistence.close() }
+        notes = persistence.datastore(for: NoteFormat.self)
+        for round in 0..<3 {
+            try await Task.sleep(for: .milliseconds(1_100))  // past each recheck
+            try await notes.persist(Note(id: 100 + round, topic: 0, code: "b\(round)"))
+        }
+        let after = try RetentionTests.snapshotFiles(directory)
+        #expect(after.count == 1, "before reopen \(beforeReopen), after \(after)")
+    }
+
+    /// A duration just under Int64.max microseconds: seconds × 10⁶ does not overflow, the
+    /// added microseconds would; it is kept as the longest duration.
+    @Test func aHugeDurationDoesNotTrap() async throws {
+        let persistence = Persistence.inMemory()
+        try await persistence.setHistoryRetention(.duration(.seconds(9_223_372_036_854) + .milliseconds(999)))
+        #expect(try persistence.historyRetention().duration == .microseconds(Int64.max))
+    }
 }
