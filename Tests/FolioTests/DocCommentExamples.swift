@@ -173,8 +173,10 @@ enum DocCommentExamples {
     static func forcingAnUndo(persistence: Persistence<ReadWrite>, userConfirms: ([String]) -> Bool) async throws {
         do {
             try await persistence.undo()
-        } catch FolioError.undoConflict(_, let changed) {
-            if userConfirms(changed) { try await persistence.undo(force: true) }
+        } catch FolioError.undoConflict(let generation, let changed) {
+            if userConfirms(changed) {
+                try await persistence.undo(forcing: ObservationToken(generation: generation))
+            }
         }
     }
 

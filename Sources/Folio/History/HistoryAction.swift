@@ -138,7 +138,7 @@ enum ActionHistory {
     }
 }
 
-/// Which transactions ``Persistence/undo(_:force:)`` and ``Persistence/redo(_:force:)`` take as actions.
+/// Which transactions ``Persistence/undo(_:forcing:)`` and ``Persistence/redo(_:forcing:)`` take as actions.
 public enum UndoScope: Sendable, Equatable {
     /// Transactions performed with a name (``Persistence/perform(named:_:)``): what an app's
     /// Edit menu offers. Other transactions are not undone; one that changed what the

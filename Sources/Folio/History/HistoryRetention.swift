@@ -6,7 +6,7 @@ import FolioStorage
 /// that writes it keeps the same history.
 ///
 /// A past generation stays readable (``Persistence/read(at:_:)``,
-/// ``Datastore/changes(from:to:)``, ``Persistence/undo(_:force:)``) while any rule keeps it: it is
+/// ``Datastore/changes(from:to:)``, ``Persistence/undo(_:forcing:)``) while any rule keeps it: it is
 /// one of the newest ``generations``, it was committed within ``duration``, it is in the
 /// newest replaced snapshot files whose sizes add up to at most ``bytes``, or a
 /// ``HistoryCheckpoint`` names it. Without any rule (``compactionOnly``, the default) the

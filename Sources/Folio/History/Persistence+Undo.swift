@@ -40,51 +40,55 @@ extension Persistence where Access == ReadWrite {
     /// Values set outside transactions and not committed yet are committed first. Refused
     /// inside a write transaction (`StorageError.writeTransactionInProgress`).
     ///
-    /// With `force`, records and values a later commit changed are written back too, over
-    /// what that commit wrote, and their index entries follow them (a later commit's change
-    /// to such a record is lost; its other changes stay):
+    /// Forcing the action of generation `confirmed` (the one a conflict named, which the user
+    /// agreed to revert anyway), records and values a later commit changed are written back
+    /// too, over what that commit wrote, and their index entries follow them (a later commit's
+    /// change to such a record is lost; its other changes stay). The token says which action
+    /// the user confirmed: if another action has become the newest since, nothing is written.
     ///
     /// ```swift
     /// do {
     ///     try await persistence.undo()
-    /// } catch FolioError.undoConflict(_, let changed) {
-    ///     if userConfirms(changed) { try await persistence.undo(force: true) }
+    /// } catch FolioError.undoConflict(let generation, let changed) {
+    ///     if userConfirms(changed) {
+    ///         try await persistence.undo(forcing: ObservationToken(generation: generation))
+    ///     }
     /// }
     /// ```
     ///
     /// - Throws: ``FolioError/undoConflict(generation:changedSince:)``, naming the records
     ///   (or index entries), if a later commit (a transaction not of `scope`) changed one
-    ///   that the action changed and `force` is not set (nothing is written);
+    ///   that the action changed and it is not forced (nothing is written);
     ///   ``FolioError/cannotUndo(generation:reason:)`` if the commit before the action is no
-    ///   longer in the store's history, or a datastore was prepared since the action, or (with
-    ///   `force`) if a value of a one-to-one index that a reverted record had belongs to
-    ///   another record now.
+    ///   longer in the store's history, or a datastore was prepared since the action, or
+    ///   (forcing) if the newest action is not `confirmed`'s, or a value of a one-to-one
+    ///   index that a reverted record had belongs to another record now.
     @discardableResult
     public nonisolated(nonsending) func undo(
-        _ scope: UndoScope = .namedActions, force: Bool = false
+        _ scope: UndoScope = .namedActions, forcing confirmed: ObservationToken? = nil
     ) async throws -> HistoryAction? {
-        try await revertNewest(redo: false, scope: scope, force: force)
+        try await revertNewest(redo: false, scope: scope, forcing: confirmed)
     }
 
     /// Re-applies the action the newest undo reverted, if no action of `scope` came after
     /// that undo: reverts the undo commit. Returns the action (its token is the undo
     /// commit's, its name the action's), or nil if there is nothing to redo. Throws, and
-    /// forces, as ``undo(_:force:)`` does.
+    /// forces (`confirmed` names the undo commit), as ``undo(_:forcing:)`` does.
     @discardableResult
     public nonisolated(nonsending) func redo(
-        _ scope: UndoScope = .namedActions, force: Bool = false
+        _ scope: UndoScope = .namedActions, forcing confirmed: ObservationToken? = nil
     ) async throws -> HistoryAction? {
-        try await revertNewest(redo: true, scope: scope, force: force)
+        try await revertNewest(redo: true, scope: scope, forcing: confirmed)
     }
 
-    /// The action ``undo(_:force:)`` would revert now, if any and if it can be (for an Edit menu's
+    /// The action ``undo(_:forcing:)`` would revert now, if any and if it can be (for an Edit menu's
     /// title): nil also when a datastore was prepared since it (undo would throw
     /// ``FolioError/cannotUndo(generation:reason:)``).
     public nonisolated func undoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
         try revertible(redo: false, scope: scope)
     }
 
-    /// The undo ``redo(_:force:)`` would revert now, if any and if it can be.
+    /// The undo ``redo(_:forcing:)`` would revert now, if any and if it can be.
     public nonisolated func redoableAction(_ scope: UndoScope = .namedActions) throws(FolioError) -> HistoryAction? {
         try revertible(redo: true, scope: scope)
     }
@@ -121,8 +125,11 @@ extension Persistence where Access == ReadWrite {
     /// transaction conflicts and runs again, alone, finding the commit anew (two undos at
     /// once revert the two newest actions, one each). Values set outside transactions and
     /// not yet committed are committed first: they are transactions older than this one.
+    ///
+    /// It reads the catalog too: a datastore prepared meanwhile (an index built over the
+    /// records as they are) conflicts with it, and the run again finds the undo blocked.
     private nonisolated(nonsending) func revertNewest(
-        redo: Bool, scope: UndoScope, force: Bool
+        redo: Bool, scope: UndoScope, forcing confirmed: ObservationToken?
     ) async throws -> HistoryAction? {
         if let context = TransactionContext.current(for: core), case .write = context.source {
             // Inside a transaction, its own writes would be reverted with the action, or
@@ -146,13 +153,20 @@ extension Persistence where Access == ReadWrite {
             else { return nil }
             return try context.statement(transaction) { () throws(FolioError) -> HistoryAction? in
                 // Read, not written blindly: see above.
-                _ = try FolioError.wrap { () throws(StorageError) in try transaction.get(marker, in: HistoryLayout.tree)
+                _ = try FolioError.wrap { () throws(StorageError) in
+                    _ = try transaction.get(marker, in: HistoryLayout.tree)
+                    return try transaction.get([], in: DatastoreLayout.catalogTree)
                 }
                 // From the transaction's base: in full durability it may be a commit not
                 // published yet (another undo's, whose sync is pending).
                 let base = transaction.baseView
                 guard let found = try find(base) else { return nil }
-                try revert(found, in: transaction, base: base, marking: marker, force: force)
+                if let confirmed, found.action.token != confirmed {
+                    throw FolioError.cannotUndo(
+                        generation: confirmed.generation,
+                        reason: "it is no longer the newest action: generation \(found.action.token.generation) is")
+                }
+                try revert(found, in: transaction, base: base, marking: marker, force: confirmed != nil)
                 return found.action
             }
         }

@@ -31,7 +31,7 @@ enum Reversion {
         guard conflicts.isEmpty else { throw .undoConflict(generation: generation, changedSince: conflicts) }
     }
 
-    /// ``revert(_:from:to:in:store:)``'s work: the keys later commits changed, named (and
+    /// ``revert(_:from:to:current:force:in:store:)``'s work: the keys later commits changed, named (and
     /// nothing written), or none (and every key written back).
     private static func write(
         _ changes: ChangeRecord, from after: ReadView, to before: ReadView, in transaction: WriteTransaction,

@@ -10,7 +10,7 @@ import FolioStorage
     func registerUndo(named name: String?, handler: @escaping @MainActor () -> Void)
 }
 
-/// Connects a persistence's ``Persistence/undo(_:force:)`` and ``Persistence/redo(_:force:)`` to an app's
+/// Connects a persistence's ``Persistence/undo(_:forcing:)`` and ``Persistence/redo(_:forcing:)`` to an app's
 /// undo manager, so that its Edit menu undoes and redoes named actions.
 ///
 /// ```swift

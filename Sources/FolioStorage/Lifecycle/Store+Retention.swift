@@ -92,12 +92,15 @@ extension Store {
             }
         }
         // The older files go at once unless the store declares history: then all stay until
-        // the first removal check, which decides which it keeps (Store+HistoryRetention.swift).
+        // a removal check after the recheck interval, which decides which it keeps
+        // (Store+HistoryRetention.swift).
         // Not here: that may walk the chain, and an open holds the store's lock, which every
         // other process's writes wait for.
         if !older.isEmpty && declaresHistory() {
-            let now = ContinuousClock.now
-            retired += older.map { RetiredSnapshot(number: $0, removeAfter: now, bytes: 0, keptForHistory: true) }
+            // Due after the recheck interval, not now: the removeExpiredSnapshots() below
+            // would decide at once, still holding the lock.
+            let check = ContinuousClock.now + historyRecheckInterval
+            retired += older.map { RetiredSnapshot(number: $0, removeAfter: check, bytes: 0, keptForHistory: true) }
             retired.sort { $0.number < $1.number }
         } else {
             for number in older { try fileSystem.remove(layout.snapshot(number)) }

@@ -4,7 +4,7 @@ import Folio
 import FolioStorage
 import FolioTestSupport
 
-/// `undo(force: true)`: the action's records are written back over later changes, their
+/// `undo(forcing:)`: the action's records are written back over later changes, their
 /// index entries follow them (every index reads the same as a scan, and `verify` is clean),
 /// and a value of a one-to-one index another record holds now refuses it.
 @Suite struct ForcedUndoTests {
@@ -46,7 +46,7 @@ import FolioTestSupport
         await #expect(throws: FolioError.undoConflict(generation: 5, changedSince: ["notes 1", "notes 2"])) {
             try await persistence.undo()
         }
-        let undone = try await persistence.undo(force: true)
+        let undone = try await persistence.undo(forcing: ObservationToken(generation: 5))
         #expect(undone?.name == "Edit")
         #expect(
             try await notes.load(...).collect() == [
@@ -70,15 +70,40 @@ import FolioTestSupport
         }
         try await notes.persist(Note(id: 3, topic: 1, code: "a"))  // takes the old code
         try await notes.persist(Note(id: 1, topic: 2, code: "c"))
-        await #expect(throws: FolioError.self) { try await persistence.undo(force: true) }
+        let recode = try #require(try persistence.undoableAction())
+        await #expect(throws: FolioError.self) { try await persistence.undo(forcing: recode.token) }
         do {
-            try await persistence.undo(force: true)
+            try await persistence.undo(forcing: recode.token)
         } catch FolioError.cannotUndo(_, let reason) {
             #expect(reason.contains("index/notes/code"))
         }
         #expect(try await notes.load(1) == Note(id: 1, topic: 2, code: "c"))
         #expect(try await persistence.undoableAction()?.name == "Recode")
         try await Self.checkIndexes(notes, persistence)
+    }
+
+    /// The conflict a user confirmed is the one forced: if another action became the newest
+    /// meanwhile, nothing is written.
+    @Test func forcingNamesTheActionConfirmed() async throws {
+        let persistence = Persistence.inMemory()
+        let notes = persistence.datastore(for: NoteFormat.self)
+        try await notes.persist(Note(id: 1, topic: 1, code: "one"))
+        try await persistence.perform(named: "Edit 1") {
+            try await notes.persist(Note(id: 1, topic: 2, code: "edited"))
+        }
+        try await notes.persist(Note(id: 1, topic: 3, code: "later"))
+        var confirmed: ObservationToken?
+        do {
+            try await persistence.undo()
+        } catch FolioError.undoConflict(let generation, let changed) {
+            #expect(changed == ["notes 1"])
+            confirmed = ObservationToken(generation: generation)
+        }
+        // While the user reads the alert, another action commits.
+        try await persistence.perform(named: "Edit 2") { try await notes.persist(Note(id: 2, topic: 1, code: "two")) }
+        await #expect(throws: FolioError.self) { try await persistence.undo(forcing: try #require(confirmed)) }
+        #expect(try await notes.load(1) == Note(id: 1, topic: 3, code: "later"))
+        #expect(try await notes.load(2) == Note(id: 2, topic: 1, code: "two"))
     }
 
     /// Random actions, each followed by random unnamed transactions over the same notes;
@@ -122,7 +147,8 @@ import FolioTestSupport
             if rng.next() % 3 != 0 { try await apply(randomWrites(), named: nil) }
         }
         for action in actions.reversed() {
-            let undone = try await persistence.undo(force: true)
+            let token = try #require(try persistence.undoableAction()).token
+            let undone = try await persistence.undo(forcing: token)
             #expect(undone?.name == action.name)
             for id in action.ids { model[id] = action.before[id] }
             #expect(try await notes.load(...).collect() == model.values.sorted { $0.id < $1.id }, "\(action.name)")
