@@ -108,11 +108,17 @@ public struct TransferWorkload: Sendable, Equatable {
     public func blob(_ number: Int) -> [UInt8] {
         var rng = SplitMix64(seed: seed ^ (UInt64(number) &* 0xA24B_AED4_963E_E407))
         var bytes = [UInt8](repeating: 0, count: blobBytes)
-        var index = 0
-        while index < bytes.count {
+        // Each word's bytes least significant first. A word at a time: the kill tests' parent
+        // rebuilds a blob for every past generation it reads back, in debug builds.
+        bytes.withUnsafeMutableBytes { raw in
+            var index = 0
+            while index + 8 <= raw.count {
+                raw.storeBytes(of: rng.next().littleEndian, toByteOffset: index, as: UInt64.self)
+                index += 8
+            }
             var word = rng.next()
-            for _ in 0..<8 where index < bytes.count {
-                bytes[index] = UInt8(truncatingIfNeeded: word)
+            while index < raw.count {
+                raw[index] = UInt8(truncatingIfNeeded: word)
                 word >>= 8
                 index += 1
             }
