@@ -232,12 +232,28 @@ public struct TransferWorkload: Sendable, Equatable {
         return model
     }
 
+    /// What `view` holds of the workload's: every tree but the store's declared history
+    /// (`folio/retention`, which `folio-torture transfers --retain-generations` writes in a
+    /// commit of its own that is no transaction), compared with ``expectedContents(after:)``.
+    public static func contents(of view: ReadView) throws -> TreeModel {
+        var model = try TreeModel(view)
+        model.trees[RetentionLayout.tree] = nil
+        return model
+    }
+
+    /// Whether a commit that changed `changes` is one of the workload's transactions: any
+    /// commit that changes a tree but the declared history is one (a compaction changes
+    /// nothing, a declaration of the history only `folio/retention`).
+    public static func isTransaction(_ changes: ChangeRecord) -> Bool {
+        changes.trees.contains { $0.tree != RetentionLayout.tree }
+    }
+
     /// Checks that `view` holds exactly the state after some number of transactions, and
     /// returns that number. Throws ``Mismatch`` naming the first difference.
     @discardableResult
     public func check(_ view: ReadView) throws -> Int {
         let count = try Self.count(in: view)
-        let found = try TreeModel(view)
+        let found = try Self.contents(of: view)
         let expected = expectedContents(after: count)
         guard found == expected else {
             throw Mismatch(
