@@ -10,6 +10,9 @@ struct TransferOptions {
     var blobEvery = 0
     var blobBytes = 0
     var retentionMilliseconds = 0
+    /// Declare, at open, that the store keeps its newest this many generations (0: declare
+    /// nothing, leave any declaration as it is).
+    var retainedGenerations = 0
     /// Commit a transaction after each background pass of every compaction.
     var commitDuringCompaction = false
     /// The store's `changeRecordKeyLimit` (0: the engine's default).
@@ -37,6 +40,7 @@ struct TransferOptions {
             case "--blob-every": blobEvery = number(flag)
             case "--blob-bytes": blobBytes = number(flag)
             case "--retention-ms": retentionMilliseconds = number(flag)
+            case "--retain-generations": retainedGenerations = number(flag)
             default: fail("unknown option \(flag)")
             }
         }
@@ -70,6 +74,9 @@ struct TransferOptions {
 ///
 ///     open C G V        opened (after recovery) holding C transactions at generation G,
 ///                       the store's format version V (its root slots')
+///     declared R G      `--retain-generations R`: the store did not declare R, and now does
+///                       from generation G on (durable; a commit of tree `folio/retention`
+///                       alone, which is no transaction: it leaves the count as it is)
 ///     attempt n         about to commit transaction n
 ///     ack n G           transaction n is durable, as generation G (in grouped mode, after
 ///                       the flush that made it durable)
@@ -78,7 +85,7 @@ struct TransferOptions {
 func runTransfers(_ arguments: [String]) throws {
     guard arguments.count >= 3, let seed = UInt64(arguments[1]), let target = Int(arguments[2]) else {
         fail(
-            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M] [--commit-during-compaction] [--key-limit L --wholesale-every K --wholesale-keys W]"
+            "usage: folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K] [--blob-bytes B] [--retention-ms M] [--retain-generations R] [--commit-during-compaction] [--key-limit L --wholesale-every K --wholesale-keys W]"
         )
     }
     let options = TransferOptions(arguments.dropFirst(3))
@@ -88,6 +95,9 @@ func runTransfers(_ arguments: [String]) throws {
     // The format version on the same line, so that a child killed just after opening
     // has said both or neither.
     say("open \(count) \(store.generation) \(try store.describe().rootFormatVersion)")
+    if options.retainedGenerations > 0 {
+        try declareRetention(generations: UInt64(options.retainedGenerations), in: store)
+    }
 
     // Generation -> transaction number, filled before each commit so that the observer,
     // which runs once the commit is durable, can say which transaction it acknowledges.
@@ -147,6 +157,27 @@ func runTransfers(_ arguments: [String]) throws {
     say("done \(count) \(store.generation)")
 }
 
+/// Commits the declaration that `store` keeps its newest `generations` generations, unless
+/// it declares exactly that already: one commit that writes tree `folio/retention` only.
+/// Made before the observer is installed, so that no `ack` line names it: the parent learns
+/// its generation from the `declared` line, printed once `commit` returned (durable).
+private func declareRetention(generations: UInt64, in store: Store) throws {
+    let policy = RetentionLayout.encodePolicy(RetainedHistory(generations: generations))
+    let transaction = try store.beginWrite()
+    guard try transaction.get(RetentionLayout.policy, in: RetentionLayout.tree) != policy else {
+        transaction.rollback()
+        return
+    }
+    do {
+        try transaction.put(policy, for: RetentionLayout.policy, in: RetentionLayout.tree)
+    } catch {
+        transaction.rollback()
+        throw error
+    }
+    let notification = try transaction.commit()
+    say("declared \(generations) \(notification.generation)")
+}
+
 /// `transfer-reader STORE SEED SECONDS [options]`: a read-only process that follows the
 /// store for SECONDS (or, with `--until-eof`, until its standard input ends), checking every
 /// view it takes against the workload's model: a view mixing pages of two generations, or
@@ -190,7 +221,7 @@ func runTransferReader(_ arguments: [String]) throws {
                 }
             }
         }
-        let found = try TreeModel(view)
+        let found = try TransferWorkload.contents(of: view)
         if found != expected!.model {
             fail(
                 "mixed or wrong read at generation \(view.generation), count \(count): "

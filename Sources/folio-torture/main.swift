@@ -46,12 +46,12 @@ import LibraryExample
 //                                            "pair/a" and "pair/b" and persists an author;
 //                                            prints "flushed n" once n is durable
 //   folio-torture transfers STORE SEED N [--grouped] [--compact-every K] [--blob-every K]
-//                 [--blob-bytes B] [--retention-ms M] [--commit-during-compaction]
-//                 [--key-limit L --wholesale-every K --wholesale-keys W]
+//                 [--blob-bytes B] [--retention-ms M] [--retain-generations R]
+//                 [--commit-during-compaction] [--key-limit L --wholesale-every K --wholesale-keys W]
 //                                            seeded bank transfers up to N transactions, resuming
 //                                            from the store's count; prints "open C G V",
-//                                            "attempt n", "ack n G", "compact G", "compacted G",
-//                                            "done C G" (see Transfers.swift)
+//                                            "declared R G", "attempt n", "ack n G", "compact G",
+//                                            "compacted G", "done C G" (see Transfers.swift)
 //   folio-torture transfer-reader STORE SEED SECONDS [options of transfers] [--until-eof]
 //                                            read-only: every view must equal the transfer
 //                                            model after some count; prints "views V ..."

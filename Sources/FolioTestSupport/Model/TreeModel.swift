@@ -1,3 +1,5 @@
+import Foundation
+
 /// The reference the engine is checked against: named trees as sorted arrays of byte keys.
 /// Deliberately simple (binary search in an array), so that it is obviously right.
 public struct TreeModel: Equatable, Sendable {
@@ -11,11 +13,20 @@ public struct TreeModel: Equatable, Sendable {
             let other = b.trees[name]!
             guard entries.count == other.count else { return false }
             for index in entries.indices
-            where entries[index].key != other[index].key || entries[index].value != other[index].value {
+            where !same(entries[index].key, other[index].key) || !same(entries[index].value, other[index].value) {
                 return false
             }
         }
         return true
+    }
+
+    /// Byte arrays compared with `memcmp`: the generic `==` goes a byte at a time in debug
+    /// builds, and the kill tests compare megabyte values for every past generation they read.
+    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
     }
 
     private static func less(_ a: [UInt8], _ b: [UInt8]) -> Bool { a.lexicographicallyPrecedes(b) }

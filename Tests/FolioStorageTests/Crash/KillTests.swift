@@ -10,7 +10,8 @@ import FolioTestSupport
 /// (``KillChain``), and the next child must open it unaided and find exactly that.
 ///
 /// Short by default (22 kills: each crash point once); `FOLIO_CRASH_TESTS=1` runs 760 chained kills plus 40
-/// kills during store creation (Docs/Durability.md §8).
+/// kills during store creation (Docs/Durability.md §8). The same chain again under a declared
+/// history retention: 20 kills, 200 in the long mode.
 @Suite(.serialized) struct KillTests {
     static let seed: UInt64 = 77
     /// Blobs of 1.2 MB every 25 transactions: commits and compactions of more than one
@@ -51,6 +52,43 @@ import FolioTestSupport
             "durability B1: \(chain.kills) kills survived on one store (\(chain.cleanExits) clean exits), "
                 + "\(chain.bounds.acknowledged) transactions at the end, \(chain.pastGenerationsChecked) past generations read "
                 + "back; by point: "
+                + byPoint.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    }
+
+    /// The chain of ``chainedKillsOnOneStore()`` under a declared retention of 150
+    /// generations, compacting every 10 transactions: the retained generations live in a
+    /// dozen replaced files, which removal keeps, and lets go once they fall out of the
+    /// newest 150. After each death every retained generation must be there and read right,
+    /// and no more files than the retention needs be on disk (``KillChain``'s
+    /// `checkRetainedHistory`). Crash point `compact.midRemove` is left out: files are let
+    /// go at writer open or a second after they were kept, so a child seldom reaches it.
+    ///
+    /// Short by default (20 kills: each crash point once, and past the first 150
+    /// generations); `FOLIO_CRASH_TESTS=1` runs 200.
+    @Test func chainedKillsUnderDeclaredRetention() throws {
+        let kills = CrashTestMode.pick(short: 20, long: 200)
+        let tool = try ProjectExecutable.path("folio-torture")
+        let directory = TemporaryDirectory("folio-kill-retained")
+        defer { directory.remove() }
+        let retention = DeclaredRetention(generations: 150, compactEvery: 10)
+        var arguments = Self.arguments
+        arguments[arguments.firstIndex(of: "--compact-every")! + 1] = String(retention.compactEvery)
+        arguments += retention.arguments
+        var chain = KillChain(path: directory.child("store"), workload: Self.workload, retention: retention)
+        var rng = SplitMix64(seed: 0x7E7A)
+        let byPoint = try chain.killRepeatedly(
+            tool: tool, seed: Self.seed, arguments: arguments, kills: kills,
+            points: Self.points.filter { $0.0 != .compactMidRemove }, rng: &rng)
+        let last = try ChildProcess(
+            tool, ["transfers", chain.path, String(Self.seed), String(chain.bounds.acknowledged + 5)] + arguments)
+        #expect(try last.wait() == 0, "\(last.errorOutput.suffix(400))")
+        chain.childEnded(TransferTranscript(last.output), context: "the last child")
+        #expect(chain.declaredAt != nil, "the store never held the declaration")
+        #expect(chain.retained.fullRanges > 0, "no death found a full retained range: the chain is too short")
+        print(
+            "durability B1 (declared retention of \(retention.generations) generations): \(chain.kills) kills "
+                + "(\(chain.cleanExits) clean exits), \(chain.bounds.acknowledged) transactions at the end, declared "
+                + "at generation \(chain.declaredAt ?? 0); \(chain.retained); by point: "
                 + byPoint.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 
