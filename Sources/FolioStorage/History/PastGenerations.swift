@@ -125,6 +125,14 @@ struct PastGenerations: Sendable {
         if anchor != identity { self = PastGenerations(anchor: identity) }
     }
 
+    /// Keeps the entries for roots read through `root`'s file, this store's own compaction
+    /// of `tip` (its commit follows `tip`'s: the same history, which goes on in a new file),
+    /// if they were found from roots of `tip`'s file: the walks after a compaction then go
+    /// no further down than the compaction's own commits.
+    mutating func follow(compaction root: CommittedRoot, of tip: CommittedRoot) {
+        if anchor == tip.file.cacheIdentity { anchor = root.file.cacheIdentity }
+    }
+
     /// Forgets what the walks found (the chain they followed is not the newest root's).
     mutating func forget() {
         self = PastGenerations(anchor: anchor)

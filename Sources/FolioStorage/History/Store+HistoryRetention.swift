@@ -30,10 +30,19 @@ extension Store {
         // publishes after the sync), so that the commit that changed the declaration acts
         // on it. Should that commit never become durable, what its declaration let go was
         // history its caller asked to let go.
-        let newest = state.withLock { $0.tip }
+        // The count is of durable generations (the published one and older): a tip whose
+        // sync fails, or a power cut before it, must not have let go a generation the store
+        // then needs to keep the count.
+        let (newest, durable) = state.withLock { ($0.tip, $0.current.record.generation) }
         do throws(StorageError) {
             let history = try RetentionLayout.read(in: ReadView(root: newest))
             guard history.keepsAnything else { return ([], [:]) }
+            // Lengths not known (files retired at open): read, for the budget and to pass by
+            // header-only files (a reclaimed copy, Store+Retention.swift), which hold no
+            // generation.
+            var sizes: [UInt64: UInt64] = [:]
+            for file in files where file.bytes == 0 { sizes[file.number] = snapshotHeader(file.number)?.length }
+            let empty = Set(sizes.filter { $0.value == UInt64(SnapshotHeader.size) }.keys)
             let numbers = Set(files.map(\.number))
             var kept = try past.withLock { (past) throws(StorageError) -> Set<UInt64> in
                 past.follow(newest)
@@ -42,8 +51,7 @@ extension Store {
                 // Every file from `floor` on holds generations a count or a duration keeps.
                 var floor: UInt64?
                 if let count = history.generations {
-                    let now = newest.record.generation
-                    floor = try walk.file(from: now > count ? now - count + 1 : 1, &past)
+                    floor = try walk.file(from: durable > count ? durable - count + 1 : 1, &past)
                 }
                 if let duration = history.duration {
                     let horizon = try walk.oldestGeneration(committedSince: now > duration ? now - duration : 0, &past)
@@ -55,9 +63,7 @@ extension Store {
             // A checkpoint names its commit page, which past reads find there however much of
             // the chain between it and the newest is gone.
             kept.formUnion(history.checkpoints.map(\.location.fileNumber))
-            var sizes: [UInt64: UInt64] = [:]
             if let budget = history.bytes {
-                for file in files where file.bytes == 0 { sizes[file.number] = snapshotHeader(file.number)?.length }
                 // Newest first, while they fit: the budget keeps the most recent past.
                 var total: UInt64 = 0
                 for file in files.sorted(by: { $0.number > $1.number }) {
@@ -67,7 +73,7 @@ extension Store {
                     kept.insert(file.number)
                 }
             }
-            return (kept.intersection(numbers), sizes)
+            return (kept.intersection(numbers).subtracting(empty), sizes)
         } catch {
             let names = files.map { StoreLayout.snapshotName($0.number) }.joined(separator: ", ")
             options.log("keeping \(names): could not find which the store's declared history keeps: \(error)")

@@ -282,6 +282,7 @@ extension Store {
         let retiredBytes = max(tip.record.committedLength, tip.file.allocatedLength)
         // Before readers can see the new root (Store+Generations.swift), as a commit does.
         reportCreated(record.generation, changes: nil)
+        past.withLock { $0.follow(compaction: published, of: tip) }
         state.withLock { state in
             state.current = published
             state.writer?.durableRecord = record

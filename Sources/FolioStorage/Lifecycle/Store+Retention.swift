@@ -91,16 +91,15 @@ extension Store {
                 older.append(number)
             }
         }
-        // The older files go at once unless the store declares history: then all stay until
-        // a removal check after the recheck interval, which decides which it keeps
-        // (Store+HistoryRetention.swift).
-        // Not here: that may walk the chain, and an open holds the store's lock, which every
-        // other process's writes wait for.
+        // The older files go at once unless the store declares history: then the removal
+        // check below decides which it keeps (Store+HistoryRetention.swift). That walks the
+        // chain down to the oldest generation kept, holding the store's lock, which other
+        // processes' writes wait for (about 3 µs a commit, the first time): done here all
+        // the same, since a short-lived writer (a command-line tool, an extension) may
+        // never make a check later, and its files would pile up.
         if !older.isEmpty && declaresHistory() {
-            // Due after the recheck interval, not now: the removeExpiredSnapshots() below
-            // would decide at once, still holding the lock.
-            let check = ContinuousClock.now + historyRecheckInterval
-            retired += older.map { RetiredSnapshot(number: $0, removeAfter: check, bytes: 0, keptForHistory: true) }
+            let now = ContinuousClock.now
+            retired += older.map { RetiredSnapshot(number: $0, removeAfter: now, bytes: 0, keptForHistory: true) }
             retired.sort { $0.number < $1.number }
         } else {
             for number in older { try fileSystem.remove(layout.snapshot(number)) }
