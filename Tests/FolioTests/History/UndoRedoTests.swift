@@ -5,9 +5,12 @@ import FolioStorage
 import FolioTestSupport
 
 /// Undo and redo against a model: random named actions (records created, changed and
-/// deleted through every index kind, values set), undos and redos, in any order; after each
-/// step the store equals the model's state, and the action undo and redo would take is the
-/// model's. The model is an undo manager's: a list of states and a position in it.
+/// deleted through every index kind, values set), undos and redos, in any order, under a
+/// declared retention, with compactions and checkpoints among them; after each step the
+/// store equals the model's state, and the action undo and redo would take is the model's.
+/// At the end every generation the retention or a checkpoint keeps reads as the model was
+/// then, and `changes(from:to:)` between them is the model's difference. The model is an
+/// undo manager's: a list of states and a position in it.
 @Suite struct UndoRedoTests {
     typealias Note = PastReadsTests.Note
     typealias NoteFormat = PastReadsTests.NoteFormat
@@ -34,10 +37,17 @@ import FolioTestSupport
     /// `.transactions`, every transaction is an action, named or not.
     @Test(arguments: [(UInt64(1), UndoScope.namedActions), (2, .namedActions), (3, .transactions), (4, .transactions)])
     func undoAndRedoFollowTheModel(seed: UInt64, scope: UndoScope) async throws {
-        let persistence = Persistence.inMemory()
+        let persistence = Persistence.inMemory(
+            options: PersistenceOptions(
+                autoCompaction: nil, retention: SnapshotRetention(gracePeriod: .zero, maximumRetainedFiles: 1)))
         let notes = persistence.datastore(for: NoteFormat.self)
         _ = try await notes.count()  // prepared before the first action
+        // Every generation of the run is kept: undo reaches back across the compactions.
+        try await persistence.setHistoryRetention(.generations(10_000))
         var rng = SplitMix64(seed: seed)
+        // Each generation the run made, with the notes the model had then; the checkpoints.
+        var generations: [(token: ObservationToken, notes: [Int: Note])] = []
+        var checkpoints: [String: ObservationToken] = [:]
         // The model: states after each action still done or redoable, and the current one.
         var states = [State()]
         var names: [String?] = [nil]
@@ -96,6 +106,13 @@ import FolioTestSupport
             var expected = states[position]
             expected.notes.merge(noise) { $1 }
             #expect(try await Self.state(persistence, notes) == expected, "step \(step)")
+            generations.append((persistence.currentToken, expected.notes))
+            if step % 9 == 8 { try await persistence.compact() }
+            if step % 13 == 4 {
+                let checkpoint = try await persistence.checkpoint("step \(step)")
+                checkpoints[checkpoint.name] = checkpoint.token
+            }
+            if step == 40 { try await persistence.releaseCheckpoint("step 4") }
             #expect(try persistence.undoableAction(scope)?.name == (position > 0 ? names[position] : nil))
             #expect((try persistence.redoableAction(scope) != nil) == (position + 1 < states.count))
             // The indexes follow the records: a query through each gives what a scan does.
@@ -104,6 +121,20 @@ import FolioTestSupport
             for note in expected.notes.values { #expect(try await notes.load(note.code, from: \.code) == note) }
         }
         #expect(try await persistence.verify().isClean)
+        #expect(try persistence.checkpoints().map(\.name).sorted() == ["step 17", "step 30", "step 43", "step 56"])
+        for (token, model) in generations {
+            let then = try await persistence.read(at: token) { try await notes.load(...).collect() }
+            #expect(then == model.values.sorted { $0.id < $1.id }, "\(token)")
+        }
+        for _ in 0..<10 {
+            let a = generations[Int(rng.next() % UInt64(generations.count))]
+            let b = generations[Int(rng.next() % UInt64(generations.count))]
+            let changes = try await notes.changes(from: a.token, to: b.token).collect()
+            let ids = Set(a.notes.keys).union(b.notes.keys).filter { a.notes[$0] != b.notes[$0] }.sorted()
+            #expect(changes.map(\.identifier) == ids, "\(a.token) → \(b.token)")
+            #expect(changes.map(\.oldValue) == ids.map { a.notes[$0] })
+            #expect(changes.map(\.newValue) == ids.map { b.notes[$0] })
+        }
     }
 
     /// A later transaction that changed what the action changed makes its undo a conflict
