@@ -1,3 +1,5 @@
+import Dispatch
+
 // A store moving to the newest committed generation (a reader, or a writer between its
 // turns), and how it tells a continuation of its history from another history.
 extension Store {
@@ -36,7 +38,21 @@ extension Store {
         if isReadOnly {
             looked = (try? refreshReadOnly()) != nil
         } else {
-            looked = (try? followOtherWritersBetweenTurns()).map { $0 != .busy } ?? false
+            var followed = try? followOtherWritersBetweenTurns()
+            // Another thread uses the store alone (the follower adopting the same commit, a
+            // turn beginning): what it adopts is what this read must see, so wait for it
+            // (briefly: a compaction's catch-up may hold it longer) and look again.
+            if followed == .busy,
+                let waiter = state.withLock({ state -> DispatchSemaphore? in
+                    guard var writer = state.writer else { return nil }
+                    defer { state.writer = writer }
+                    return waitForExclusive(&writer)
+                })
+            {
+                _ = waiter.wait(timeout: .now() + .milliseconds(500))
+                followed = try? followOtherWritersBetweenTurns()
+            }
+            looked = followed.map { $0 != .busy } ?? false
         }
         if looked { glance.noteSeen(slots) }
     }
