@@ -68,6 +68,47 @@ import LibraryExample
             all.contains { $0.hasPrefix("generation \(after)  ") && $0.hasSuffix("  checkpoint \"before more\"") })
     }
 
+    /// `folio restore --at/--checkpoint/--time`: the store as it was, or a clear error.
+    @Test func restoreAtAPointInTime() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let (before, after) = try await Self.makeStore(at: path)
+        do {
+            let persistence = try Persistence(at: path)
+            defer { persistence.close() }
+            try await persistence.checkpoint("renamed and more")
+            try await persistence.datastore(for: AuthorFormat.self).persist(Author(id: 9, name: "Late", born: 1))
+        }
+        func authors(_ store: String) async throws -> [Int] {
+            let persistence = try Persistence(at: store)
+            defer { persistence.close() }
+            return try await persistence.datastore(for: AuthorFormat.self).load(...).collect().map(\.id)
+        }
+        let atBefore = try folio("restore", path, directory.child("at"), "--at", "\(before)")
+        #expect(atBefore.status == 0, "\(atBefore)")
+        #expect(atBefore.lines.first?.hasPrefix("restored generation \(before) ") == true)
+        #expect(try await authors(directory.child("at")) == [1, 2, 3])
+        let atCheckpoint = try folio("restore", path, directory.child("checkpoint"), "--checkpoint", "renamed and more")
+        #expect(atCheckpoint.status == 0, "\(atCheckpoint)")
+        #expect(atCheckpoint.lines.first?.hasPrefix("restored generation \(after) ") == true)
+        #expect(try await authors(directory.child("checkpoint")) == [1, 2, 4])
+        let now = ISO8601DateFormatter().string(from: Date().addingTimeInterval(60))
+        let atTime = try folio("restore", path, directory.child("time"), "--time", now)
+        #expect(atTime.status == 0, "\(atTime)")
+        #expect(try await authors(directory.child("time")) == [1, 2, 4, 9])
+        // Errors name what is wrong, and write nothing.
+        let unknown = try folio("restore", path, directory.child("x1"), "--checkpoint", "nope")
+        #expect(unknown.status != 0 && unknown.errors.contains("no checkpoint named \"nope\""))
+        let early = try folio("restore", path, directory.child("x2"), "--time", "2001-01-01T00:00:00Z")
+        #expect(early.status != 0 && early.errors.contains("no commit at or before 2001-01-01T00:00:00Z"))
+        let both = try folio("restore", path, directory.child("x3"), "--at", "2", "--checkpoint", "nope")
+        #expect(both.status != 0 && both.errors.contains("at most one of --at, --checkpoint and --time"))
+        let gone = try folio("restore", path, directory.child("x4"), "--at", "\(after + 100)")
+        #expect(gone.status != 0 && gone.errors.contains("is not in the store's history"))
+        for name in ["x1", "x2", "x3", "x4"] { #expect(!FileManager.default.fileExists(atPath: directory.child(name))) }
+    }
+
     @Test func diffPrintsTheRecordsThatDifferBetweenTwoGenerations() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -180,6 +180,11 @@ enum DocCommentExamples {
         }
     }
 
+    static func restoringACheckpoint(persistence: Persistence<ReadWrite>, restoredPath: String) throws {
+        let checkpoint = try persistence.checkpoints().first { $0.name == "before import" }!
+        try persistence.backup(to: restoredPath, at: checkpoint.token)
+    }
+
     static func keepingHistory(
         persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>,
         importBooks: () async throws -> Void

@@ -15,15 +15,27 @@ extension Persistence {
     /// Page reads and writes and commit syncs since the store was opened.
     public nonisolated var ioStatistics: IOStatistics { core.store.ioStatistics }
 
-    /// Writes a consistent copy of the newest committed state to `destination` (a path that
-    /// does not exist, or an empty directory) while writers go on; the copy holds only
-    /// live pages. Works on read-only persistences.
+    /// Writes a consistent copy of the newest committed state (or of the state at `token`, a
+    /// past commit the store still holds: a point-in-time restore) to `destination` (a path
+    /// that does not exist, or an empty directory) while writers go on; the copy holds only
+    /// live pages, and no history before the state copied. Works on read-only persistences.
+    ///
+    /// ```swift
+    /// let checkpoint = try persistence.checkpoints().first { $0.name == "before import" }!
+    /// try persistence.backup(to: restoredPath, at: checkpoint.token)
+    /// ```
+    ///
+    /// - Throws: `FolioError.storage(.generationUnavailable(requested:oldest:newest:))` if the
+    ///   store does not hold `token`'s generation any more.
     @discardableResult
     public nonisolated func backup(
-        to destination: String,
+        to destination: String, at token: ObservationToken? = nil,
         progress: (@Sendable (CompactionProgress) -> Void)? = nil
     ) throws(FolioError) -> BackupReport {
-        try FolioError.wrap { () throws(StorageError) in try core.store.backup(to: destination, progress: progress) }
+        core.store.followIfRootFileChanged()
+        return try FolioError.wrap { () throws(StorageError) in
+            try core.store.backup(to: destination, at: token?.generation, progress: progress)
+        }
     }
 }
 

@@ -30,7 +30,7 @@ public actor Persistence<Access: AccessMode> {
 
     /// The engine underneath, for tools built on it (the `folio` command, benchmarks,
     /// tests): `@_spi(Engine) import Folio`. Applications use ``statistics()``,
-    /// ``makeDurable()``, ``compact(progress:)``, ``backup(to:progress:)`` and ``verify(progress:)``.
+    /// ``makeDurable()``, ``compact(progress:)``, ``backup(to:at:progress:)`` and ``verify(progress:)``.
     @_spi(Engine) public nonisolated var store: Store { core.store }
 
     /// The store's directory (a path in an in-memory file system for in-memory persistences).

@@ -1,3 +1,4 @@
+import Foundation
 import Folio
 import FolioStorage
 
@@ -9,7 +10,13 @@ enum RestoreCommand: Command {
         PositionalSpec("BACKUP", help: "a store written by 'folio backup' (or any store)"),
         PositionalSpec("DEST", help: "where the store goes: a path that does not exist, or an empty directory"),
     ]
-    static let options: [OptionSpec] = []
+    static let options = [
+        OptionSpec("at", value: "GENERATION", help: "restore that generation (as 'folio log' lists them)"),
+        OptionSpec("checkpoint", value: "NAME", help: "restore the generation checkpoint NAME keeps"),
+        OptionSpec(
+            "time", value: "ISO8601",
+            help: "restore the newest generation committed at or before that time (2026-11-28T06:55:21Z)"),
+    ]
     static let showsProgress = true
     static let details = [
         """
@@ -17,21 +24,85 @@ enum RestoreCommand: Command {
         and its checksum checked on the way, so a damaged backup fails instead of restoring \
         damage. Refuses to overwrite: DEST must not exist or be an empty directory (restore \
         next to the damaged store, then swap the directories). Progress goes to standard error.
+        """,
         """
+        Point-in-time restore: with --at, --checkpoint or --time (one of them), the store as it \
+        was at that generation instead, which BACKUP must still hold (its declared history, \
+        'folio log'); the restored store starts at that generation, with no history before \
+        it. A generation BACKUP no longer holds is an error naming the oldest it holds.
+        """,
     ]
-    static let examples = ["folio restore /backups/Library-2026-11-21.folio ~/Library-restored.folio"]
+    static let examples = [
+        "folio restore /backups/Library-2026-11-21.folio ~/Library-restored.folio",
+        "folio restore ~/Library.folio ~/Library-before-import.folio --checkpoint \"before import\"",
+        "folio restore ~/Library.folio ~/Library-at-noon.folio --time 2026-11-28T12:00:00Z",
+    ]
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitStatus {
         let (backup, destination) = (arguments.positionals[0], arguments.positionals[1])
+        let chosen = ["at", "checkpoint", "time"].filter { arguments.value($0) != nil }
+        guard chosen.count <= 1 else {
+            throw UsageError("give at most one of --at, --checkpoint and --time", command: name)
+        }
+        let options = StoreOptions(createIfMissing: false, autoCompaction: nil)
+        let source = try Store.openReadOnly(at: backup, options: options)
+        defer { source.close() }
+        let generation = try PointInTime.generation(in: source, arguments)
         let report = try Copying.run(quiet: arguments.flag("quiet")) { progress throws(StorageError) in
-            try Store.restore(
-                from: backup, to: destination,
-                options: StoreOptions(createIfMissing: false, autoCompaction: nil), progress: progress)
+            try source.backup(to: destination, at: generation, progress: progress)
         }
         OutputStream.standardOutput.line(
             "restored generation \(report.report.generation) from \(backup) to \(destination) in "
                 + "\(Format.duration(report.elapsed)): \(Format.bytes(report.report.bytes)), "
                 + "\(Format.count(report.report.pagesCopied, "page"))")
         return .success
+    }
+}
+
+/// Which generation `folio restore --at/--checkpoint/--time` names in a store.
+enum PointInTime {
+    /// The generation the arguments name in `store`, or nil for the newest.
+    static func generation(in store: Store, _ arguments: ParsedArguments) throws -> UInt64? {
+        let command = "restore"
+        if let text = arguments.value("at") {
+            guard let generation = UInt64(text), generation > 0 else {
+                throw UsageError("--at needs a generation number, not '\(text)'", command: command)
+            }
+            return generation
+        }
+        if let name = arguments.value("checkpoint") {
+            let declared = try RetentionLayout.read(in: try store.read())
+            guard let checkpoint = declared.checkpoints.first(where: { $0.name == name }) else {
+                let names = declared.checkpoints.map { "\"\($0.name)\"" }.joined(separator: ", ")
+                throw UsageError(
+                    "no checkpoint named \"\(name)\" (the store has \(names.isEmpty ? "none" : names))",
+                    command: command)
+            }
+            return checkpoint.generation
+        }
+        guard let text = arguments.value("time") else { return nil }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions.insert(.withFractionalSeconds)
+        guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
+            throw UsageError(
+                "--time needs an ISO 8601 time such as 2026-11-28T12:00:00Z, not '\(text)'", command: command)
+        }
+        let limit = UInt64(max(0, date.timeIntervalSince1970 * 1_000_000))
+        // Newest first, to the first commit at or before the time: commit times never
+        // decrease along the chain.
+        var found: UInt64?
+        var oldest: (generation: UInt64, timestamp: UInt64)?
+        try store.forEachCommit { commit in
+            oldest = (commit.generation, commit.timestamp)
+            if commit.timestamp <= limit { found = commit.generation }
+            return found == nil
+        }
+        guard let found else {
+            let held = oldest.map {
+                " (the oldest it holds is \($0.generation), of \(Format.timestamp(microseconds: $0.timestamp)))"
+            }
+            throw UsageError("the store holds no commit at or before \(text)\(held ?? "")", command: command)
+        }
+        return found
     }
 }
