@@ -85,7 +85,8 @@ extension Store {
     /// The commit of `generation` if a checkpoint of `newest`'s declared history names it
     /// and its page is still there (Docs/Format.md §17.1): the chain may not reach it any
     /// more, the files between it and the newest having been let go. Nil if its file is
-    /// gone or the page is the commit page of another generation; a damaged page throws
+    /// gone, was created after the generation (a backup's copy of the checkpoint), or the
+    /// page is the commit page of another generation; a damaged page throws
     /// `StorageError.corruption`.
     private func checkpointed(
         _ generation: UInt64, newest: CommittedRoot, reading history: inout HistoryReader
@@ -93,6 +94,13 @@ extension Store {
         let declared = try RetentionLayout.read(in: ReadView(root: newest))
         guard let checkpoint = declared.checkpoints.first(where: { $0.generation == generation }) else { return nil }
         do throws(StorageError) {
+            // A file holds no commit older than the generation its header says it was created
+            // at: a checkpoint copied with the rest of a backup (whose only file was created
+            // at the generation copied) names a page of the source's files, not of this one.
+            let file = try history.file(checkpoint.location.fileNumber)
+            let header = try SnapshotHeader.decode(
+                try file.handle.read(at: 0, count: SnapshotHeader.size), file: file.path)
+            guard header.createdGeneration <= generation else { return nil }
             let page = try history.commitPage(at: checkpoint.location)
             guard page.commit.generation == generation else { return nil }
             return (PastCommit(page.commit, at: checkpoint.location, chain: page.chain), page.commit.previous)

@@ -47,6 +47,37 @@ import FolioTestSupport
         }
     }
 
+    /// A backup copies the checkpoints with the rest of the store, but not the history they
+    /// keep: a read of one in the copy is a generation it does not hold, never a page of
+    /// the source's files read in the copy's.
+    @Test func aBackupsCopiedCheckpointsReadAsHistoryItDoesNotHold() async throws {
+        let directory = PastReadsTests.directory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let destination = directory + "-backup"
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        do {
+            let persistence = try Persistence(at: directory, options: RetentionTests.options)
+            defer { persistence.close() }
+            let notes = persistence.datastore(for: NoteFormat.self)
+            for id in 0..<30 { try await notes.persist(Note(id: id, topic: 0, code: "c\(id)")) }
+            try await persistence.checkpoint("old")
+            for id in 30..<60 { try await notes.persist(Note(id: id, topic: 0, code: "c\(id)")) }
+            try await persistence.compact()
+            try await persistence.compact()
+            try persistence.backup(to: destination)
+        }
+        let backup = try Persistence(at: destination)
+        defer { backup.close() }
+        let checkpoint = try #require(try backup.checkpoints().first)
+        do {
+            try await backup.read(at: checkpoint.token) {}
+            Issue.record("read a generation the backup does not hold")
+        } catch FolioError.storage(.generationUnavailable(let requested, _, _)) {
+            #expect(requested == checkpoint.token.generation)
+        }
+        #expect(backup.verify().isClean)
+    }
+
     @Test func aCommitTheStoreNoLongerHoldsIsATypedError() async throws {
         let persistence = Persistence.inMemory(
             options: PersistenceOptions(autoCompaction: nil, retention: SnapshotRetention(gracePeriod: .zero)))
