@@ -128,13 +128,18 @@ extension Persistence {
         HistoryRetention(try declaredHistory())
     }
 
-    /// The store's checkpoints, oldest generation first.
+    /// The store's checkpoints, oldest generation first: those whose commit the store holds
+    /// (a backup copies the checkpoints of its source, but not their history).
     ///
     /// ```swift
     /// for checkpoint in try persistence.checkpoints() { print(checkpoint.name, checkpoint.token) }
     /// ```
     public nonisolated func checkpoints() throws(FolioError) -> [HistoryCheckpoint] {
-        try declaredHistory().checkpoints.map(HistoryCheckpoint.init).sorted {
+        core.store.followIfRootFileChanged()
+        let held = try FolioError.wrap { () throws(StorageError) -> [StoredCheckpoint] in
+            try core.store.heldCheckpoints(in: try core.store.read())
+        }
+        return held.map(HistoryCheckpoint.init).sorted {
             ($0.token, $0.name) < ($1.token, $1.name)
         }
     }

@@ -105,8 +105,8 @@ import FolioStorage
 
     /// The store's checkpoints, oldest generation first: name, generation and its time.
     public func checkpoints() throws(FolioError) -> [(name: String, generation: UInt64, timestamp: UInt64)] {
-        try FolioError.wrap { () throws(StorageError) in try RetentionLayout.read(in: try store.read()) }
-            .checkpoints.map { ($0.name, $0.generation, $0.timestamp) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+        try FolioError.wrap { () throws(StorageError) in try store.heldCheckpoints(in: try store.read()) }
+            .map { ($0.name, $0.generation, $0.timestamp) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
     }
 
     /// The name a tree's changes are shown under, or nil for trees shown through another

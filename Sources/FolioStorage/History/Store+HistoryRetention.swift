@@ -62,7 +62,7 @@ extension Store {
             }
             // A checkpoint names its commit page, which past reads find there however much of
             // the chain between it and the newest is gone.
-            kept.formUnion(history.checkpoints.map(\.location.fileNumber))
+            kept.formUnion(try heldCheckpoints(in: ReadView(root: newest)).map(\.location.fileNumber))
             if let budget = history.bytes {
                 // Newest first, while they fit: the budget keeps the most recent past.
                 var total: UInt64 = 0

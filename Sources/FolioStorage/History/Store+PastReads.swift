@@ -94,19 +94,44 @@ extension Store {
         let declared = try RetentionLayout.read(in: ReadView(root: newest))
         guard let checkpoint = declared.checkpoints.first(where: { $0.generation == generation }) else { return nil }
         do throws(StorageError) {
-            // A file holds no commit older than the generation its header says it was created
-            // at: a checkpoint copied with the rest of a backup (whose only file was created
-            // at the generation copied) names a page of the source's files, not of this one.
-            let file = try history.file(checkpoint.location.fileNumber)
-            let header = try SnapshotHeader.decode(
-                try file.handle.read(at: 0, count: SnapshotHeader.size), file: file.path)
-            guard header.createdGeneration <= generation else { return nil }
+            guard try holds(checkpoint, reading: &history) else { return nil }
             let page = try history.commitPage(at: checkpoint.location)
             guard page.commit.generation == generation else { return nil }
             return (PastCommit(page.commit, at: checkpoint.location, chain: page.chain), page.commit.previous)
         } catch .historyUnavailable {
             return nil
         }
+    }
+
+    /// Whether `checkpoint`'s file is still there and could hold its commit: a file holds no
+    /// commit older than the generation its header says it was created at. A checkpoint
+    /// copied with the rest of a backup (whose only file was created at the generation
+    /// copied) names a page of the source's files, not of this store's.
+    func holds(_ checkpoint: StoredCheckpoint, reading history: inout HistoryReader) throws(StorageError) -> Bool {
+        let file: SnapshotFile
+        do throws(StorageError) {
+            file = try history.file(checkpoint.location.fileNumber)
+        } catch .historyUnavailable {
+            return false
+        }
+        let header = try SnapshotHeader.decode(
+            try file.handle.read(at: 0, count: SnapshotHeader.size), file: file.path)
+        return header.createdGeneration <= checkpoint.generation
+    }
+
+    /// The checkpoints `view`'s generation declares whose commits this store holds (not
+    /// those a backup copied from its source, nor those whose file is gone).
+    package func heldCheckpoints(in view: ReadView) throws(StorageError) -> [StoredCheckpoint] {
+        var history = HistoryReader(store: self, newest: view.root, generation: 1, held: nil)
+        var held: [StoredCheckpoint] = []
+        for checkpoint in try RetentionLayout.read(in: view).checkpoints {
+            if checkpoint.generation == view.generation {
+                held.append(checkpoint)
+            } else if try holds(checkpoint, reading: &history) {
+                held.append(checkpoint)
+            }
+        }
+        return held
     }
 
     /// The oldest generation ``read(at:)`` can read now: the store's first commit, or the

@@ -48,34 +48,43 @@ import FolioTestSupport
     }
 
     /// A backup copies the checkpoints with the rest of the store, but not the history they
-    /// keep: a read of one in the copy is a generation it does not hold, never a page of
-    /// the source's files read in the copy's.
+    /// keep: the copy lists none, a read of one is a generation it does not hold (never a
+    /// page of the source's files read in the copy's), and none keeps a file.
     @Test func aBackupsCopiedCheckpointsReadAsHistoryItDoesNotHold() async throws {
         let directory = PastReadsTests.directory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let destination = directory + "-backup"
         defer { try? FileManager.default.removeItem(atPath: destination) }
+        let old: HistoryCheckpoint
         do {
             let persistence = try Persistence(at: directory, options: RetentionTests.options)
             defer { persistence.close() }
             let notes = persistence.datastore(for: NoteFormat.self)
             for id in 0..<30 { try await notes.persist(Note(id: id, topic: 0, code: "c\(id)")) }
-            try await persistence.checkpoint("old")
+            old = try await persistence.checkpoint("old")
             for id in 30..<60 { try await notes.persist(Note(id: id, topic: 0, code: "c\(id)")) }
             try await persistence.compact()
             try await persistence.compact()
             try persistence.backup(to: destination)
         }
-        let backup = try Persistence(at: destination)
+        let backup = try Persistence(at: destination, options: RetentionTests.options)
         defer { backup.close() }
-        let checkpoint = try #require(try backup.checkpoints().first)
+        #expect(try backup.checkpoints().isEmpty)
         do {
-            try await backup.read(at: checkpoint.token) {}
+            try await backup.read(at: old.token) {}
             Issue.record("read a generation the backup does not hold")
         } catch FolioError.storage(.generationUnavailable(let requested, _, _)) {
-            #expect(requested == checkpoint.token.generation)
+            #expect(requested == old.token.generation)
         }
         #expect(backup.verify().isClean)
+        // Compactions of the copy keep no file for the copied checkpoint.
+        let notes = backup.datastore(for: NoteFormat.self)
+        for round in 0..<2 {
+            try await notes.persist(Note(id: 100 + round, topic: 0, code: "r\(round)"))
+            try await backup.compact()
+        }
+        try await notes.persist(Note(id: 200, topic: 0, code: "last"))
+        #expect(try RetentionTests.snapshotFiles(destination).count == 1)
     }
 
     @Test func aCommitTheStoreNoLongerHoldsIsATypedError() async throws {
