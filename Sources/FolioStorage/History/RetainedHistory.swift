@@ -73,14 +73,20 @@ package enum RetentionLayout {
 
     /// The value of the `policy` key for `history`'s rules.
     package static func encodePolicy(_ history: RetainedHistory) -> [UInt8] {
-        [history.generations, history.duration, history.bytes].flatMap { encode($0 ?? 0) }
+        var writer = ByteWriter(capacity: 24)
+        for rule in [history.generations, history.duration, history.bytes] { writer.append(rule ?? 0) }
+        return writer.bytes
     }
 
     /// The value of a checkpoint's key.
     package static func encodeCheckpoint(_ checkpoint: StoredCheckpoint) -> [UInt8] {
-        let location = checkpoint.location
-        return encode(checkpoint.generation) + encode(checkpoint.timestamp) + encode(location.fileNumber)
-            + encode(location.address.offset) + encode(UInt64(location.address.length)).prefix(4)
+        var writer = ByteWriter(capacity: 36)
+        writer.append(checkpoint.generation)
+        writer.append(checkpoint.timestamp)
+        writer.append(checkpoint.location.fileNumber)
+        writer.append(checkpoint.location.address.offset)
+        writer.append(checkpoint.location.address.length)
+        return writer.bytes
     }
 
     /// The history `view`'s generation declares (none if the tree is absent). Keys this
@@ -98,19 +104,20 @@ package enum RetentionLayout {
                         file: view.root.file.path, offset: 0,
                         detail: "tree \(tree), key \"\(String(decoding: entry.key, as: UTF8.self))\": \(problem)"))
             }
-            let fields = stride(from: 0, to: entry.value.count, by: 8).map {
-                decode(entry.value[$0..<min($0 + 8, entry.value.count)])
-            }
+            // Lengths checked above: every read below succeeds.
+            var reader = ByteReader(entry.value)
+            let rule = { (reader: inout ByteReader) -> UInt64? in reader.readUInt64().flatMap { $0 == 0 ? nil : $0 } }
             if entry.key == policy {
-                let declared = fields.map { $0 == 0 ? nil : $0 }
-                (history.generations, history.duration, history.bytes) = (declared[0], declared[1], declared[2])
+                (history.generations, history.duration, history.bytes) = (rule(&reader), rule(&reader), rule(&reader))
             } else {
                 let name = String(decoding: entry.key.dropFirst(checkpointPrefix.count), as: UTF8.self)
-                let address = PageAddress(offset: fields[3], length: UInt32(truncatingIfNeeded: fields[4]))
+                let (generation, timestamp) = (reader.readUInt64() ?? 0, reader.readUInt64() ?? 0)
+                let file = reader.readUInt64() ?? 0
+                let address = PageAddress(offset: reader.readUInt64() ?? 0, length: reader.readUInt32() ?? 0)
                 history.checkpoints.append(
                     StoredCheckpoint(
-                        name: name, generation: fields[0], timestamp: fields[1],
-                        location: CommitLocation(fileNumber: fields[2], address: address)))
+                        name: name, generation: generation, timestamp: timestamp,
+                        location: CommitLocation(fileNumber: file, address: address)))
             }
         }
         return history
@@ -122,15 +129,7 @@ package enum RetentionLayout {
         guard key.starts(with: checkpointPrefix) else { return "it is not a key of the retention tree" }
         if key.count == checkpointPrefix.count { return "a checkpoint has no name" }
         if value.count != 36 { return "a checkpoint is not 36 bytes" }
-        if decode(value[0..<8]) == 0 { return "a checkpoint names generation 0" }
+        if value.littleEndianUInt64(at: 0) == 0 { return "a checkpoint names generation 0" }
         return nil
-    }
-
-    private static func encode(_ value: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: value.littleEndian) { Array($0) }
-    }
-
-    private static func decode(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 }
