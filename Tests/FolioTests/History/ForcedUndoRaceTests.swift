@@ -28,18 +28,28 @@ import FolioTestSupport
         let bin = Index(\Box.bin)
     }
 
-    /// The forced undo's body as `Persistence.revertNewest` runs it, with its commit held
-    /// back while a preparation commits (what another task or process may do meanwhile).
-    @Test func aPreparationCommittedDuringAnUndoIsAConflict() async throws {
+    /// A store where a named action ("Clear") deleted the only box of V1, reopened.
+    static func storeWithAClearedBox() async throws -> (Persistence<ReadWrite>, cleanup: () -> Void) {
         let (older, path, cleanup) = try diskPersistence("forced-undo-race")
-        defer { cleanup() }
         let v1 = older.datastore(for: V1.self)
         try await v1.persist(Box(id: 1, shelf: 1, bin: 7))
         try await older.perform(named: "Clear") { _ = try await v1.delete(1) }
         older.close()
-        // The app's next release: V2 declares one more index. Undo needs no datastore.
         let persistence = try Persistence(at: path, options: PersistenceOptions(log: { _ in }))
-        defer { persistence.close() }
+        return (
+            persistence,
+            {
+                persistence.close(); cleanup()
+            }
+        )
+    }
+
+    /// The forced undo's body as `Persistence.revertNewest` runs it, with its commit held
+    /// back while a preparation commits (what another task or process may do meanwhile).
+    @Test func aPreparationCommittedDuringAnUndoIsAConflict() async throws {
+        // The app's next release: V2 declares one more index. Undo needs no datastore.
+        let (persistence, cleanup) = try await Self.storeWithAClearedBox()
+        defer { cleanup() }
         let store = persistence.core.store
         let transaction = try store.beginWrite()
         let base = transaction.baseView
@@ -66,14 +76,8 @@ import FolioTestSupport
 
     /// The same two, one after the other: the undo is refused (the preparation blocks it).
     @Test func serially() async throws {
-        let (older, path, cleanup) = try diskPersistence("forced-undo-serial")
+        let (persistence, cleanup) = try await Self.storeWithAClearedBox()
         defer { cleanup() }
-        let v1 = older.datastore(for: V1.self)
-        try await v1.persist(Box(id: 1, shelf: 1, bin: 7))
-        try await older.perform(named: "Clear") { _ = try await v1.delete(1) }
-        older.close()
-        let persistence = try Persistence(at: path, options: PersistenceOptions(log: { _ in }))
-        defer { persistence.close() }
         #expect(try await persistence.datastore(for: V2.self).count() == 0)
         await #expect(throws: FolioError.self) { try await persistence.undo() }
     }
