@@ -64,6 +64,11 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `oldest`, the oldest its history still reaches (compaction's retention removed the
     /// rest), or newer than `newest`, the newest committed.
     case generationUnavailable(requested: UInt64, oldest: UInt64, newest: UInt64)
+    /// A replica destination holds another history than the store replicated to it: a
+    /// replica of another store, or of this store before it was replaced or restored from
+    /// an older copy. The replicator never writes over it; replicate to an empty
+    /// destination instead (or remove this one).
+    case replicaDiverged(destination: String, reason: String)
     /// A value cannot be encoded as an order-preserving key (for example an unpaired
     /// surrogate in a string would be, but Swift strings cannot hold one).
     case invalidKey(reason: String)
@@ -107,6 +112,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .generationUnavailable(let requested, let oldest, let newest):
             return "generation \(requested) is not in the store's history, which holds generations \(oldest) "
                 + "through \(newest)"
+        case .replicaDiverged(let destination, let reason):
+            return "the replica at \(destination) holds another history than its source: \(reason)"
         case .invalidKey(let reason): return "invalid key: \(reason)"
         }
     }

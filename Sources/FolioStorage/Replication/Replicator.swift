@@ -1,0 +1,137 @@
+import Dispatch
+import Synchronization
+
+/// Ships a store to a replica (a ``ReplicaDestination``) as it commits: first its snapshot
+/// files, then every committed run as it becomes durable. The commit chain is already a
+/// continuous backup: every run is immutable once committed and sealed by its checksums
+/// (Docs/Format.md §7), so shipping is appending the bytes between the replica's root and
+/// the source's, then publishing the source's root slot.
+///
+/// It works beside the store's writers, in the same process or another, and takes no lock:
+/// it reads the source as a reader does (the newest root slot names a durable generation),
+/// off the commit path. What the replica promises (Docs/Durability.md, "Replicas"):
+/// - at every moment it is a valid store at some generation the source committed
+///   durably, the last root published; it never holds a root whose bytes it has not
+///   written and synced;
+/// - it keeps the source's history: the runs of every snapshot file the source still
+///   holds. A file the source's compaction and retention removed is removed from the
+///   replica too, after the replica's root has moved past it;
+/// - shipping resumes where the last published root left it, whichever side was killed:
+///   bytes past it are sent again;
+/// - it refuses a destination holding another history (``StorageError/replicaDiverged(destination:reason:)``).
+///
+/// ```swift
+/// let replicator = Replicator(source: storePath, to: DirectoryReplica(path: "/mnt/backup/library"))
+/// let report = try replicator.ship()  // what is committed now
+/// print("replica at generation \(report.generation)")
+/// ```
+public final class Replicator: Sendable {
+    /// The store replicated.
+    public let sourcePath: String
+    /// Where it goes.
+    public let destination: any ReplicaDestination
+
+    let options: StoreOptions
+    let sourceLayout: StoreLayout
+    private let session = Mutex<ReplicationSession?>(nil)
+    private let stopRequested = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Bytes read from the source and written to the destination at a time.
+    static let chunkSize = 1 << 20
+
+    /// A replicator of the store at `source` to `destination`. Nothing is read or written
+    /// until the first ``ship()`` or ``follow(pollInterval:onEvent:)``.
+    public init(source: String, to destination: any ReplicaDestination, options: StoreOptions = StoreOptions()) {
+        self.sourceLayout = StoreLayout(directory: source)
+        self.sourcePath = sourceLayout.directory
+        self.destination = destination
+        self.options = options
+    }
+
+    /// Ships what the source has committed durably now and returns when the replica holds
+    /// it: the replica's published root is then the source's newest durable one.
+    ///
+    /// - Throws: ``StorageError/replicaDiverged(destination:reason:)`` if the destination
+    ///   holds another history; the destination's errors (full, unreachable); the source's
+    ///   (not a store, damaged). After an error the replica still holds the last root it
+    ///   published, and the next call ships from there.
+    @discardableResult
+    public func ship() throws(StorageError) -> ReplicationReport {
+        try session.withLock { session throws(StorageError) in
+            if session == nil { session = try ReplicationSession.start(self) }
+            guard let current = session else { throw .closed(path: sourcePath) }
+            do throws(StorageError) {
+                return try current.ship(self)
+            } catch {
+                // Whatever went wrong, the next shipment starts from what the destination
+                // says it holds, not from what this one believed.
+                current.close()
+                session = nil
+                throw error
+            }
+        }
+    }
+
+    /// Ships until ``stop()``: at once, then whenever the source's root file changes (a
+    /// watch on its directory, polled every `pollInterval` where the platform cannot
+    /// notify), so the replica trails the source by the shipment in flight. A failed
+    /// shipment is retried with a growing delay (up to 30 s) and reported to `onEvent`; a
+    /// destination that holds another history ends it with
+    /// ``StorageError/replicaDiverged(destination:reason:)``. Blocks the calling thread;
+    /// run it on one of its own.
+    public func follow(
+        pollInterval: Duration = .milliseconds(250),
+        onEvent: @escaping @Sendable (ReplicationEvent) -> Void = { _ in }
+    ) throws(StorageError) {
+        let wake = wake
+        let watch = try options.fileSystem.watch(sourceLayout.directory, pollInterval: pollInterval) {
+            wake.signal()
+        }
+        defer {
+            watch.cancel()
+            try? destination.finish()
+        }
+        var failures = 0
+        while !stopRequested.load(ordering: .acquiring) {
+            var delay = pollInterval
+            do throws(StorageError) {
+                let report = try ship()
+                failures = 0
+                if report.advanced { onEvent(.shipped(report)) }
+            } catch {
+                if case .replicaDiverged = error { throw error }
+                failures += 1
+                delay = min(.milliseconds(100) * (1 << min(failures, 9)), .seconds(30))
+                onEvent(.failed(error, retryingIn: delay))
+                options.log("replicating \(sourcePath) to \(destination.name) failed (will retry): \(error)")
+                // Only the stop wakes a wait after a failure: a busy source would retry at once.
+                let deadline = ContinuousClock.now + delay
+                while !stopRequested.load(ordering: .acquiring), ContinuousClock.now < deadline {
+                    _ = wake.wait(timeout: .now() + .milliseconds(50))
+                }
+                continue
+            }
+            let (seconds, attoseconds) = delay.components
+            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+            _ = wake.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        }
+    }
+
+    /// Ends ``follow(pollInterval:onEvent:)`` after the shipment in flight, if any. A
+    /// stopped replicator does not follow again (``follow(pollInterval:onEvent:)`` returns
+    /// at once); ``ship()`` still works.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        wake.signal()
+    }
+
+    /// Makes the last published root durable and closes what the replicator holds open.
+    public func close() throws(StorageError) {
+        session.withLock { session in
+            session?.close()
+            session = nil
+        }
+        try destination.finish()
+    }
+}

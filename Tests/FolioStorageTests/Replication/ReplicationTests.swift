@@ -1,0 +1,296 @@
+import Testing
+import Foundation
+import Synchronization
+import FolioStorage
+import FolioTestSupport
+
+/// Replication: a replica directory is a store at every published root, equal to the
+/// source at that generation; it keeps the history the source keeps, follows compactions,
+/// resumes after an interrupted shipment, and refuses another history.
+@Suite struct ReplicationTests {
+    /// Commits with compactions in between (the replaced files removed at once, so the
+    /// replica must follow the chain into each new file and drop the old ones): after every
+    /// shipment the replica opens at the source's generation with the source's contents,
+    /// verifies clean, and holds no file the source has removed.
+    @Test func aReplicaEqualsTheSourceAfterEveryShipment() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        let replicator = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
+        for round in 0..<12 {
+            for step in 0..<(1 + round % 4) {
+                try store.write { txn in
+                    try txn.put(bytes("v\(round)-\(step)"), for: bytes("k\(round * 7 % 5)"), in: "t")
+                    if step == 1 {
+                        try txn.put([UInt8](repeating: UInt8(round), count: 5_000), for: bytes("big"), in: "u")
+                    }
+                }
+            }
+            if round % 3 == 2 { _ = try store.compact() }
+            let report = try replicator.ship()
+            #expect(report.generation == store.generation)
+            let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+            defer { replica.close() }
+            #expect(replica.generation == store.generation)
+            #expect(try contents(of: replica.read()) == contents(of: store.read()), "round \(round)")
+            #expect(replica.verify().isClean, "round \(round)")
+            let sourceFiles = try snapshotNames(path)
+            #expect(try snapshotNames(replicaPath) == sourceFiles, "round \(round)")
+        }
+        // Nothing new: nothing shipped.
+        let again = try replicator.ship()
+        #expect(!again.advanced && again.bytesShipped == 0)
+        try replicator.close()
+    }
+
+    /// A fresh replica of a store that keeps replaced files (a long grace period) gets them
+    /// all: it reads every generation the source still reads.
+    @Test func aFreshReplicaHoldsTheHistoryTheSourceHolds() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        var options = testOptions()
+        options.retention = SnapshotRetention(gracePeriod: .seconds(3600), maximumRetainedFiles: 8)
+        let store = try Store.open(at: path, options: options)
+        defer { store.close() }
+        var states: [UInt64: TreeModel] = [:]
+        for step in 0..<30 {
+            try store.write { txn in try txn.put(bytes("value \(step)"), for: bytes("k\(step % 7)"), in: "t") }
+            states[store.generation] = try contents(of: store.read())
+            if step % 10 == 9 { _ = try store.compact() }
+        }
+        let replicator = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
+        try replicator.ship()
+        try replicator.close()
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        #expect(try replica.oldestReadableGeneration() == store.oldestReadableGeneration())
+        let oldest = try store.oldestReadableGeneration()
+        #expect(oldest < 12, "the source's kept files hold more than one file's history")
+        for (generation, model) in states where generation >= oldest {
+            #expect(try contents(of: replica.read(at: generation)) == model, "generation \(generation)")
+        }
+        #expect(replica.verify().isClean)
+    }
+
+    /// A destination that fails part-way (out of space, unreachable) leaves the replica at
+    /// the root it last published, and the next shipment completes it: whatever the
+    /// interrupted one wrote past that root is written again.
+    @Test func anInterruptedShipmentLeavesTheLastRootAndResumes() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try write(sampleModel(count: 200, seed: 1), to: store)
+        let failing = FailingDestination(DirectoryReplica(path: replicaPath))
+        let replicator = Replicator(source: path, to: failing)
+        try replicator.ship()
+        let shipped = store.generation
+        let shippedContents = try contents(of: store.read())
+        for round in 0..<6 {
+            try write(sampleModel(count: 300, seed: UInt64(10 + round), generation: round), to: store)
+            if round == 3 { _ = try store.compact() }
+            // A write fails part-way, or the sync before the root is published.
+            failing.failAfter(round % 2 == 0 ? 0 : nil, failSync: round % 2 == 1)
+            #expect(throws: StorageError.self) { try replicator.ship() }
+            let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+            #expect(replica.generation >= shipped)
+            if replica.generation == shipped { #expect(try contents(of: replica.read()) == shippedContents) }
+            #expect(replica.verify().isClean, "round \(round)")
+            replica.close()
+        }
+        failing.failAfter(nil, failSync: false)
+        try replicator.ship()
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        #expect(replica.generation == store.generation)
+        #expect(try contents(of: replica.read()) == contents(of: store.read()))
+        #expect(replica.verify().isClean)
+    }
+
+    /// A replicator killed mid-shipment leaves bytes past the replica's root (a torn run, a
+    /// partly copied new file); a new replicator ships over them, and the replica verifies.
+    @Test func tornBytesPastThePublishedRootAreSentAgain() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try write(sampleModel(count: 100, seed: 3), to: store)
+        try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).close()
+        let first = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
+        try first.ship()
+        try first.close()
+        // Garbage where the next run goes, and a half-written next file full of garbage.
+        let root = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        let number = try #require(snapshotNames(replicaPath).last)
+        root.close()
+        let current = FileHandle(forWritingAtPath: "\(replicaPath)/snapshots/\(number)")!
+        current.seekToEndOfFile()
+        current.write(Data(repeating: 0xA5, count: 10_000))
+        try current.close()
+        try store.write { txn in try txn.put(bytes("after"), for: bytes("x"), in: "t") }
+        _ = try store.compact()
+        try store.write { txn in try txn.put(bytes("after compaction"), for: bytes("y"), in: "t") }
+        let nextName = try #require(snapshotNames(path).last)
+        FileManager.default.createFile(
+            atPath: "\(replicaPath)/snapshots/\(nextName)", contents: Data(repeating: 0x5A, count: 50_000))
+        let second = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
+        try second.ship()
+        try second.close()
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        #expect(replica.generation == store.generation)
+        #expect(try contents(of: replica.read()) == contents(of: store.read()))
+        #expect(replica.verify().isClean)
+    }
+
+    /// A destination that holds a replica of another store, or of this store's other history
+    /// (the store replaced by an older copy), is refused and left as it was.
+    @Test func anotherHistoryIsRefused() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let other = directory.child("other")
+        let replicaPath = directory.child("replica")
+        let saved = directory.child("saved")
+        do {
+            let store = try Store.open(at: path, options: testOptions())
+            try store.write { txn in try txn.put(bytes("a"), for: bytes("a"), in: "t") }
+            store.close()
+            try FileManager.default.copyItem(atPath: path, toPath: saved)
+            let reopened = try Store.open(at: path, options: testOptions())
+            try reopened.write { txn in try txn.put(bytes("b"), for: bytes("b"), in: "t") }
+            reopened.close()
+            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+            let otherStore = try Store.open(at: other, options: testOptions())
+            try otherStore.write { txn in try txn.put(bytes("c"), for: bytes("c"), in: "t") }
+            otherStore.close()
+        }
+        let replicaGeneration = try Store.openReadOnly(at: replicaPath, options: testOptions()).generation
+        // Another store.
+        #expect {
+            try Replicator(source: other, to: DirectoryReplica(path: replicaPath)).ship()
+        } throws: { error in
+            if case .replicaDiverged = error as? StorageError { return true }
+            return false
+        }
+        // The same store, put back to an older copy and then written on: a different
+        // commit at the replica's generation.
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: saved, toPath: path)
+        let restored = try Store.open(at: path, options: testOptions())
+        try restored.write { txn in try txn.put(bytes("B"), for: bytes("b"), in: "t") }
+        try restored.write { txn in try txn.put(bytes("C"), for: bytes("c"), in: "t") }
+        restored.close()
+        #expect {
+            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        } throws: { error in
+            if case .replicaDiverged = error as? StorageError { return true }
+            return false
+        }
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        #expect(replica.generation == replicaGeneration)
+        #expect(try replica.read().get(bytes("b"), in: "t") == bytes("b"))
+    }
+
+    /// Timeline: a reader follows the replica → the replicator follows the source on its own
+    /// thread → the source commits 40 times → the reader's observer has seen every
+    /// generation up to the last, in order, none twice → stop ends the follower.
+    @Test func aReplicaReaderFollowsAFollowingReplicator() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try store.write { txn in try txn.put(bytes("0"), for: bytes("k"), in: "t") }
+        let replicator = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
+        try replicator.ship()
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        let seen = Mutex<[UInt64]>([])
+        let observation = replica.observe { event in
+            if case .committed(let commits) = event { seen.withLock { $0 += commits.map(\.generation) } }
+        }
+        defer { observation.cancel() }
+        try replica.startFollowing(pollInterval: .milliseconds(20))
+        let following = Thread {
+            try? replicator.follow(pollInterval: .milliseconds(20))
+        }
+        following.start()
+        let start = replica.generation
+        for step in 1...40 {
+            try store.write { txn in try txn.put(bytes("\(step)"), for: bytes("k"), in: "t") }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while seen.withLock({ $0.last }) != store.generation, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        replicator.stop()
+        #expect(seen.withLock { $0 } == Array((start + 1)...store.generation))
+        #expect(try replica.read().get(bytes("k"), in: "t") == bytes("40"))
+    }
+
+    private func snapshotNames(_ store: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots").filter { $0.hasSuffix(".folio") }
+            .sorted()
+    }
+}
+
+/// A destination that fails its n-th write (or its next sync) from when it is armed, as a
+/// full disk or a lost mount would.
+final class FailingDestination: ReplicaDestination, @unchecked Sendable {
+    let inner: DirectoryReplica
+    private let lock = NSLock()
+    private var writesLeft: Int?
+    private var failSync = false
+
+    init(_ inner: DirectoryReplica) { self.inner = inner }
+    var name: String { inner.name }
+
+    func failAfter(_ writes: Int?, failSync: Bool) {
+        lock.withLock {
+            writesLeft = writes
+            self.failSync = failSync
+        }
+    }
+
+    private func fail(_ operation: String) -> StorageError {
+        .io(operation: operation, path: inner.path, code: 28)  // ENOSPC
+    }
+
+    func holdings() throws(StorageError) -> ReplicaHoldings? { try inner.holdings() }
+    func begin(info: [UInt8]) throws(StorageError) { try inner.begin(info: info) }
+    func write(_ bytes: [UInt8], toSnapshot number: UInt64, at offset: UInt64) throws(StorageError) {
+        let failing = lock.withLock { () -> Bool in
+            guard let left = writesLeft else { return false }
+            if left == 0 { return true }
+            writesLeft = left - 1
+            return false
+        }
+        if failing {
+            // Half the bytes reach the file first, as a write cut short would leave them.
+            try inner.write(Array(bytes.prefix(bytes.count / 2)), toSnapshot: number, at: offset)
+            throw fail("write")
+        }
+        try inner.write(bytes, toSnapshot: number, at: offset)
+    }
+    func synchronize() throws(StorageError) {
+        if lock.withLock({ failSync }) { throw fail("sync") }
+        try inner.synchronize()
+    }
+    func publish(rootSlot: [UInt8], generation: UInt64) throws(StorageError) {
+        try inner.publish(rootSlot: rootSlot, generation: generation)
+    }
+    func removeSnapshot(_ number: UInt64) throws(StorageError) { try inner.removeSnapshot(number) }
+    func finish() throws(StorageError) { try inner.finish() }
+}
