@@ -28,3 +28,11 @@ public typealias CompactionProgress = FolioStorage.CompactionProgress
 public typealias VerificationProgress = FolioStorage.VerificationProgress
 /// What a backup wrote.
 public typealias BackupReport = FolioStorage.BackupReport
+/// What a replication shipped.
+public typealias ReplicationReport = FolioStorage.ReplicationReport
+/// What a following replication reports: a shipment, or a failure it retries.
+public typealias ReplicationEvent = FolioStorage.ReplicationEvent
+/// Where a replication ships a store, for destinations other than a directory.
+public typealias ReplicaDestination = FolioStorage.ReplicaDestination
+/// What a replica destination holds.
+public typealias ReplicaHoldings = FolioStorage.ReplicaHoldings

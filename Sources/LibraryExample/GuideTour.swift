@@ -24,6 +24,8 @@ public enum GuideTour {
         public var retention: HistoryRetention?
         public var undoneImport: String?
         public var booksAtCheckpoint: (then: Int, now: Int, afterCompaction: Int) = (0, 0, 0)
+        public var replicaCaughtUp = false
+        public var restoredFromReplica: (generation: UInt64, books: Int, booksNow: Int) = (0, 0, 0)
         public var rejectedPublish: LibraryError?
         public var refusedImports: [FolioError] = []
         public var helperCount = 0
@@ -148,6 +150,31 @@ public enum GuideTour {
         report.undoneImport = try await library.undo()
         try await library.persistence.releaseCheckpoint("before import")
 
+        // Backups and replicas: a replica follows the library's commits, and a
+        // point-in-time restore from it brings back the library as it was before a book.
+        let replicaPath = path + "-replica"
+        let restoredPath = path + "-restored"
+        defer {
+            try? FileManager.default.removeItem(atPath: replicaPath)
+            try? FileManager.default.removeItem(atPath: restoredPath)
+        }
+        let replication = Task { try await library.replicate(to: replicaPath) }
+        let beforeLateBook = library.persistence.currentToken
+        var late = SampleData.books(2_020, authors: 40).last!
+        late.title += " (late)"
+        try await library.add(late)
+        report.replicaCaughtUp = try await waitForReplica(at: replicaPath, toReach: library.persistence.currentToken)
+        replication.cancel()
+        try await replication.value
+        let restored = try Library.restore(from: replicaPath, at: beforeLateBook, into: restoredPath)
+        let restoredStore = try Persistence(readingFrom: restoredPath)
+        report.restoredFromReplica = (
+            restored.generation, try await restoredStore.datastore(for: BookFormat.self).count(),
+            try await library.books.count()
+        )
+        restoredStore.close()
+        _ = try await library.withdraw(late.id)
+
         // Values by key: counted with the books, set at once, durable after flush.
         report.publishedCount = library.persistence.values[.publishedCount]
         try library.remember(shelf: "glass")
@@ -198,5 +225,18 @@ public enum GuideTour {
         report.memoryCount = try await memoryAuthors.count()
 
         return report
+    }
+
+    /// Waits until the replica at `path` holds `token`'s commit (a reader of it opens there).
+    private static func waitForReplica(at path: String, toReach token: ObservationToken) async throws -> Bool {
+        for _ in 0..<3_000 {
+            if FileManager.default.fileExists(atPath: path + "/root") {
+                let replica = try Persistence(readingFrom: path)
+                defer { replica.close() }
+                if replica.currentToken.generation >= token.generation { return true }
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return false
     }
 }

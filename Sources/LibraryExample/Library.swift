@@ -118,6 +118,22 @@ public struct Library: Sendable {
         return checkpoint
     }
 
+    /// Keeps a replica of the library at `replica` (another disk, a network drive) until the
+    /// task is cancelled: each commit reaches it once durable.
+    public func replicate(to replica: String) async throws {
+        try await persistence.replicate(to: replica)
+    }
+
+    /// Restores the library as the replica at `replica` held it at `token`, into a new
+    /// store at `destination`.
+    public static func restore(
+        from replica: String, at token: ObservationToken, into destination: String
+    ) throws -> BackupReport {
+        let source = try Persistence(readingFrom: replica)
+        defer { source.close() }
+        return try source.backup(to: destination, at: token)
+    }
+
     /// Withdraws a book; returns it.
     public func withdraw(_ id: Book.ID) async throws -> Book {
         try await books.delete(id)

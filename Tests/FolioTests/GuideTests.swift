@@ -68,6 +68,8 @@ import LibraryExample
         #expect(report.booksAtCheckpoint.now == report.booksAtCheckpoint.then + 5)
         #expect(report.booksAtCheckpoint.afterCompaction == report.booksAtCheckpoint.then)
         #expect(report.undoneImport == "Import 5 books")
+        #expect(report.replicaCaughtUp)
+        #expect(report.restoredFromReplica.books + 1 == report.restoredFromReplica.booksNow)
         #expect(report.afterUndo.during == report.afterUndo.before + 1)
         #expect(report.afterUndo.after == report.afterUndo.before)
         // update(where:) in a transaction: every book of author 39 now names author 38.

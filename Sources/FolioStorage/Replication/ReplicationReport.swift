@@ -13,6 +13,18 @@ public struct ReplicationReport: Sendable, Equatable {
     /// compaction and retention removed them), by number.
     public var filesRemoved: [UInt64]
 
+    /// A report of a shipment from `fromGeneration` to `generation`.
+    public init(
+        fromGeneration: UInt64?, generation: UInt64, bytesShipped: UInt64, filesWritten: [UInt64],
+        filesRemoved: [UInt64]
+    ) {
+        self.fromGeneration = fromGeneration
+        self.generation = generation
+        self.bytesShipped = bytesShipped
+        self.filesWritten = filesWritten
+        self.filesRemoved = filesRemoved
+    }
+
     /// True if the replica moved to a newer generation.
     public var advanced: Bool { fromGeneration != generation }
 }

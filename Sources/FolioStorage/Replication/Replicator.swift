@@ -73,6 +73,12 @@ public final class Replicator: Sendable {
         }
     }
 
+    /// The generation of the root the replica last published, as far as this replicator
+    /// knows (nil before its first shipment, or if the replica holds none).
+    public var publishedGeneration: UInt64? {
+        session.withLock { $0?.position?.record.generation }
+    }
+
     /// Ships until ``stop()``: at once, then whenever the source's root file changes (a
     /// watch on its directory, polled every `pollInterval` where the platform cannot
     /// notify), so the replica trails the source by the shipment in flight. A failed
@@ -133,5 +139,18 @@ public final class Replicator: Sendable {
             session = nil
         }
         try destination.finish()
+    }
+}
+
+extension Store {
+    /// A replicator of this store (its directory, read through its file system) to
+    /// `destination`.
+    public func replicator(to destination: any ReplicaDestination) -> Replicator {
+        Replicator(source: path, to: destination, options: options)
+    }
+
+    /// A replica in the directory at `path`, written through this store's file system.
+    public func replicaDirectory(_ path: String) -> DirectoryReplica {
+        DirectoryReplica(path: path, fileSystem: fileSystem)
     }
 }

@@ -58,7 +58,8 @@ enum HelpCommand: Command {
 enum Commands {
     @MainActor static let all: [any Command.Type] = [
         DemoCommand.self, InfoCommand.self, VerifyCommand.self, DumpCommand.self, LogCommand.self,
-        DiffCommand.self, CompactCommand.self, BackupCommand.self, RestoreCommand.self, HelpCommand.self,
+        DiffCommand.self, CompactCommand.self, BackupCommand.self, RestoreCommand.self,
+        ReplicateCommand.self, HelpCommand.self,
     ]
 
     @MainActor static func named(_ name: String) -> (any Command.Type)? {

@@ -1,0 +1,106 @@
+import Foundation
+import FolioStorage
+import Synchronization
+
+// Continuous replication: the store's committed runs shipped to a replica as they become
+// durable (FolioStorage's Replicator), from a persistence.
+
+extension Persistence {
+    /// Replicates the store to the directory at `destination`: another disk, a mounted
+    /// network or cloud drive. It ships the store's snapshot files, then every committed run
+    /// as it becomes durable, off the commit path, until the task is cancelled; with
+    /// `following: false` it ships what is committed now and returns.
+    ///
+    /// The replica is a store at every moment: open it read-only and it follows
+    /// (``Persistence/init(readingFrom:options:)``), restore from it at any generation it
+    /// holds (`folio restore REPLICA NEW --at G`, or ``backup(to:at:progress:)`` on it). It keeps
+    /// the history this store keeps (``setHistoryRetention(_:)``). Killed at any moment, it
+    /// still opens at the last root it published, and the next call resumes from there.
+    ///
+    /// ```swift
+    /// let replication = Task {
+    ///     try await persistence.replicate(to: "/Volumes/Backup/Library.folio")
+    /// }
+    /// // ... the app runs; each commit reaches the replica within a commit's time.
+    /// replication.cancel()  // the replica's newest root is made durable, then it returns
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - destination: a path that does not exist, an empty directory, or a replica of this
+    ///     store.
+    ///   - following: whether to go on shipping each commit until the task is cancelled
+    ///     (the default), or ship once and return.
+    ///   - onEvent: called after each shipment that moved the replica, and after each one
+    ///     that failed (it is retried with a growing delay).
+    /// - Returns: what was shipped in all: from the generation the replica held to the one
+    ///   it holds now.
+    /// - Throws: `FolioError.storage(.replicaDiverged(destination:reason:))` if `destination`
+    ///   holds another store or another history of this one (left as it is);
+    ///   `.storage(.destinationNotEmpty(path:))` if it holds anything else. With
+    ///   `following: false`, the shipment's error too.
+    @discardableResult
+    public nonisolated func replicate(
+        to destination: String, following: Bool = true,
+        onEvent: (@Sendable (ReplicationEvent) -> Void)? = nil
+    ) async throws(FolioError) -> ReplicationReport {
+        try await replicate(to: core.store.replicaDirectory(destination), following: following, onEvent: onEvent)
+    }
+
+    /// Replicates the store to `destination`, any ``ReplicaDestination`` (object storage or
+    /// a server, implemented by another package), as ``replicate(to:following:onEvent:)-(String,_,_)``
+    /// does to a directory.
+    @discardableResult
+    public nonisolated func replicate(
+        to destination: any ReplicaDestination, following: Bool = true,
+        onEvent: (@Sendable (ReplicationEvent) -> Void)? = nil
+    ) async throws(FolioError) -> ReplicationReport {
+        core.store.followIfRootFileChanged()
+        let replicator = core.store.replicator(to: destination)
+        if !following {
+            return try FolioError.wrap { () throws(StorageError) in
+                defer { try? replicator.close() }
+                return try replicator.ship()
+            }
+        }
+        let total = Mutex<ReplicationReport?>(nil)
+        let outcome: Result<Void, StorageError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let thread = Thread {
+                    do throws(StorageError) {
+                        try replicator.follow { event in
+                            if case .shipped(let report) = event {
+                                total.withLock { total in
+                                    guard let sum = total else {
+                                        total = report
+                                        return
+                                    }
+                                    total = ReplicationReport(
+                                        fromGeneration: sum.fromGeneration, generation: report.generation,
+                                        bytesShipped: sum.bytesShipped + report.bytesShipped,
+                                        filesWritten: Array(Set(sum.filesWritten + report.filesWritten)).sorted(),
+                                        filesRemoved: sum.filesRemoved + report.filesRemoved)
+                                }
+                            }
+                            onEvent?(event)
+                        }
+                        try replicator.close()
+                        continuation.resume(returning: .success(()))
+                    } catch {
+                        try? replicator.close()
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+                thread.name = "folio replication"
+                thread.start()
+            }
+        } onCancel: {
+            replicator.stop()
+        }
+        if case .failure(let error) = outcome { throw .storage(error) }
+        if let report = total.withLock({ $0 }) { return report }
+        let generation = replicator.publishedGeneration
+        return ReplicationReport(
+            fromGeneration: generation, generation: generation ?? 0, bytesShipped: 0, filesWritten: [],
+            filesRemoved: [])
+    }
+}
