@@ -104,7 +104,7 @@ import FolioStorage
         let cases: [([String], String)] = [
             (
                 [],
-                "missing command; the commands are demo, info, verify, dump, log, diff, compact, backup, restore, help"
+                "missing command; the commands are demo, info, verify, dump, log, diff, compact, backup, restore, replicate, help"
             ),
             (["frobnicate"], "unknown command 'frobnicate'"),
             (["--frobnicate"], "unknown option --frobnicate"),

@@ -2,6 +2,7 @@ import Testing
 import Foundation
 @_spi(Engine) import Folio
 import FolioStorage
+import FolioTestSupport
 import LibraryExample
 
 /// `folio log STORE [--limit N]` and `folio diff STORE FROM [TO] [--datastore KEY] [--json]`.
@@ -66,6 +67,59 @@ import LibraryExample
         let all = try folio("log", path, "--limit", "100").lines
         #expect(
             all.contains { $0.hasPrefix("generation \(after)  ") && $0.hasSuffix("  checkpoint \"before more\"") })
+    }
+
+    /// `folio replicate`: `--once` makes a replica that is a store (info, verify, restore at
+    /// a past generation); following, it ships each later commit and exits 0 on SIGINT; a
+    /// replica of another store is refused (exit 3) and left as it was.
+    @Test func replicateMakesAReplicaThatRestoresThePast() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replica = directory.child("replica")
+        let (before, after) = try await Self.makeStore(at: path)
+        let once = try folio("replicate", path, replica, "--once")
+        #expect(once.status == 0, "\(once)")
+        #expect(once.lines.first?.hasPrefix("replicated generation \(after) of ") == true, "\(once)")
+        #expect(try folio("verify", replica, "--quiet").status == 0)
+        let restored = try folio("restore", replica, directory.child("restored"), "--at", "\(before)")
+        #expect(restored.status == 0, "\(restored)")
+        let atBefore = try Persistence(readingFrom: directory.child("restored"))
+        #expect(try await atBefore.datastore(for: AuthorFormat.self).load(...).collect().map(\.id) == [1, 2, 3])
+        atBefore.close()
+
+        // Following: a later commit reaches the replica; SIGINT ends it cleanly.
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: try ProjectExecutable.path("folio"))
+        follower.arguments = ["replicate", path, replica]
+        follower.standardOutput = FileHandle.nullDevice
+        try follower.run()
+        let latest: UInt64
+        do {
+            let persistence = try Persistence(at: path)
+            defer { persistence.close() }
+            try await persistence.datastore(for: AuthorFormat.self).persist(Author(id: 7, name: "Later", born: 2))
+            latest = persistence.currentToken.generation
+        }
+        var reached = false
+        for _ in 0..<2_000 where !reached {
+            let reader = try Persistence(readingFrom: replica)
+            reached = reader.currentToken.generation == latest
+            reader.close()
+            if !reached { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(reached)
+        follower.interrupt()
+        follower.waitUntilExit()
+        #expect(follower.terminationReason == .exit && follower.terminationStatus == 0)
+
+        // Another store's replica is refused.
+        let other = directory.child("other")
+        _ = try await Self.makeStore(at: other)
+        let refused = try folio("replicate", other, replica, "--once")
+        #expect(refused.status == 3, "\(refused)")
+        #expect(refused.errors.contains("holds another history than its source"), "\(refused)")
+        #expect(try folio("verify", replica, "--quiet").status == 0)
     }
 
     /// `folio restore --at/--checkpoint/--time`: the store as it was, or a clear error.

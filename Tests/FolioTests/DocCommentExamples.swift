@@ -185,6 +185,14 @@ enum DocCommentExamples {
         try persistence.backup(to: restoredPath, at: checkpoint.token)
     }
 
+    static func replicatingUntilCancelled(persistence: Persistence<ReadWrite>) async throws {
+        let replication = Task {
+            try await persistence.replicate(to: "/Volumes/Backup/Library.folio")
+        }
+        // ... the app runs; each commit reaches the replica within a commit's time.
+        replication.cancel()  // the replica's newest root is made durable, then it returns
+    }
+
     static func keepingHistory(
         persistence: Persistence<ReadWrite>, books: Datastore<BookFormat, ReadWrite>,
         importBooks: () async throws -> Void

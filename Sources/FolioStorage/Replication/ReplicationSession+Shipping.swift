@@ -91,7 +91,9 @@ extension ReplicationSession {
                 segments.append(Segment(file: file, from: at, to: end))
                 break
             }
-            if let position, file.number < position.record.snapshotFile, position.file != nil {
+            // File numbers only grow along a chain: one that passes below the replica's file
+            // without reaching it is another history.
+            if let position, file.number < position.record.snapshotFile {
                 throw .replicaDiverged(
                     destination: name,
                     reason: "the source's history passes from file \(file.number) over the replica's file "
@@ -100,7 +102,7 @@ extension ReplicationSession {
             segments.append(Segment(file: file, from: 0, to: end))
             let first = try Self.firstCommit(in: file, before: end)
             guard let previous = first.previous else {
-                if let position, position.file != nil {
+                if let position {
                     throw .replicaDiverged(
                         destination: name,
                         reason:
@@ -116,7 +118,21 @@ extension ReplicationSession {
                 older = try ReplicationSession.openSourceFile(
                     previous.fileNumber, layout: replicator.sourceLayout, fileSystem: replicator.options.fileSystem)
             }
-            guard let older else { break }
+            guard let older else {
+                // The source no longer has the file: the replica's history starts after it.
+                // A continuation of the replica's root reaches it at or past that root.
+                if let position,
+                    previous.fileNumber < position.record.snapshotFile
+                        || (previous.fileNumber == position.record.snapshotFile
+                            && (previous.address.end < position.record.committedLength
+                                || first.generation <= position.record.generation))
+                {
+                    throw .replicaDiverged(
+                        destination: name,
+                        reason: "its generation \(position.record.generation) is not in the source's history")
+                }
+                break
+            }
             file = older
             end = previous.address.end
         }

@@ -82,10 +82,12 @@ public final class Replicator: Sendable {
     /// Ships until ``stop()``: at once, then whenever the source's root file changes (a
     /// watch on its directory, polled every `pollInterval` where the platform cannot
     /// notify), so the replica trails the source by the shipment in flight. A failed
-    /// shipment is retried with a growing delay (up to 30 s) and reported to `onEvent`; a
-    /// destination that holds another history ends it with
-    /// ``StorageError/replicaDiverged(destination:reason:)``. Blocks the calling thread;
-    /// run it on one of its own.
+    /// shipment is retried with a growing delay (up to 30 s) and reported to `onEvent`,
+    /// except when no retry can succeed: a destination that holds another history
+    /// (``StorageError/replicaDiverged(destination:reason:)``) or something other than a
+    /// replica (``StorageError/destinationNotEmpty(path:)``), or a source that is not a
+    /// store this build reads, which end it with that error. Blocks the calling thread; run
+    /// it on one of its own.
     public func follow(
         pollInterval: Duration = .milliseconds(250),
         onEvent: @escaping @Sendable (ReplicationEvent) -> Void = { _ in }
@@ -106,7 +108,7 @@ public final class Replicator: Sendable {
                 failures = 0
                 if report.advanced { onEvent(.shipped(report)) }
             } catch {
-                if case .replicaDiverged = error { throw error }
+                if Self.isPermanent(error) { throw error }
                 failures += 1
                 delay = min(.milliseconds(100) * (1 << min(failures, 9)), .seconds(30))
                 onEvent(.failed(error, retryingIn: delay))
@@ -121,6 +123,17 @@ public final class Replicator: Sendable {
             let (seconds, attoseconds) = delay.components
             let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
             _ = wake.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        }
+    }
+
+    /// Errors no retry can mend: the destination holds something else, the source is not
+    /// a store this build reads.
+    static func isPermanent(_ error: StorageError) -> Bool {
+        switch error {
+        case .replicaDiverged, .destinationNotEmpty, .notAStore, .storeNotFound, .unsupportedFormatVersion:
+            return true
+        default:
+            return false
         }
     }
 

@@ -53,7 +53,9 @@ enum ReplicateCommand: Command {
         // Opening the source first gives its usual errors (no store, not a store, a newer
         // format) before anything is created at DEST.
         try StoreAccess.openForReading(path).close()
-        let replicator = Replicator(source: path, to: DirectoryReplica(path: destination))
+        // Failures are reported once, with their retry delay, by `report`.
+        let options = StoreOptions(createIfMissing: false, autoCompaction: nil, log: { _ in })
+        let replicator = Replicator(source: path, to: DirectoryReplica(path: destination), options: options)
         if arguments.flag("once") {
             let clock = ContinuousClock()
             let start = clock.now

@@ -196,6 +196,30 @@ import FolioTestSupport
             if case .replicaDiverged = error as? StorageError { return true }
             return false
         }
+        // Another store created in the same second (the same info file), whose files are
+        // numbered below the replica's: file numbers only grow along one history.
+        let compacted = try Store.open(at: other, options: testOptions())
+        _ = try compacted.compact()
+        _ = try compacted.compact()
+        compacted.close()
+        let sameSecond = directory.child("same-second")
+        let young = try Store.open(at: sameSecond, options: testOptions())
+        try young.write { txn in try txn.put(bytes("d"), for: bytes("d"), in: "t") }
+        young.close()
+        let laterReplica = directory.child("later-replica")
+        try Replicator(source: other, to: DirectoryReplica(path: laterReplica)).ship()
+        try FileManager.default.removeItem(atPath: "\(sameSecond)/info")
+        try FileManager.default.copyItem(atPath: "\(other)/info", toPath: "\(sameSecond)/info")
+        #expect {
+            try Replicator(source: sameSecond, to: DirectoryReplica(path: laterReplica)).ship()
+        } throws: { error in
+            if case .replicaDiverged = error as? StorageError { return true }
+            return false
+        }
+        #expect(
+            try Store.openReadOnly(at: laterReplica, options: testOptions()).read().get(bytes("c"), in: "t")
+                == bytes("c"))
+
         let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
         defer { replica.close() }
         #expect(replica.generation == replicaGeneration)
