@@ -63,7 +63,7 @@ extension Persistence {
             }
         }
         let total = Mutex<ReplicationReport?>(nil)
-        let outcome: Result<Void, StorageError> = await withTaskCancellationHandler {
+        let outcome: Result<UInt64?, StorageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let thread = Thread {
                     do throws(StorageError) {
@@ -84,7 +84,7 @@ extension Persistence {
                             onEvent?(event)
                         }
                         try replicator.close()
-                        continuation.resume(returning: .success(()))
+                        continuation.resume(returning: .success(replicator.publishedGeneration))
                     } catch {
                         try? replicator.close()
                         continuation.resume(returning: .failure(error))
@@ -96,9 +96,12 @@ extension Persistence {
         } onCancel: {
             replicator.stop()
         }
-        if case .failure(let error) = outcome { throw .storage(error) }
+        let generation: UInt64?
+        switch outcome {
+        case .failure(let error): throw .storage(error)
+        case .success(let published): generation = published
+        }
         if let report = total.withLock({ $0 }) { return report }
-        let generation = replicator.publishedGeneration
         return ReplicationReport(
             fromGeneration: generation, generation: generation ?? 0, bytesShipped: 0, filesWritten: [],
             filesRemoved: [])

@@ -7,9 +7,15 @@ import Synchronization
 ///
 /// Its root file is written as a writer writes the store's own (Docs/Format.md §8): a slot
 /// in place with one write, alternately, the root file synced before a slot would be 64
-/// generations ahead of the one known durable. So a replica's reader sees each published
-/// root at once, and after a power cut the replica opens at a root at most 64 generations
-/// older than the last published, which the replicator ships again.
+/// generations ahead of the one known durable, and after a write that alone is that far
+/// ahead. So a replica's reader sees each published root at once, and after a power cut
+/// the replica opens at a root at most 64 generations older than the last published, which
+/// the replicator ships again.
+///
+/// While a replicator uses it, it holds the replica's writer lock (`lock`, Docs/Format.md
+/// §2): a writer opened on the replica cannot commit over what is shipped, and a second
+/// replicator of the same replica fails with ``StorageError/lockedByAnotherWriter(path:)``
+/// (and retries).
 ///
 /// ```swift
 /// let replicator = Replicator(source: storePath, to: DirectoryReplica(path: "/mnt/backup/library"))
@@ -30,7 +36,11 @@ public final class DirectoryReplica: ReplicaDestination {
         // and every access is under the mutex.
         var snapshots: [UInt64: any StorageFile] = [:]
         var written: Set<UInt64> = []
-        var createdFile = false
+        /// Whether the snapshots directory must be synced before a root names what was
+        /// written: a file this object created, or one a killed replicator created, whose
+        /// name may not be durable. So the first synchronize of a session always syncs it.
+        var directoryUnsynced = true
+        var lock: (any FileLock)?
         var root: (any StorageFile)?
         /// The slot known durable, and its generation.
         var anchor = 0
@@ -47,14 +57,21 @@ public final class DirectoryReplica: ReplicaDestination {
     }
 
     deinit {
-        state.withLock { files in
-            for handle in files.snapshots.values { handle.close() }
-            files.root?.close()
-        }
+        state.withLock { files in Self.closeAll(&files) }
     }
 
+    private static func closeAll(_ files: inout OpenFiles) {
+        for handle in files.snapshots.values { handle.close() }
+        files.root?.close()
+        files.lock?.unlock()
+        files = OpenFiles()
+    }
+
+    /// Starts a session: whatever this object held open from an earlier one (a handle gone
+    /// stale with a remounted drive) is closed, and the replica's lock is taken.
     public func holdings() throws(StorageError) -> ReplicaHoldings? {
         let fs = fileSystem
+        state.withLock { files in Self.closeAll(&files) }
         switch fs.itemKind(at: layout.directory) {
         case nil: return nil
         case .file?: throw .destinationNotEmpty(path: layout.directory)
@@ -65,28 +82,53 @@ public final class DirectoryReplica: ReplicaDestination {
         guard names.allSatisfy({ StoreLayout.knownNames.contains($0) }) else {
             throw .destinationNotEmpty(path: layout.directory)
         }
-        // A replica begun but cut off before its info file was written holds nothing yet.
-        guard names.contains("info") else { return nil }
+        // A replica begun but cut off before its info file was written holds nothing yet;
+        // a store's files without one are not a replica's.
+        guard names.contains("info") else {
+            let snapshots =
+                fs.itemKind(at: layout.snapshots) == .directory ? try fs.contentsOfDirectory(layout.snapshots) : []
+            if names.contains("root") || !snapshots.isEmpty { throw .destinationNotEmpty(path: layout.directory) }
+            return nil
+        }
+        try takeLock()
         let info = try readAll(layout.info)
         let rootFile = fs.itemKind(at: layout.root) == .file ? try readAll(layout.root) : []
-        var snapshots: [UInt64: UInt64] = [:]
-        if fs.itemKind(at: layout.snapshots) == .directory {
-            for name in try fs.contentsOfDirectory(layout.snapshots) {
-                guard let number = StoreLayout.snapshotNumber(fromName: name) else { continue }
-                let file = try fs.open(layout.snapshot(number), mode: .readOnly)
-                defer { file.close() }
-                snapshots[number] = try file.size()
-            }
-        }
-        return ReplicaHoldings(info: info, rootFile: rootFile, snapshots: snapshots)
+        return ReplicaHoldings(info: info, rootFile: rootFile, snapshots: try snapshotLengths())
     }
 
+    private func snapshotLengths() throws(StorageError) -> [UInt64: UInt64] {
+        let fs = fileSystem
+        var snapshots: [UInt64: UInt64] = [:]
+        guard fs.itemKind(at: layout.snapshots) == .directory else { return snapshots }
+        for name in try fs.contentsOfDirectory(layout.snapshots) {
+            guard let number = StoreLayout.snapshotNumber(fromName: name) else { continue }
+            let file = try fs.open(layout.snapshot(number), mode: .readOnly)
+            defer { file.close() }
+            snapshots[number] = try file.size()
+        }
+        return snapshots
+    }
+
+    /// Creates the replica's directory if needed (its parent must exist: a missing parent
+    /// is more likely an unmounted drive than a place to create), then its info file.
     public func begin(info: [UInt8]) throws(StorageError) {
         let fs = fileSystem
-        if fs.itemKind(at: layout.directory) == nil { try Store.createDirectories(layout.directory, fileSystem: fs) }
+        if fs.itemKind(at: layout.directory) == nil {
+            try fs.createDirectory(layout.directory)
+            try fs.syncDirectory(StoragePath.parent(of: layout.directory))
+        }
+        try takeLock()
         if fs.itemKind(at: layout.snapshots) == nil { try fs.createDirectory(layout.snapshots) }
         try fs.syncDirectory(layout.directory)
         try fs.replaceAtomically(layout.info, with: info, temporaryPath: layout.infoTemporary)
+    }
+
+    private func takeLock() throws(StorageError) {
+        let fs = fileSystem
+        let path = layout.lock
+        try state.withLock { files throws(StorageError) in
+            if files.lock == nil { files.lock = try fs.lock(path) }
+        }
     }
 
     public func write(_ bytes: [UInt8], toSnapshot number: UInt64, at offset: UInt64) throws(StorageError) {
@@ -97,7 +139,7 @@ public final class DirectoryReplica: ReplicaDestination {
             if let open = files.snapshots[number] {
                 handle = open
             } else {
-                if fs.itemKind(at: path) == nil { files.createdFile = true }
+                if fs.itemKind(at: path) == nil { files.directoryUnsynced = true }
                 handle = try fs.open(path, mode: .create)
                 files.snapshots[number] = handle
             }
@@ -110,11 +152,18 @@ public final class DirectoryReplica: ReplicaDestination {
         let fs = fileSystem
         let snapshots = layout.snapshots
         try state.withLock { files throws(StorageError) in
-            for number in files.written.sorted() { try files.snapshots[number]?.syncData() }
+            for number in files.written.sorted() {
+                guard let handle = files.snapshots[number] else {
+                    throw .io(
+                        operation: "sync", path: StoragePath.join(snapshots, StoreLayout.snapshotName(number)),
+                        code: SystemError.badDescriptor)
+                }
+                try handle.syncData()
+            }
             files.written = []
-            if files.createdFile {
+            if files.directoryUnsynced {
                 try fs.syncDirectory(snapshots)
-                files.createdFile = false
+                files.directoryUnsynced = false
             }
         }
     }
@@ -142,17 +191,26 @@ public final class DirectoryReplica: ReplicaDestination {
             guard let root = files.root else { return }
             // The anchor invariant (RootSlots.swift): only the slot that is not the anchor
             // is written; before a write that would put it 64 generations ahead, the root
-            // file is synced and the slot written last becomes the anchor.
-            if let lazy = files.lazyGeneration, generation >= files.anchorGeneration + RootSlots.maximumAnchorLag {
-                try root.syncData()
-                files.anchor = 1 - files.anchor
-                files.anchorGeneration = lazy
-                files.lazyGeneration = nil
+            // file is synced and the slot written last becomes the anchor, and so after a
+            // write that alone is that far ahead: the anchor never lags more.
+            let lag = RootSlots.maximumAnchorLag
+            if files.lazyGeneration != nil, generation &- files.anchorGeneration >= lag {
+                try Self.syncLazySlot(&files, root: root)
             }
             let slot = 1 - files.anchor
             try root.write(rootSlot, at: UInt64(RootRecord.slotOffset(slot, fileLength: RootRecord.fileSize)))
             files.lazyGeneration = generation
+            if generation &- files.anchorGeneration >= lag { try Self.syncLazySlot(&files, root: root) }
         }
+    }
+
+    /// Syncs the root file: the slot written last is durable, and becomes the anchor.
+    private static func syncLazySlot(_ files: inout OpenFiles, root: any StorageFile) throws(StorageError) {
+        guard let lazy = files.lazyGeneration else { return }
+        try root.syncData()
+        files.anchor = 1 - files.anchor
+        files.anchorGeneration = lazy
+        files.lazyGeneration = nil
     }
 
     /// Opens an existing root file for in-place slot writes: synced first, so that whichever
@@ -169,14 +227,13 @@ public final class DirectoryReplica: ReplicaDestination {
                         detail: "replica root file is \(bytes.count) bytes, expected \(RootRecord.fileSize)"))
             }
             try handle.syncData()
-            var generations: [UInt64?] = [nil, nil]
-            for slot in 0..<2 where !RootRecord.slotIsEmpty(bytes, slot: slot) {
-                generations[slot] = try? RootRecord.decodeSlot(bytes, slot: slot, file: layout.root).generation
-            }
-            let anchor = (generations[1] ?? 0) > (generations[0] ?? 0) ? 1 : 0
+            // The anchor is the slot the replica opens at (what the replicator resumed
+            // from), so the slot written next is the other one.
+            let snapshots = try snapshotLengths()
+            let usable = ReplicaRoots.usable(bytes, file: layout.root, snapshots: snapshots)
             files.root = handle
-            files.anchor = anchor
-            files.anchorGeneration = generations[anchor] ?? 0
+            files.anchor = usable?.slot ?? 0
+            files.anchorGeneration = usable?.record.generation ?? 0
             files.lazyGeneration = nil
         } catch {
             handle.close()
@@ -193,18 +250,16 @@ public final class DirectoryReplica: ReplicaDestination {
         if fileSystem.itemKind(at: path) != nil { try fileSystem.remove(path) }
     }
 
+    public func makePublishedRootDurable() throws(StorageError) {
+        try state.withLock { files throws(StorageError) in
+            if let root = files.root { try Self.syncLazySlot(&files, root: root) }
+        }
+    }
+
     public func finish() throws(StorageError) {
         try state.withLock { files throws(StorageError) in
-            if let root = files.root, let lazy = files.lazyGeneration {
-                try root.syncData()
-                files.anchor = 1 - files.anchor
-                files.anchorGeneration = lazy
-                files.lazyGeneration = nil
-            }
-            for handle in files.snapshots.values { handle.close() }
-            files.snapshots = [:]
-            files.root?.close()
-            files.root = nil
+            if let root = files.root { try Self.syncLazySlot(&files, root: root) }
+            Self.closeAll(&files)
         }
     }
 

@@ -9,9 +9,10 @@
 /// holds the last root it published and every byte that root reaches. Bytes written but
 /// not yet named by a published root are untrusted: the replicator sends them again.
 ///
-/// Every call comes from one thread at a time (the replicator's); a destination need not
-/// be safe to share between two replicators, and two replicators must not ship to one
-/// destination at once.
+/// A session begins with ``holdings()`` and ends with ``finish()``. Every call comes from one
+/// thread at a time (the replicator's); a destination need not be safe to share between two
+/// replicators, and should refuse a second replicator while one ships (as
+/// ``DirectoryReplica`` does with a lock).
 public protocol ReplicaDestination: AnyObject, Sendable {
     /// A description for messages (a path or an address).
     var name: String { get }
@@ -39,10 +40,17 @@ public protocol ReplicaDestination: AnyObject, Sendable {
     /// long as some earlier published slot stays durable until then.
     func publish(rootSlot: [UInt8], generation: UInt64) throws(StorageError)
 
-    /// Removes snapshot file `number`, which no published root's chain needs any more.
+    /// Makes the last published root durable: after a power cut the replica opens at it
+    /// (or later). Called before a snapshot file that an earlier root named is removed.
+    func makePublishedRootDurable() throws(StorageError)
+
+    /// Removes snapshot file `number`: no root the replica may open at names it, or reaches
+    /// it along the chain (the root naming the file after it is durable).
     func removeSnapshot(_ number: UInt64) throws(StorageError)
 
-    /// Makes the last published root durable. Called when the replicator stops.
+    /// Makes the last published root durable and lets go of what the destination holds
+    /// open (its lock included). Called when the replicator stops; the next call after it
+    /// is ``holdings()``.
     func finish() throws(StorageError)
 }
 

@@ -13,16 +13,20 @@ extension ReplicationSession {
         _ = try source.refresh()
         let newest = try source.read().root
         let from = position?.record.generation
-        if let position, Store.sameCommit(position.record, newest.record) {
-            return ReplicationReport(
-                fromGeneration: from, generation: from ?? 0, bytesShipped: 0, filesWritten: [], filesRemoved: [])
-        }
         if let position, newest.record.generation <= position.record.generation {
-            throw .replicaDiverged(
-                destination: destination.name,
-                reason:
-                    "the source is at generation \(newest.record.generation), the replica at \(position.record.generation)"
-            )
+            // Nothing to ship, if the source still holds the replica's root: its reader may
+            // see an older slot for a while (a torn read of the slot a writer is writing, or
+            // a lost slot write its recovery rewrites). Files a killed shipment left to
+            // remove go now.
+            guard try sourceHolds(position.record, replicator: replicator) else {
+                throw .replicaDiverged(
+                    destination: destination.name,
+                    reason: "its generation \(position.record.generation) is not in the source's history")
+            }
+            let removed = try removeFilesTheSourceLacks(keeping: position.record.snapshotFile, replicator: replicator)
+            return ReplicationReport(
+                fromGeneration: from, generation: position.record.generation, bytesShipped: 0, filesWritten: [],
+                filesRemoved: removed)
         }
         let segments = try plan(to: newest, replicator: replicator)
         var bytes: UInt64 = 0
@@ -51,20 +55,62 @@ extension ReplicationSession {
         try destination.publish(rootSlot: newest.record.encodedSlot(), generation: newest.record.generation)
         position = Position(record: newest.record, file: newest.file)
 
-        // Files the source no longer has go from the replica too, once its root is past
-        // them (a reader of the replica that still reads one keeps it open: POSIX keeps an
-        // unlinked file readable, as for the source's own retention).
-        var removed: [UInt64] = []
-        for number in replicaFiles.sorted() where number != newest.record.snapshotFile {
-            if replicator.options.fileSystem.itemKind(at: replicator.sourceLayout.snapshot(number)) == nil {
-                try destination.removeSnapshot(number)
-                replicaFiles.remove(number)
-                removed.append(number)
-            }
-        }
+        let removed = try removeFilesTheSourceLacks(keeping: newest.record.snapshotFile, replicator: replicator)
         return ReplicationReport(
             fromGeneration: from, generation: newest.record.generation, bytesShipped: bytes,
             filesWritten: written.sorted(), filesRemoved: removed)
+    }
+
+    /// Files the source no longer has go from the replica too, once the root that moved
+    /// past them is durable (so no root the replica may open at after a power cut names one),
+    /// and only when the source says "no such file": any other failure to open it keeps it.
+    /// A reader of the replica still reading one keeps it open: POSIX keeps an unlinked file
+    /// readable, as for the source's own retention.
+    private func removeFilesTheSourceLacks(
+        keeping current: UInt64, replicator: Replicator
+    ) throws(StorageError)
+        -> [UInt64]
+    {
+        let fs = replicator.options.fileSystem
+        let gone = replicaFiles.sorted().filter { number in
+            guard number != current else { return false }
+            do throws(StorageError) {
+                try fs.open(replicator.sourceLayout.snapshot(number), mode: .readOnly).close()
+                return false
+            } catch {
+                if case .io(_, _, let code) = error, code == SystemError.notFound { return true }
+                return false
+            }
+        }
+        guard !gone.isEmpty else { return [] }
+        try replicator.destination.makePublishedRootDurable()
+        for number in gone {
+            try replicator.destination.removeSnapshot(number)
+            replicaFiles.remove(number)
+        }
+        return gone
+    }
+
+    /// Whether the source's file of `record` (the one at its path; the file held open if the
+    /// name is gone) holds `record`'s commit page with its chain value.
+    private func sourceHolds(_ record: RootRecord, replicator: Replicator) throws(StorageError) -> Bool {
+        guard let file = try sourceFile(record.snapshotFile, replicator: replicator) else { return false }
+        return (try? file.storedChecksum(at: record.commitPage)) == record.chain
+    }
+
+    /// Source snapshot file `number`: the file at its path, or, if the name is gone and it
+    /// is the file of the replica's root, the one held open since (a compaction's retention
+    /// removed it before the shipment that finishes it). The path comes first: a source
+    /// replaced by another copy has another file under the same name, which the chain
+    /// checks then meet.
+    private func sourceFile(_ number: UInt64, replicator: Replicator) throws(StorageError) -> SnapshotFile? {
+        if let opened = try ReplicationSession.openSourceFile(
+            number, layout: replicator.sourceLayout, fileSystem: replicator.options.fileSystem)
+        {
+            return opened
+        }
+        if let position, number == position.record.snapshotFile { return position.file }
+        return nil
     }
 
     /// The segments that take the replica from its published root to `newest`, oldest
@@ -111,14 +157,7 @@ extension ReplicationSession {
                 }
                 break
             }
-            let older: SnapshotFile?
-            if let position, previous.fileNumber == position.record.snapshotFile {
-                older = position.file
-            } else {
-                older = try ReplicationSession.openSourceFile(
-                    previous.fileNumber, layout: replicator.sourceLayout, fileSystem: replicator.options.fileSystem)
-            }
-            guard let older else {
+            guard let older = try sourceFile(previous.fileNumber, replicator: replicator) else {
                 // The source no longer has the file: the replica's history starts after it.
                 // A continuation of the replica's root reaches it at or past that root.
                 if let position,

@@ -46,13 +46,23 @@ final class ReplicationSession: @unchecked Sendable {
             infoFile.close()
             let newest = try source.read().root.record
             guard newest.formatVersion >= 2 else {
-                throw .unsupportedFormatVersion(path: replicator.sourcePath, found: newest.formatVersion, supported: 2)
+                throw .notAStore(
+                    path: replicator.sourcePath,
+                    reason: "it is a version 1 store, which replication does not read; open it for writing once to "
+                        + "upgrade it")
             }
             let destination = replicator.destination
             guard let holdings = try destination.holdings() else {
+                // A replica this replicator has seen is not started over when it disappears:
+                // more likely an unmounted drive than a wish for a new one.
+                if replicator.hasSeenReplica {
+                    throw .io(operation: "open replica", path: destination.name, code: SystemError.notFound)
+                }
                 try destination.begin(info: info)
+                replicator.hasSeenReplica = true
                 return ReplicationSession(source: source, position: nil, replicaFiles: [])
             }
+            replicator.hasSeenReplica = true
             guard holdings.info == info else {
                 throw .replicaDiverged(
                     destination: destination.name, reason: "it holds a replica of another store (its info file differs)"
@@ -66,9 +76,11 @@ final class ReplicationSession: @unchecked Sendable {
             if let sourceFile {
                 // The source still has the file of the replica's root: its commit page there
                 // must be the one the replica published (same chain value), or the source is
-                // another history (restored from an older copy, or replaced).
+                // another history (restored from an older copy, or replaced). The source's
+                // own root may be older than the replica's for a while (a torn or lost slot
+                // that its writer's recovery rewrites): that is no divergence.
                 let chain = try? sourceFile.storedChecksum(at: published.commitPage)
-                guard chain == published.chain, newest.generation >= published.generation else {
+                guard chain == published.chain else {
                     throw .replicaDiverged(
                         destination: destination.name,
                         reason: "its generation \(published.generation) is not in the source's history")
@@ -92,22 +104,14 @@ final class ReplicationSession: @unchecked Sendable {
     {
         let bytes = holdings.rootFile
         guard !bytes.isEmpty else { return nil }
+        let path = StoragePath.join(destination, "root")
         guard bytes.count == RootRecord.fileSize else {
             throw .corruption(
                 Corruption(
-                    file: StoragePath.join(destination, "root"), offset: 0,
+                    file: path, offset: 0,
                     detail: "replica root file is \(bytes.count) bytes, expected \(RootRecord.fileSize)"))
         }
-        var candidates: [RootRecord] = []
-        for slot in 0..<2 where !RootRecord.slotIsEmpty(bytes, slot: slot) {
-            if let record = try? RootRecord.decodeSlot(bytes, slot: slot, file: destination) {
-                candidates.append(record)
-            }
-        }
-        candidates.sort { $0.generation > $1.generation }
-        return candidates.first { record in
-            (holdings.snapshots[record.snapshotFile] ?? 0) >= record.committedLength
-        }
+        return ReplicaRoots.usable(bytes, file: path, snapshots: holdings.snapshots)?.record
     }
 
     /// Source snapshot file `number`, open, or nil if the source no longer has it.

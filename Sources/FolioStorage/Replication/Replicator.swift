@@ -35,7 +35,17 @@ public final class Replicator: Sendable {
     let sourceLayout: StoreLayout
     private let session = Mutex<ReplicationSession?>(nil)
     private let stopRequested = Atomic<Bool>(false)
+    private let seenReplica = Atomic<Bool>(false)
+    /// The generation of the replica's published root as last known (0: none); kept after
+    /// the session closes.
+    private let published = Atomic<UInt64>(0)
     private let wake = DispatchSemaphore(value: 0)
+
+    /// Whether a session of this replicator found (or began) a replica at the destination.
+    var hasSeenReplica: Bool {
+        get { seenReplica.load(ordering: .relaxed) }
+        set { seenReplica.store(newValue, ordering: .relaxed) }
+    }
 
     /// Bytes read from the source and written to the destination at a time.
     static let chunkSize = 1 << 20
@@ -59,15 +69,26 @@ public final class Replicator: Sendable {
     @discardableResult
     public func ship() throws(StorageError) -> ReplicationReport {
         try session.withLock { session throws(StorageError) in
-            if session == nil { session = try ReplicationSession.start(self) }
+            if session == nil {
+                do throws(StorageError) {
+                    session = try ReplicationSession.start(self)
+                } catch {
+                    try? destination.finish()
+                    throw error
+                }
+            }
             guard let current = session else { throw .closed(path: sourcePath) }
             do throws(StorageError) {
-                return try current.ship(self)
+                let report = try current.ship(self)
+                published.store(report.generation, ordering: .relaxed)
+                return report
             } catch {
                 // Whatever went wrong, the next shipment starts from what the destination
-                // says it holds, not from what this one believed.
+                // says it holds, not from what this one believed; the destination lets go of
+                // its lock meanwhile, as a killed replicator's would.
                 current.close()
                 session = nil
+                try? destination.finish()
                 throw error
             }
         }
@@ -76,7 +97,8 @@ public final class Replicator: Sendable {
     /// The generation of the root the replica last published, as far as this replicator
     /// knows (nil before its first shipment, or if the replica holds none).
     public var publishedGeneration: UInt64? {
-        session.withLock { $0?.position?.record.generation }
+        let generation = published.load(ordering: .relaxed)
+        return generation == 0 ? nil : generation
     }
 
     /// Ships until ``stop()``: at once, then whenever the source's root file changes (a
@@ -98,7 +120,7 @@ public final class Replicator: Sendable {
         }
         defer {
             watch.cancel()
-            try? destination.finish()
+            try? close()
         }
         var failures = 0
         while !stopRequested.load(ordering: .acquiring) {
@@ -120,9 +142,7 @@ public final class Replicator: Sendable {
                 }
                 continue
             }
-            let (seconds, attoseconds) = delay.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            _ = wake.wait(timeout: .now() + .nanoseconds(nanoseconds))
+            _ = wake.wait(timeout: .now() + .milliseconds(Int(min(delay / .milliseconds(1), 3_600_000))))
         }
     }
 
@@ -145,13 +165,16 @@ public final class Replicator: Sendable {
         wake.signal()
     }
 
-    /// Makes the last published root durable and closes what the replicator holds open.
+    /// Makes the last published root durable and closes what the replicator holds open (the
+    /// destination's lock included). A later ``ship()`` starts a new session.
     public func close() throws(StorageError) {
-        session.withLock { session in
+        // Under the session's lock: a shipment in flight on another thread finishes first,
+        // so the destination is never finished between its writes and its publish.
+        try session.withLock { session throws(StorageError) in
             session?.close()
             session = nil
+            try destination.finish()
         }
-        try destination.finish()
     }
 }
 

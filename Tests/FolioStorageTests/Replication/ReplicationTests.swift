@@ -315,6 +315,7 @@ final class FailingDestination: ReplicaDestination, @unchecked Sendable {
     func publish(rootSlot: [UInt8], generation: UInt64) throws(StorageError) {
         try inner.publish(rootSlot: rootSlot, generation: generation)
     }
+    func makePublishedRootDurable() throws(StorageError) { try inner.makePublishedRootDurable() }
     func removeSnapshot(_ number: UInt64) throws(StorageError) { try inner.removeSnapshot(number) }
     func finish() throws(StorageError) { try inner.finish() }
 }

@@ -99,4 +99,24 @@ import FolioStorage
             #expect(try await restored.datastore(for: NoteFormat.self).load(...).collect() == state.notes)
         }
     }
+
+    /// Following a replica that is already up to date, and cancelled before anything moved
+    /// it, reports the generation it holds.
+    @Test func anUpToDateReplicaReportsItsGeneration() async throws {
+        let directory = PastReadsTests.directory()
+        let replicaPath = directory + "-replica"
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: replicaPath)
+        }
+        let persistence = try Persistence(at: directory, options: RetentionTests.options)
+        defer { persistence.close() }
+        try await persistence.datastore(for: NoteFormat.self).persist(Note(id: 0, topic: 0, code: "first"))
+        _ = try await persistence.replicate(to: replicaPath, following: false)
+        let replication = Task { try await persistence.replicate(to: replicaPath) }
+        try await Task.sleep(for: .milliseconds(500))
+        replication.cancel()
+        let report = try await replication.value
+        #expect(report.generation == persistence.currentToken.generation)
+    }
 }
