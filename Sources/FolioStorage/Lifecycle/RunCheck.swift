@@ -7,20 +7,32 @@
 /// offset 64 meets every commit page of the file in generation order. At each one the walk
 /// checks that the page validates as a commit page (§4, §7), that it follows the commit
 /// before it (next generation, a transaction naming that commit as `previous`), and that
-/// its `runChecksum` matches the bytes of its run, seeded with the previous commit page's
-/// chain value. Creation and compaction commits carry no run checksum (the pages before a
-/// compaction's commit are its copy, checked page by page when a generation that still uses
-/// them is copied), nor do the commit pages version 1 wrote (their field is 0).
+/// its `runChecksum` matches its run, seeded with the previous commit page's chain value.
+/// Creation and compaction commits carry no run checksum (the pages before a compaction's
+/// commit are its copy), nor do the commit pages version 1 wrote (their field is 0).
+///
+/// **What is compared with the run checksum.** The run's CRC is continued from each page's
+/// stored checksum and length (``RunChecksum/update(_:sealedPageChecksum:length:fileOffset:)``),
+/// not from a second CRC pass over the page's bytes: that equals the run checksum of the
+/// bytes exactly when every page of the run matches its own stored checksum. So the walk
+/// proves which pages the run holds (their offsets, lengths, kinds and stored checksums, the
+/// commit pages' bytes), and the copy that follows checks each page it copies against its
+/// stored checksum. Together they catch everything that could change what is restored: a
+/// page that is not the one written (a stale page of another history at the same offset, a
+/// torn copy) has another stored checksum and fails the run; a page whose bytes were
+/// damaged after it was written fails its own checksum when the copy reads it. What they do
+/// not catch is damage inside a page no restored generation uses (a dead page), which
+/// cannot change what is restored, so it does not cost the newer generations; and a
+/// restore reads each restored page's bytes through a CRC once instead of twice.
 ///
 /// Damage at offset `x` cannot change a generation whose commit page ends at or before `x`
 /// (nothing of it lies there, and runs are never rewritten), so the newest commit the walk
-/// passed before meeting damage is intact as far as runs can tell: every run up to it
-/// matched. A run's checksum cannot say which of its pages differs, so a run that does not
-/// match taints every generation from it on, even when the damaged page is one no later
-/// generation uses.
+/// passed before meeting damage is intact as far as runs can tell. A run's checksum cannot
+/// say which of its pages differs, so a run that does not match taints every generation
+/// from it on.
 ///
-/// The cost is one sequential read of the file up to the committed end, and one CRC-32C
-/// pass over every transaction run in it (dead pages included).
+/// The cost is one sequential read of the file up to the committed end (in 4 MiB blocks), a
+/// few hundred instructions a page, and one CRC pass over each commit page.
 struct RunCheck {
     /// The newest commit the walk found intact, as the root of its generation (nil if the
     /// walk met damage before the file's first commit page ended).
@@ -77,7 +89,9 @@ struct RunCheck {
             }
             guard kind == .commit else {
                 if check.intact != nil {
-                    crc = reader.withBytes(at: position, count: Int(length)) { RunChecksum.update(crc, $0) }
+                    crc = RunChecksum.update(
+                        crc, sealedPageChecksum: header.littleEndianUInt32(at: 0), length: Int(length),
+                        fileOffset: position)
                 }
                 position += length
                 continue
@@ -165,11 +179,5 @@ private struct BlockReader {
     func array(at offset: UInt64, count: Int) -> [UInt8] {
         let lower = Int(offset - blockStart)
         return Array(block[lower..<lower + count])
-    }
-
-    /// `body` over the `count` bytes at `offset`, which ``holds(_:count:)`` said are in the block.
-    func withBytes<R>(at offset: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        let lower = Int(offset - blockStart)
-        return block.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[lower..<lower + count])) }
     }
 }

@@ -54,8 +54,8 @@ extension Store {
     /// has the generation and contents of the one copied, and no history before it.
     ///
     /// Before copying, it reads the generation's snapshot file once up to the generation's
-    /// commit page and checks every commit run's checksum there (Docs/Format.md §7); while
-    /// copying, every page's checksum. Damage fails the backup (it never steps back to an
+    /// commit page and checks every commit run's checksum there against the pages the run
+    /// holds (Docs/Format.md §7); while copying, every page copied against its own checksum. Damage fails the backup (it never steps back to an
     /// older generation: that is ``restore(from:to:at:options:progress:)``'s choice) and
     /// leaves nothing of the copy behind.
     ///
@@ -75,9 +75,12 @@ extension Store {
     /// still holds, Docs/Format.md §14).
     ///
     /// Nothing damaged is restored. Before copying, the generation's snapshot file is read
-    /// once up to its commit page and every commit run's checksum is checked (Docs/Format.md
-    /// §7); while copying, every page's checksum. Damage at offset `x` of a file cannot touch
-    /// a generation whose commit page ends at or before `x` there, so:
+    /// once up to its commit page and every commit run's checksum is checked against the
+    /// pages the run holds (Docs/Format.md §7; a page replaced by another that passes its
+    /// own checksum, a torn copy, fails it); while copying, every page copied against its
+    /// own checksum. Damage inside a page the restored generation does not use cannot change
+    /// it and is not a reason to step back. Damage at offset `x` of a file cannot touch a
+    /// generation whose commit page ends at or before `x` there, so:
     ///
     /// - with no `generation`, damage (a page or commit page that fails its checksum, a run
     ///   that does not match its run checksum, a file cut short) makes the restore step back

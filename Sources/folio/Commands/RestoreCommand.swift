@@ -21,8 +21,9 @@ enum RestoreCommand: Command {
     static let details = [
         """
         Copies the newest intact generation of BACKUP into a new store at DEST. The snapshot \
-        file is read once to check every commit run's checksum up to that generation, and every \
-        page copied is checked against its own checksum: damage is never restored. If the \
+        file is read once to check every commit run's checksum up to that generation against the \
+        pages the run holds, and every page copied is checked against its own checksum: damage \
+        is never restored. If the \
         newest generation is damaged (a page or commit page that fails its checksum, a run that \
         does not match, a file cut short), the restore steps back to the newest generation that \
         lies wholly before the damage, and says which and why. Refuses to overwrite: DEST must not exist or be an empty directory (restore \

@@ -1,7 +1,7 @@
 import Testing
 import FolioTestSupport
 
-@testable import FolioStorage
+@_spi(Testing) @testable import FolioStorage
 
 /// `Store.restore(from:to:at:)` checks what it restores: every commit run's checksum and every
 /// copied page's. With no generation asked for, damage makes it restore the newest generation
@@ -143,6 +143,52 @@ import FolioTestSupport
             try Store.restore(from: Self.path, to: "/stores/at8", at: 8, options: testOptions(built.fileSystem))
         }
         #expect(built.fileSystem.itemKind(at: "/stores/at8") == nil)
+    }
+
+    /// A page that is not the one written but passes its own checksum (what a torn copy
+    /// over stale bytes of another history leaves) changes its run's checksum: the
+    /// generations from that run on are not restored.
+    @Test func aPageReplacedByAnotherValidPageFailsItsRun() throws {
+        let built = try Self.build()
+        let store = try Store.openReadOnly(at: Self.path, options: testOptions(built.fileSystem))
+        let run = built.run(6)
+        let live = try reachablePages(of: store).filter { run.contains($0.address.offset) && $0.kind == "leaf" }
+        store.close()
+        let address = try #require(live.first).address
+        let file = try built.fileSystem.open(built.snapshot, mode: .readWrite)
+        var page = try file.read(at: address.offset, count: Int(address.length))
+        page[Int(address.length) - 1] ^= 0x01
+        var sealed = withUnsafeBytes(of: address.offset.littleEndian) { CRC32C.update(0xFFFF_FFFF, $0) }
+        sealed = ~page[4...].withUnsafeBytes { CRC32C.update(sealed, $0) }
+        withUnsafeBytes(of: sealed.littleEndian) { page.replaceSubrange(0..<4, with: $0) }
+        try file.write(page, at: address.offset)
+        file.close()
+        let report = try Store.restore(from: Self.path, to: "/stores/r", options: testOptions(built.fileSystem))
+        try Self.expectRestored(report, generation: 5, at: "/stores/r", built)
+        #expect(report.damage.first?.offset == run.lowerBound)
+        #expect(report.damage.first?.detail.contains("run checksum") == true)
+    }
+
+    /// Damage inside a page no generation restored uses (generation 3's catalog leaf, which
+    /// every later commit replaced) cannot change what is restored: the newest is.
+    @Test func damageInADeadPageCostsNoGeneration() throws {
+        let built = try Self.build()
+        let store = try Store.openReadOnly(at: Self.path, options: testOptions(built.fileSystem))
+        let live = Set(try reachablePages(of: store).map(\.address.offset))
+        store.close()
+        let file = try built.fileSystem.open(built.snapshot, mode: .readOnly)
+        var offset = built.run(3).lowerBound
+        var dead: UInt64?
+        while offset < built.run(3).upperBound {
+            let header = try file.read(at: offset, count: 24)
+            if !live.contains(offset) { dead = offset }
+            offset += UInt64(header.littleEndianUInt32(at: 8))
+        }
+        file.close()
+        try Self.flipByte(at: try #require(dead) + 30, in: built.snapshot, built.fileSystem)
+        let report = try Store.restore(from: Self.path, to: "/stores/r", options: testOptions(built.fileSystem))
+        try Self.expectRestored(report, generation: built.newest, at: "/stores/r", built)
+        #expect(!report.fellBack)
     }
 
     /// A file cut short inside generation 8's run: the store does not even open, and the
