@@ -111,7 +111,10 @@ extension Store {
             guard let salvaged = try openSalvaging(at: backup, options: options) else { throw .corruption(damage) }
             source = salvaged.store
             unopened = (damage, salvaged.named)
-            if let generation, generation > source.generation { throw .corruption(damage) }
+            if let generation, generation > source.generation {
+                source.close()
+                throw .corruption(damage)
+            }
         }
         defer { source.close() }
         var report = try source.checkedCopy(to: destination, at: generation, stepsBack: true, progress: progress)
