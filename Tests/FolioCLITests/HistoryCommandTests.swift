@@ -163,6 +163,44 @@ import LibraryExample
         for name in ["x1", "x2", "x3", "x4"] { #expect(!FileManager.default.fileExists(atPath: directory.child(name))) }
     }
 
+    /// `folio restore` of a store whose newest run is damaged restores the generation before
+    /// it and says why; asked for the damaged generation, it fails naming the file and offset.
+    @Test func restoreOfADamagedStoreSaysWhichGenerationItRestoredAndWhy() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let (_, after) = try await Self.makeStore(at: path)
+        var commits: [LoggedCommit] = []
+        do {
+            let store = try Store.openReadOnly(at: path)
+            defer { store.close() }
+            try store.forEachCommit {
+                commits.append($0); return commits.count < 2
+            }
+        }
+        // A byte of the newest run's first page, just after the commit before it.
+        let runStart = commits[1].location.address.end
+        let file = try #require(
+            FileHandle(
+                forUpdatingAtPath: "\(path)/snapshots/"
+                    + String(format: "%016llx.folio", commits[0].location.fileNumber)))
+        try file.seek(toOffset: runStart + 40)
+        let byte = try #require(try file.read(upToCount: 1))
+        try file.seek(toOffset: runStart + 40)
+        try file.write(contentsOf: Data([byte[0] ^ 0x5A]))
+        try file.close()
+
+        let run = try folio("restore", path, directory.child("newest"))
+        #expect(run.status == 0, "\(run)")
+        #expect(run.lines.first?.hasPrefix("restored generation \(after - 1) ") == true, "\(run)")
+        #expect(
+            run.lines.contains { $0.hasPrefix("the newest generation, \(after), is damaged: restored \(after - 1)") })
+        #expect(run.lines.contains { $0.contains("corruption in ") && $0.contains("at offset \(runStart)") })
+        let explicit = try folio("restore", path, directory.child("explicit"), "--at", "\(after)")
+        #expect(explicit.status != 0 && explicit.errors.contains("at offset \(runStart)"), "\(explicit)")
+        #expect(!FileManager.default.fileExists(atPath: directory.child("explicit")))
+    }
+
     @Test func diffPrintsTheRecordsThatDifferBetweenTwoGenerations() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -88,6 +88,19 @@ public final class MemoryFileSystem: FileSystem {
         }
     }
 
+    /// Removes the directory at `path` if it is empty (`rmdir`); does nothing otherwise.
+    func removeEmptyDirectory(_ path: String) {
+        let path = Self.normalize(path)
+        state.withLock { state in
+            let inside = StoragePath.join(path, "")
+            guard state.directories.contains(path),
+                !state.files.keys.contains(where: { $0.hasPrefix(inside) }),
+                !state.directories.contains(where: { $0.hasPrefix(inside) })
+            else { return }
+            state.directories.remove(path)
+        }
+    }
+
     public func createDirectory(_ path: String) throws(StorageError) {
         let path = Self.normalize(path)
         try state.withLock { (state) throws(StorageError) in

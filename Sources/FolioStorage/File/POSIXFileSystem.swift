@@ -42,6 +42,11 @@ public struct POSIXFileSystem: FileSystem {
         _ = try POSIXCall.retrying("unlink", path) { unlink(path) }
     }
 
+    /// Removes the directory at `path` if it is empty (`rmdir`); does nothing otherwise.
+    func removeEmptyDirectory(_ path: String) {
+        _ = rmdir(path)
+    }
+
     public func syncDirectory(_ path: String) throws(StorageError) {
         let fd = try POSIXCall.retrying("open directory", path) { Glibc_open(path, O_RDONLY | O_CLOEXEC, 0) }
         defer { _ = Glibc_close(fd) }

@@ -9,7 +9,7 @@ struct ArgumentError: Error, CustomStringConvertible {
 /// The parsed command line of `folio-bench`.
 struct Arguments: Equatable {
     /// The suites that exist, in the order they run.
-    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv", "mp", "history"]
+    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv", "mp", "history", "restore"]
 
     /// Suites to run, in ``allSuites`` order, each once. Default: all.
     var suites: [String] = allSuites
@@ -43,13 +43,14 @@ struct Arguments: Equatable {
           swift run -c release --package-path Benchmarks folio-bench [options]
 
         OPTIONS
-          --suite NAME            crud, engine, scale, observe, locks, kv, mp or history;
-                                  repeat for several (default: all eight)
+          --suite NAME            crud, engine, scale, observe, locks, kv, mp, history or
+                                  restore; repeat for several (default: all nine)
           --n N                   size of every suite instead of the defaults: crud N records
                                   (default 10,000), engine N keys (default 1,000,000), JSON
                                   floors N records, scale N/1000..N (default 1k..1M), kv N
                                   keys (default 40,000), mp a store of N records and N/4
-                                  updates per process (at most 2,500, the default)
+                                  updates per process (at most 2,500, the default), restore
+                                  N retained generations (default 100,000)
           --runs R                runs per workload, median reported (default 3, at least 3)
           --durability MODE       full (default) or grouped: Folio's durability; GRDB's
                                   synchronous = FULL or NORMAL (WAL mode in both)

@@ -64,6 +64,10 @@ enum Smoke {
                 }
             case HistorySuite.name:
                 for name in HistorySuite.workloadNames { rows.append((suite, name, "folio", sizes.crudN, true)) }
+            case RestoreSuite.name:
+                for name in RestoreSuite.workloadNames {
+                    rows.append((suite, name, "folio", sizes.restoreGenerations, true))
+                }
             default:
                 break
             }

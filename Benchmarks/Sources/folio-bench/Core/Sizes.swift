@@ -20,20 +20,26 @@ struct Sizes: Sendable, Equatable {
     /// Durable single-record updates each process of the `mp` suite makes (its store holds
     /// ``crudN`` records; 4 processes × 2,500 update all 10,000).
     var multiProcessUpdates = 2_500
+    /// Live bytes of the `restore` suite's stores.
+    var restoreBytes = 100 << 20
+    /// Generations the `restore` suite's store retains beyond its load.
+    var restoreGenerations = 100_000
 
     /// The sizes.
     static let defaults = Sizes()
 
     /// `--n N`: every suite at size N. The kv suite uses N keys; the engine suite uses N keys (in transactions of at
     /// most 10,000), the JSON floors N records, the scale suite N/1000, N/100, N/10 and N
-    /// (sizes below 10 dropped), and the mp suite a store of N records with N/4 updates per
-    /// process (at most 2,500).
+    /// (sizes below 10 dropped), the mp suite a store of N records with N/4 updates per
+    /// process (at most 2,500), and the restore suite N retained generations (its live
+    /// bytes stay 100 MiB).
     static func uniform(_ n: Int) -> Sizes {
         var sizes = Sizes()
         sizes.crudN = n
         sizes.kvKeys = n
         sizes.multiProcessUpdates = max(1, min(2_500, n / 4))
         sizes.engineKeys = n
+        sizes.restoreGenerations = n
         sizes.engineTransactionSize = min(10_000, n)
         var scale: [Int] = []
         for divisor in [1000, 100, 10, 1] where n / divisor >= 10 && !scale.contains(n / divisor) {
@@ -49,6 +55,7 @@ struct Sizes: Sendable, Equatable {
         sizes.commitCount = 5
         sizes.engineTransactionSize = 25
         sizes.multiProcessUpdates = 10
+        sizes.restoreBytes = 1 << 20
         return sizes
     }()
 }
