@@ -272,6 +272,18 @@ struct PageAppender {
         let end = start + flushedBytes + UInt64(buffer.count)
         let allocated = file.allocatedLength
         guard end > allocated else { return }
+        // Another writer process may have allocated past this run already: its runs and its
+        // zeros lie after what this writer last allocated, and a turn's catch-up does not ask
+        // the file's size (Store+CatchUp.swift says why). Its zeros are used then, not
+        // written again: without this look, every turn that followed another process's
+        // commits wrote a whole chunk of zeros (an eighth of the file) and synced it. Asked
+        // only here, where zeros would be written otherwise, so a writer alone asks once per
+        // chunk, just before a sync that records the file's new length anyway.
+        let size = try file.handle.size()
+        if size > end {
+            file.allocatedLength = size
+            return
+        }
         let target = end + Self.preallocationChunk(committedLength: start)
         let zeros = ZeroBytes.buffer
         var position = end

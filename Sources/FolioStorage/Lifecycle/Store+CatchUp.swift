@@ -145,7 +145,8 @@ extension Store {
         // `fstat` between two writes made the next `fdatasync` also write the file's inode,
         // synchronously (a commit in a turn of its own took 45 % more time than one in a
         // held turn; without the `fstat`, the same). A file another writer grew beyond
-        // `allocatedLength` only makes this writer's preallocation write zeros again.
+        // `allocatedLength` is noticed by this writer's next preallocation, which asks the
+        // size then, once, instead of writing zeros again (PageAppender).
         guard try RunRecovery.mayBeginRun(at: root.record.committedLength, in: root.file) else { return root }
         // The other writer may have grown the file (its runs, its preallocation).
         let size = try root.file.handle.size()

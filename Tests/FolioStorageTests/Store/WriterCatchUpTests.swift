@@ -92,6 +92,36 @@ import FolioTestSupport
         #expect(reopened.verify().isClean)
     }
 
+    /// Another writer's commits pass the end this writer had preallocated to, and that writer
+    /// preallocates past them: this writer's next commit, after its catch-up, uses those zeros
+    /// instead of writing a chunk of its own over them. Without the look at the file's size,
+    /// every turn that followed another process's commits wrote and synced a chunk of zeros
+    /// (at least 64 KiB), which made such turns several times slower than the others.
+    @Test func aWriterUsesTheZerosAnotherWriterPreallocated() throws {
+        let recording = RecordingFileSystem(wrapping: try memoryFileSystem())
+        let first = try Store.open(at: Self.path, options: testOptions(recording))
+        defer { first.close() }
+        try first.write { try $0.put([1], for: [1], in: "t") }
+        try first.withWriterLockReleased {
+            let other = try Store.open(at: Self.path, options: testOptions(recording))
+            defer { other.close() }
+            // 8 x 12 KiB: past the smallest chunk (64 KiB) that `first` preallocated.
+            for key: UInt8 in 2...9 {
+                try other.write { try $0.put(Array(repeating: key, count: 12 << 10), for: [key], in: "t") }
+            }
+        }
+        recording.reset()
+        try first.write { try $0.put([10], for: [10], in: "t") }
+        let snapshotWrites = recording.operations.compactMap { operation -> Int? in
+            guard case .write(let path, _, let count) = operation, path.contains("/snapshots/") else { return nil }
+            return count
+        }
+        #expect(!snapshotWrites.isEmpty)
+        #expect(snapshotWrites.allSatisfy { $0 < 64 << 10 }, "no chunk of zeros: \(snapshotWrites)")
+        #expect(try first.read().get([9], in: "t") == Array(repeating: 9, count: 12 << 10))
+        #expect(first.verify().isClean)
+    }
+
     /// Another writer compacts into a new snapshot file and commits after: the first opens
     /// that file, adopts its root, and commits into it.
     @Test(arguments: [false, true])
