@@ -77,6 +77,7 @@ func main(_ arguments: Arguments) async throws {
         case KeyValueSuite.name: try await KeyValueSuite.run(context)
         case MultiProcessSuite.name: try await MultiProcessSuite.run(context)
         case HistorySuite.name: try await HistorySuite.run(context)
+        case ReplicationSuite.name: try await ReplicationSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }

@@ -9,7 +9,7 @@ struct ArgumentError: Error, CustomStringConvertible {
 /// The parsed command line of `folio-bench`.
 struct Arguments: Equatable {
     /// The suites that exist, in the order they run.
-    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv", "mp", "history"]
+    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv", "mp", "history", "replication"]
 
     /// Suites to run, in ``allSuites`` order, each once. Default: all.
     var suites: [String] = allSuites
@@ -43,8 +43,8 @@ struct Arguments: Equatable {
           swift run -c release --package-path Benchmarks folio-bench [options]
 
         OPTIONS
-          --suite NAME            crud, engine, scale, observe, locks, kv, mp or history;
-                                  repeat for several (default: all eight)
+          --suite NAME            crud, engine, scale, observe, locks, kv, mp, history or
+                                  replication; repeat for several (default: all nine)
           --n N                   size of every suite instead of the defaults: crud N records
                                   (default 10,000), engine N keys (default 1,000,000), JSON
                                   floors N records, scale N/1000..N (default 1k..1M), kv N

@@ -64,6 +64,8 @@ enum Smoke {
                 }
             case HistorySuite.name:
                 for name in HistorySuite.workloadNames { rows.append((suite, name, "folio", sizes.crudN, true)) }
+            case ReplicationSuite.name:
+                for name in ReplicationSuite.workloadNames { rows.append((suite, name, "folio", sizes.crudN, true)) }
             default:
                 break
             }
