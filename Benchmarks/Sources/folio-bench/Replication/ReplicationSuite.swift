@@ -1,5 +1,6 @@
 import Foundation
-import Folio
+@_spi(Engine) import Folio
+import FolioStorage
 import Synchronization
 
 /// The `replication` suite: the crud suite's `update-individual` (n durable single-record
@@ -11,8 +12,11 @@ import Synchronization
 ///
 /// Workloads:
 /// - `update-individual`: no replication;
+/// - `update-individual-replicated-watch`: a `Replicator` of the persistence's store
+///   following it on a thread of the same process, woken only by its watch of the store's
+///   directory (inotify);
 /// - `update-individual-replicated`: `persistence.replicate(to:)` following in a task of
-///   the same process;
+///   the same process (woken by the watch and by each commit of the persistence);
 /// - `update-individual-replicated-process`: a separate process following the store with
 ///   a `Replicator` to a `DirectoryReplica`, as `folio replicate STORE DEST` does
 ///   (``ReplicationChild``).
@@ -30,6 +34,7 @@ enum ReplicationSuite {
     /// How the replica is kept.
     enum Mode: String, CaseIterable {
         case off = "update-individual"
+        case watchOnly = "update-individual-replicated-watch"
         case inProcess = "update-individual-replicated"
         case process = "update-individual-replicated-process"
     }
@@ -60,6 +65,8 @@ enum ReplicationSuite {
             let notes =
                 switch mode {
                 case .off: ["n updates, one durable transaction each, no replication"]
+                case .watchOnly:
+                    ["the same with a Replicator following on a thread of this process, woken by its directory watch"]
                 case .inProcess: ["the same with persistence.replicate(to:) following, in this process"]
                 case .process:
                     ["the same with a separate process following it (Replicator, DirectoryReplica: folio replicate)"]
@@ -100,6 +107,30 @@ enum ReplicationSuite {
                 }
             }
             follower = .task(task)
+        case .watchOnly:
+            let store = persistence.store
+            let replicator = store.replicator(to: store.replicaDirectory(replica))
+            let task = Task { () async throws -> ReplicationReport in
+                try await withCheckedThrowingContinuation { continuation in
+                    let thread = Thread {
+                        do {
+                            try replicator.follow { event in
+                                if case .shipped(let report) = event { shipments.add(report.generation) }
+                            }
+                            try replicator.close()
+                            let generation = replicator.publishedGeneration ?? 0
+                            continuation.resume(
+                                returning: ReplicationReport(
+                                    fromGeneration: nil, generation: generation, bytesShipped: 0, filesWritten: [],
+                                    filesRemoved: []))
+                        } catch {
+                            continuation.resume(throwing: error)
+                        }
+                    }
+                    thread.start()
+                }
+            }
+            follower = .replicator(replicator, task)
         case .process:
             let child = try LineChild.launch([
                 ReplicationChild.command, "--source", path, "--dest", replica, "--durability",
@@ -151,13 +182,14 @@ enum ReplicationSuite {
     /// What follows the store during a run.
     enum Follower {
         case task(Task<ReplicationReport, any Error>)
+        case replicator(Replicator, Task<ReplicationReport, any Error>)
         case process(LineChild, ReplicationChild.LineReader)
 
         /// Returns once the replica has published `generation` or later.
         func waitUntil(_ generation: UInt64, _ log: ShipmentLog) async throws {
             let seconds = ReplicationSuite.catchUpSeconds
             switch self {
-            case .task(let task):
+            case .task(let task), .replicator(_, let task):
                 let deadline = MonotonicClock.nanoseconds() + UInt64(seconds * 1e9)
                 while (log.latest ?? 0) < generation {
                     guard !task.isCancelled, MonotonicClock.nanoseconds() < deadline else {
@@ -175,6 +207,9 @@ enum ReplicationSuite {
             switch self {
             case .task(let task):
                 task.cancel()
+                _ = try await task.value
+            case .replicator(let replicator, let task):
+                replicator.stop()
                 _ = try await task.value
             case .process(let child, let reader):
                 _ = child
