@@ -78,6 +78,7 @@ func main(_ arguments: Arguments) async throws {
         case MultiProcessSuite.name: try await MultiProcessSuite.run(context)
         case HistorySuite.name: try await HistorySuite.run(context)
         case RestoreSuite.name: try await RestoreSuite.run(context)
+        case ReplicationSuite.name: try await ReplicationSuite.run(context)
         default: throw BenchError.harness("unknown suite \(suite)")
         }
     }

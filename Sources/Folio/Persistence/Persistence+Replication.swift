@@ -63,6 +63,13 @@ extension Persistence {
             }
         }
         let total = Mutex<ReplicationReport?>(nil)
+        // This process's commits wake the replicator as soon as they are durable, without
+        // the directory watch's hop (a notification read on another thread); the watch
+        // still reports other processes' commits.
+        let commits = core.store.observe { event in
+            if case .committed = event { replicator.wakeUp() }
+        }
+        defer { commits.cancel() }
         let outcome: Result<UInt64?, StorageError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let thread = Thread {

@@ -157,6 +157,13 @@ public final class Replicator: Sendable {
         }
     }
 
+    /// Makes ``follow(pollInterval:onEvent:)`` look at the source now, as a change of its
+    /// root file does: for a writer in the same process, which knows of each durable commit
+    /// before the directory watch reports it.
+    package func wakeUp() {
+        wake.signal()
+    }
+
     /// Ends ``follow(pollInterval:onEvent:)`` after the shipment in flight, if any. A
     /// stopped replicator does not follow again (``follow(pollInterval:onEvent:)`` returns
     /// at once); ``ship()`` still works.

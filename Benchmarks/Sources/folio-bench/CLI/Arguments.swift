@@ -9,7 +9,9 @@ struct ArgumentError: Error, CustomStringConvertible {
 /// The parsed command line of `folio-bench`.
 struct Arguments: Equatable {
     /// The suites that exist, in the order they run.
-    static let allSuites = ["crud", "engine", "scale", "observe", "locks", "kv", "mp", "history", "restore"]
+    static let allSuites = [
+        "crud", "engine", "scale", "observe", "locks", "kv", "mp", "history", "restore", "replication",
+    ]
 
     /// Suites to run, in ``allSuites`` order, each once. Default: all.
     var suites: [String] = allSuites
@@ -44,7 +46,7 @@ struct Arguments: Equatable {
 
         OPTIONS
           --suite NAME            crud, engine, scale, observe, locks, kv, mp, history or
-                                  restore; repeat for several (default: all nine)
+                                  restore, replication; repeat for several (default: all ten)
           --n N                   size of every suite instead of the defaults: crud N records
                                   (default 10,000), engine N keys (default 1,000,000), JSON
                                   floors N records, scale N/1000..N (default 1k..1M), kv N

@@ -10,6 +10,8 @@ import FolioStorage
 /// - `__child mp-update|mp-idle|mp-first-write --system NAME --dir D --n N --first ID
 ///   --count K --label L --durability full|grouped [--busy-timeout S]`: the `mp` suite's processes (see
 ///   ``MultiProcessChild``), which talk with the parent line by line (``LineChild``).
+/// - `__child replicate-follow --source S --dest D --durability full|grouped`: the
+///   `replication` suite's replicator process (``ReplicationChild``).
 enum ChildCommand {
     static func run(_ arguments: [String]) async throws {
         guard let kind = arguments.first else { throw ArgumentError("__child needs a command") }
@@ -74,6 +76,8 @@ enum ChildCommand {
             try await MultiProcessChild.run(
                 kind, system: system, directory: try value("dir"), n: n, first: first, count: count,
                 label: try value("label"), durability: durability, busyTimeout: busyTimeout)
+        case ReplicationChild.command:
+            try await ReplicationChild.run(source: try value("source"), destination: try value("dest"))
         default:
             throw ArgumentError("__child: unknown command \(kind)")
         }

@@ -68,6 +68,8 @@ enum Smoke {
                 for name in RestoreSuite.workloadNames {
                     rows.append((suite, name, "folio", sizes.restoreGenerations, true))
                 }
+            case ReplicationSuite.name:
+                for name in ReplicationSuite.workloadNames { rows.append((suite, name, "folio", sizes.crudN, true)) }
             default:
                 break
             }
