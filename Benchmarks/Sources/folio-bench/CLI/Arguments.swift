@@ -45,8 +45,8 @@ struct Arguments: Equatable {
           swift run -c release --package-path Benchmarks folio-bench [options]
 
         OPTIONS
-          --suite NAME            crud, engine, scale, observe, locks, kv, mp, history or
-                                  restore, replication; repeat for several (default: all ten)
+          --suite NAME            crud, engine, scale, observe, locks, kv, mp, history,
+                                  restore or replication; repeat for several (default: all ten)
           --n N                   size of every suite instead of the defaults: crud N records
                                   (default 10,000), engine N keys (default 1,000,000), JSON
                                   floors N records, scale N/1000..N (default 1k..1M), kv N
