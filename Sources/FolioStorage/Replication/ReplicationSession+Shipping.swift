@@ -14,8 +14,11 @@ extension ReplicationSession {
         let newest = try source.read().root
         let from = position?.record.generation
         if let position, Store.sameCommit(position.record, newest.record) {
+            // Nothing to ship, but a replicator killed after its last publish may have left
+            // files the source has let go since.
+            let removed = try removeFilesTheSourceLetGo(keeping: newest.record.snapshotFile, replicator)
             return ReplicationReport(
-                fromGeneration: from, generation: from ?? 0, bytesShipped: 0, filesWritten: [], filesRemoved: [])
+                fromGeneration: from, generation: from ?? 0, bytesShipped: 0, filesWritten: [], filesRemoved: removed)
         }
         if let position, newest.record.generation <= position.record.generation {
             throw .replicaDiverged(
@@ -54,20 +57,28 @@ extension ReplicationSession {
         position = Position(record: newest.record, file: newest.file)
         CrashPoint.replicateAfterPublish.reach()
 
-        // Files the source no longer has go from the replica too, once its root is past
-        // them (a reader of the replica that still reads one keeps it open: POSIX keeps an
-        // unlinked file readable, as for the source's own retention).
+        let removed = try removeFilesTheSourceLetGo(keeping: newest.record.snapshotFile, replicator)
+        return ReplicationReport(
+            fromGeneration: from, generation: newest.record.generation, bytesShipped: bytes,
+            filesWritten: written.sorted(), filesRemoved: removed)
+    }
+
+    /// Removes from the replica the files the source no longer has, once the replica's
+    /// root is past them: every one but `current`, the published root's (a reader of the
+    /// replica that still reads one keeps it open: POSIX keeps an unlinked file readable,
+    /// as for the source's own retention). Returns their numbers.
+    private func removeFilesTheSourceLetGo(
+        keeping current: UInt64, _ replicator: Replicator
+    ) throws(StorageError) -> [UInt64] {
         var removed: [UInt64] = []
-        for number in replicaFiles.sorted() where number != newest.record.snapshotFile {
+        for number in replicaFiles.sorted() where number != current {
             if replicator.options.fileSystem.itemKind(at: replicator.sourceLayout.snapshot(number)) == nil {
-                try destination.removeSnapshot(number)
+                try replicator.destination.removeSnapshot(number)
                 replicaFiles.remove(number)
                 removed.append(number)
             }
         }
-        return ReplicationReport(
-            fromGeneration: from, generation: newest.record.generation, bytesShipped: bytes,
-            filesWritten: written.sorted(), filesRemoved: removed)
+        return removed
     }
 
     /// The segments that take the replica from its published root to `newest`, oldest

@@ -240,6 +240,30 @@ import FolioTestSupport
         #expect(try replica.read().get(bytes("k"), in: "t") == bytes("40"))
     }
 
+    /// A replicator killed after publishing a root past a compaction, before removing the
+    /// file the compaction let go (crash point `replicate.afterPublish`; here a removal that
+    /// fails) leaves that file in the replica; the next shipment removes it, even when the
+    /// source has committed nothing since (`folio replicate --once` on a quiet store).
+    @Test func aFileTheSourceLetGoIsRemovedWithNothingNewToShip() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try write(sampleModel(count: 100, seed: 5), to: store)
+        try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        _ = try store.compact()
+        let failing = FailingDestination(DirectoryReplica(path: replicaPath))
+        failing.failRemoval = true
+        #expect(throws: StorageError.self) { try Replicator(source: path, to: failing).ship() }
+        #expect(try Store.openReadOnly(at: replicaPath, options: testOptions()).generation == store.generation)
+        #expect(try snapshotNames(replicaPath).count == 2)
+        let report = try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        #expect(!report.advanced)
+        #expect(try snapshotNames(replicaPath) == snapshotNames(path))
+    }
+
     private func snapshotNames(_ store: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots").filter { $0.hasSuffix(".folio") }
             .sorted()
@@ -253,6 +277,13 @@ final class FailingDestination: ReplicaDestination, @unchecked Sendable {
     private let lock = NSLock()
     private var writesLeft: Int?
     private var failSync = false
+    private let removal = Mutex(false)
+    /// Makes every removal of a snapshot file fail, as a replicator killed just before it
+    /// would leave the file.
+    var failRemoval: Bool {
+        get { removal.withLock { $0 } }
+        set { removal.withLock { $0 = newValue } }
+    }
 
     init(_ inner: DirectoryReplica) { self.inner = inner }
     var name: String { inner.name }
@@ -291,6 +322,9 @@ final class FailingDestination: ReplicaDestination, @unchecked Sendable {
     func publish(rootSlot: [UInt8], generation: UInt64) throws(StorageError) {
         try inner.publish(rootSlot: rootSlot, generation: generation)
     }
-    func removeSnapshot(_ number: UInt64) throws(StorageError) { try inner.removeSnapshot(number) }
+    func removeSnapshot(_ number: UInt64) throws(StorageError) {
+        if failRemoval { throw fail("remove") }
+        try inner.removeSnapshot(number)
+    }
     func finish() throws(StorageError) { try inner.finish() }
 }
