@@ -101,16 +101,37 @@ public final class DirectoryReplica: ReplicaDestination {
                 handle = try fs.open(path, mode: .create)
                 files.snapshots[number] = handle
             }
-            try handle.write(bytes, at: offset)
+            do throws(StorageError) {
+                try handle.write(bytes, at: offset)
+            } catch {
+                Self.drop(number, from: &files)
+                throw error
+            }
             files.written.insert(number)
         }
+    }
+
+    /// Closes and forgets the handle of snapshot file `number` after a write or sync on it
+    /// failed: a failed sync poisons a handle (a later one could succeed without the data,
+    /// FileSystem.swift), so the next shipment, which writes everything past the published
+    /// root again, opens the file anew.
+    private static func drop(_ number: UInt64, from files: inout OpenFiles) {
+        files.snapshots.removeValue(forKey: number)?.close()
+        files.written.remove(number)
     }
 
     public func synchronize() throws(StorageError) {
         let fs = fileSystem
         let snapshots = layout.snapshots
         try state.withLock { files throws(StorageError) in
-            for number in files.written.sorted() { try files.snapshots[number]?.syncData() }
+            for number in files.written.sorted() {
+                do throws(StorageError) {
+                    try files.snapshots[number]?.syncData()
+                } catch {
+                    Self.drop(number, from: &files)
+                    throw error
+                }
+            }
             files.written = []
             if files.createdFile {
                 try fs.syncDirectory(snapshots)
@@ -143,15 +164,22 @@ public final class DirectoryReplica: ReplicaDestination {
             // The anchor invariant (RootSlots.swift): only the slot that is not the anchor
             // is written; before a write that would put it 64 generations ahead, the root
             // file is synced and the slot written last becomes the anchor.
-            if let lazy = files.lazyGeneration, generation >= files.anchorGeneration + RootSlots.maximumAnchorLag {
-                try root.syncData()
-                files.anchor = 1 - files.anchor
-                files.anchorGeneration = lazy
-                files.lazyGeneration = nil
+            do throws(StorageError) {
+                if let lazy = files.lazyGeneration, generation >= files.anchorGeneration + RootSlots.maximumAnchorLag {
+                    try root.syncData()
+                    files.anchor = 1 - files.anchor
+                    files.anchorGeneration = lazy
+                    files.lazyGeneration = nil
+                }
+                let slot = 1 - files.anchor
+                try root.write(rootSlot, at: UInt64(RootRecord.slotOffset(slot, fileLength: RootRecord.fileSize)))
+                files.lazyGeneration = generation
+            } catch {
+                // As for a snapshot file: the next publish opens the root file anew.
+                root.close()
+                files.root = nil
+                throw error
             }
-            let slot = 1 - files.anchor
-            try root.write(rootSlot, at: UInt64(RootRecord.slotOffset(slot, fileLength: RootRecord.fileSize)))
-            files.lazyGeneration = generation
         }
     }
 
