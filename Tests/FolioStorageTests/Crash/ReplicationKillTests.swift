@@ -251,7 +251,7 @@ struct ReplicationKillChain {
             "\(context): the replicator ended by itself (\(replicatorStatus)): \(replicator.errorOutput.suffix(600))")
         writerEnded(writer.output)
         replicatorEnded(replicator, context: context)
-        try check(context: context, replicatorWasKilled: true)
+        try check(context: context)
     }
 
     /// A last writer runs to the end unkilled, a replicator follows it, is stopped with
@@ -266,14 +266,16 @@ struct ReplicationKillChain {
         writerEnded(writer.output)
         let source = try Store.openReadOnly(at: store, options: testOptions())
         defer { source.close() }
-        // Following, it reaches the source's generation on its own (no deadline asserted: the
-        // test's timeout bounds it).
+        // Following, it reaches the source's generation on its own.
         func replicaGeneration() -> UInt64? {
             guard let copy = try? Store.openReadOnly(at: replica, options: testOptions()) else { return nil }
             defer { copy.close() }
             return copy.generation
         }
-        while replicator.isRunning, replicaGeneration() != source.generation {
+        // A bound only so that a replicator that never catches up fails the test (below)
+        // instead of hanging it; no time is asserted.
+        let deadline = Date().addingTimeInterval(300)
+        while replicator.isRunning, replicaGeneration() != source.generation, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
         kill(replicator.pid, SIGTERM)
@@ -285,6 +287,8 @@ struct ReplicationKillChain {
         #expect(try TransferWorkload.contents(of: copy.read()) == TransferWorkload.contents(of: source.read()))
         #expect(copy.verify().isClean)
         #expect(try Self.workload.check(copy.read()) == target)
+        let extra = try Set(snapshotNames(replica)).subtracting(snapshotNames(store))
+        #expect(extra.isEmpty, "the last round: the replica holds files the source does not: \(extra.sorted())")
     }
 
     private mutating func killIfRunning(_ child: ChildProcess, _ count: (inout ReplicationKillTally) -> Void) {
@@ -330,7 +334,7 @@ struct ReplicationKillChain {
 
     // MARK: The checks
 
-    private mutating func check(context: String, replicatorWasKilled: Bool) throws {
+    private mutating func check(context: String) throws {
         let source = try Store.openReadOnly(at: store, options: testOptions())
         defer { source.close() }
         let sourceCount = try Self.workload.check(source.read())
@@ -339,9 +343,7 @@ struct ReplicationKillChain {
             "\(context): the source holds \(sourceCount), \(acknowledgedCount) acknowledged")
         acknowledgedCount = max(acknowledgedCount, sourceCount)
 
-        if let held = try checkReplicaAsLeft(source: source, context: context), replicatorWasKilled,
-            rng.index(2) == 0
-        {
+        if let held = try checkReplicaAsLeft(source: source, context: context), rng.index(2) == 0 {
             try tear(published: held, context: context)
         }
         // Two rounds in three catch up now; the others leave the replica behind (torn or
@@ -352,10 +354,10 @@ struct ReplicationKillChain {
     }
 
     /// The replica as the kills left it, before anything repairs it. Returns its published
-    /// root's file and committed length, nil if it holds none yet.
+    /// root's file and committed length, and its count, nil if it holds none yet.
     private mutating func checkReplicaAsLeft(
         source: Store, context: String
-    ) throws -> (file: UInt64, length: UInt64)? {
+    ) throws -> (file: UInt64, length: UInt64, count: Int)? {
         let copy: Store
         do {
             copy = try Store.openReadOnly(at: replica, options: testOptions())
@@ -376,8 +378,9 @@ struct ReplicationKillChain {
             "\(context): the replica is at \(generation), ahead of the source's \(source.generation)")
         replicaSeen = max(replicaSeen, generation)
         tally.mostBehind = max(tally.mostBehind, source.generation - min(generation, source.generation))
+        var count = -1
         do {
-            let count = try Self.workload.check(copy.read())
+            count = try Self.workload.check(copy.read())
             #expect(count <= attemptedCount, "\(context): the replica holds \(count), \(attemptedCount) attempted")
             if let acknowledgedThere = acknowledged[generation] {
                 #expect(
@@ -400,7 +403,7 @@ struct ReplicationKillChain {
         let report = copy.verify()
         #expect(report.isClean, "\(context): the replica: \(report.problems.prefix(3))")
         let location = try copy.read().commitLocation
-        return (location.fileNumber, location.address.end)
+        return (location.fileNumber, location.address.end, count)
     }
 
     /// A sample of the replica's past generations (its oldest, its newest 4, two between)
@@ -456,7 +459,7 @@ struct ReplicationKillChain {
     /// files past its published root torn (cut at a random length, garbage after). Files
     /// before the root's are published history and left alone. The replica must open as
     /// before.
-    private mutating func tear(published: (file: UInt64, length: UInt64), context: String) throws {
+    private mutating func tear(published: (file: UInt64, length: UInt64, count: Int), context: String) throws {
         let snapshots = replica + "/snapshots"
         let names = try FileManager.default.contentsOfDirectory(atPath: snapshots).filter { $0.hasSuffix(".folio") }
         var torn = false
@@ -479,7 +482,8 @@ struct ReplicationKillChain {
         tally.tornByTheTest += 1
         let copy = try Store.openReadOnly(at: replica, options: testOptions())
         defer { copy.close() }
-        #expect(try Self.workload.check(copy.read()) >= 0)
+        #expect(try Self.workload.check(copy.read()) == published.count, "\(context): the torn replica")
+        #expect(copy.verify().isClean, "\(context): the torn replica")
         let location = try copy.read().commitLocation
         #expect(
             location.fileNumber == published.file && location.address.end == published.length,
