@@ -105,7 +105,11 @@ extension ReplicationSession {
                 segments.append(Segment(file: file, from: at, to: end))
                 break
             }
-            if let position, file.number < position.record.snapshotFile, position.file != nil {
+            // Compaction numbers files upwards, so the chain that continues the replica's
+            // root reaches its file before any older one, even when the source has let that
+            // file go: a chain that passes below it (or starts, below) is another history,
+            // such as the store put back to an older copy of its directory.
+            if let position, file.number < position.record.snapshotFile {
                 throw .replicaDiverged(
                     destination: name,
                     reason: "the source's history passes from file \(file.number) over the replica's file "
@@ -114,7 +118,7 @@ extension ReplicationSession {
             segments.append(Segment(file: file, from: 0, to: end))
             let first = try Self.firstCommit(in: file, before: end)
             guard let previous = first.previous else {
-                if let position, position.file != nil {
+                if let position {
                     throw .replicaDiverged(
                         destination: name,
                         reason:

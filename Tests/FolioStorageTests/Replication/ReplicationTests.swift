@@ -202,6 +202,53 @@ import FolioTestSupport
         #expect(try replica.read().get(bytes("b"), in: "t") == bytes("b"))
     }
 
+    /// The store put back to an older copy of its directory (the same info file, lower
+    /// snapshot file numbers) and written on past the replica's generation, when the source
+    /// no longer has the file of the replica's root: another history all the same, refused,
+    /// and the replica left as it was (it may be the only copy of the history it holds).
+    @Test func anotherHistoryWithoutTheReplicasFileIsRefused() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let saved = directory.child("saved")
+        do {
+            let store = try Store.open(at: path, options: testOptions())
+            try store.write { txn in try txn.put(bytes("a"), for: bytes("a"), in: "t") }
+            store.close()
+            try FileManager.default.copyItem(atPath: path, toPath: saved)
+            let reopened = try Store.open(at: path, options: testOptions())
+            for step in 0..<3 {
+                try reopened.write { txn in try txn.put(bytes("\(step)"), for: bytes("b"), in: "t") }
+                _ = try reopened.compact()
+            }
+            reopened.close()
+            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        }
+        let before = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        let replicaGeneration = before.generation
+        before.close()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: saved, toPath: path)
+        let restored = try Store.open(at: path, options: testOptions())
+        for step in 0..<10 {
+            try restored.write { txn in try txn.put(bytes("other \(step)"), for: bytes("c"), in: "t") }
+        }
+        #expect(restored.generation > replicaGeneration)
+        restored.close()
+        #expect {
+            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        } throws: { error in
+            if case .replicaDiverged = error as? StorageError { return true }
+            return false
+        }
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        #expect(replica.generation == replicaGeneration)
+        #expect(try replica.read().get(bytes("b"), in: "t") == bytes("2"))
+        #expect(try replica.read().get(bytes("c"), in: "t") == nil)
+    }
+
     /// Timeline: a reader follows the replica → the replicator follows the source on its own
     /// thread → the source commits 40 times → the reader's observer has seen every
     /// generation up to the last, in order, none twice → stop ends the follower.
