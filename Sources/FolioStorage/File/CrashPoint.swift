@@ -68,6 +68,15 @@ import Synchronization
     /// Backup: part of the live pages copied into the destination.
     public static let backupMidCopy = CrashPoint("backup.midCopy")
 
+    /// Replication: part of a stretch of a snapshot file written to the replica (after a
+    /// full chunk, more of the stretch to come), nothing of the shipment synced.
+    public static let replicateMidFile = CrashPoint("replicate.midFile")
+    /// Replication: the shipment's bytes written and synced, its root not yet published.
+    public static let replicateBeforePublish = CrashPoint("replicate.beforePublish")
+    /// Replication: the shipment's root published (its slot written, not synced), the files
+    /// the source no longer has not yet removed from the replica.
+    public static let replicateAfterPublish = CrashPoint("replicate.afterPublish")
+
     /// Every crash point, in the order a store's life reaches them.
     public static let all: [CrashPoint] = [
         createAfterLock, createAfterSnapshot, createAfterInfo, createBeforeRootRename, createAfterRootRename,
@@ -76,6 +85,7 @@ import Synchronization
         commitBeforeAcknowledge,
         compactMidCopy, compactBeforeCatchUp, compactBeforeRootSwitch, compactAfterRootSwitch, compactMidRemove,
         backupMidCopy,
+        replicateMidFile, replicateBeforePublish, replicateAfterPublish,
     ]
 
     // MARK: Selection from the environment

@@ -47,13 +47,16 @@ extension ReplicationSession {
                 try destination.write(chunk, toSnapshot: segment.file.number, at: at)
                 at += UInt64(count)
                 bytes += UInt64(count)
+                if at < segment.to { CrashPoint.replicateMidFile.reach() }
             }
         }
         // Every byte the new root reaches is durable before the root is published: the
         // replica is a valid store at every moment (ReplicaDestination's contract).
         try destination.synchronize()
+        CrashPoint.replicateBeforePublish.reach()
         try destination.publish(rootSlot: newest.record.encodedSlot(), generation: newest.record.generation)
         position = Position(record: newest.record, file: newest.file)
+        CrashPoint.replicateAfterPublish.reach()
 
         let removed = try removeFilesTheSourceLacks(keeping: newest.record.snapshotFile, replicator: replicator)
         return ReplicationReport(

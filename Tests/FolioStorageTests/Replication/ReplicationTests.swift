@@ -107,11 +107,7 @@ import FolioTestSupport
         }
         failing.failAfter(nil, failSync: false)
         try replicator.ship()
-        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
-        defer { replica.close() }
-        #expect(replica.generation == store.generation)
-        #expect(try contents(of: replica.read()) == contents(of: store.read()))
-        #expect(replica.verify().isClean)
+        try expectReplica(at: replicaPath, equals: store)
     }
 
     /// A replicator killed mid-shipment leaves bytes past the replica's root (a torn run, a
@@ -124,14 +120,11 @@ import FolioTestSupport
         let store = try Store.open(at: path, options: testOptions())
         defer { store.close() }
         try write(sampleModel(count: 100, seed: 3), to: store)
-        try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).close()
         let first = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
         try first.ship()
         try first.close()
         // Garbage where the next run goes, and a half-written next file full of garbage.
-        let root = try Store.openReadOnly(at: replicaPath, options: testOptions())
         let number = try #require(snapshotNames(replicaPath).last)
-        root.close()
         let current = FileHandle(forWritingAtPath: "\(replicaPath)/snapshots/\(number)")!
         current.seekToEndOfFile()
         current.write(Data(repeating: 0xA5, count: 10_000))
@@ -145,11 +138,7 @@ import FolioTestSupport
         let second = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
         try second.ship()
         try second.close()
-        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
-        defer { replica.close() }
-        #expect(replica.generation == store.generation)
-        #expect(try contents(of: replica.read()) == contents(of: store.read()))
-        #expect(replica.verify().isClean)
+        try expectReplica(at: replicaPath, equals: store)
     }
 
     /// A destination that holds a replica of another store, or of this store's other history
@@ -226,6 +215,53 @@ import FolioTestSupport
         #expect(try replica.read().get(bytes("b"), in: "t") == bytes("b"))
     }
 
+    /// The store put back to an older copy of its directory (the same info file, lower
+    /// snapshot file numbers) and written on past the replica's generation, when the source
+    /// no longer has the file of the replica's root: another history all the same, refused,
+    /// and the replica left as it was (it may be the only copy of the history it holds).
+    @Test func anotherHistoryWithoutTheReplicasFileIsRefused() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let saved = directory.child("saved")
+        do {
+            let store = try Store.open(at: path, options: testOptions())
+            try store.write { txn in try txn.put(bytes("a"), for: bytes("a"), in: "t") }
+            store.close()
+            try FileManager.default.copyItem(atPath: path, toPath: saved)
+            let reopened = try Store.open(at: path, options: testOptions())
+            for step in 0..<3 {
+                try reopened.write { txn in try txn.put(bytes("\(step)"), for: bytes("b"), in: "t") }
+                _ = try reopened.compact()
+            }
+            reopened.close()
+            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        }
+        let before = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        let replicaGeneration = before.generation
+        before.close()
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: saved, toPath: path)
+        let restored = try Store.open(at: path, options: testOptions())
+        for step in 0..<10 {
+            try restored.write { txn in try txn.put(bytes("other \(step)"), for: bytes("c"), in: "t") }
+        }
+        #expect(restored.generation > replicaGeneration)
+        restored.close()
+        #expect {
+            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        } throws: { error in
+            if case .replicaDiverged = error as? StorageError { return true }
+            return false
+        }
+        let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
+        defer { replica.close() }
+        #expect(replica.generation == replicaGeneration)
+        #expect(try replica.read().get(bytes("b"), in: "t") == bytes("2"))
+        #expect(try replica.read().get(bytes("c"), in: "t") == nil)
+    }
+
     /// Timeline: a reader follows the replica → the replicator follows the source on its own
     /// thread → the source commits 40 times → the reader's observer has seen every
     /// generation up to the last, in order, none twice → stop ends the follower.
@@ -264,6 +300,80 @@ import FolioTestSupport
         #expect(try replica.read().get(bytes("k"), in: "t") == bytes("40"))
     }
 
+    /// A replicator killed after publishing a root past a compaction, before removing the
+    /// file the compaction let go (crash point `replicate.afterPublish`; here a removal that
+    /// fails) leaves that file in the replica; the next shipment removes it, even when the
+    /// source has committed nothing since (`folio replicate --once` on a quiet store).
+    @Test func aFileTheSourceLetGoIsRemovedWithNothingNewToShip() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try write(sampleModel(count: 100, seed: 5), to: store)
+        try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        _ = try store.compact()
+        let failing = FailingDestination(DirectoryReplica(path: replicaPath))
+        failing.failRemoval = true
+        #expect(throws: StorageError.self) { try Replicator(source: path, to: failing).ship() }
+        #expect(try Store.openReadOnly(at: replicaPath, options: testOptions()).generation == store.generation)
+        #expect(try snapshotNames(replicaPath).count == 2)
+        let report = try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
+        #expect(!report.advanced)
+        #expect(try snapshotNames(replicaPath) == snapshotNames(path))
+    }
+
+    /// A sync of the replica that fails (the disk full or failing) poisons that handle, as
+    /// the POSIX file system's does (a later fsync could succeed without the data). The
+    /// replica keeps its last published root, and once the destination is healthy the next
+    /// shipment, by the same replicator, completes: it writes through a new handle, from
+    /// the published root on. The same for the root file's sync.
+    @Test func aFailedSyncOfTheReplicaDoesNotStopLaterShipments() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try write(sampleModel(count: 100, seed: 6), to: store)
+        let fileSystem = PoisoningFileSystem(wrapping: POSIXFileSystem())
+        let replicator = Replicator(source: path, to: DirectoryReplica(path: replicaPath, fileSystem: fileSystem))
+        try replicator.ship()
+        let shipped = store.generation
+        try write(sampleModel(count: 150, seed: 7, generation: 1), to: store)
+        fileSystem.failSyncs(1) { $0.hasSuffix(".folio") }
+        #expect(throws: StorageError.self) { try replicator.ship() }
+        #expect(try Store.openReadOnly(at: replicaPath, options: testOptions()).generation == shipped)
+        try write(sampleModel(count: 160, seed: 8, generation: 2), to: store)
+        try replicator.ship()
+        // The root file is synced every 64 publishes (the anchor lag bound): that sync fails
+        // once, and the publishes after it go on.
+        fileSystem.failSyncs(1) { $0.hasSuffix("/root") }
+        var failures = 0
+        for step in 0..<70 {
+            try store.write { txn in try txn.put(bytes("\(step)"), for: bytes("step"), in: "t") }
+            do {
+                try replicator.ship()
+            } catch {
+                failures += 1
+            }
+        }
+        #expect(failures == 1)
+        try replicator.ship()
+        try replicator.close()
+        try expectReplica(at: replicaPath, equals: store)
+    }
+
+    /// The replica at `path` opens at `store`'s generation, with its contents, and verifies.
+    private func expectReplica(at path: String, equals store: Store) throws {
+        let replica = try Store.openReadOnly(at: path, options: testOptions())
+        defer { replica.close() }
+        #expect(replica.generation == store.generation)
+        #expect(try contents(of: replica.read()) == contents(of: store.read()))
+        #expect(replica.verify().isClean)
+    }
+
     private func snapshotNames(_ store: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots").filter { $0.hasSuffix(".folio") }
             .sorted()
@@ -277,6 +387,13 @@ final class FailingDestination: ReplicaDestination, @unchecked Sendable {
     private let lock = NSLock()
     private var writesLeft: Int?
     private var failSync = false
+    private let removal = Mutex(false)
+    /// Makes every removal of a snapshot file fail, as a replicator killed just before it
+    /// would leave the file.
+    var failRemoval: Bool {
+        get { removal.withLock { $0 } }
+        set { removal.withLock { $0 = newValue } }
+    }
 
     init(_ inner: DirectoryReplica) { self.inner = inner }
     var name: String { inner.name }
@@ -316,6 +433,93 @@ final class FailingDestination: ReplicaDestination, @unchecked Sendable {
         try inner.publish(rootSlot: rootSlot, generation: generation)
     }
     func makePublishedRootDurable() throws(StorageError) { try inner.makePublishedRootDurable() }
-    func removeSnapshot(_ number: UInt64) throws(StorageError) { try inner.removeSnapshot(number) }
+    func removeSnapshot(_ number: UInt64) throws(StorageError) {
+        if failRemoval { throw fail("remove") }
+        try inner.removeSnapshot(number)
+    }
     func finish() throws(StorageError) { try inner.finish() }
+}
+
+/// A file system whose next syncs of chosen files fail as POSIX's do: the failed handle is
+/// poisoned, every later write or sync on it throws ``StorageError/needsReopen(path:cause:)``.
+final class PoisoningFileSystem: FileSystem {
+    let wrapped: any FileSystem
+    private let plan = Mutex<(count: Int, paths: @Sendable (String) -> Bool)>((0, { _ in false }))
+
+    init(wrapping fileSystem: any FileSystem) { wrapped = fileSystem }
+
+    /// Fails the next `count` syncs of files whose path `paths` accepts.
+    func failSyncs(_ count: Int, of paths: @escaping @Sendable (String) -> Bool) {
+        plan.withLock { $0 = (count, paths) }
+    }
+
+    /// Whether this sync of `path` fails (and uses up one of the planned failures).
+    fileprivate func syncFails(_ path: String) -> Bool {
+        plan.withLock { plan in
+            guard plan.count > 0, plan.paths(path) else { return false }
+            plan.count -= 1
+            return true
+        }
+    }
+
+    func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
+        PoisonableFile(wrapping: try wrapped.open(path, mode: mode), owner: self)
+    }
+    func rename(_ source: String, to destination: String) throws(StorageError) {
+        try wrapped.rename(source, to: destination)
+    }
+    func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
+    func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
+    func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
+    func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
+        try wrapped.contentsOfDirectory(path)
+    }
+    func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
+    func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
+    func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
+    func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
+}
+
+private final class PoisonableFile: StorageFile, @unchecked Sendable {
+    // Unchecked: `poisoned` is under its mutex; the rest is immutable.
+    private let wrapped: any StorageFile
+    private let owner: PoisoningFileSystem
+    private let poisoned = Mutex(false)
+
+    init(wrapping file: any StorageFile, owner: PoisoningFileSystem) {
+        wrapped = file
+        self.owner = owner
+    }
+
+    var path: String { wrapped.path }
+
+    private func admit() throws(StorageError) {
+        if poisoned.withLock({ $0 }) { throw .needsReopen(path: path, cause: "fsync failed (injected)") }
+    }
+
+    private func syncing(_ body: () throws(StorageError) -> Void) throws(StorageError) {
+        try admit()
+        if owner.syncFails(path) {
+            poisoned.withLock { $0 = true }
+            throw .io(operation: "fsync", path: path, code: 5)  // EIO
+        }
+        try body()
+    }
+
+    func read(at offset: UInt64, count: Int) throws(StorageError) -> [UInt8] {
+        try wrapped.read(at: offset, count: count)
+    }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64) throws(StorageError) {
+        try admit()
+        try wrapped.write(bytes, at: offset)
+    }
+    func sync() throws(StorageError) { try syncing { () throws(StorageError) in try wrapped.sync() } }
+    func syncData() throws(StorageError) { try syncing { () throws(StorageError) in try wrapped.syncData() } }
+    func truncate(to length: UInt64) throws(StorageError) {
+        try admit()
+        try wrapped.truncate(to: length)
+    }
+    func size() throws(StorageError) -> UInt64 { try wrapped.size() }
+    func identity() throws(StorageError) -> FileIdentity { try wrapped.identity() }
+    func close() { wrapped.close() }
 }
