@@ -9,7 +9,8 @@ extension Persistence {
     /// Replicates the store to the directory at `destination`: another disk, a mounted
     /// network or cloud drive. It ships the store's snapshot files, then every committed run
     /// as it becomes durable, off the commit path, until the task is cancelled; with
-    /// `following: false` it ships what is committed now and returns.
+    /// `following: false` it ships what is durable now and returns (in grouped durability, a
+    /// commit is shipped once its window is flushed).
     ///
     /// The replica is a store at every moment: open it read-only and it follows
     /// (``Persistence/init(readingFrom:options:)``), restore from it at any generation it

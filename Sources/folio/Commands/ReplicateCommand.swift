@@ -22,7 +22,7 @@ enum ReplicateCommand: Command {
             "DEST", help: "the replica: a path that does not exist, an empty directory, or a replica of STORE"),
     ]
     static let options = [
-        OptionSpec("once", help: "ship what is committed now, then exit")
+        OptionSpec("once", help: "ship what is durable now, then exit")
     ]
     static let showsProgress = false
     static let details = [
@@ -36,7 +36,7 @@ enum ReplicateCommand: Command {
         """,
         """
         Runs until interrupted (Ctrl-C, SIGTERM), then makes DEST's newest root durable and \
-        exits 0; with --once, ships what is committed and exits. Killed at any moment, DEST \
+        exits 0; with --once, ships what is durable and exits. Killed at any moment, DEST \
         still opens at the last root it published, and the next run resumes from there. A \
         DEST that holds another store, or another history of this one (STORE was replaced \
         by an older copy), is refused and left alone. A failed shipment (DEST full or \
