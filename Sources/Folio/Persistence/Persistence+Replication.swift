@@ -31,6 +31,10 @@ extension Persistence {
     ///     store.
     ///   - following: whether to go on shipping each commit until the task is cancelled
     ///     (the default), or ship once and return.
+    ///   - minimumInterval: the least time between two shipments that move the replica:
+    ///     the commits made meanwhile are shipped together, with one sync of the replica.
+    ///     Zero (the default) ships each commit once durable; a few milliseconds make
+    ///     replication cost a writer that commits often much less, for that much more lag.
     ///   - onEvent: called after each shipment that moved the replica, and after each one
     ///     that failed (it is retried with a growing delay).
     /// - Returns: what was shipped in all: from the generation the replica held to the one
@@ -41,18 +45,20 @@ extension Persistence {
     ///   `following: false`, the shipment's error too.
     @discardableResult
     public nonisolated func replicate(
-        to destination: String, following: Bool = true,
+        to destination: String, following: Bool = true, minimumInterval: Duration = .zero,
         onEvent: (@Sendable (ReplicationEvent) -> Void)? = nil
     ) async throws(FolioError) -> ReplicationReport {
-        try await replicate(to: core.store.replicaDirectory(destination), following: following, onEvent: onEvent)
+        try await replicate(
+            to: core.store.replicaDirectory(destination), following: following, minimumInterval: minimumInterval,
+            onEvent: onEvent)
     }
 
     /// Replicates the store to `destination`, any ``ReplicaDestination`` (object storage or
-    /// a server, implemented by another package), as ``replicate(to:following:onEvent:)-(String,_,_)``
-    /// does to a directory.
+    /// a server, implemented by another package), as
+    /// ``replicate(to:following:minimumInterval:onEvent:)-(String,_,_,_)`` does to a directory.
     @discardableResult
     public nonisolated func replicate(
-        to destination: any ReplicaDestination, following: Bool = true,
+        to destination: any ReplicaDestination, following: Bool = true, minimumInterval: Duration = .zero,
         onEvent: (@Sendable (ReplicationEvent) -> Void)? = nil
     ) async throws(FolioError) -> ReplicationReport {
         core.store.followIfRootFileChanged()
@@ -75,7 +81,7 @@ extension Persistence {
             await withCheckedContinuation { continuation in
                 let thread = Thread {
                     do throws(StorageError) {
-                        try replicator.follow { event in
+                        try replicator.follow(minimumInterval: minimumInterval) { event in
                             if case .shipped(let report) = event {
                                 total.withLock { total in
                                     guard let sum = total else {

@@ -29,7 +29,7 @@ public struct ReplicationReport: Sendable, Equatable {
     public var advanced: Bool { fromGeneration != generation }
 }
 
-/// What a following replicator reports (``Replicator/follow(pollInterval:onEvent:)``).
+/// What a following replicator reports (``Replicator/follow(pollInterval:minimumInterval:onEvent:)``).
 public enum ReplicationEvent: Sendable {
     /// A shipment moved the replica to a newer generation.
     case shipped(ReplicationReport)

@@ -51,7 +51,7 @@ public final class Replicator: Sendable {
     static let chunkSize = 1 << 20
 
     /// A replicator of the store at `source` to `destination`. Nothing is read or written
-    /// until the first ``ship()`` or ``follow(pollInterval:onEvent:)``.
+    /// until the first ``ship()`` or ``follow(pollInterval:minimumInterval:onEvent:)``.
     public init(source: String, to destination: any ReplicaDestination, options: StoreOptions = StoreOptions()) {
         self.sourceLayout = StoreLayout(directory: source)
         self.sourcePath = sourceLayout.directory
@@ -110,8 +110,14 @@ public final class Replicator: Sendable {
     /// replica (``StorageError/destinationNotEmpty(path:)``), or a source that is not a
     /// store this build reads, which end it with that error. Blocks the calling thread; run
     /// it on one of its own.
+    ///
+    /// With a `minimumInterval`, a shipment that moved the replica is followed by a pause of
+    /// that long before the next: the commits made meanwhile go in one shipment, with one
+    /// sync of the replica, instead of one each. It trades lag for less work beside a writer
+    /// that commits often (Docs/Benchmarks.md measures both); zero, the default, ships each
+    /// commit as soon as it is seen.
     public func follow(
-        pollInterval: Duration = .milliseconds(250),
+        pollInterval: Duration = .milliseconds(250), minimumInterval: Duration = .zero,
         onEvent: @escaping @Sendable (ReplicationEvent) -> Void = { _ in }
     ) throws(StorageError) {
         let wake = wake
@@ -128,21 +134,35 @@ public final class Replicator: Sendable {
             do throws(StorageError) {
                 let report = try ship()
                 failures = 0
-                if report.advanced { onEvent(.shipped(report)) }
+                if report.advanced {
+                    onEvent(.shipped(report))
+                    if minimumInterval > .zero {
+                        // Then ship again at once, without waiting for a wake-up: the ones
+                        // that came during the pause were consumed by it.
+                        pause(minimumInterval)
+                        continue
+                    }
+                }
             } catch {
                 if Self.isPermanent(error) { throw error }
                 failures += 1
                 delay = min(.milliseconds(100) * (1 << min(failures, 9)), .seconds(30))
                 onEvent(.failed(error, retryingIn: delay))
                 options.log("replicating \(sourcePath) to \(destination.name) failed (will retry): \(error)")
-                // Only the stop wakes a wait after a failure: a busy source would retry at once.
-                let deadline = ContinuousClock.now + delay
-                while !stopRequested.load(ordering: .acquiring), ContinuousClock.now < deadline {
-                    _ = wake.wait(timeout: .now() + .milliseconds(50))
-                }
+                // Only the stop ends a wait after a failure: a busy source would retry at once.
+                pause(delay)
                 continue
             }
             _ = wake.wait(timeout: .now() + .milliseconds(Int(min(delay / .milliseconds(1), 3_600_000))))
+        }
+    }
+
+    /// Waits `duration`, or until ``stop()``. Wake-ups meanwhile do not end it.
+    private func pause(_ duration: Duration) {
+        let deadline = ContinuousClock.now + duration
+        while !stopRequested.load(ordering: .acquiring), ContinuousClock.now < deadline {
+            let left = min((deadline - ContinuousClock.now) / .microseconds(1), 50_000)
+            _ = wake.wait(timeout: .now() + .microseconds(Int(max(left, 1))))
         }
     }
 
@@ -157,15 +177,15 @@ public final class Replicator: Sendable {
         }
     }
 
-    /// Makes ``follow(pollInterval:onEvent:)`` look at the source now, as a change of its
+    /// Makes ``follow(pollInterval:minimumInterval:onEvent:)`` look at the source now, as a change of its
     /// root file does: for a writer in the same process, which knows of each durable commit
     /// before the directory watch reports it.
     package func wakeUp() {
         wake.signal()
     }
 
-    /// Ends ``follow(pollInterval:onEvent:)`` after the shipment in flight, if any. A
-    /// stopped replicator does not follow again (``follow(pollInterval:onEvent:)`` returns
+    /// Ends ``follow(pollInterval:minimumInterval:onEvent:)`` after the shipment in flight, if any. A
+    /// stopped replicator does not follow again (``follow(pollInterval:minimumInterval:onEvent:)`` returns
     /// at once); ``ship()`` still works.
     public func stop() {
         stopRequested.store(true, ordering: .releasing)

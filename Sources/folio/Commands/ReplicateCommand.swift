@@ -22,7 +22,10 @@ enum ReplicateCommand: Command {
             "DEST", help: "the replica: a path that does not exist, an empty directory, or a replica of STORE"),
     ]
     static let options = [
-        OptionSpec("once", help: "ship what is durable now, then exit")
+        OptionSpec("once", help: "ship what is durable now, then exit"),
+        OptionSpec(
+            "interval", value: "SECONDS",
+            help: "wait at least this long between shipments, shipping the commits meanwhile together (default 0)"),
     ]
     static let showsProgress = false
     static let details = [
@@ -41,6 +44,12 @@ enum ReplicateCommand: Command {
         DEST that holds another store, or another history of this one (STORE was replaced \
         by an older copy), is refused and left alone. A failed shipment (DEST full or \
         unreachable) is reported on standard error and retried.
+        """,
+        """
+        --interval SECONDS waits at least that long after each shipment and ships the \
+        commits made meanwhile together, with one sync of DEST: less work beside a writer \
+        that commits often, for that much more lag (0, the default, ships each commit once \
+        durable).
         """,
     ]
     static let examples = [
@@ -66,12 +75,20 @@ enum ReplicateCommand: Command {
                     + "\(Format.duration(clock.now - start)): \(Format.bytes(report.bytesShipped)) shipped")
             return .success
         }
+        var minimumInterval = Duration.zero
+        if let text = arguments.value("interval") {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3_600 else {
+                throw UsageError("--interval needs a number of seconds from 0 to 3600, not '\(text)'", command: name)
+            }
+            minimumInterval = .milliseconds(Int((seconds * 1_000).rounded()))
+        }
+        let interval = minimumInterval
         let signals = StopSignals { replicator.stop() }
         defer { signals.cancel() }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let thread = Thread {
                 do {
-                    try replicator.follow { event in Self.report(event) }
+                    try replicator.follow(minimumInterval: interval) { event in Self.report(event) }
                     try replicator.close()
                     continuation.resume()
                 } catch {

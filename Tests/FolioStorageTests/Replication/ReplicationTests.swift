@@ -374,6 +374,42 @@ import FolioTestSupport
         #expect(replica.verify().isClean)
     }
 
+    /// Timeline: a replicator follows with a minimum interval of an hour → its first
+    /// shipment → the source commits 30 times, and the replicator's wake-ups come → it ships
+    /// nothing during the interval (a replicator that shipped each commit would have) →
+    /// stop ends the pause at once → one shipment takes the replica to the last commit.
+    @Test func aMinimumIntervalHoldsShipmentsBack() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.child("store")
+        let replicaPath = directory.child("replica")
+        let store = try Store.open(at: path, options: testOptions())
+        defer { store.close() }
+        try store.write { txn in try txn.put(bytes("0"), for: bytes("k"), in: "t") }
+        let replicator = Replicator(source: path, to: DirectoryReplica(path: replicaPath))
+        let shipped = Mutex<[ReplicationReport]>([])
+        let stopped = DispatchSemaphore(value: 0)
+        let following = Thread {
+            try? replicator.follow(pollInterval: .milliseconds(20), minimumInterval: .seconds(3_600)) { event in
+                if case .shipped(let report) = event { shipped.withLock { $0.append(report) } }
+            }
+            stopped.signal()
+        }
+        following.start()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while shipped.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        let first = store.generation
+        for step in 1...30 { try store.write { txn in try txn.put(bytes("\(step)"), for: bytes("k"), in: "t") } }
+        Thread.sleep(forTimeInterval: 0.3)  // time for wake-ups a replicator with no interval would ship on
+        #expect(shipped.withLock { $0.map(\.generation) } == [first])
+        replicator.stop()
+        #expect(stopped.wait(timeout: .now() + 60) == .success, "stop ends the pause")
+        let last = try replicator.ship()
+        #expect(last.fromGeneration == first && last.generation == store.generation)
+        try replicator.close()
+        try expectReplica(at: replicaPath, equals: store)
+    }
+
     private func snapshotNames(_ store: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "\(store)/snapshots").filter { $0.hasSuffix(".folio") }
             .sorted()

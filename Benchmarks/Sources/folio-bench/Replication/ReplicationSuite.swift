@@ -37,7 +37,11 @@ enum ReplicationSuite {
         case watchOnly = "update-individual-replicated-watch"
         case inProcess = "update-individual-replicated"
         case process = "update-individual-replicated-process"
+        case batched = "update-individual-replicated-10ms"
     }
+
+    /// The batched row's minimum interval between shipments.
+    static let batchingInterval = Duration.milliseconds(10)
 
     static let workloadNames = Mode.allCases.map(\.rawValue)
 
@@ -68,6 +72,10 @@ enum ReplicationSuite {
                 case .watchOnly:
                     ["the same with a Replicator following on a thread of this process, woken by its directory watch"]
                 case .inProcess: ["the same with persistence.replicate(to:) following, in this process"]
+                case .batched:
+                    [
+                        "the same with persistence.replicate(to:minimumInterval: .milliseconds(10)) following, in this process"
+                    ]
                 case .process:
                     ["the same with a separate process following it (Replicator, DirectoryReplica: folio replicate)"]
                 }
@@ -100,9 +108,10 @@ enum ReplicationSuite {
         switch mode {
         case .off:
             break
-        case .inProcess:
+        case .inProcess, .batched:
+            let interval = mode == .batched ? batchingInterval : .zero
             let task = Task {
-                try await persistence.replicate(to: replica) { event in
+                try await persistence.replicate(to: replica, minimumInterval: interval) { event in
                     if case .shipped(let report) = event { shipments.add(report.generation) }
                 }
             }
