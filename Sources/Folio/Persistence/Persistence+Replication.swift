@@ -13,7 +13,7 @@ extension Persistence {
     /// commit is shipped once its window is flushed).
     ///
     /// The replica is a store at every moment: open it read-only and it follows
-    /// (``Persistence/init(readingFrom:options:)``), restore from it at any generation it
+    /// (``Persistence/init(readingFrom:options:)-(String,_)``), restore from it at any generation it
     /// holds (`folio restore REPLICA NEW --at G`, or ``backup(to:at:progress:)`` on it). It keeps
     /// the history this store keeps (``setHistoryRetention(_:)``). Killed at any moment, it
     /// still opens at the last root it published, and the next call resumes from there.

@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// While a replicator uses it, it holds the replica's writer lock (`lock`, Docs/Format.md
 /// §2): a writer opened on the replica cannot commit over what is shipped, and a second
-/// replicator of the same replica fails with ``StorageError/lockedByAnotherWriter(path:)``
+/// replicator of the same replica fails with `StorageError.lockedByAnotherWriter(path:)`
 /// (and retries).
 ///
 /// ```swift

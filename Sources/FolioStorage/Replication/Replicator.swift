@@ -18,7 +18,7 @@ import Synchronization
 ///   replica too, after the replica's root has moved past it;
 /// - shipping resumes where the last published root left it, whichever side was killed:
 ///   bytes past it are sent again;
-/// - it refuses a destination holding another history (``StorageError/replicaDiverged(destination:reason:)``).
+/// - it refuses a destination holding another history (`StorageError.replicaDiverged(destination:reason:)`).
 ///
 /// ```swift
 /// let replicator = Replicator(source: storePath, to: DirectoryReplica(path: "/mnt/backup/library"))
@@ -62,7 +62,7 @@ public final class Replicator: Sendable {
     /// Ships what the source has committed durably now and returns when the replica holds
     /// it: the replica's published root is then the source's newest durable one.
     ///
-    /// - Throws: ``StorageError/replicaDiverged(destination:reason:)`` if the destination
+    /// - Throws: `StorageError.replicaDiverged(destination:reason:)` if the destination
     ///   holds another history; the destination's errors (full, unreachable); the source's
     ///   (not a store, damaged). After an error the replica still holds the last root it
     ///   published, and the next call ships from there.
@@ -106,8 +106,8 @@ public final class Replicator: Sendable {
     /// notify), so the replica trails the source by the shipment in flight. A failed
     /// shipment is retried with a growing delay (up to 30 s) and reported to `onEvent`,
     /// except when no retry can succeed: a destination that holds another history
-    /// (``StorageError/replicaDiverged(destination:reason:)``) or something other than a
-    /// replica (``StorageError/destinationNotEmpty(path:)``), or a source that is not a
+    /// (`StorageError.replicaDiverged(destination:reason:)`) or something other than a
+    /// replica (`StorageError.destinationNotEmpty(path:)`), or a source that is not a
     /// store this build reads, which end it with that error. Blocks the calling thread; run
     /// it on one of its own.
     ///
