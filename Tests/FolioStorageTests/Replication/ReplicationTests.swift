@@ -165,12 +165,7 @@ import FolioTestSupport
         }
         let replicaGeneration = try Store.openReadOnly(at: replicaPath, options: testOptions()).generation
         // Another store.
-        #expect {
-            try Replicator(source: other, to: DirectoryReplica(path: replicaPath)).ship()
-        } throws: { error in
-            if case .replicaDiverged = error as? StorageError { return true }
-            return false
-        }
+        expectRefused(source: other, replica: replicaPath)
         // The same store, put back to an older copy and then written on: a different
         // commit at the replica's generation.
         try FileManager.default.removeItem(atPath: path)
@@ -179,12 +174,7 @@ import FolioTestSupport
         try restored.write { txn in try txn.put(bytes("B"), for: bytes("b"), in: "t") }
         try restored.write { txn in try txn.put(bytes("C"), for: bytes("c"), in: "t") }
         restored.close()
-        #expect {
-            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
-        } throws: { error in
-            if case .replicaDiverged = error as? StorageError { return true }
-            return false
-        }
+        expectRefused(source: path, replica: replicaPath)
         // Another store created in the same second (the same info file), whose files are
         // numbered below the replica's: file numbers only grow along one history.
         let compacted = try Store.open(at: other, options: testOptions())
@@ -199,12 +189,7 @@ import FolioTestSupport
         try Replicator(source: other, to: DirectoryReplica(path: laterReplica)).ship()
         try FileManager.default.removeItem(atPath: "\(sameSecond)/info")
         try FileManager.default.copyItem(atPath: "\(other)/info", toPath: "\(sameSecond)/info")
-        #expect {
-            try Replicator(source: sameSecond, to: DirectoryReplica(path: laterReplica)).ship()
-        } throws: { error in
-            if case .replicaDiverged = error as? StorageError { return true }
-            return false
-        }
+        expectRefused(source: sameSecond, replica: laterReplica)
         #expect(
             try Store.openReadOnly(at: laterReplica, options: testOptions()).read().get(bytes("c"), in: "t")
                 == bytes("c"))
@@ -249,12 +234,7 @@ import FolioTestSupport
         }
         #expect(restored.generation > replicaGeneration)
         restored.close()
-        #expect {
-            try Replicator(source: path, to: DirectoryReplica(path: replicaPath)).ship()
-        } throws: { error in
-            if case .replicaDiverged = error as? StorageError { return true }
-            return false
-        }
+        expectRefused(source: path, replica: replicaPath)
         let replica = try Store.openReadOnly(at: replicaPath, options: testOptions())
         defer { replica.close() }
         #expect(replica.generation == replicaGeneration)
@@ -408,6 +388,16 @@ import FolioTestSupport
         #expect(last.fromGeneration == first && last.generation == store.generation)
         try replicator.close()
         try expectReplica(at: replicaPath, equals: store)
+    }
+
+    /// Shipping `source` to the replica at `replica` is refused as another history.
+    private func expectRefused(source: String, replica: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(sourceLocation: sourceLocation) {
+            try Replicator(source: source, to: DirectoryReplica(path: replica)).ship()
+        } throws: { error in
+            if case .replicaDiverged = error as? StorageError { return true }
+            return false
+        }
     }
 
     private func snapshotNames(_ store: String) throws -> [String] {
