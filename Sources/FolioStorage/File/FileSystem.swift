@@ -138,6 +138,13 @@ extension StorageFile {
 }
 
 extension FileSystem {
+    /// The whole file at `path` (for the small files read whole: info, root).
+    func readAll(at path: String) throws(StorageError) -> [UInt8] {
+        let file = try open(path, mode: .readOnly)
+        defer { file.close() }
+        return try file.readAll()
+    }
+
     /// Writes `bytes` to `path` durably and atomically: write a temporary file, fsync it,
     /// rename it over `path`, fsync the directory. After this returns, a crash leaves the
     /// new contents; before the rename, a crash leaves the old ones.

@@ -91,8 +91,8 @@ public final class DirectoryReplica: ReplicaDestination {
             return nil
         }
         try takeLock()
-        let info = try readAll(layout.info)
-        let rootFile = fs.itemKind(at: layout.root) == .file ? try readAll(layout.root) : []
+        let info = try fs.readAll(at: layout.info)
+        let rootFile = fs.itemKind(at: layout.root) == .file ? try fs.readAll(at: layout.root) : []
         return ReplicaHoldings(info: info, rootFile: rootFile, snapshots: try snapshotLengths())
     }
 
@@ -261,11 +261,5 @@ public final class DirectoryReplica: ReplicaDestination {
             if let root = files.root { try Self.syncLazySlot(&files, root: root) }
             Self.closeAll(&files)
         }
-    }
-
-    private func readAll(_ path: String) throws(StorageError) -> [UInt8] {
-        let file = try fileSystem.open(path, mode: .readOnly)
-        defer { file.close() }
-        return try file.readAll()
     }
 }

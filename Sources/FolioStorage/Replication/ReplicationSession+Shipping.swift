@@ -14,11 +14,14 @@ extension ReplicationSession {
         let newest = try source.read().root
         let from = position?.record.generation
         if let position, newest.record.generation <= position.record.generation {
-            // Nothing to ship, if the source still holds the replica's root: its reader may
-            // see an older slot for a while (a torn read of the slot a writer is writing, or
-            // a lost slot write its recovery rewrites). Files a killed shipment left to
-            // remove go now.
-            guard try sourceHolds(position.record, replicator: replicator) else {
+            // Nothing to ship, if the source still holds the replica's root: the same commit
+            // (the usual case: a wake-up with nothing new), or an older slot its reader sees
+            // for a while (a torn read of the slot a writer is writing, or a lost slot write
+            // its recovery rewrites). Files a killed shipment left to remove go now.
+            let holds =
+                Store.sameCommit(position.record, newest.record)
+                ? true : try sourceHolds(position.record, replicator: replicator)
+            guard holds else {
                 throw .replicaDiverged(
                     destination: destination.name,
                     reason: "its generation \(position.record.generation) is not in the source's history")

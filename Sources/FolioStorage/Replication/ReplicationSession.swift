@@ -35,15 +35,7 @@ final class ReplicationSession: @unchecked Sendable {
         do throws(StorageError) {
             let fs = replicator.options.fileSystem
             let layout = replicator.sourceLayout
-            let infoFile = try fs.open(layout.info, mode: .readOnly)
-            let info: [UInt8]
-            do throws(StorageError) {
-                info = try infoFile.readAll()
-            } catch {
-                infoFile.close()
-                throw error
-            }
-            infoFile.close()
+            let info = try fs.readAll(at: layout.info)
             let newest = try source.read().root.record
             guard newest.formatVersion >= 2 else {
                 throw .notAStore(
