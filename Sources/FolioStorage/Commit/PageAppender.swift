@@ -38,6 +38,9 @@ struct PageAppender {
     private var runCRC: UInt32?
     /// Bytes at the start of `buffer` already folded into `runCRC`.
     private var checksummedInBuffer = 0
+    /// The shifts of page checksums into the run's, and of moved pages' checksums: pages of
+    /// one length follow each other, so the last power is kept.
+    private var shifter = CRC32CShifter()
     /// Extend the file with zeros ahead of the writes (commits do; copies into a new file
     /// do not: they are written once, to their final length).
     let preallocates: Bool
@@ -191,6 +194,52 @@ struct PageAppender {
         return try finishPage(at: offset, cached: collectsCacheEntries ? .overflow(value) : nil)
     }
 
+    /// Appends a copy of `page`, a leaf or overflow page whose stored checksum is valid at
+    /// `sourceOffset` (it was checked when read, or this process sealed it there), with this
+    /// appender's header fields: the bytes ``appendLeaf(_:pendingAddresses:)`` or
+    /// ``appendOverflow(_:)`` would write for its contents, without reading the body through
+    /// a CRC again (``PageHeader/checksum(movedFrom:at:header:to:shifter:)``). The caller vouches
+    /// that the body needs no change: a leaf's ``LeafEntries/unchangedPage`` or one
+    /// ``TreePage/isInlineLeaf(_:count:)`` accepts, any overflow page.
+    mutating func appendPage(
+        copying page: [UInt8], from sourceOffset: UInt64, kind: PageKind, count: Int
+    ) throws(StorageError) -> PageAddress {
+        try page.withRawBytes { (raw) throws(StorageError) in
+            try appendPage(copying: raw, from: sourceOffset, kind: kind, count: count)
+        }
+    }
+
+    /// ``appendPage(copying:from:kind:count:)`` of a page in place (a window of a larger read).
+    mutating func appendPage(
+        copying source: UnsafeRawBufferPointer, from sourceOffset: UInt64, kind: PageKind, count: Int
+    ) throws(StorageError) -> PageAddress {
+        let offset = position
+        let start = PageHeader.begin(&buffer, kind: kind, count: count, generation: generation)
+        buffer.append(raw: UnsafeRawBufferPointer(rebasing: source[PageHeader.size...]))
+        buffer.set(UInt32(source.count), at: start + 8)
+        var shifter = self.shifter
+        defer { self.shifter = shifter }
+        let checksum = buffer.bytes.withUnsafeBytes { written in
+            PageHeader.checksum(
+                movedFrom: source, at: sourceOffset,
+                header: UnsafeRawBufferPointer(rebasing: written[(start + 4)..<(start + PageHeader.size)]),
+                to: offset, shifter: &shifter)
+        }
+        buffer.set(checksum, at: start)
+        assert(
+            buffer.bytes.withUnsafeBytes { PageHeader.checksum($0[(start + 4)...], fileOffset: offset) } == checksum,
+            "a moved page's checksum differs from its bytes' (or its source's stored checksum was not valid)")
+        let cached: CachedPage?
+        if !collectsCacheEntries {
+            cached = nil
+        } else if kind == .overflow {
+            cached = .overflow(Array(source[PageHeader.size...]))
+        } else {
+            cached = writtenLeaf(from: start)
+        }
+        return try finishPage(at: offset, cached: cached)
+    }
+
     /// Appends the commit page (always the last page of a commit). In a run, the page
     /// carries the checksum of every byte appended before it.
     mutating func appendCommit(
@@ -228,8 +277,11 @@ struct PageAppender {
         let pageStart = buffer.count - length
         foldBufferIntoRunChecksum(upTo: pageStart)
         let stored = buffer.bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: pageStart, as: UInt32.self) }
+        var shifter = self.shifter
+        defer { self.shifter = shifter }
         runCRC = RunChecksum.update(
-            runCRC!, sealedPageChecksum: UInt32(littleEndian: stored), length: length, fileOffset: offset)
+            runCRC!, sealedPageChecksum: UInt32(littleEndian: stored), length: length, fileOffset: offset,
+            shifter: &shifter)
         checksummedInBuffer = buffer.count
     }
 

@@ -101,13 +101,18 @@ struct IncrementalCopier {
         let result: PageAddress
         switch try source.nodeBypassingCache(at: address) {
         case .leaf(let leaf):
-            let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
-                let value = try source.overflowBypassingCache(at: overflow)
-                let copy = try checkedLength(of: overflow, try appender.appendOverflow(value))
-                advance(UInt64(overflow.length))
-                return copy
+            if let page = leaf.entries.unchangedPage {
+                result = try appender.appendPage(
+                    copying: page, from: address.offset, kind: .leaf, count: leaf.entries.count)
+            } else {
+                let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
+                    let copy = try checkedLength(
+                        of: overflow, try appender.appendCopy(ofOverflow: overflow, from: source))
+                    advance(UInt64(overflow.length))
+                    return copy
+                }
+                result = try appender.appendLeaf(entries)
             }
-            result = try appender.appendLeaf(entries)
             if let syncEvery, copiedBytes - syncedAt >= syncEvery {
                 try appender.flush()
                 try appender.file.handle.syncData()

@@ -17,12 +17,16 @@ enum LiveCopy {
         var appender = PageAppender(
             file: file, generation: generation, start: UInt64(SnapshotHeader.size),
             collectsCacheEntries: false, crashPoint: crashPoint)
-        var copier = PageCopier(source: base.pages, total: base.record.liveBytes, progress: progress)
+        var copier = PageCopier(
+            source: base.pages, window: PageWindow(source: base.pages, end: base.record.committedLength),
+            total: base.record.liveBytes, progress: progress)
         let catalog = TreeState(name: "", descriptor: nil)
         let catalogEditor = TreeEditor(reader: base.reader)
         for (name, descriptor) in try base.allDescriptors() {
             let before = appender.bytesAppended
-            let root = descriptor.root.isNone ? PageAddress.none : try copier.copy(descriptor.root, into: &appender)
+            let root =
+                descriptor.root.isNone
+                ? PageAddress.none : try copier.copy(descriptor.root, height: descriptor.depth, into: &appender)
             let copied = TreeDescriptor(
                 root: root, depth: descriptor.depth, count: descriptor.count,
                 bytes: appender.bytesAppended - before)
@@ -44,29 +48,59 @@ enum LiveCopy {
     }
 }
 
-/// Copies the pages of a tree from one snapshot file to another, children first.
+/// Copies the pages of a tree from one snapshot file to another, children first: a leaf
+/// with no overflow reference and every overflow page moved whole
+/// (``PageAppender/appendPage(copying:from:kind:count:)``), branches and other leaves
+/// written again with their children's new addresses. Reads go through a ``PageWindow``.
 struct PageCopier {
     let source: PageSource
+    var window: PageWindow
     let total: UInt64
     let progress: ((CompactionProgress) -> Void)?
     var copied: UInt64 = 0
     var reported: UInt64 = 0
 
-    mutating func copy(_ address: PageAddress, into appender: inout PageAppender) throws(StorageError) -> PageAddress {
+    /// Copies the subtree at `address`, `height` levels tall (1: a leaf), into `appender`.
+    mutating func copy(
+        _ address: PageAddress, height: Int, into appender: inout PageAppender
+    ) throws(StorageError) -> PageAddress {
         let result: PageAddress
-        switch try source.nodeBypassingCache(at: address) {
-        case .leaf(let leaf):
-            let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
-                let value = try source.overflowBypassingCache(at: overflow)
-                let copy = try appender.appendOverflow(value)
-                advance(UInt64(overflow.length))
-                return copy
+        let path = source.file.path
+        // A leaf of inline values is checked and moved where it lies in the window; any other
+        // page is copied out and decoded.
+        let read = try window.withPage(at: address, ahead: height <= 1) {
+            (raw) throws(StorageError) -> (moved: PageAddress?, page: [UInt8], header: PageHeader.Fields) in
+            let header = try PageHeader.validate(raw: raw, address: address, file: path)
+            if header.kind == .leaf, TreePage.isInlineLeaf(raw, count: header.count) {
+                let moved = try appender.appendPage(
+                    copying: raw, from: address.offset, kind: .leaf, count: header.count)
+                return (moved, [], header)
             }
-            result = try appender.appendLeaf(entries)
+            return (nil, Array(raw), header)
+        }
+        if let moved = read.moved {
+            advance(UInt64(address.length))
+            return moved
+        }
+        switch try TreePage.decode(read.page, checked: read.header, address: address, file: path) {
+        case .leaf(let leaf):
+            if let page = leaf.entries.unchangedPage {
+                result = try appender.appendPage(
+                    copying: page, from: address.offset, kind: .leaf, count: leaf.entries.count)
+            } else {
+                let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
+                    let page = try window.page(at: overflow)
+                    _ = try PageHeader.validate(page, address: overflow, file: source.file.path, expecting: .overflow)
+                    let copy = try appender.appendPage(copying: page, from: overflow.offset, kind: .overflow, count: 0)
+                    advance(UInt64(overflow.length))
+                    return copy
+                }
+                result = try appender.appendLeaf(entries)
+            }
         case .branch(let branch):
             var children: [PageAddress] = []
             children.reserveCapacity(branch.children.count)
-            for child in branch.children { children.append(try copy(child, into: &appender)) }
+            for child in branch.children { children.append(try copy(child, height: height - 1, into: &appender)) }
             result = try appender.appendBranch(keys: branch.keys, children: children)
         }
         advance(UInt64(address.length))
@@ -79,5 +113,18 @@ struct PageCopier {
             reported = copied
             progress(.copying(bytesCopied: copied, totalBytes: total))
         }
+    }
+}
+
+extension PageAppender {
+    /// A copy of the overflow page at `address` of `source`: the page moved whole, or, when
+    /// the cache holds its value rather than its bytes, the value written again.
+    mutating func appendCopy(
+        ofOverflow address: PageAddress, from source: PageSource
+    ) throws(StorageError) -> PageAddress {
+        if let page = try source.overflowPageBypassingCache(at: address) {
+            return try appendPage(copying: page, from: address.offset, kind: .overflow, count: 0)
+        }
+        return try appendOverflow(try source.overflowBypassingCache(at: address))
     }
 }

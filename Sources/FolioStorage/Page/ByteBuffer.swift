@@ -38,6 +38,8 @@ package struct ByteWriter {
 
     package mutating func append(bytes other: ArraySlice<UInt8>) { bytes.append(contentsOf: other) }
 
+    package mutating func append(raw other: UnsafeRawBufferPointer) { bytes.append(contentsOf: other) }
+
     /// Appends `count` zero bytes, copied from ``ZeroBytes`` a chunk at a time: appending
     /// `repeatElement(0, count:)` walks the elements one by one through generic code when the
     /// call is not specialised (debug builds), over a hundred instructions a byte.
@@ -207,5 +209,14 @@ extension Array where Element == UInt8 {
     /// Reads a little-endian `UInt64` at `offset` (caller checks bounds).
     func littleEndianUInt64(at offset: Int) -> UInt64 {
         withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+    }
+
+    /// `withUnsafeBytes` for a body that throws a ``StorageError``, which the standard one
+    /// (untyped `rethrows`) would widen to `any Error`.
+    func withRawBytes<Result>(
+        _ body: (UnsafeRawBufferPointer) throws(StorageError) -> Result
+    ) throws(StorageError) -> Result {
+        let outcome = withUnsafeBytes { raw in Swift.Result { () throws(StorageError) in try body(raw) } }
+        return try outcome.get()
     }
 }

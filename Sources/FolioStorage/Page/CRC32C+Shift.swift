@@ -70,3 +70,19 @@ enum CRC32CShiftTables {
         return result
     }
 }
+
+/// ``CRC32C/shift(_:byZeroBytes:)`` for a caller that shifts by the same count again and
+/// again (a walk over pages of one length): it keeps the power of the last count, so a
+/// repeated shift costs one multiplication instead of up to nine.
+struct CRC32CShifter {
+    private var count = -1
+    private var power: UInt32 = 0
+
+    /// `crc` as it would be after `count` zero bytes.
+    mutating func shift(_ crc: UInt32, byZeroBytes count: Int) -> UInt32 {
+        if count != self.count {
+            (self.count, power) = (count, CRC32CShiftTables.power(ofZeroBytes: count))
+        }
+        return CRC32C.multiply(crc, power)
+    }
+}

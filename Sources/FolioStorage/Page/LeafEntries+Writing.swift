@@ -37,6 +37,34 @@ extension LeafEntries {
         }
     }
 
+    /// The page these entries were read from, when it is exactly what writing them would
+    /// give after its header: a leaf read in place and not changed since, every value
+    /// inline, the entries back to back in key order from the header on. Such a page can be
+    /// copied whole to another file (``PageAppender/appendPage(copying:from:kind:count:)``);
+    /// any other leaf is written entry by entry. Nil for anything else.
+    ///
+    /// Why the checks suffice: edits never shorten ``bytes`` and write only past its end
+    /// (``compactIfWasteful()`` makes a new buffer with no header), so a buffer as long as
+    /// the length its header names was never written to, and a table that walks it back to
+    /// back from byte 24 to its end names every entry of the page, in the page's order.
+    var unchangedPage: [UInt8]? {
+        guard pendingValues.isEmpty, !starts.isEmpty, bytes.count == PageHeader.size + entryBytes else {
+            return nil
+        }
+        let backToBack = bytes.withUnsafeBytes { raw in
+            guard UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) == raw.count else {
+                return false
+            }
+            var expected = PageHeader.size
+            for start in starts {
+                guard Int(start) == expected, raw[expected + 2] == Self.inlineKind else { return false }
+                expected += Self.entrySize(in: raw, at: expected)
+            }
+            return expected == raw.count
+        }
+        return backToBack ? bytes : nil
+    }
+
     /// These entries with every overflow reference replaced by `move(reference)`: what a
     /// copy of a leaf into another file writes, after copying its overflow pages.
     func movingOverflowPages(

@@ -131,6 +131,16 @@ enum PageHeader {
         _ bytes: [UInt8], address: PageAddress, file: String,
         expecting expected: PageKind? = nil
     ) throws(StorageError) -> Fields {
+        try bytes.withRawBytes { (raw) throws(StorageError) in
+            try validate(raw: raw, address: address, file: file, expecting: expected)
+        }
+    }
+
+    /// ``validate(_:address:file:expecting:)`` of bytes in place (a window of a larger read).
+    static func validate(
+        raw bytes: UnsafeRawBufferPointer, address: PageAddress, file: String,
+        expecting expected: PageKind? = nil
+    ) throws(StorageError) -> Fields {
         func corrupt(_ detail: String, expected: UInt32? = nil, actual: UInt32? = nil) -> StorageError {
             .corruption(
                 Corruption(
@@ -141,9 +151,9 @@ enum PageHeader {
             throw corrupt("page of \(address.length) bytes expected, only \(bytes.count) bytes in the file")
         }
         guard bytes.count >= size else { throw corrupt("page shorter than its \(size)-byte header") }
-        let stored = bytes.littleEndianUInt32(at: 0)
-        let actual = bytes.withUnsafeBytes { checksum($0[4...], fileOffset: address.offset) }
-        let length = bytes.littleEndianUInt32(at: 8)
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+        let actual = checksum(bytes[4...], fileOffset: address.offset)
+        let length = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         guard length == address.length else {
             throw corrupt(
                 "page header says \(length) bytes, its reference says \(address.length)", expected: stored,
@@ -158,6 +168,7 @@ enum PageHeader {
                 "expected a \(expected.name) page, found a \(kind.name) page", expected: stored, actual: actual)
         }
         let count = Int(UInt16(bytes[6]) | UInt16(bytes[7]) << 8)
-        return Fields(kind: kind, count: count, generation: bytes.littleEndianUInt64(at: 16), checksum: stored)
+        let generation = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        return Fields(kind: kind, count: count, generation: generation, checksum: stored)
     }
 }

@@ -30,9 +30,18 @@ extension RunChecksum {
     ///
     /// where `c` is the stored checksum's four bytes and `r` the rest of the page. Equal to
     /// ``update(_:_:)`` over the page's bytes (RunChecksumShiftTests compares the two).
-    static func update(_ crc: UInt32, sealedPageChecksum checksum: UInt32, length: Int, fileOffset: UInt64) -> UInt32 {
+    static func update(
+        _ crc: UInt32, sealedPageChecksum checksum: UInt32, length: Int, fileOffset: UInt64,
+        shifter: inout CRC32CShifter
+    ) -> UInt32 {
         let afterStoredChecksum = withUnsafeBytes(of: checksum.littleEndian) { CRC32C.update(crc, $0) }
         let offsetRegister = withUnsafeBytes(of: fileOffset.littleEndian) { CRC32C.update(0xFFFF_FFFF, $0) }
-        return CRC32C.shift(afterStoredChecksum ^ offsetRegister, byZeroBytes: length - 4) ^ ~checksum
+        return shifter.shift(afterStoredChecksum ^ offsetRegister, byZeroBytes: length - 4) ^ ~checksum
+    }
+
+    /// ``update(_:sealedPageChecksum:length:fileOffset:shifter:)`` for a single page.
+    static func update(_ crc: UInt32, sealedPageChecksum checksum: UInt32, length: Int, fileOffset: UInt64) -> UInt32 {
+        var shifter = CRC32CShifter()
+        return update(crc, sealedPageChecksum: checksum, length: length, fileOffset: fileOffset, shifter: &shifter)
     }
 }

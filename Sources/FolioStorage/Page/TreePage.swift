@@ -150,6 +150,37 @@ enum TreePage {
         try parse(bytes, header: PageHeader.fields(ofSealed: bytes), address: address, file: file)
     }
 
+    /// The node of a page whose header ``PageHeader/validate(raw:address:file:expecting:)``
+    /// has checked (`header` is what it returned): the structure only, see
+    /// ``decode(_:address:file:)``.
+    static func decode(
+        _ bytes: [UInt8], checked header: PageHeader.Fields, address: PageAddress, file: String
+    ) throws(StorageError) -> StoredNode {
+        try parse(bytes, header: header, address: address, file: file)
+    }
+
+    /// Whether the checked leaf page `page`, of `count` entries, holds only inline values in
+    /// entries that fill its body exactly as ``decode(_:address:file:)`` requires: the leaves a
+    /// copy moves whole (``PageAppender/appendPage(copying:from:kind:count:)``) without
+    /// decoding them. False for a leaf that references an overflow page, and for any page
+    /// decoding would reject (which the copy then decodes, to report it).
+    static func isInlineLeaf(_ page: UnsafeRawBufferPointer, count: Int) -> Bool {
+        guard count >= 1 else { return false }
+        var position = PageHeader.size
+        for _ in 0..<count {
+            guard page.count - position >= 7 else { return false }
+            let keyLength = Int(UInt16(littleEndian: page.loadUnaligned(fromByteOffset: position, as: UInt16.self)))
+            guard page[position + 2] == LeafEntries.inlineKind, keyLength <= StorageLimits.maximumKeyLength,
+                page.count - position - 7 >= keyLength
+            else { return false }
+            let valueLength = UInt32(
+                littleEndian: page.loadUnaligned(fromByteOffset: position + 3 + keyLength, as: UInt32.self))
+            guard UInt64(valueLength) <= UInt64(page.count - position - 7 - keyLength) else { return false }
+            position += 7 + keyLength + Int(valueLength)
+        }
+        return position == page.count
+    }
+
     /// The structure of a page whose header has been read: see ``decode(_:address:file:)``.
     private static func parse(
         _ bytes: [UInt8], header: PageHeader.Fields, address: PageAddress, file: String

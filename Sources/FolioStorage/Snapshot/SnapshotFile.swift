@@ -105,6 +105,17 @@ struct PageSource: Sendable {
         return try TreePage.decodeOverflow(raw, address: address, file: file.path)
     }
 
+    /// The overflow page at `address` as it is in the file, checked (Format.md §4): for a
+    /// copy that moves it whole. Nil when the cache holds its value, which the copy encodes
+    /// instead (``overflowBypassingCache(at:)``).
+    func overflowPageBypassingCache(at address: PageAddress) throws(StorageError) -> [UInt8]? {
+        if case .overflow? = cache.get(PageCache.Key(file: file.cacheIdentity, offset: address.offset)) { return nil }
+        let raw = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
+        counters.recordPageRead(bytes: raw.count)
+        _ = try PageHeader.validate(raw, address: address, file: file.path, expecting: .overflow)
+        return raw
+    }
+
     /// The value stored in the overflow page at `address`.
     func overflow(at address: PageAddress) throws(StorageError) -> [UInt8] {
         let key = PageCache.Key(file: file.cacheIdentity, offset: address.offset)
