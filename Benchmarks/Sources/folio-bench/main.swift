@@ -67,6 +67,9 @@ func main(_ arguments: Arguments) async throws {
     context.onlyWorkloads = arguments.workloads
     context.onlySystems = arguments.systems
     context.busyTimeout = arguments.busyTimeout
+    let replicaScratch = try arguments.replicaDirectory.map { try Scratch(workDirectory: $0) }
+    defer { replicaScratch?.removeAll() }
+    context.replicaScratch = replicaScratch
     for suite in arguments.suites {
         switch suite {
         case CrudSuite.name: try await CrudSuite.run(context)

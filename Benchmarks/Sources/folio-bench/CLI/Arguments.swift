@@ -35,6 +35,9 @@ struct Arguments: Equatable {
     /// `--busy-timeout SECONDS`: how long an `mp` writer waits for another process's lock
     /// (nil: Folio's default `busyTimeout`, 5 s, and the same for GRDB).
     var busyTimeout: Double?
+    /// `--replica-dir DIR`: where the replication suite makes its replicas (default: the
+    /// work directory, so on the store's disk).
+    var replicaDirectory: String?
 
     static let usage = """
         folio-bench: Folio's benchmark harness. Compares Folio with GRDB.swift and with
@@ -68,6 +71,10 @@ struct Arguments: Equatable {
           --busy-timeout SECONDS  mp suite: how long a write waits for another process's
                                   lock before failing, Folio (busyTimeout) and GRDB (busyMode
                                   .timeout) alike (default 5, Folio's default)
+          --replica-dir DIR       replication suite: where replicas are made (default: the
+                                  work directory, the store's disk); another device's
+                                  directory (or /dev/shm) to measure a replica that does not
+                                  share the store's disk
           --smoke                 tiny sizes for every suite, checks the output (for CI); writes
                                   JSON, markdown and SVG into the work directory unless given
           -h, --help              this text
@@ -162,6 +169,9 @@ struct Arguments: Equatable {
                     throw ArgumentError("--busy-timeout needs a number of seconds, not '\(text)'")
                 }
                 result.busyTimeout = seconds
+            case "--replica-dir":
+                try once(option)
+                result.replicaDirectory = try value(for: option, inline: inline)
             default:
                 if argument.hasPrefix("-") { throw ArgumentError("unknown option '\(argument)'") }
                 throw ArgumentError("unexpected argument '\(argument)' (options start with --)")

@@ -14,6 +14,8 @@ final class BenchContext {
     var onlySystems: Set<String> = []
     /// `--busy-timeout`: the `mp` suite's wait for another process's lock (nil: the default).
     var busyTimeout: Double?
+    /// `--replica-dir`: scratch space for the replication suite's replicas (nil: ``scratch``).
+    var replicaScratch: Scratch?
 
     init(sizes: Sizes, durability: BenchDurability, runner: Runner, scratch: Scratch) {
         self.sizes = sizes

@@ -7,8 +7,9 @@ import Synchronization
 /// updates, title and tag, in a random order, on a fresh copy of the crud store of n
 /// records) without replication and with it, interleaved (A B C A B C), so that their
 /// ratio compares the same conditions. The replica is a directory on the same disk as the
-/// store (the scratch directory), empty at the start of each run; its first shipment (the
-/// whole store) is made before the timed part.
+/// store (the scratch directory), or in `--replica-dir` when given (another device), empty
+/// at the start of each run; its first shipment (the whole store) is made before the timed
+/// part.
 ///
 /// Workloads:
 /// - `update-individual`: no replication;
@@ -81,7 +82,8 @@ enum ReplicationSuite {
                 }
             return Workload(
                 suite: Self.name, name: mode.rawValue, system: "folio", n: n, durability: .flag(context.durability),
-                operations: n, notes: notes
+                operations: n,
+                notes: notes + (mode == .off ? [] : context.replicaScratch.map { ["replica under \($0.root)"] } ?? [])
             ) { run in
                 try await measure(mode, run, context: context, fixture: fixture, updated: updated, lag: lag)
             }
@@ -96,10 +98,11 @@ enum ReplicationSuite {
         lag: ReplicaLag
     ) async throws {
         let path = try context.scratch.copy(fixture, label: "replication-source")
-        let replica = try context.scratch.makeDirectory("replication-replica")
+        let replicaScratch = context.replicaScratch ?? context.scratch
+        let replica = try replicaScratch.makeDirectory("replication-replica")
         defer {
             context.scratch.remove(path)
-            context.scratch.remove(replica)
+            replicaScratch.remove(replica)
         }
         let system = try await FolioCrudSystem.open(directory: path, durability: context.durability)
         let persistence = system.persistence
