@@ -29,6 +29,8 @@ struct PageAppender {
     private(set) var buffer = ByteWriter(capacity: 1 << 16)
     private(set) var flushedBytes: UInt64 = 0
     private(set) var pageCount = 0
+    /// Pages of ``pageCount`` moved whole (``appendPage(copying:from:kind:count:)``).
+    private(set) var movedPages = 0
     private(set) var cacheEntries: [WrittenPage] = []
     /// Record where each page went (``pageOffsets``): for a writer that needs only to know
     /// which cache keys its pages replace, not copies of them (a spill).
@@ -38,8 +40,9 @@ struct PageAppender {
     private var runCRC: UInt32?
     /// Bytes at the start of `buffer` already folded into `runCRC`.
     private var checksummedInBuffer = 0
-    /// The shifts of page checksums into the run's, and of moved pages' checksums: pages of
-    /// one length follow each other, so the last power is kept.
+    /// The shifts of page checksums into the run's, and of moved pages' checksums: it keeps
+    /// the power of the last length, which pages of one length (overflow pages of equal
+    /// values, leaves of fixed-size records) reuse.
     private var shifter = CRC32CShifter()
     /// Extend the file with zeros ahead of the writes (commits do; copies into a new file
     /// do not: they are written once, to their final length).
@@ -226,6 +229,7 @@ struct PageAppender {
                 to: offset, shifter: &shifter)
         }
         buffer.set(checksum, at: start)
+        movedPages += 1
         assert(
             buffer.bytes.withUnsafeBytes { PageHeader.checksum($0[(start + 4)...], fileOffset: offset) } == checksum,
             "a moved page's checksum differs from its bytes' (or its source's stored checksum was not valid)")

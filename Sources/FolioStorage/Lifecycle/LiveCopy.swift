@@ -5,12 +5,13 @@
 enum LiveCopy {
     /// Writes the header, every tree's pages (children first), a new catalog and a commit
     /// page (kind compaction, empty change record) into `file`, then fsyncs it. Returns the
-    /// root record naming the copy, and the number of pages written.
+    /// root record naming the copy, the number of pages written, and how many of them were
+    /// moved whole (``PageAppender/appendPage(copying:from:kind:count:)``).
     static func write(
         _ base: CommittedRoot, into file: SnapshotFile, generation: UInt64, timestamp: UInt64,
         previous: CommitLocation?, crashPoint: CrashPoint,
         progress: ((CompactionProgress) -> Void)?
-    ) throws(StorageError) -> (RootRecord, Int) {
+    ) throws(StorageError) -> (record: RootRecord, pages: Int, moved: Int) {
         try file.handle.write(
             SnapshotHeader(fileNumber: file.number, createdGeneration: generation, timestamp: timestamp).encoded(),
             at: 0)
@@ -44,7 +45,7 @@ enum LiveCopy {
             generation: generation, snapshotFile: file.number, committedLength: commitPage.end,
             commitPage: commitPage, catalogRoot: catalogRoot, liveBytes: liveBytes, timestamp: timestamp,
             previous: previous, chain: chain)
-        return (record, appender.pageCount)
+        return (record, appender.pageCount, appender.movedPages)
     }
 }
 
@@ -88,8 +89,10 @@ struct PageCopier {
                 result = try appender.appendPage(
                     copying: page, from: address.offset, kind: .leaf, count: leaf.entries.count)
             } else {
+                // A leaf's overflow pages lie just before it, behind the window, which reads
+                // ahead from the leaf: read ahead from them, it would shrink at every leaf.
                 let entries = try leaf.entries.movingOverflowPages { (overflow) throws(StorageError) in
-                    let page = try window.page(at: overflow)
+                    let page = try window.page(at: overflow, ahead: false)
                     _ = try PageHeader.validate(page, address: overflow, file: source.file.path, expecting: .overflow)
                     let copy = try appender.appendPage(copying: page, from: overflow.offset, kind: .overflow, count: 0)
                     advance(UInt64(overflow.length))

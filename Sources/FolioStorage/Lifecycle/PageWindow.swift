@@ -12,6 +12,11 @@
 /// half of it, halves otherwise, and below 16 KiB reads just the page asked for, until the
 /// walk reads on from the page before.
 ///
+/// A page served from the window counts as a page read (``IOStatistics``) with its own
+/// bytes; what the window read ahead and never served is not counted. On a scattered layout
+/// the window reads at most about 16 KiB more each time two pages the walk reads one after
+/// the other happen to lie next to each other, and only each page otherwise.
+///
 /// It bypasses the page cache (a copy would evict every hot page) and never reads past `end`
 /// (the copied generation's committed length, Format.md §3). Every page it returns is the
 /// file's bytes, checked by the caller's decoding as any read page is (Format.md §4).

@@ -252,7 +252,7 @@ private struct BackupDestination {
         let fs = fileSystem
         let file = SnapshotFile(
             number: 1, path: layout.snapshot(1), handle: try fs.open(layout.snapshot(1), mode: .truncate))
-        let (record, pages) = try LiveCopy.write(
+        let (record, pages, _) = try LiveCopy.write(
             root, into: file, generation: root.record.generation,
             timestamp: root.record.timestamp, previous: nil,
             crashPoint: .backupMidCopy, progress: progress)

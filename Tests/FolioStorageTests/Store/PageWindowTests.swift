@@ -33,7 +33,13 @@ import FolioTestSupport
         for step in 0..<3_000 {
             if step % 97 == 0 { offset = 64 + random.next() % UInt64(length + 2_000) }
             let count = 24 + Int(random.next() % 6_000)
-            let page = try window.page(at: PageAddress(offset: offset, length: UInt32(count)))
+            let address = PageAddress(offset: offset, length: UInt32(count))
+            let ahead = random.next() % 5 != 0
+            // Both ways in: a copy of the page, and the bytes in place.
+            let page =
+                step % 2 == 0
+                ? try window.page(at: address, ahead: ahead)
+                : try window.withPage(at: address, ahead: ahead) { Array($0) }
             let lower = min(Int(offset), length)
             let expected = Array(bytes[lower..<min(lower + count, length)])
             #expect(page == expected, "step \(step): \(count) bytes at \(offset)")
@@ -56,6 +62,27 @@ import FolioTestSupport
         }
         #expect(recording.statistics.reads <= 8, "\(recording.statistics.reads) reads for \(pages) pages")
         #expect(recording.statistics.bytesRead <= length)
+    }
+
+    /// Overflow pages come just before their leaf, and a copy reads the leaf first (reading
+    /// ahead) and then its overflow pages (not reading ahead): the file is read about once,
+    /// in large reads, not re-read by a window that shrinks at every leaf.
+    @Test func overflowPagesBeforeTheirLeafAreReadOnce() throws {
+        let unit = 5_000 + 5_000 + 2_000
+        let units = 400
+        let length = 64 + units * unit
+        var (window, _, recording) = try window(length: length, end: UInt64(length), seed: 4)
+        recording.reset()
+        for index in 0..<units {
+            let start = UInt64(64 + index * unit)
+            _ = try window.page(at: PageAddress(offset: start + 10_000, length: 2_000))
+            _ = try window.page(at: PageAddress(offset: start, length: 5_000), ahead: false)
+            _ = try window.page(at: PageAddress(offset: start + 5_000, length: 5_000), ahead: false)
+        }
+        #expect(
+            recording.statistics.bytesRead <= length + length / 10,
+            "\(recording.statistics.bytesRead) bytes read for a file of \(length)")
+        #expect(recording.statistics.reads <= 40, "\(recording.statistics.reads) reads")
     }
 
     /// Pages read in shuffled order: the window shrinks to reading single pages, so the bytes
