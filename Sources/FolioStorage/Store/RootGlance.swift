@@ -73,6 +73,13 @@ final class RootGlance: Sendable {
         mapping.holds(bytes, at: slot * RootRecord.slotStride)
     }
 
+    /// The newest generation the slots name now (a slot being written may show a torn
+    /// value; for a hint only).
+    func newestGeneration() -> UInt64 {
+        let slots = slotsNow()
+        return max(slots.generations.0, slots.generations.1)
+    }
+
     private func slotsNow() -> Slots {
         let second = RootRecord.slotStride
         let generations = (
