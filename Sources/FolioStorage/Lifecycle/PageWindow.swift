@@ -80,12 +80,12 @@ struct PageWindow {
         }
         guard ahead else { return try source.file.handle.read(at: address.offset, count: count) }
         adapt(missingAt: address.offset)
-        let before = Int(clamping: end - min(end, address.offset))
-        guard size >= Self.smallest, before > count else {
+        let untilEnd = Int(clamping: end - min(end, address.offset))
+        guard size >= Self.smallest, untilEnd > count else {
             block = []
             return try source.file.handle.read(at: address.offset, count: count)
         }
-        block = try source.file.handle.read(at: address.offset, count: max(count, min(size, before)))
+        block = try source.file.handle.read(at: address.offset, count: max(count, min(size, untilEnd)))
         blockStart = address.offset
         used = min(count, block.count)
         return Array(block.prefix(count))
