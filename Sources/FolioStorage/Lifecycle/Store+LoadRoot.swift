@@ -5,6 +5,12 @@ extension Store {
     /// generation, or the other slot if that one or what it names is damaged (Docs/Format.md
     /// §8). A reader that finds the named snapshot file gone (a compaction between reading
     /// the root and opening the file) reads the root again.
+    ///
+    /// With `existing` (the snapshot file of a store already open: a refresh, a catch-up, a
+    /// follow), the info file is not read: the open checked it, and it is written once, when
+    /// the store is created (Docs/Format.md §2). Reading and decoding it at every refresh was
+    /// half of what a replica's shipment or a turn after another process's commits spent in
+    /// loading the root.
     static func loadRoot(
         _ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache, counters: IOCounters,
         writable: Bool, log: @Sendable (String) -> Void,
@@ -32,9 +38,11 @@ extension Store {
         counters: IOCounters, writable: Bool, log: @Sendable (String) -> Void,
         reusing existing: SnapshotFile?
     ) throws(StorageError) -> CommittedRoot {
-        let info = try fs.open(layout.info, mode: .readOnly)
-        _ = try InfoFile.decode(try info.readAll(), path: layout.info)
-        info.close()
+        if existing == nil {
+            let info = try fs.open(layout.info, mode: .readOnly)
+            _ = try InfoFile.decode(try info.readAll(), path: layout.info)
+            info.close()
+        }
 
         let rootFile = try fs.open(layout.root, mode: .readOnly)
         let bytes = try rootFile.readAll()
