@@ -194,3 +194,16 @@ struct IncrementalCopier {
         }
     }
 }
+
+extension PageAppender {
+    /// A copy of the overflow page at `address` of `source`: the page moved whole, or, when
+    /// the cache holds its value rather than its bytes, the value written again.
+    mutating func appendCopy(
+        ofOverflow address: PageAddress, from source: PageSource
+    ) throws(StorageError) -> PageAddress {
+        if let page = try source.overflowPageBypassingCache(at: address) {
+            return try appendPage(copying: page, from: address.offset, kind: .overflow, count: 0)
+        }
+        return try appendOverflow(try source.overflowBypassingCache(at: address))
+    }
+}

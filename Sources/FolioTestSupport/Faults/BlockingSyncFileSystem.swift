@@ -11,7 +11,7 @@ import Synchronization
 /// ``waitUntilBlocked()`` and then waits for ``release()`` before it is forwarded. Put it
 /// under a ``FaultInjectingFileSystem`` or a ``RecordingFileSystem`` to fail or count the
 /// syncs as well.
-public final class BlockingSyncFileSystem: FileSystem {
+public final class BlockingSyncFileSystem: ForwardingFileSystem {
     /// The file system every call is forwarded to.
     public let wrapped: any FileSystem
     let gate: SyncGate
@@ -44,37 +44,6 @@ public final class BlockingSyncFileSystem: FileSystem {
     public func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         GatedFile(wrapping: try wrapped.open(path, mode: mode), gate: gate)
     }
-
-    /// Forwards.
-    public func rename(_ source: String, to destination: String) throws(StorageError) {
-        try wrapped.rename(source, to: destination)
-    }
-
-    /// Forwards.
-    public func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
-
-    /// Forwards.
-    public func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
-
-    /// Forwards.
-    public func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
-
-    /// Forwards.
-    public func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
-        try wrapped.contentsOfDirectory(path)
-    }
-
-    /// Forwards.
-    public func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
-
-    /// Forwards.
-    public func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
-
-    /// Forwards.
-    public func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
-
-    /// Forwards.
-    public func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
 }
 
 /// The numbering of syncs and the hold on the chosen one, shared by the file system and its

@@ -468,7 +468,7 @@ final class FailingDestination: ReplicaDestination, @unchecked Sendable {
 
 /// A file system whose next syncs of chosen files fail as POSIX's do: the failed handle is
 /// poisoned, every later write or sync on it throws ``StorageError/needsReopen(path:cause:)``.
-final class PoisoningFileSystem: FileSystem {
+final class PoisoningFileSystem: ForwardingFileSystem {
     let wrapped: any FileSystem
     private let plan = Mutex<(count: Int, paths: @Sendable (String) -> Bool)>((0, { _ in false }))
 
@@ -491,19 +491,6 @@ final class PoisoningFileSystem: FileSystem {
     func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         PoisonableFile(wrapping: try wrapped.open(path, mode: mode), owner: self)
     }
-    func rename(_ source: String, to destination: String) throws(StorageError) {
-        try wrapped.rename(source, to: destination)
-    }
-    func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
-    func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
-    func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
-        try wrapped.contentsOfDirectory(path)
-    }
-    func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
-    func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
-    func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
-    func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
 }
 
 private final class PoisonableFile: StorageFile, @unchecked Sendable {

@@ -6,7 +6,7 @@ import FolioTestSupport
 
 /// A file system that, once armed, pauses the next open of a snapshot file until released:
 /// a reader's root load then holds a root it read before a later commit.
-final class PausingFileSystem: FileSystem {
+final class PausingFileSystem: ForwardingFileSystem {
     let wrapped: any FileSystem
     private let armed = Mutex(false)
     let paused = DispatchSemaphore(value: 0)
@@ -29,17 +29,6 @@ final class PausingFileSystem: FileSystem {
         }
         return try wrapped.open(path, mode: mode)
     }
-    func rename(_ source: String, to destination: String) throws(StorageError) {
-        try wrapped.rename(source, to: destination)
-    }
-    func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
-    func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
-    func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] { try wrapped.contentsOfDirectory(path) }
-    func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
-    func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
-    func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
-    func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
 }
 
 /// Runs `body` on a thread of its own (not the test's cooperative pool, which it may block).

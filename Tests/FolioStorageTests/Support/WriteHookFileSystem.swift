@@ -1,10 +1,11 @@
 import FolioStorage
+import FolioTestSupport
 import Synchronization
 
 /// A file system that forwards every call to another one and calls `hook` with the path
 /// before each write to a file: where a timeline test acts while a compaction is between
 /// two of its writes (committing on the same thread, or blocking the writer's thread).
-final class WriteHookFileSystem: FileSystem {
+final class WriteHookFileSystem: ForwardingFileSystem {
     let wrapped: any FileSystem
     let hook: Mutex<(@Sendable (String) -> Void)?>
 
@@ -18,21 +19,6 @@ final class WriteHookFileSystem: FileSystem {
     func open(_ path: String, mode: FileOpenMode) throws(StorageError) -> any StorageFile {
         HookedFile(wrapping: try wrapped.open(path, mode: mode), owner: self)
     }
-
-    func rename(_ source: String, to destination: String) throws(StorageError) {
-        try wrapped.rename(source, to: destination)
-    }
-
-    func remove(_ path: String) throws(StorageError) { try wrapped.remove(path) }
-    func syncDirectory(_ path: String) throws(StorageError) { try wrapped.syncDirectory(path) }
-    func createDirectory(_ path: String) throws(StorageError) { try wrapped.createDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws(StorageError) -> [String] {
-        try wrapped.contentsOfDirectory(path)
-    }
-    func itemKind(at path: String) -> FileItemKind? { wrapped.itemKind(at: path) }
-    func openLockFile(_ path: String) throws(StorageError) -> any LockFile { try wrapped.openLockFile(path) }
-    func lock(_ path: String) throws(StorageError) -> any FileLock { try wrapped.lock(path) }
-    func identity(of path: String) throws(StorageError) -> FileIdentity { try wrapped.identity(of: path) }
 }
 
 private final class HookedFile: StorageFile {
