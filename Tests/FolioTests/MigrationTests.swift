@@ -63,6 +63,8 @@ enum People {
 
 /// Record counts per stored version, read straight from the store.
 func storedVersions(_ persistence: Persistence<some AccessMode>, _ key: String) throws -> [String: Int] {
+    // Other processes' commits first, as a read of the persistence adopts them.
+    try persistence.store.refresh()
     let view = try persistence.store.read()
     var cursor = try view.cursor(in: DatastoreLayout.recordsTree(key))
     var counts: [String: Int] = [:]

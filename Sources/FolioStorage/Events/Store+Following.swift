@@ -50,33 +50,81 @@ struct DeliveredCommit: Sendable, Equatable {
     }
 }
 
+/// Whether a store follows, and its follower.
+struct Following: Sendable {
+    /// The follower, while one runs.
+    var follower: Follower?
+    /// A writer's request to follow (``Store/startFollowing(pollInterval:)``), by its poll
+    /// interval: its follower runs only while it has observers.
+    var writerRequest: Duration?
+}
+
 extension Store {
     /// Follow the commits of writers in other processes by themselves. A watch on the
     /// store's directory (see ``POSIXFileSystem/watch(_:pollInterval:onChange:)``: inotify on
     /// Linux, a dispatch source on Apple platforms, polling every `pollInterval` where
     /// neither is available) calls ``catchUp()`` when the root file changes: the store moves
     /// to the newest generation, and observers receive the commits in between, replayed
-    /// from the store's history. A writer follows between its turns (``refresh()``); it
-    /// knows its own commits, and its turns catch up by themselves.
+    /// from the store's history.
+    ///
+    /// A writer follows between its turns (``refresh()``); it knows its own commits, and its
+    /// turns catch up by themselves. It watches only while it has observers (``observe(_:)``):
+    /// without one, nothing waits for another process's commit, and a read adopts it anyway
+    /// (``followIfRootFileChanged()``), so the watch would only cost each turn a pause and a
+    /// resume. The first observer starts the watch, which catches up at once (the observer is
+    /// told of what other processes committed meanwhile); the last one to cancel stops it.
     public func startFollowing(pollInterval: Duration = .milliseconds(100)) throws(StorageError) {
-        let started = follower.withLock { $0 != nil }
+        if !isReadOnly {
+            following.withLock { $0.writerRequest = pollInterval }
+            return try watchWhileObserved()
+        }
+        let started = following.withLock { $0.follower != nil }
         if started { return }
         let current = state.withLock { $0.current }
         let start = Follower.Position(commit: try DeliveredCommit(current), file: current.file)
         let watch = try fileSystem.watch(layout.directory, pollInterval: pollInterval) { [weak self] in
             self?.watchFired()
         }
-        let installed = follower.withLock { follower -> Bool in
-            if follower != nil { return false }
-            follower = Follower(watch: watch, delivered: start)
+        let installed = following.withLock { following -> Bool in
+            if following.follower != nil { return false }
+            following.follower = Follower(watch: watch, delivered: start)
             return true
         }
-        if installed {
-            watchPause.install(watch)
-        } else {
-            watch.cancel()
-        }
+        if !installed { watch.cancel() }
         catchUp()
+    }
+
+    /// Starts a writer's watch if it asked to follow and has observers, stops it if it has
+    /// none: after ``startFollowing(pollInterval:)`` and whenever observers come or go.
+    ///
+    /// Decided and done under `following`, so that an observer's arrival and the last one's
+    /// departure, racing, leave the watch as the observers are at the end (the observer count
+    /// is read under it too). The watch is created there: its notifications run
+    /// ``watchFired()``, which takes no lock this holds.
+    func watchWhileObserved() throws(StorageError) {
+        guard !isReadOnly else { return }
+        let (started, stopped) = try following.withLock {
+            (following) throws(StorageError) -> (Bool, (any FileWatch)?) in
+            let observed = observers.withLock { !$0.handlers.isEmpty }
+            guard let interval = following.writerRequest, observed else {
+                guard let follower = following.follower else { return (false, nil) }
+                following.follower = nil
+                watchPause.remove()
+                return (false, follower.watch)
+            }
+            if following.follower != nil { return (false, nil) }
+            let current = state.withLock { $0.current }
+            let start = Follower.Position(commit: try DeliveredCommit(current), file: current.file)
+            let watch = try fileSystem.watch(layout.directory, pollInterval: interval) { [weak self] in
+                self?.watchFired()
+            }
+            following.follower = Follower(watch: watch, delivered: start)
+            watchPause.install(watch)
+            return (true, nil)
+        }
+        stopped?.cancel()
+        // What other processes committed while nothing watched: their notifications are gone.
+        if started { catchUp() }
     }
 
     /// What the watch calls: ``catchUp()``, except on a writer whose turn is held: no other
@@ -106,7 +154,7 @@ extension Store {
     /// since the last time (``StoreEvent``). Called by the follower; callable by hand. On a
     /// writer it is ``refresh()``, which queues the events itself.
     public func catchUp() {
-        guard isReadOnly, let follower = follower.withLock({ $0 }) else {
+        guard isReadOnly, let follower = following.withLock({ $0.follower }) else {
             _ = try? refresh()
             return
         }
@@ -151,12 +199,17 @@ extension Store {
         }
     }
 
+    /// Whether this store's watch runs now: for tests of a writer, which watches only while
+    /// it has observers.
+    package var isWatching: Bool { following.withLock { $0.follower != nil } }
+
+    /// Stops following for good (a writer's later observers start no watch): at close.
     func stopFollowing() {
-        let stopped = follower.withLock { follower -> Follower? in
-            defer { follower = nil }
-            return follower
+        let stopped = following.withLock { following -> Follower? in
+            defer { following = Following() }
+            watchPause.remove()
+            return following.follower
         }
-        watchPause.remove()
         stopped?.watch.cancel()
     }
 }

@@ -54,8 +54,18 @@ extension Store {
             observers.handlers[id] = handler
             return id
         }
+        // A writer that follows watches while observed (Store+Following). A watch that
+        // cannot start leaves the observer with this process's own commits, and its reads
+        // still adopt other processes' (as a writer that never followed).
+        do throws(StorageError) {
+            try watchWhileObserved()
+        } catch {
+            options.log("watching \(path) for other processes' commits failed: \(error)")
+        }
         return StoreObservation { [weak self] in
-            _ = self?.observers.withLock { $0.handlers.removeValue(forKey: id) }
+            guard let self else { return }
+            _ = self.observers.withLock { $0.handlers.removeValue(forKey: id) }
+            try? self.watchWhileObserved()
         }
     }
 

@@ -40,16 +40,22 @@ extension POSIXFileSystem {
 /// one, not the safety poll, whose one look a second costs nothing).
 final class CombinedWatch: PausableWatch {
     private let watches: [any FileWatch]
-    init(_ watches: [any FileWatch]) { self.watches = watches }
+    // Found once: a cast to a protocol looks up conformances each time, and pausing and
+    // resuming happen at every turn.
+    private let pausable: [any PausableWatch]
+    init(_ watches: [any FileWatch]) {
+        self.watches = watches
+        pausable = watches.compactMap { $0 as? any PausableWatch }
+    }
     func cancel() { for watch in watches { watch.cancel() } }
     func pause() {
-        for case let watch as any PausableWatch in watches { watch.pause() }
+        for watch in pausable { watch.pause() }
     }
     func resume(reportingMissed: Bool) {
-        for case let watch as any PausableWatch in watches { watch.resume(reportingMissed: reportingMissed) }
+        for watch in pausable { watch.resume(reportingMissed: reportingMissed) }
     }
     func discardPending() {
-        for case let watch as any PausableWatch in watches { watch.discardPending() }
+        for watch in pausable { watch.discardPending() }
     }
 }
 

@@ -69,8 +69,9 @@ public final class Store: Sendable {
     /// Where past generations' commit pages are, as far as reads of them walked the chain
     /// (``read(at:)``).
     let past = Mutex(PastGenerations())
-    /// The store's follower, once started (``startFollowing(pollInterval:)``).
-    let follower = Mutex<Follower?>(nil)
+    /// The store's follower, once started (``startFollowing(pollInterval:)``); for a writer,
+    /// only while it has observers (Store+Following).
+    let following = Mutex(Following())
     /// Pauses a writer's watch during its turns and its waits for one.
     let watchPause = WatchPause()
     /// A writer's follow is scheduled to run again (a notification found it busy): one at
