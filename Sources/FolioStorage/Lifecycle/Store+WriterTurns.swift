@@ -138,67 +138,19 @@ extension Store {
     /// `StorageError.lockedByAnotherWriter(path:)`; gives up with `StorageError.closed(path:)`
     /// as soon as `stop` is set (a compaction, which close waits for).
     func enterTurnWaiting(_ user: TurnUser, stop: CompactionStop? = nil) throws(StorageError) -> CommittedRoot {
-        var wait = LockWait(timeout: options.busyTimeout)
-        var awaiting = false
-        var asking = false
-        var stored: UInt64 = 0
-        var polite = PoliteWait(newestGeneration: rootGlance.map { glance in { glance.newestGeneration() } })
-        defer {
-            if asking { stopAsking() }
-            if awaiting { noteTurnAwaited(false) }
-        }
+        var wait = TurnWait(store: self)
+        defer { wait.end() }
         while true {
             if stop?.isStopped == true { throw .closed(path: path) }
             var yielded = false
             if let tip = try enterTurn(user, yielded: &yielded) { return tip }
-            if yielded {
-                LockWait.sleep(TurnRequest.yieldPause)
-                continue
-            }
-            if !awaiting {
-                awaiting = true
-                noteTurnAwaited(true)
-            }
-            guard let pause = nextPause(&wait, asking: &asking, stored: &stored) else {
-                throw .lockedByAnotherWriter(path: layout.lock)
-            }
-            polite.noteFailedTry()
+            var pause = try wait.pause(afterYielding: yielded)
             LockWait.sleep(pause)
-            // Another process committed during the pause, and this waiter is not the one
-            // whose request the holder yields to: skip the try (PoliteWait).
-            while polite.skipsTry(front: asking && stored != 0 && turnRequest?.liveRequest() == stored) {
-                guard let pause = nextPause(&wait, asking: &asking, stored: &stored) else {
-                    throw .lockedByAnotherWriter(path: layout.lock)
-                }
+            while let next = try wait.pauseAgain() {
+                pause = next
                 LockWait.sleep(pause)
             }
         }
-    }
-
-    /// The pause before a waiter's next try of the lock, or nil once its timeout has passed.
-    /// A waiter that has waited ``TurnRequest/askAfter`` asks for the lock: it renews its
-    /// request before each pause and pauses at most ``TurnRequest/askingPause``, unless
-    /// another waiter's request is live, which it leaves be (pausing as usual). `asking` says
-    /// whether it counts as asking (the caller calls ``stopAsking()`` once it stops waiting);
-    /// `stored` is the deadline it stored last (0: none).
-    func nextPause(_ wait: inout LockWait, asking: inout Bool, stored: inout UInt64) -> Duration? {
-        guard let pause = wait.nextPause() else { return nil }
-        guard let turnRequest, wait.waited >= TurnRequest.askAfter else { return pause }
-        if !asking {
-            asking = true
-            askingWaiters.add(1, ordering: .relaxed)
-        }
-        let now = TurnRequest.now()
-        if let live = turnRequest.liveRequest(now: now), live != stored { return pause }
-        stored = turnRequest.ask(at: now)
-        return min(pause, TurnRequest.askingPause)
-    }
-
-    /// Ends a wait that asked for the lock: its request is withdrawn once no other waiter of
-    /// this process asks (another process's request, cleared with it, is renewed at its
-    /// next try).
-    func stopAsking() {
-        if askingWaiters.subtract(1, ordering: .relaxed).newValue == 0 { turnRequest?.withdraw() }
     }
 
     /// Counts a caller that starts (`true`) or stops (`false`) waiting for another process's
@@ -286,58 +238,4 @@ extension Store {
     /// Tries of the store's lock this writer gave up to another process's request
     /// (``TurnRequest``): for tests.
     package var yieldedLockTries: Int { yieldedTries.load(ordering: .relaxed) }
-}
-
-/// Whether a waiter tries the lock after a pause: a waiter that sees that another process
-/// committed during its pause (the root slots name a newer generation) skips the try, up to
-/// ``mostSkips`` times in a row, unless it is the waiter at the front (the one whose request
-/// the holder yields to, ``TurnRequest``).
-///
-/// Why: a process committing in a loop frees the lock for some microseconds between its
-/// turns, and a waiter's try that lands there takes the lock. Such a hand-off comes before
-/// its time (the holder's streak, ``TurnRequest/askAfter``, is what passes the lock between
-/// busy processes) and costs both: the taker catches up on the holder's commits, and the
-/// holder waits out the taker's turn and catches up in its turn. With several waiters trying
-/// every few milliseconds, these hand-offs were most of the hand-offs between busy
-/// processes. A commit during the pause says the holder is in such a streak, and that the
-/// try would mostly fail or land in a gap. Skipping never makes a write fail that the lock
-/// would let through: the waiter still asks when its turn to ask comes, the holder yields to
-/// the asker, and a waiter tries at least every ``mostSkips`` + 1 pauses (a holder that does
-/// not yield, whose busy timeout is short, still leaves gaps a try can land in).
-struct PoliteWait {
-    /// The most tries skipped in a row.
-    static let mostSkips = 7
-
-    /// The newest generation the root slots name now (``RootGlance``); nil where the root
-    /// file cannot be mapped, and then every try is made.
-    let newestGeneration: (() -> UInt64)?
-    /// The newest generation the slots named at the last look.
-    private var seen: UInt64?
-    private var skipped = 0
-
-    init(newestGeneration: (() -> UInt64)?) {
-        self.newestGeneration = newestGeneration
-    }
-
-    /// Records a failed try: what the slots name now is what the next look compares with.
-    mutating func noteFailedTry() {
-        seen = newestGeneration?()
-    }
-
-    /// Whether to skip the try after a pause (then pause again); `front` says whether this
-    /// waiter's request is the live one.
-    mutating func skipsTry(front: Bool) -> Bool {
-        guard let newestGeneration, let seen, !front, skipped < Self.mostSkips else {
-            skipped = 0
-            return false
-        }
-        let newest = newestGeneration()
-        self.seen = newest
-        guard newest != seen else {
-            skipped = 0
-            return false
-        }
-        skipped += 1
-        return true
-    }
 }

@@ -209,41 +209,31 @@ public final class Store: Sendable {
     /// ``beginWrite()`` for async callers: while another process holds the store's lock,
     /// the task sleeps between tries instead of blocking its thread.
     package func beginWriteSuspending() async throws(StorageError) -> WriteTransaction {
-        var wait = LockWait(timeout: options.busyTimeout)
-        var awaiting = false
-        defer { if awaiting { noteTurnAwaited(false) } }
-        var asking = false
-        var stored: UInt64 = 0
-        defer { if asking { stopAsking() } }
+        var wait = TurnWait(store: self)
+        defer { wait.end() }
         while true {
             var yielded = false
             if let base = try enterTurn(.transaction, yielded: &yielded) {
                 return WriteTransaction(store: self, base: base)
             }
-            if yielded {
-                // Not counted against the timeout (enterTurn(_:yielded:)).
-                do {
-                    try await Task.sleep(for: TurnRequest.yieldPause)
-                } catch {
-                    LockWait.sleep(TurnRequest.yieldPause)
-                }
-                continue
+            var pause = try wait.pause(afterYielding: yielded)
+            await Self.sleepSuspending(pause)
+            while let next = try wait.pauseAgain() {
+                pause = next
+                await Self.sleepSuspending(pause)
             }
-            if !awaiting {
-                awaiting = true
-                noteTurnAwaited(true)
-            }
-            guard let pause = nextPause(&wait, asking: &asking, stored: &stored) else {
-                throw .lockedByAnotherWriter(path: layout.lock)
-            }
-            // Cancellation does not end the wait early: the caller's turn is the caller's to
-            // give up, after this returns or throws. A cancelled task's sleep returns at once,
-            // so it pauses on its thread instead (never a spin).
-            do {
-                try await Task.sleep(for: pause)
-            } catch {
-                LockWait.sleep(pause)
-            }
+        }
+    }
+
+    /// Suspends the task for `pause`. Cancellation does not end a wait for a turn early:
+    /// the caller's turn is the caller's to give up, after the wait returns or throws. A
+    /// cancelled task's sleep returns at once, so it pauses on its thread instead (never a
+    /// spin).
+    private static func sleepSuspending(_ pause: Duration) async {
+        do {
+            try await Task.sleep(for: pause)
+        } catch {
+            LockWait.sleep(pause)
         }
     }
 
