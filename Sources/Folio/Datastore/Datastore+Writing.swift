@@ -13,9 +13,11 @@ extension Datastore where Access == ReadWrite {
     /// ```
     @discardableResult
     nonisolated(nonsending) public func persist(_ instance: Instance) async throws(FolioError) -> Instance? {
-        try await withWrite { (transaction) throws(FolioError) -> Instance? in
-            let (identifier, previous) = try IndexMaintenance.store(
-                instance, schema: schema, core: core, in: transaction)
+        // Encoded before the transaction begins (withWrite(beforehand:_:) says why).
+        let schema = self.schema
+        let encode = { () throws(FolioError) in try EncodedRecord(instance, schema: schema) }
+        return try await withWrite(beforehand: encode) { (transaction, encoded) throws(FolioError) -> Instance? in
+            let (identifier, previous) = try IndexMaintenance.store(encoded, schema: schema, in: transaction)
             guard let previous else { return nil }
             // The old record's index entries were removed through the keys stored in its
             // header, so it need not decode to be replaced: only the returned value is lost.

@@ -81,15 +81,28 @@ extension Datastore where Access == ReadWrite {
     nonisolated(nonsending) func withWrite<R>(
         _ body: (WriteTransaction) throws(FolioError) -> R
     ) async throws(FolioError) -> R {
+        try await withWrite(beforehand: {}) { (transaction, _) throws(FolioError) -> R in try body(transaction) }
+    }
+
+    /// ``withWrite(_:)`` with work that needs nothing of the store done first, once the
+    /// datastore is prepared (so a refused declaration is reported before any of it fails)
+    /// and before a new transaction begins: a transaction of its own holds the store's lock,
+    /// which writers in other processes wait for, from its beginning to its commit.
+    nonisolated(nonsending) func withWrite<Prepared, R>(
+        beforehand: () throws(FolioError) -> Prepared,
+        _ body: (WriteTransaction, Prepared) throws(FolioError) -> R
+    ) async throws(FolioError) -> R {
         if let context = TransactionContext.current(for: core) {
             guard case .write(let transaction) = context.source else { throw .writeInReadOnlySnapshot }
             _ = try await prepare(in: context)
+            let prepared = try beforehand()
             // One statement: if it throws, the transaction is exactly as before the call
             // (nothing half-applied), and concurrent child tasks' statements never interleave.
-            return try context.statement(transaction) { () throws(FolioError) -> R in try body(transaction) }
+            return try context.statement(transaction) { () throws(FolioError) -> R in try body(transaction, prepared) }
         }
         let catalogChangesSeen = core.catalogChanges.count
         _ = try await prepare(in: nil)
+        let prepared = try beforehand()
         let schema = self.schema, core = self.core, key = self.key
         return try await persistence.inNewTransaction { (transaction) throws(FolioError) -> R in
             // The transaction's turn caught up on other writers after the preparation above,
@@ -100,7 +113,7 @@ extension Datastore where Access == ReadWrite {
                 _ = try Preparation.step(transaction, schema: schema, core: core, budget: nil, checkStale: true)
                 TransactionContext.current(for: core)?.prepared.withLock { _ = $0.insert(key) }
             }
-            return try body(transaction)
+            return try body(transaction, prepared)
         }
     }
 }

@@ -60,8 +60,16 @@ enum IndexMaintenance {
         _ instance: Format.Instance, schema: DatastoreSchema<Format>, core: PersistenceCore,
         in transaction: WriteTransaction
     ) throws(FolioError) -> (identifier: [UInt8], previous: StoredRecord?) {
-        let identifier = schema.identifierKey(of: instance)
-        let (record, keys) = try schema.encodeRecord(instance, identifier: identifier)
+        try store(try EncodedRecord(instance, schema: schema), schema: schema, in: transaction)
+    }
+
+    /// Stores a record encoded beforehand (insert or replace) with all its index entries;
+    /// returns the stored record it replaced, if any.
+    @discardableResult
+    static func store<Format>(
+        _ encoded: EncodedRecord, schema: DatastoreSchema<Format>, in transaction: WriteTransaction
+    ) throws(FolioError) -> (identifier: [UInt8], previous: StoredRecord?) {
+        let (identifier, record, keys) = (encoded.identifier, encoded.record, encoded.keys)
         let previous = try FolioError.wrap { () throws(StorageError) in
             try transaction.get(identifier, in: schema.recordsTree)
         }
@@ -121,5 +129,21 @@ enum IndexMaintenance {
             _ = try transaction.remove(identifier, from: schema.recordsTree)
         }
         return record
+    }
+}
+
+/// A record as a write stores it: its identifier key, its stored bytes (header and JSON), and
+/// its values in each of its datastore's indexes, in declaration order. A value, made from the
+/// instance and the declaration alone, so a write can encode before its transaction begins.
+struct EncodedRecord: Sendable {
+    let identifier: [UInt8]
+    let record: [UInt8]
+    let keys: [[[UInt8]]]
+
+    /// `instance` encoded as `schema` stores it; throws what encoding throws
+    /// (``FolioError/encodingFailed(datastore:identifier:reason:)``, a key too large).
+    init<Format>(_ instance: Format.Instance, schema: DatastoreSchema<Format>) throws(FolioError) {
+        identifier = schema.identifierKey(of: instance)
+        (record, keys) = try schema.encodeRecord(instance, identifier: identifier)
     }
 }
