@@ -51,6 +51,35 @@ import FolioTestSupport
         #expect(reads < 100, "\(reads) reads for 700 commit pages")
     }
 
+    /// Commits whose runs are large (several leaves of large values each) leave their commit
+    /// pages far apart: each is read alone, so the replay reads little more than those pages,
+    /// not the runs between them.
+    @Test func commitPagesFarApartAreReadAlone() throws {
+        let store = try Store.open(at: path, options: testOptions(try memoryFileSystem()))
+        defer { store.close() }
+        let start = store.generation
+        let count = 200
+        for i in 0..<count {
+            try store.write { transaction in
+                for tree in ["a", "b", "c"] {
+                    for part in 0..<3 {
+                        let key: [UInt8] = [UInt8(i >> 8), UInt8(i & 0xFF), UInt8(part)]
+                        try transaction.put([UInt8](repeating: UInt8(part), count: 1_000), for: key, in: tree)
+                    }
+                }
+            }
+        }
+        let before = store.ioStatistics
+        let notifications = try store.commits(after: start)
+        let read = store.ioStatistics.since(before)
+        #expect(notifications.map(\.generation) == Array((start + 1)...(start + UInt64(count))))
+        #expect(notifications.allSatisfy { $0.changes.trees.map(\.entries.count) == [3, 3, 3] })
+        // Both passes (the first keeps what it decoded): at most a page a commit a pass.
+        #expect(read.pagesRead <= 2 * count, "\(read.pagesRead) reads")
+        // The runs are over 9 KB each; their commit pages are a few hundred bytes.
+        #expect(read.bytesRead < count * 2_048, "\(read.bytesRead) bytes read for \(count) commit pages")
+    }
+
     /// A reader that catches up after many commits replays them in batches of its bound, the
     /// first ones from what the first pass kept, the rest read again: every commit once, in
     /// order.
