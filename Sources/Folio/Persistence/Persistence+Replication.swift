@@ -70,9 +70,10 @@ extension Persistence {
             }
         }
         let total = Mutex<ReplicationReport?>(nil)
-        // This process's commits wake the replicator as soon as they are durable, without
-        // the directory watch's hop (a notification read on another thread); the watch
-        // still reports other processes' commits.
+        // Every commit wakes the replicator once it is durable: this process's at once, without
+        // the directory watch's hop (a notification read on another thread), and other
+        // processes' when the store follows them (it watches while observed). So the
+        // replicator keeps no watch of its own, which would wake it again for each.
         let commits = core.store.observe { event in
             if case .committed = event { replicator.wakeUp() }
         }
@@ -81,7 +82,7 @@ extension Persistence {
             await withCheckedContinuation { continuation in
                 let thread = Thread {
                     do throws(StorageError) {
-                        try replicator.follow(minimumInterval: minimumInterval) { event in
+                        try replicator.follow(minimumInterval: minimumInterval, watching: false) { event in
                             if case .shipped(let report) = event {
                                 total.withLock { total in
                                     guard let sum = total else {

@@ -40,6 +40,10 @@ public final class Replicator: Sendable {
     /// the session closes.
     private let published = Atomic<UInt64>(0)
     private let wake = DispatchSemaphore(value: 0)
+    /// A wake-up is signalled and not yet taken: later ones until the loop takes it add
+    /// nothing (the shipment after it covers their commits), so each is one pass, not one
+    /// pass per notification.
+    private let wakePending = Atomic<Bool>(false)
 
     /// Whether a session of this replicator found (or began) a replica at the destination.
     var hasSeenReplica: Bool {
@@ -116,21 +120,30 @@ public final class Replicator: Sendable {
     /// sync of the replica, instead of one each. It trades lag for less work beside a writer
     /// that commits often (Docs/Benchmarks.md measures both); zero, the default, ships each
     /// commit as soon as it is seen.
+    ///
+    /// `watching: false` leaves out the directory watch, for a caller that calls
+    /// ``wakeUp()`` after every commit of the source itself (a persistence replicating its
+    /// own store, whose observers hear of every commit, this process's and others'): the
+    /// watch would wake the replicator a second time for each, at every root slot write.
+    /// It then looks every `pollInterval` besides.
     public func follow(
-        pollInterval: Duration = .milliseconds(250), minimumInterval: Duration = .zero,
+        pollInterval: Duration = .milliseconds(250), minimumInterval: Duration = .zero, watching: Bool = true,
         onEvent: @escaping @Sendable (ReplicationEvent) -> Void = { _ in }
     ) throws(StorageError) {
-        let wake = wake
-        let watch = try options.fileSystem.watch(sourceLayout.directory, pollInterval: pollInterval) {
-            wake.signal()
-        }
+        let watch =
+            watching
+            ? try options.fileSystem.watch(sourceLayout.directory, pollInterval: pollInterval) { [self] in wakeUp() }
+            : nil
         defer {
-            watch.cancel()
+            watch?.cancel()
             try? close()
         }
         var failures = 0
         while !stopRequested.load(ordering: .acquiring) {
             var delay = pollInterval
+            // Taken before the shipment reads the source's root: a wake-up from here on
+            // signals again, and the next wait returns at once.
+            wakePending.store(false, ordering: .sequentiallyConsistent)
             do throws(StorageError) {
                 let report = try ship()
                 failures = 0
@@ -181,7 +194,9 @@ public final class Replicator: Sendable {
     /// root file does: for a writer in the same process, which knows of each durable commit
     /// before the directory watch reports it.
     package func wakeUp() {
-        wake.signal()
+        if wakePending.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged {
+            wake.signal()
+        }
     }
 
     /// Ends ``follow(pollInterval:minimumInterval:onEvent:)`` after the shipment in flight, if any. A

@@ -1,7 +1,9 @@
 import Testing
 import Foundation
+import Synchronization
 import Folio
 import FolioStorage
+import FolioTestSupport
 
 /// `Persistence.replicate(to:)`: a replica that a read-only persistence opens and follows,
 /// whose observers resume by token after a reopen, and that restores any generation it
@@ -98,6 +100,45 @@ import FolioStorage
             #expect(restored.currentToken == state.token)
             #expect(try await restored.datastore(for: NoteFormat.self).load(...).collect() == state.notes)
         }
+    }
+
+    /// Timeline: this process replicates its store → another process writes 20 commits
+    /// into the same store, and exits → the replica reaches the store's newest generation,
+    /// without a commit of this process (the replicator keeps no watch of its own: the
+    /// persistence follows the other process's commits and wakes it).
+    @Test func aReplicationShipsTheCommitsOfOtherWriterProcesses() async throws {
+        let directory = PastReadsTests.directory()
+        let replicaPath = directory + "-replica"
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: replicaPath)
+        }
+        let persistence = try Persistence(at: directory, options: RetentionTests.options)
+        defer { persistence.close() }
+        try await persistence.datastore(for: NoteFormat.self).persist(Note(id: 0, topic: 0, code: "first"))
+        let shipped = Mutex<UInt64>(0)
+        let replication = Task {
+            try await persistence.replicate(to: replicaPath) { event in
+                if case .shipped(let report) = event { shipped.withLock { $0 = report.generation } }
+            }
+        }
+        #expect(await eventually { shipped.withLock { $0 } == persistence.currentToken.generation })
+
+        let child = try ChildProcess(
+            try ProjectExecutable.path("folio-torture"), ["concurrent-writers", directory, "1", "20"])
+        let status = try await child.waitUntilExit(timeout: 120)
+        #expect(status == 0, "\(child.errorOutput.suffix(600))")
+        let newest = try Store.openReadOnly(at: directory, options: StoreOptions()).generation
+        #expect(
+            await eventually { shipped.withLock { $0 } == newest },
+            "shipped up to \(shipped.withLock { $0 }) of \(newest)")
+        replication.cancel()
+        let report = try await replication.value
+        #expect(report.generation == newest)
+        let replica = try Store.openReadOnly(at: replicaPath, options: StoreOptions())
+        defer { replica.close() }
+        #expect(replica.generation == newest)
+        #expect(replica.verify().isClean)
     }
 
     /// Following a replica that is already up to date, and cancelled before anything moved
