@@ -171,13 +171,53 @@ extension Store {
         return CommittedRoot(record: record, pages: root.pages)
     }
 
+    /// The most commits of other processes a writer nobody observes replays when it adopts
+    /// them (``adopt(_:replacing:)``); past it, it reports the trees that changed instead.
+    package static let longestReplayUnobserved: UInt64 = 64
+
+    /// Every tree whose catalog entry differs between `earlier` and `later` (`later`
+    /// continuing `earlier`), as changed wholesale, and the trees `later` no longer has.
+    ///
+    /// Why a tree whose entry is the same did not change in between: a commit that changes a
+    /// key of a tree writes the tree's root page anew (copy on write), appended past every
+    /// committed byte, so at an offset no earlier root of it had. Only in another file (a
+    /// compaction in between) could an offset come back: then every tree counts as changed.
+    static func treesChanged(from earlier: CommittedRoot, to later: CommittedRoot) throws(StorageError) -> ChangeRecord
+    {
+        let before = try earlier.allDescriptors()
+        let after = try later.allDescriptors()
+        let sameFile = earlier.record.snapshotFile == later.record.snapshotFile
+        var previous: [String: TreeDescriptor] = [:]
+        for (name, descriptor) in before { previous[name] = descriptor }
+        var changes = ChangeRecord()
+        for (name, descriptor) in after where !sameFile || previous[name] != descriptor {
+            changes.trees.append(.wholesale(name))
+        }
+        let remaining = Set(after.map(\.name))
+        changes.droppedTrees = before.map(\.name).filter { !remaining.contains($0) }
+        return changes
+    }
+
     /// Steps 4 and 5 of ``catchUpHoldingWriteSection()``, then the adoption itself. Caller holds
     /// `writeSection` and `rootFileLock`, in exclusive mode (a turn's start, or a writer
     /// following between turns).
     func adopt(_ newest: CommittedRoot, replacing known: CommittedRoot) throws(StorageError) {
         var newest = newest
         let continues = try descends(newest, from: known)
-        if continues {
+        let adopted = newest.record.generation &- known.record.generation
+        if continues, adopted > Self.longestReplayUnobserved, observers.withLock({ $0.handlers.isEmpty }) {
+            // Nobody observes this store: a replay would only tell the layer above which keys
+            // changed, so that its caches drop them, and after many commits of another process
+            // it costs more than the caches save (about 2 µs a commit, inside the store's
+            // lock, so on every writer's critical path). One report of the newest generation
+            // names instead the trees whose catalog entries differ, as changed wholesale: the
+            // caches drop those trees' entries and keep the others'. An observer that
+            // registered meanwhile is told to reload, as after a history too long to replay,
+            // so it misses nothing.
+            let changes = try Self.treesChanged(from: known, to: newest)
+            reportCreated(newest.record.generation, changes: changes, byAnotherWriter: true)
+            enqueue(.historyUnavailable(from: known.record.generation, to: newest.record.generation))
+        } else if continues {
             var reached = known.record.generation
             do throws(StorageError) {
                 try replay(

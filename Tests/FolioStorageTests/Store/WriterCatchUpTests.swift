@@ -92,6 +92,53 @@ import FolioTestSupport
         #expect(reopened.verify().isClean)
     }
 
+    /// A writer nobody observes that adopts more than `longestReplayUnobserved` commits of
+    /// another writer replays none of them: its generation listener is told once, of the
+    /// newest generation, with the trees that changed (wholesale) and only those. Observed,
+    /// the same catch-up replays each commit, in order. Either way the writer builds on the
+    /// other's commits.
+    @Test(arguments: [false, true])
+    func aLongCatchUpNobodyObservesReportsTheChangedTreesInstead(observed: Bool) throws {
+        let memory = try memoryFileSystem()
+        let first = try Store.open(at: Self.path, options: testOptions(memory))
+        defer { first.close() }
+        let reports = Mutex<[CreatedGeneration]>([])
+        first.onGenerationCreated { created in reports.withLock { $0.append(created) } }
+        let events = Mutex<[StoreEvent]>([])
+        let observation = observed ? first.observe { event in events.withLock { $0.append(event) } } : nil
+        defer { observation?.cancel() }
+        try first.write {
+            try $0.put([0], for: [0], in: "t")
+            try $0.put([0], for: [0], in: "untouched")
+            try $0.put([0], for: [0], in: "dropped")
+        }
+        let before = first.generation
+        let count = Int(Store.longestReplayUnobserved) + 36
+        try first.withWriterLockReleased { () throws in
+            let other = try Store.open(at: Self.path, options: testOptions(memory))
+            defer { other.close() }
+            for i in 1...count { try other.write { try $0.put([1], for: [UInt8(i)], in: "t") } }
+            try other.write { _ = try $0.dropTree("dropped") }
+        }
+        let newest = before + UInt64(count) + 1
+        let adopted = reports.withLock { $0 }.filter { $0.generation > before }
+        #expect(adopted.allSatisfy { !$0.replacesHistory && $0.changes != nil && $0.byAnotherWriter })
+        if observed {
+            #expect(adopted.map(\.generation) == Array((before + 1)...newest))
+            #expect(committedGenerations(events.withLock { $0 }).filter { $0 > before } == Array((before + 1)...newest))
+        } else {
+            #expect(adopted.map(\.generation) == [newest])
+            let changes = adopted.first?.changes
+            #expect(changes?.trees == [.wholesale("t")], "\(String(describing: changes))")
+            #expect(changes?.droppedTrees == ["dropped"])
+        }
+        #expect(first.generation == newest)
+        try first.write { try $0.put([2], for: [200], in: "t") }
+        let view = try first.read()
+        for i in 1...count { #expect(try view.get([UInt8(i)], in: "t") == [1]) }
+        #expect(first.verify().isClean)
+    }
+
     /// Another writer's commits pass the end this writer had preallocated to, and that writer
     /// preallocates past them: this writer's next commit, after its catch-up, uses those zeros
     /// instead of writing a chunk of its own over them. Without the look at the file's size,
