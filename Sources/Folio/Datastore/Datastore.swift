@@ -81,7 +81,10 @@ extension Datastore where Access == ReadWrite {
     nonisolated(nonsending) func withWrite<R>(
         _ body: (WriteTransaction) throws(FolioError) -> R
     ) async throws(FolioError) -> R {
-        try await withWrite(beforehand: {}) { (transaction, _) throws(FolioError) -> R in try body(transaction) }
+        let nothing = { () throws(FolioError) in }
+        return try await withWrite(beforehand: nothing) { (transaction, _) throws(FolioError) -> R in
+            try body(transaction)
+        }
     }
 
     /// ``withWrite(_:)`` with work that needs nothing of the store done first, once the
