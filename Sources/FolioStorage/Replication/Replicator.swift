@@ -120,22 +120,15 @@ public final class Replicator: Sendable {
     /// sync of the replica, instead of one each. It trades lag for less work beside a writer
     /// that commits often (Docs/Benchmarks.md measures both); zero, the default, ships each
     /// commit as soon as it is seen.
-    ///
-    /// `watching: false` leaves out the directory watch, for a caller that calls
-    /// ``wakeUp()`` after every commit of the source itself (a persistence replicating its
-    /// own store, whose observers hear of every commit, this process's and others'): the
-    /// watch would wake the replicator a second time for each, at every root slot write.
-    /// It then looks every `pollInterval` besides.
     public func follow(
-        pollInterval: Duration = .milliseconds(250), minimumInterval: Duration = .zero, watching: Bool = true,
+        pollInterval: Duration = .milliseconds(250), minimumInterval: Duration = .zero,
         onEvent: @escaping @Sendable (ReplicationEvent) -> Void = { _ in }
     ) throws(StorageError) {
-        let watch =
-            watching
-            ? try options.fileSystem.watch(sourceLayout.directory, pollInterval: pollInterval) { [self] in wakeUp() }
-            : nil
+        let watch = try options.fileSystem.watch(sourceLayout.directory, pollInterval: pollInterval) { [self] in
+            wakeUp()
+        }
         defer {
-            watch?.cancel()
+            watch.cancel()
             try? close()
         }
         var failures = 0

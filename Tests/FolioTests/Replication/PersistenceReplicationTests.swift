@@ -104,8 +104,7 @@ import FolioTestSupport
 
     /// Timeline: this process replicates its store → another process writes 20 commits
     /// into the same store, and exits → the replica reaches the store's newest generation,
-    /// without a commit of this process (the replicator keeps no watch of its own: the
-    /// persistence follows the other process's commits and wakes it).
+    /// without a commit of this process to wake the replicator.
     @Test func aReplicationShipsTheCommitsOfOtherWriterProcesses() async throws {
         let directory = PastReadsTests.directory()
         let replicaPath = directory + "-replica"
