@@ -12,20 +12,33 @@ import FolioTestSupport
     typealias Note = PastReadsTests.Note
     typealias NoteFormat = PastReadsTests.NoteFormat
 
+    /// A store open for writing in a fresh directory, and where its replica goes; ``remove()``
+    /// closes it and removes both.
+    struct Source {
+        let directory = PastReadsTests.directory()
+        var replicaPath: String { directory + "-replica" }
+        let persistence: Persistence<ReadWrite>
+
+        init() throws {
+            persistence = try Persistence(at: directory, options: RetentionTests.options)
+        }
+
+        func remove() {
+            persistence.close()
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: replicaPath)
+        }
+    }
+
     /// Timeline: a one-off shipment creates the replica → a reader opens it and observes →
     /// replication follows the writer → the writer persists 30 notes → the reader's stream
     /// yields every change in order → the reader closes; the writer persists 10 more → a
     /// new reader resumes after the last token it saw and gets exactly those 10 →
     /// cancelling the replication returns what it shipped.
     @Test func aReplicaReaderFollowsAndResumesByToken() async throws {
-        let directory = PastReadsTests.directory()
-        let replicaPath = directory + "-replica"
-        defer {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? FileManager.default.removeItem(atPath: replicaPath)
-        }
-        let persistence = try Persistence(at: directory, options: RetentionTests.options)
-        defer { persistence.close() }
+        let source = try Source()
+        defer { source.remove() }
+        let (persistence, replicaPath) = (source.persistence, source.replicaPath)
         let notes = persistence.datastore(for: NoteFormat.self)
         try await notes.persist(Note(id: 0, topic: 0, code: "first"))
         let once = try await persistence.replicate(to: replicaPath, following: false)
@@ -68,14 +81,9 @@ import FolioTestSupport
     /// A replica restores any generation it holds: each restored store equals the writer's
     /// state at that token, across compactions the declared history keeps.
     @Test func aRestoreFromAReplicaEqualsTheSourceAtThatCommit() async throws {
-        let directory = PastReadsTests.directory()
-        let replicaPath = directory + "-replica"
-        defer {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? FileManager.default.removeItem(atPath: replicaPath)
-        }
-        let persistence = try Persistence(at: directory, options: RetentionTests.options)
-        defer { persistence.close() }
+        let source = try Source()
+        defer { source.remove() }
+        let (persistence, directory, replicaPath) = (source.persistence, source.directory, source.replicaPath)
         try await persistence.setHistoryRetention(.generations(1_000))
         let notes = persistence.datastore(for: NoteFormat.self)
         var states: [(token: ObservationToken, notes: [Note])] = []
@@ -106,14 +114,9 @@ import FolioTestSupport
     /// into the same store, and exits → the replica reaches the store's newest generation,
     /// without a commit of this process to wake the replicator.
     @Test func aReplicationShipsTheCommitsOfOtherWriterProcesses() async throws {
-        let directory = PastReadsTests.directory()
-        let replicaPath = directory + "-replica"
-        defer {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? FileManager.default.removeItem(atPath: replicaPath)
-        }
-        let persistence = try Persistence(at: directory, options: RetentionTests.options)
-        defer { persistence.close() }
+        let source = try Source()
+        defer { source.remove() }
+        let (persistence, directory, replicaPath) = (source.persistence, source.directory, source.replicaPath)
         try await persistence.datastore(for: NoteFormat.self).persist(Note(id: 0, topic: 0, code: "first"))
         let shipped = Mutex<UInt64>(0)
         let replication = Task {
@@ -143,14 +146,9 @@ import FolioTestSupport
     /// Following a replica that is already up to date, and cancelled before anything moved
     /// it, reports the generation it holds.
     @Test func anUpToDateReplicaReportsItsGeneration() async throws {
-        let directory = PastReadsTests.directory()
-        let replicaPath = directory + "-replica"
-        defer {
-            try? FileManager.default.removeItem(atPath: directory)
-            try? FileManager.default.removeItem(atPath: replicaPath)
-        }
-        let persistence = try Persistence(at: directory, options: RetentionTests.options)
-        defer { persistence.close() }
+        let source = try Source()
+        defer { source.remove() }
+        let (persistence, replicaPath) = (source.persistence, source.replicaPath)
         try await persistence.datastore(for: NoteFormat.self).persist(Note(id: 0, topic: 0, code: "first"))
         _ = try await persistence.replicate(to: replicaPath, following: false)
         let replication = Task { try await persistence.replicate(to: replicaPath) }
