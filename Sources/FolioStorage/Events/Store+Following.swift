@@ -69,10 +69,11 @@ extension Store {
     ///
     /// A writer follows between its turns (``refresh()``); it knows its own commits, and its
     /// turns catch up by themselves. It watches only while it has observers (``observe(_:)``):
-    /// without one, nothing waits for another process's commit, and a read adopts it anyway
-    /// (``followIfRootFileChanged()``), so the watch would only cost each turn a pause and a
-    /// resume. The first observer starts the watch, which catches up at once (the observer is
-    /// told of what other processes committed meanwhile); the last one to cancel stops it.
+    /// without one, nothing waits for another process's commit, and a read of the layer above
+    /// adopts it anyway (its look at the root slots first), so the watch would only cost each
+    /// turn a pause and a resume. The first observer starts the watch, which catches up at
+    /// once (the observer is told of what other processes committed meanwhile); the last one
+    /// to cancel stops it.
     public func startFollowing(pollInterval: Duration = .milliseconds(100)) throws(StorageError) {
         if !isReadOnly {
             following.withLock { $0.writerRequest = pollInterval }
