@@ -19,6 +19,7 @@ public struct ObservationToken: Sendable, Hashable, Comparable, Codable, CustomS
 extension Persistence {
     /// The token of the newest committed generation this persistence sees.
     public nonisolated var currentToken: ObservationToken {
-        ObservationToken(generation: core.store.generation)
+        core.store.followIfRootFileChanged()
+        return ObservationToken(generation: core.store.generation)
     }
 }

@@ -67,6 +67,7 @@ extension Persistence {
 
 enum DatastoreVerifier {
     static func verify(_ store: Store, progress: ((VerificationProgress) -> Void)?) -> PersistenceVerificationReport {
+        store.followIfRootFileChanged()
         let storage = store.verify(progress: progress)
         var report = PersistenceVerificationReport(storage: storage, problems: [], recordsChecked: 0, entriesChecked: 0)
         do throws(StorageError) {

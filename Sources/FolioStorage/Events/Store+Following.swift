@@ -68,12 +68,12 @@ extension Store {
     /// from the store's history.
     ///
     /// A writer follows between its turns (``refresh()``); it knows its own commits, and its
-    /// turns catch up by themselves. It watches only while it has observers (``observe(_:)``):
-    /// without one, nothing waits for another process's commit, and a read of the layer above
-    /// adopts it anyway (its look at the root slots first), so the watch would only cost each
-    /// turn a pause and a resume. The first observer starts the watch, which catches up at
-    /// once (the observer is told of what other processes committed meanwhile); the last one
-    /// to cancel stops it.
+    /// turns catch up by themselves. Where its root file is mapped, it watches only while it
+    /// has observers (``observe(_:)``): without one, nothing waits for another process's
+    /// commit, and a read of the layer above adopts it anyway (its look at the root slots
+    /// first), so the watch would only cost each turn a pause and a resume. The first
+    /// observer starts the watch, which catches up at once (the observer is told of what
+    /// other processes committed meanwhile); the last one to cancel stops it.
     public func startFollowing(pollInterval: Duration = .milliseconds(100)) throws(StorageError) {
         if !isReadOnly {
             following.withLock { $0.writerRequest = pollInterval }
@@ -106,7 +106,9 @@ extension Store {
         guard !isReadOnly else { return }
         let (started, stopped) = try following.withLock {
             (following) throws(StorageError) -> (Bool, (any FileWatch)?) in
-            let observed = observers.withLock { !$0.handlers.isEmpty }
+            // Without a glance (a version 1 root file, a file system that cannot map), reads
+            // do not look at the slots first: the watch is what moves the writer then.
+            let observed = rootGlance == nil || observers.withLock { !$0.handlers.isEmpty }
             guard let interval = following.writerRequest, observed else {
                 guard let follower = following.follower else { return (false, nil) }
                 following.follower = nil

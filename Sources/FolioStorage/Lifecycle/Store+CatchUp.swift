@@ -214,8 +214,14 @@ extension Store {
             // caches drop those trees' entries and keep the others'. An observer that
             // registered meanwhile is told to reload, as after a history too long to replay,
             // so it misses nothing.
-            let changes = try Self.treesChanged(from: known, to: newest)
-            reportCreated(newest.record.generation, changes: changes, byAnotherWriter: true)
+            do throws(StorageError) {
+                let changes = try Self.treesChanged(from: known, to: newest)
+                reportCreated(newest.record.generation, changes: changes, byAnotherWriter: true)
+            } catch {
+                // A catalog that cannot be read now: nothing known of the commits holds, as
+                // after a replay that failed (no reason to poison the writer).
+                reportHistoryReplaced(at: newest.record.generation)
+            }
             enqueue(.historyUnavailable(from: known.record.generation, to: newest.record.generation))
         } else if continues {
             var reached = known.record.generation

@@ -39,6 +39,17 @@ import FolioTestSupport
         third.cancel()
     }
 
+    /// A writer whose root file is not mapped (here, a file system that cannot map) has no
+    /// look at the slots before its reads: it watches from the start, observed or not.
+    @Test func aWriterWithoutAMappedRootFileAlwaysWatches() throws {
+        let store = try Store.open(at: "/stores/s", options: testOptions(try memoryFileSystem()))
+        defer { store.close() }
+        try store.startFollowing(pollInterval: .seconds(600))
+        #expect(store.isWatching)
+        store.observe { _ in }.cancel()
+        #expect(store.isWatching)
+    }
+
     /// A writer that never asked to follow watches nothing, observed or not.
     @Test func aWriterThatDoesNotFollowNeverWatches() throws {
         let directory = TemporaryDirectory()
