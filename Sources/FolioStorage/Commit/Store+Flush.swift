@@ -86,6 +86,7 @@ extension Store {
                 if tip.record.generation > state.current.record.generation { state.current = tip }
                 if state.writer?.ahead?.record == tip.record { state.writer?.ahead = nil }
             }
+            signalPublished()
             // Still under the root file lock: a later flush queues its commits after these.
             enqueue(.committed(pending))
         }

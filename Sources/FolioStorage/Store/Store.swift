@@ -64,6 +64,8 @@ public final class Store: Sendable {
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
+    /// Called at each root slot this object writes (Store+PublishSignals).
+    let publishSignals = Mutex<PublishSignals>(PublishSignals())
     /// Told of each generation this object creates before it is visible (Store+Generations).
     let generationListener = Mutex<GenerationListener?>(nil)
     /// Where past generations' commit pages are, as far as reads of them walked the chain
