@@ -186,7 +186,7 @@ extension Store {
                 let known = state.withLock { $0.current }
                 let newest = try Store.loadRoot(
                     layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: true,
-                    log: options.log, reusing: known.file)
+                    log: options.log, reusing: known.file, glance: rootGlance)
                 guard !Self.sameCommit(newest.record, known.record),
                     newest.record.generation > known.record.generation
                 else {

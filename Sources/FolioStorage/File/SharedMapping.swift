@@ -91,6 +91,14 @@ final class SharedMapping: @unchecked Sendable {
 
     /// Stores `value` at `offset` (within ``length``, aligned for `T`) in the byte order of
     /// the machine. Only on a writable mapping.
+    /// A copy of the `count` bytes at `offset`: what a read of the file would return then,
+    /// since the mapping and reads share the page cache (a write racing the copy may tear it,
+    /// as it may tear a read).
+    func bytes(at offset: Int, count: Int) -> [UInt8] {
+        assert(offset >= 0 && count >= 0 && offset + count <= length, "outside the mapping")
+        return [UInt8](UnsafeRawBufferPointer(start: base + offset, count: count))
+    }
+
     @inline(__always)
     func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         assert(offset >= 0 && offset + MemoryLayout<T>.size <= length, "outside the mapping")

@@ -124,7 +124,7 @@ extension Store {
             if !Self.sameCommit(newestSlot, known.record) {
                 newest = try Store.loadRoot(
                     layout, fileSystem: fileSystem, cache: cache, counters: counters, writable: true,
-                    log: options.log, reusing: known.file)
+                    log: options.log, reusing: known.file, glance: rootGlance)
             }
             newest = try followRunsAfter(
                 newest, fellBack: !Self.sameCommit(newest.record, newestSlot), slots: &slots!)

@@ -11,10 +11,17 @@ extension Store {
     /// the store is created (Docs/Format.md §2). Reading and decoding it at every refresh was
     /// half of what a replica's shipment or a turn after another process's commits spent in
     /// loading the root.
+    ///
+    /// With `glance` (the store's mapping of its root file), the slots are copied from the
+    /// mapping instead of read from the file: the same bytes, since both go through the page
+    /// cache, without the open, read and close. For a writer only: the mapping is of the file
+    /// the store opened, as the writer's own handle of the root file is, while a reader
+    /// opens the path at each refresh and so sees a store directory replaced under it (a
+    /// copy restored over it) as the replaced store it now is.
     static func loadRoot(
         _ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache, counters: IOCounters,
         writable: Bool, log: @Sendable (String) -> Void,
-        reusing existing: SnapshotFile? = nil
+        reusing existing: SnapshotFile? = nil, glance: RootGlance? = nil
     ) throws(StorageError) -> CommittedRoot {
         var attempts = 0
         while true {
@@ -22,7 +29,7 @@ extension Store {
             do throws(StorageError) {
                 return try loadRootOnce(
                     layout, fileSystem: fs, cache: cache, counters: counters, writable: writable,
-                    log: log, reusing: existing)
+                    log: log, reusing: existing, glance: glance)
             } catch .io(let operation, let path, let code)
                 where code == SystemError.notFound && attempts < 5
                 && StoragePath.parent(of: path) == layout.snapshots
@@ -36,7 +43,7 @@ extension Store {
     private static func loadRootOnce(
         _ layout: StoreLayout, fileSystem fs: any FileSystem, cache: PageCache,
         counters: IOCounters, writable: Bool, log: @Sendable (String) -> Void,
-        reusing existing: SnapshotFile?
+        reusing existing: SnapshotFile?, glance: RootGlance?
     ) throws(StorageError) -> CommittedRoot {
         if existing == nil {
             let info = try fs.open(layout.info, mode: .readOnly)
@@ -44,9 +51,14 @@ extension Store {
             info.close()
         }
 
-        let rootFile = try fs.open(layout.root, mode: .readOnly)
-        let bytes = try rootFile.readAll()
-        rootFile.close()
+        let bytes: [UInt8]
+        if let glance {
+            bytes = glance.rootFileBytes()
+        } else {
+            let rootFile = try fs.open(layout.root, mode: .readOnly)
+            bytes = try rootFile.readAll()
+            rootFile.close()
+        }
 
         // Every slot that holds something is a candidate, newest generation first (Docs/Format.md
         // §8). In a version 1 file slot 0 is always the newer; in version 2 either may be.

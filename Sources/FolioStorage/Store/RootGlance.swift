@@ -73,6 +73,13 @@ final class RootGlance: Sendable {
         mapping.holds(bytes, at: slot * RootRecord.slotStride)
     }
 
+    /// The whole root file now, copied from the mapping: a load of the root without opening,
+    /// reading and closing the file, three system calls and a path lookup. A slot being
+    /// written may be torn in the copy, as in a read; its checksum tells.
+    func rootFileBytes() -> [UInt8] {
+        mapping.bytes(at: 0, count: RootRecord.fileSize)
+    }
+
     /// The newest generation the slots name now (a slot being written may show a torn
     /// value; for a hint only).
     func newestGeneration() -> UInt64 {
