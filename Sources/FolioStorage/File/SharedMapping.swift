@@ -89,8 +89,6 @@ final class SharedMapping: @unchecked Sendable {
         return base.loadUnaligned(fromByteOffset: offset, as: T.self)
     }
 
-    /// Stores `value` at `offset` (within ``length``, aligned for `T`) in the byte order of
-    /// the machine. Only on a writable mapping.
     /// A copy of the `count` bytes at `offset`: what a read of the file would return then,
     /// since the mapping and reads share the page cache (a write racing the copy may tear it,
     /// as it may tear a read).
@@ -99,6 +97,8 @@ final class SharedMapping: @unchecked Sendable {
         return [UInt8](UnsafeRawBufferPointer(start: base + offset, count: count))
     }
 
+    /// Stores `value` at `offset` (within ``length``, aligned for `T`) in the byte order of
+    /// the machine. Only on a writable mapping.
     @inline(__always)
     func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         assert(offset >= 0 && offset + MemoryLayout<T>.size <= length, "outside the mapping")

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 // One shipment: the stretch of the commit chain between the replica's published root and
 // the source's newest, written in file order, synced, then published.
@@ -60,7 +61,8 @@ extension ReplicationSession {
         try destination.synchronize()
         CrashPoint.replicateBeforePublish.reach()
         try destination.publish(rootSlot: newest.record.encodedSlot(), generation: newest.record.generation)
-        let left = ([position?.file].compactMap { $0 } + segments.map(\.file)).filter { $0 !== newest.file }
+        let left = RetiredFiles(
+            ([position?.file].compactMap { $0 } + segments.map(\.file)).filter { $0 !== newest.file })
         position = Position(record: newest.record, file: newest.file)
         segments = []  // `left` holds the last references, for release(_:)
         CrashPoint.replicateAfterPublish.reach()
@@ -75,9 +77,23 @@ extension ReplicationSession {
     /// Lets go of source files the shipment moved past, on another thread: if the source's
     /// retention removed one, closing its last descriptor frees its blocks, milliseconds for a
     /// file of megabytes, which the next commit's shipment would otherwise wait for.
-    private static func release(_ files: [SnapshotFile]) {
-        guard !files.isEmpty else { return }
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(files) {} }
+    private static func release(_ retired: RetiredFiles) {
+        DispatchQueue.global(qos: .utility).async { retired.empty() }
+    }
+
+    /// Files handed to another thread to let go of: the box is what the shipment keeps until
+    /// it returns, not the files, so their last reference is dropped by ``empty()`` on that
+    /// thread whenever the shipment's own references end.
+    final class RetiredFiles: Sendable {
+        private let files: Mutex<[SnapshotFile]>
+        init(_ files: [SnapshotFile]) { self.files = Mutex(files) }
+        func empty() {
+            let files = self.files.withLock { files in
+                defer { files = [] }
+                return files
+            }
+            _ = files  // released here, outside the lock
+        }
     }
 
     /// Files the source no longer has go from the replica too, once the root that moved
@@ -213,15 +229,16 @@ extension ReplicationSession {
     ) throws(StorageError) -> CommitRecord {
         var address = last
         for _ in 0..<chainStepsToFirstCommit {
-            let bytes = try file.handle.read(at: address.offset, count: try address.byteCount(file: file.path))
-            let record = try CommitRecord.decode(bytes, address: address, file: file.path)
+            // A page on the way that does not decode (damage to a commit page costs only its
+            // change record, Docs/Format.md §7) sends the search to the page headers, which
+            // read no commit page but the first.
+            guard
+                let bytes = try? file.handle.read(
+                    at: address.offset, count: try address.byteCount(file: file.path)),
+                let record = try? CommitRecord.decode(bytes, address: address, file: file.path)
+            else { break }
             guard let previous = record.previous, previous.fileNumber == file.number else { return record }
-            guard previous.address.end <= address.offset else {
-                throw .corruption(
-                    Corruption(
-                        file: file.path, offset: address.offset,
-                        detail: "commit page's previous commit \(previous.address) is not before it"))
-            }
+            guard previous.address.end <= address.offset else { break }
             address = previous.address
         }
         return try firstCommit(in: file, before: end)

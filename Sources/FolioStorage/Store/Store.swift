@@ -64,7 +64,7 @@ public final class Store: Sendable {
     /// Events waiting to be handed to observers, in generation order (see Store+Delivery).
     let deliveries: Mutex<DeliveryQueue>
     let observers = Mutex<StoreObservers>(StoreObservers())
-    /// Called at each root slot this object writes (Store+PublishSignals).
+    /// Raised after each root slot this object writes for its own commits (Store+PublishSignals).
     let publishSignals = Mutex<PublishSignals>(PublishSignals())
     /// Told of each generation this object creates before it is visible (Store+Generations).
     let generationListener = Mutex<GenerationListener?>(nil)
