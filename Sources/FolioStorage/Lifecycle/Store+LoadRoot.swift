@@ -93,15 +93,26 @@ extension Store {
                 // does that (a slot is written only after its run is synced), so it is damage,
                 // and it is reported, never a reason to fall back: a writer opened at an older
                 // slot would write over what is left (Docs/Format.md §8).
-                let size = try file.handle.size()
-                guard size >= record.committedLength else {
-                    shortFile = StorageError.corruption(
-                        Corruption(
-                            file: file.path, offset: size,
-                            detail:
-                                "file ends at \(size) bytes but root slot \(candidate.slot) says \(record.committedLength) are committed"
-                        ))
-                    throw shortFile!
+                //
+                // A writer's catch-up does not ask when its own file is known to be long enough
+                // (what it appended and preallocated, `allocatedLength`): on ext4 an `fstat`
+                // between a turn's writes made its `fdatasync` write the inode as well
+                // (Store+CatchUp.swift). When it asks, what it learns is kept there, so its
+                // next preallocation need not ask again.
+                let knownLongEnough =
+                    writable && file === existing && record.committedLength <= file.allocatedLength
+                if !knownLongEnough {
+                    let size = try file.handle.size()
+                    if writable { file.allocatedLength = max(file.allocatedLength, size) }
+                    guard size >= record.committedLength else {
+                        shortFile = StorageError.corruption(
+                            Corruption(
+                                file: file.path, offset: size,
+                                detail:
+                                    "file ends at \(size) bytes but root slot \(candidate.slot) says \(record.committedLength) are committed"
+                            ))
+                        throw shortFile!
+                    }
                 }
                 // The slot carries everything a reader needs (catalog root, committed length), so
                 // opening reads no commit page: a damaged commit page costs only its change
