@@ -30,7 +30,8 @@ extension Persistence {
     ///   - destination: a path that does not exist, an empty directory, or a replica of this
     ///     store.
     ///   - following: whether to go on shipping each commit until the task is cancelled
-    ///     (the default), or ship once and return.
+    ///     (the default), or ship once and return. A following call ships at least once,
+    ///     even if cancelled at once.
     ///   - minimumInterval: the least time between two shipments that move the replica:
     ///     the commits made meanwhile are shipped together, with one sync of the replica.
     ///     Zero (the default) ships each commit once durable; a few milliseconds make
@@ -100,6 +101,10 @@ extension Persistence {
                             }
                             onEvent?(event)
                         }
+                        // Cancelled before the follow's first shipment (before this thread
+                        // ran): that shipment is still made, as `following: false` makes it,
+                        // so the report names the generation the replica holds.
+                        if replicator.publishedGeneration == nil { try replicator.ship() }
                         try replicator.close()
                         continuation.resume(returning: .success(replicator.publishedGeneration))
                     } catch {

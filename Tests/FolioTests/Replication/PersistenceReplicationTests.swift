@@ -156,5 +156,12 @@ import FolioTestSupport
         replication.cancel()
         let report = try await replication.value
         #expect(report.generation == persistence.currentToken.generation)
+        // Cancelled at once, before the replicator's thread ran (seen on a loaded machine
+        // after the 500 ms above too): still the generation it holds, not 0.
+        for _ in 0..<5 {
+            let cancelled = Task { try await persistence.replicate(to: replicaPath) }
+            cancelled.cancel()
+            #expect(try await cancelled.value.generation == persistence.currentToken.generation)
+        }
     }
 }
