@@ -135,9 +135,8 @@ extension Persistence {
     /// for checkpoint in try persistence.checkpoints() { print(checkpoint.name, checkpoint.token) }
     /// ```
     public nonisolated func checkpoints() throws(FolioError) -> [HistoryCheckpoint] {
-        core.store.followIfRootFileChanged()
         let held = try FolioError.wrap { () throws(StorageError) -> [StoredCheckpoint] in
-            try core.store.heldCheckpoints(in: try core.store.read())
+            try core.store.heldCheckpoints(in: try core.store.readNewest())
         }
         return held.map(HistoryCheckpoint.init).sorted {
             ($0.token, $0.name) < ($1.token, $1.name)
@@ -145,9 +144,8 @@ extension Persistence {
     }
 
     private nonisolated func declaredHistory() throws(FolioError) -> RetainedHistory {
-        core.store.followIfRootFileChanged()
-        return try FolioError.wrap { () throws(StorageError) -> RetainedHistory in
-            try RetentionLayout.read(in: try core.store.read())
+        try FolioError.wrap { () throws(StorageError) -> RetainedHistory in
+            try RetentionLayout.read(in: try core.store.readNewest())
         }
     }
 }

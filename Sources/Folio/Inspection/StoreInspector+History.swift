@@ -105,7 +105,7 @@ import FolioStorage
 
     /// The store's checkpoints, oldest generation first: name, generation and its time.
     public func checkpoints() throws(FolioError) -> [(name: String, generation: UInt64, timestamp: UInt64)] {
-        try FolioError.wrap { () throws(StorageError) in try store.heldCheckpoints(in: try newestView()) }
+        try FolioError.wrap { () throws(StorageError) in try store.heldCheckpoints(in: try store.readNewest()) }
             .map { ($0.name, $0.generation, $0.timestamp) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
     }
 
@@ -128,7 +128,7 @@ import FolioStorage
         let (old, new) = try FolioError.wrap { () throws(StorageError) -> (ReadView, ReadView) in
             let old = try store.read(at: from)
             if let to { return (old, try store.read(at: to)) }
-            return (old, try newestView())
+            return (old, try store.readNewest())
         }
         var keys = Set<String>()
         for view in [old, new] {

@@ -26,7 +26,7 @@ import FolioStorage
     /// entry to add up their lengths).
     public func keyValueSummary() throws(FolioError) -> KeyValueSummary {
         try FolioError.wrap { () throws(StorageError) in
-            let view = try newestView()
+            let view = try store.readNewest()
             var cursor = try view.cursor(in: KeyValueLayout.tree)
             var summary = KeyValueSummary(
                 keyCount: 0, storedBytes: 0,
@@ -48,7 +48,7 @@ import FolioStorage
         from: String? = nil, to: String? = nil, order: RangeOrder = .ascending,
         limit: Int? = nil, _ body: (InspectedValue) throws -> Bool
     ) throws {
-        let view = try FolioError.wrap { () throws(StorageError) in try newestView() }
+        let view = try FolioError.wrap { () throws(StorageError) in try store.readNewest() }
         var range = KeyRange()
         if let from { range.lower = .included(Array(from.utf8)) }
         if let to { range.upper = .included(Array(to.utf8)) }

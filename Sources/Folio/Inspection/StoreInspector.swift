@@ -59,7 +59,7 @@ import FolioStorage
 
     /// Every datastore in the catalog, in key order.
     public func datastores() throws(FolioError) -> [DatastoreSummary] {
-        let view = try FolioError.wrap { () throws(StorageError) in try newestView() }
+        let view = try FolioError.wrap { () throws(StorageError) in try store.readNewest() }
         var cursor = try FolioError.wrap { () throws(StorageError) in try view.cursor(in: DatastoreLayout.catalogTree) }
         var result: [DatastoreSummary] = []
         while let item = try FolioError.wrap({ () throws(StorageError) in try cursor.next() }) {
@@ -71,13 +71,13 @@ import FolioStorage
 
     /// One datastore; throws ``FolioError/unknownDatastore(_:)`` if there is none.
     public func datastore(_ key: String) throws(FolioError) -> DatastoreSummary {
-        let view = try FolioError.wrap { () throws(StorageError) in try newestView() }
+        let view = try FolioError.wrap { () throws(StorageError) in try store.readNewest() }
         return try summary(key, try entry(key, in: view), in: view)
     }
 
     /// How many records are stored in each version (reads every record's header).
     public func versionsPresent(in key: String) throws(FolioError) -> [String: Int] {
-        let view = try FolioError.wrap { () throws(StorageError) in try newestView() }
+        let view = try FolioError.wrap { () throws(StorageError) in try store.readNewest() }
         _ = try entry(key, in: view)
         var cursor = try FolioError.wrap { () throws(StorageError) in
             try view.cursor(in: DatastoreLayout.recordsTree(key))
@@ -102,7 +102,7 @@ import FolioStorage
         order: RangeOrder = .ascending, limit: Int? = nil,
         _ body: (InspectedRecord) throws -> Bool
     ) throws {
-        let view = try FolioError.wrap { () throws(StorageError) in try newestView() }
+        let view = try FolioError.wrap { () throws(StorageError) in try store.readNewest() }
         let entry = try entry(key, in: view)
         let recordsTree = DatastoreLayout.recordsTree(key)
         var tree = recordsTree
@@ -162,13 +162,6 @@ import FolioStorage
             guard try body(inspected) else { return }
             remaining -= 1
         }
-    }
-
-    /// The store at its newest generation, other processes' commits included (a writer's
-    /// reads look at the root slots first, as Folio's own reads do).
-    func newestView() throws(StorageError) -> ReadView {
-        store.followIfRootFileChanged()
-        return try store.read()
     }
 
     func entry(_ key: String, in view: ReadView) throws(FolioError) -> CatalogEntry {

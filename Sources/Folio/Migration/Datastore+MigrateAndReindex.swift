@@ -50,8 +50,7 @@ extension Datastore where Access == ReadWrite {
         let catalogChangesSeen = core.catalogChanges.count
         var ready = try core.register(schema.signature, key: key) != nil
         // Other processes' commits first (their old records are part of the work).
-        core.store.followIfRootFileChanged()
-        let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        let view = try FolioError.wrap { () throws(StorageError) in try core.store.readNewest() }
         // A store whose catalog already matches the declaration needs no preparation
         // transaction: committing one would append an empty generation (an fsync, and a
         // wake-up of every observer and follower) on each launch of an app that calls this.
@@ -91,8 +90,7 @@ extension Datastore where Access == ReadWrite {
             // Only open a batch when it has a record to convert: old records that no longer
             // decode are left as stored, and a batch of only those would commit nothing but
             // an empty generation (on every launch, for an app that calls this at start-up).
-            core.store.followIfRootFileChanged()
-            let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+            let view = try FolioError.wrap { () throws(StorageError) in try core.store.readNewest() }
             guard let start = try firstConvertible(in: view, after: after) else { break }
             let (converted, last) = try await persistence.inNewTransaction { (transaction) throws(FolioError) in
                 try migrateBatch(in: transaction, from: .included(start), limit: Preparation.batchSize)

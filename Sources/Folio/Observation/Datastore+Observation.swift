@@ -151,8 +151,7 @@ extension Datastore {
     nonisolated(nonsending) private func prepareForObservation(index: SchemaIndex<Instance>?) async throws(FolioError) {
         let availability = try await prepare(in: nil)
         if let index, case .fromCatalog = availability {
-            core.store.followIfRootFileChanged()
-            let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+            let view = try FolioError.wrap { () throws(StorageError) in try core.store.readNewest() }
             try require(index, in: try usableIndexes(in: .view(view)))
         }
     }

@@ -39,8 +39,7 @@ extension Datastore {
         // the one that built it): then there is nothing to write, and no transaction may be
         // committed for it (a commit would append a page and fsync on a pure read).
         let schema = self.schema, core = self.core
-        core.store.followIfRootFileChanged()
-        let view = try FolioError.wrap { () throws(StorageError) in try core.store.read() }
+        let view = try FolioError.wrap { () throws(StorageError) in try core.store.readNewest() }
         let (current, sampled) = try Preparation.isCurrent(in: .view(view), schema: schema, core: core)
         if current && core.catalogChanges.includesChanges(upTo: view.generation) {
             core.markReady([key], asOf: catalogChangesSeen)

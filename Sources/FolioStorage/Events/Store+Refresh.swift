@@ -57,6 +57,14 @@ extension Store {
         if looked { glance.noteSeen(slots) }
     }
 
+    /// A view of the newest committed generation, other processes' commits included: the
+    /// look of ``followIfRootFileChanged()``, then ``read()``. For the layer above, at the
+    /// start of a read outside a transaction.
+    package func readNewest() throws(StorageError) -> ReadView {
+        followIfRootFileChanged()
+        return try read()
+    }
+
     /// ``refresh()`` of a read-only store.
     private func refreshReadOnly() throws(StorageError) -> Bool {
         // Refreshes are serialised, loading and adopting under one lock (a read-only store
